@@ -1,0 +1,435 @@
+"""A game of Coins as a state machine: three seats, deals and plays, to a target score.
+
+Each action is offered three ways: ``verify_x`` raises the precise error, ``can_x`` answers
+with a bool, and ``x`` applies the action and returns a frozen record of what happened.
+A game is its setup plus its list of actions: :meth:`Game.replay` rebuilds it exactly.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from .cards import Card
+from .deal import DealStream, commitment, deal_hands, derive_hand_seed, new_hand_seed
+from .errors import (
+    CardNotInHand,
+    GameFinished,
+    HandInProgress,
+    InvalidCard,
+    InvalidSeat,
+    InvalidSetup,
+    NoHandInProgress,
+    NotDealer,
+    NotYourTurn,
+)
+from .records import (
+    Action,
+    CompletedTrick,
+    DealAction,
+    Dealt,
+    FirstDealerReason,
+    HandEnded,
+    Play,
+    PlayAction,
+    Played,
+    Status,
+)
+from .tricks import trick_winner
+
+__all__ = [
+    "SEATS",
+    "TRICKS_PER_HAND",
+    "MIN_TARGET",
+    "MAX_TARGET",
+    "DEFAULT_TARGET",
+    "GameSetup",
+    "Game",
+    "left_of",
+    "right_of",
+    "choose_first_dealer",
+]
+
+SEATS = (0, 1, 2)
+TRICKS_PER_HAND = 16
+MIN_TARGET = 1
+MAX_TARGET = 100
+DEFAULT_TARGET = 15
+
+
+def left_of(seat: int) -> int:
+    """The next seat clockwise: play passes to the left."""
+    return (seat + 1) % 3
+
+
+def right_of(seat: int) -> int:
+    """The previous seat clockwise."""
+    return (seat + 2) % 3
+
+
+def _check_seat(seat: object) -> int:
+    if type(seat) is not int or seat not in SEATS:
+        raise InvalidSeat(f"seat must be 0, 1 or 2, not {seat!r}")
+    return seat
+
+
+def choose_first_dealer(
+    ages: Sequence[int | None] = (None, None, None),
+    named: int | None = None,
+    seed: str | None = None,
+) -> tuple[int, FirstDealerReason]:
+    """The first dealer: the named seat; else the oldest player; else a random draw.
+
+    The oldest player is known only when all three ages are given and one is the
+    greatest. A seeded game draws from its seed so that it replays exactly.
+    """
+    if len(ages) != 3:
+        raise InvalidSetup("ages must list one entry per seat")
+    if named is not None:
+        return _check_seat(named), FirstDealerReason.NAMED
+    if all(age is not None for age in ages):
+        known = [age for age in ages if age is not None]
+        oldest = max(known)
+        if known.count(oldest) == 1:
+            return known.index(oldest), FirstDealerReason.OLDEST
+    if seed is not None:
+        stream = DealStream(f"coins/v1/first-dealer/{seed}".encode())
+        return stream.below(3), FirstDealerReason.DRAWN
+    return secrets.randbelow(3), FirstDealerReason.DRAWN
+
+
+@dataclass(frozen=True, slots=True)
+class GameSetup:
+    """Everything fixed when a game starts."""
+
+    target_score: int = DEFAULT_TARGET
+    first_dealer: int = 0
+    first_dealer_reason: FirstDealerReason = FirstDealerReason.NAMED
+    seed: str | None = None  # a caller's seed makes every deal reproducible
+
+    def __post_init__(self) -> None:
+        if type(self.target_score) is not int or not MIN_TARGET <= self.target_score <= MAX_TARGET:
+            raise InvalidSetup(f"target_score must be a whole number from {MIN_TARGET} to {MAX_TARGET}")
+        _check_seat(self.first_dealer)
+
+    @classmethod
+    def choose(
+        cls,
+        target_score: int = DEFAULT_TARGET,
+        *,
+        ages: Sequence[int | None] = (None, None, None),
+        first_dealer: int | None = None,
+        seed: str | None = None,
+    ) -> GameSetup:
+        """A setup whose first dealer follows the rules (named, else oldest, else drawn)."""
+        dealer, reason = choose_first_dealer(ages, first_dealer, seed)
+        return cls(target_score, dealer, reason, seed)
+
+
+class Game:
+    """The state of one game of Coins, changed only through its actions."""
+
+    __slots__ = (
+        "setup",
+        "_status",
+        "_hand_number",
+        "_dealer",
+        "_leader",
+        "_turn",
+        "_hands",
+        "_trick",
+        "_hand_tricks",
+        "_last_trick",
+        "_scores",
+        "_tricks_won",
+        "_winner",
+        "_seed",
+        "_commitment",
+        "_revealed",
+        "_log",
+    )
+
+    def __init__(self, setup: GameSetup | None = None) -> None:
+        self.setup = setup if setup is not None else GameSetup()
+        self._status = Status.WAITING_FOR_DEAL
+        self._hand_number = 0
+        self._dealer = self.setup.first_dealer
+        self._leader: int | None = None
+        self._turn: int | None = self._dealer
+        self._hands: tuple[list[Card], list[Card], list[Card]] = ([], [], [])
+        self._trick: list[Play] = []
+        self._hand_tricks: list[CompletedTrick] = []
+        self._last_trick: CompletedTrick | None = None
+        self._scores = [0, 0, 0]
+        self._tricks_won = [0, 0, 0]
+        self._winner: int | None = None
+        self._seed: bytes | None = None
+        self._commitment: str | None = None
+        self._revealed: list[HandEnded] = []
+        self._log: list[Action] = []
+
+    # -- reading the state ------------------------------------------------------------
+
+    @property
+    def status(self) -> Status:
+        return self._status
+
+    @property
+    def target_score(self) -> int:
+        return self.setup.target_score
+
+    @property
+    def hand_number(self) -> int:
+        """0 before the first deal, then 1, 2, …"""
+        return self._hand_number
+
+    @property
+    def dealer(self) -> int:
+        """The dealer of the current hand, or of the next one while waiting for a deal."""
+        return self._dealer
+
+    @property
+    def shuffler(self) -> int:
+        return right_of(self._dealer)
+
+    @property
+    def cutter(self) -> int:
+        return left_of(self._dealer)
+
+    @property
+    def leader(self) -> int | None:
+        """The seat that led (or is to lead) the trick in progress."""
+        return self._leader
+
+    @property
+    def turn(self) -> int | None:
+        """The seat expected to act: the dealer while waiting for a deal, the player to play while playing."""
+        return self._turn
+
+    @property
+    def trick(self) -> tuple[Play, ...]:
+        """The plays of the trick in progress."""
+        return tuple(self._trick)
+
+    @property
+    def trick_number(self) -> int:
+        """The number (1 to 16) of the trick in progress, or of the last one played."""
+        return len(self._hand_tricks) + (1 if self._trick or self._status is Status.PLAYING else 0)
+
+    @property
+    def hand_tricks(self) -> tuple[CompletedTrick, ...]:
+        """The completed tricks of the current (or last) hand, oldest first."""
+        return tuple(self._hand_tricks)
+
+    @property
+    def last_trick(self) -> CompletedTrick | None:
+        return self._last_trick
+
+    @property
+    def scores(self) -> tuple[int, int, int]:
+        a, b, c = self._scores
+        return a, b, c
+
+    @property
+    def tricks_won(self) -> tuple[int, int, int]:
+        """Tricks each seat has won in the current (or last) hand."""
+        a, b, c = self._tricks_won
+        return a, b, c
+
+    @property
+    def cards_in_hand(self) -> tuple[int, int, int]:
+        a, b, c = self._hands
+        return len(a), len(b), len(c)
+
+    @property
+    def winner(self) -> int | None:
+        return self._winner
+
+    @property
+    def is_over(self) -> bool:
+        return self._status is Status.FINISHED
+
+    @property
+    def commitment(self) -> str | None:
+        """SHA-256 of the current hand's seed: public from the deal on."""
+        return self._commitment
+
+    @property
+    def revealed_hands(self) -> tuple[HandEnded, ...]:
+        """Every hand that is over, with its seed revealed."""
+        return tuple(self._revealed)
+
+    @property
+    def log(self) -> tuple[Action, ...]:
+        """Every action applied so far, oldest first: with the setup, the whole game."""
+        return tuple(self._log)
+
+    def hand(self, seat: int) -> tuple[Card, ...]:
+        """The cards ``seat`` holds, sorted by suit in cycle order, then rank high to low. Secret."""
+        return tuple(self._hands[_check_seat(seat)])
+
+    def legal_cards(self, seat: int) -> tuple[Card, ...]:
+        """The cards ``seat`` may play now: its whole hand on its turn (no duty to follow suit), else none."""
+        if self._status is Status.PLAYING and seat == self._turn:
+            return tuple(self._hands[seat])
+        return ()
+
+    # -- dealing ----------------------------------------------------------------------
+
+    def verify_deal(self, seat: int) -> None:
+        """Raise the precise error if ``seat`` may not deal now."""
+        _check_seat(seat)
+        if self._status is Status.FINISHED:
+            raise GameFinished("the game is over")
+        if self._status is Status.PLAYING:
+            raise HandInProgress(f"hand {self._hand_number} is still being played")
+        if seat != self._dealer:
+            raise NotDealer(f"seat {self._dealer} deals this hand, not seat {seat}")
+
+    def can_deal(self, seat: int) -> bool:
+        try:
+            self.verify_deal(seat)
+        except (InvalidSeat, GameFinished, HandInProgress, NotDealer):
+            return False
+        return True
+
+    def deal(self, seat: int, seed: bytes | None = None) -> Dealt:
+        """The dealer deals the next hand. Without ``seed`` the game's seed or :mod:`secrets` provides one."""
+        self.verify_deal(seat)
+        if seed is None:
+            if self.setup.seed is not None:
+                seed = derive_hand_seed(self.setup.seed, self._hand_number + 1)
+            else:
+                seed = new_hand_seed()
+        elif not isinstance(seed, bytes) or not seed:
+            raise InvalidSetup("a hand's seed is a non-empty bytes value")
+        return self._apply_deal(DealAction(seat, seed))
+
+    def _apply_deal(self, action: DealAction) -> Dealt:
+        dealer = self._dealer
+        hands = deal_hands(action.seed, dealer)
+        for cards in hands:
+            cards.sort(key=_card_order)
+        self._hands = hands
+        self._hand_number += 1
+        self._status = Status.PLAYING
+        self._leader = self._turn = left_of(dealer)
+        self._trick = []
+        self._hand_tricks = []
+        self._tricks_won = [0, 0, 0]
+        self._seed = action.seed
+        self._commitment = commitment(action.seed)
+        self._log.append(action)
+        return Dealt(self._hand_number, dealer, right_of(dealer), left_of(dealer), self._leader, self._commitment)
+
+    # -- playing ----------------------------------------------------------------------
+
+    def verify_play(self, seat: int, card: Card) -> None:
+        """Raise the precise error if ``seat`` may not play ``card`` now."""
+        status = self._status
+        if status is not Status.PLAYING:
+            _check_seat(seat)
+            if status is Status.FINISHED:
+                raise GameFinished("the game is over")
+            raise NoHandInProgress(f"hand {self._hand_number + 1} has not been dealt yet")
+        if seat != self._turn:
+            _check_seat(seat)
+            raise NotYourTurn(f"it is seat {self._turn}'s turn, not seat {seat}'s")
+        if card not in self._hands[seat]:
+            if not isinstance(card, Card):
+                raise InvalidCard(f"{card!r} is not a card")
+            raise CardNotInHand(f"seat {seat} does not hold {card.code}")
+
+    def can_play(self, seat: int, card: Card) -> bool:
+        try:
+            self.verify_play(seat, card)
+        except (InvalidSeat, InvalidCard, GameFinished, NoHandInProgress, NotYourTurn, CardNotInHand):
+            return False
+        return True
+
+    def play(self, seat: int, card: Card) -> Played:
+        """``seat`` plays ``card``; the third card of a trick settles it."""
+        self.verify_play(seat, card)
+        return self._apply_play(PlayAction(seat, card))
+
+    def _apply_play(self, action: PlayAction) -> Played:
+        seat, card = action.seat, action.card
+        self._hands[seat].remove(card)
+        trick = self._trick
+        trick.append(Play(seat, card))
+        self._log.append(action)
+        trick_number = len(self._hand_tricks) + 1
+        if len(trick) < 3:
+            self._turn = (seat + 1) % 3
+            return Played(seat, card, self._hand_number, trick_number, tuple(trick), None, None, None)
+
+        plays = (trick[0], trick[1], trick[2])
+        win = plays[trick_winner((plays[0].card, plays[1].card, plays[2].card))].seat
+        points = (plays[0].card.suit_index == 1) + (plays[1].card.suit_index == 1) + (plays[2].card.suit_index == 1)
+        assert self._leader is not None
+        completed = CompletedTrick(self._hand_number, trick_number, self._leader, plays, win, points)
+        self._hand_tricks.append(completed)
+        self._last_trick = completed
+        self._trick = []
+        self._scores[win] += points
+        self._tricks_won[win] += 1
+
+        hand_ended = None
+        if self._scores[win] >= self.setup.target_score:
+            self._status = Status.FINISHED
+            self._winner = win
+            self._turn = self._leader = None
+            hand_ended = self._end_hand(None)
+        elif trick_number == TRICKS_PER_HAND:
+            self._status = Status.WAITING_FOR_DEAL
+            self._dealer = right_of(win)  # so the winner of the last trick leads next
+            self._turn = self._dealer
+            self._leader = None
+            hand_ended = self._end_hand(self._dealer)
+        else:
+            self._leader = self._turn = win
+        return Played(seat, card, self._hand_number, trick_number, plays, completed, hand_ended, self._winner)
+
+    def _end_hand(self, next_dealer: int | None) -> HandEnded:
+        assert self._seed is not None and self._commitment is not None
+        ended = HandEnded(self._hand_number, self._seed, self._commitment, next_dealer)
+        self._revealed.append(ended)
+        self._seed = None
+        self._commitment = None
+        return ended
+
+    # -- replay -----------------------------------------------------------------------
+
+    def apply(self, action: Action) -> Dealt | Played:
+        """Apply a logged action, with full validation."""
+        if isinstance(action, DealAction):
+            self.verify_deal(action.seat)
+            return self._apply_deal(action)
+        self.verify_play(action.seat, action.card)
+        return self._apply_play(action)
+
+    @classmethod
+    def replay(cls, setup: GameSetup, actions: Iterable[Action]) -> Game:
+        """Rebuild a game from its setup and its action log."""
+        game = cls(setup)
+        for action in actions:
+            game.apply(action)
+        return game
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Game):
+            return NotImplemented
+        return all(getattr(self, name) == getattr(other, name) for name in Game.__slots__)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable
+
+    def __repr__(self) -> str:
+        return (
+            f"<Game {self._status.value} hand={self._hand_number} dealer={self._dealer} "
+            f"turn={self._turn} scores={self._scores} target={self.setup.target_score}>"
+        )
+
+
+def _card_order(card: Card) -> int:
+    return card.order

@@ -1,0 +1,69 @@
+"""Benchmark of the Coins engine: complete random games through its public API, every check on.
+
+Each game is seeded (so the deals are reproducible), played to a target of 15 with a fixed
+``random.Random`` choosing each card among :meth:`Game.legal_cards`, dealing whenever a hand
+is due. Prints one line per repeat, the medians, and as its last line
+``games_per_second=<median>``.
+
+    .venv/bin/python bench/engine.py [--games 2000] [--repeats 5] [--target 15]
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import time
+
+from service.engine import Game, GameSetup, Status
+
+
+def play_game(number: int, target: int, rng: random.Random) -> int:
+    """Play one complete game; return the number of cards played."""
+    game = Game(GameSetup(target_score=target, first_dealer=number % 3, seed=f"bench/{number}"))
+    plays = 0
+    while game.status is not Status.FINISHED:
+        if game.status is Status.WAITING_FOR_DEAL:
+            game.deal(game.dealer)
+            continue
+        seat = game.turn
+        assert seat is not None
+        game.play(seat, rng.choice(game.legal_cards(seat)))
+        plays += 1
+    return plays
+
+
+def run(games: int, target: int, seed: int) -> tuple[float, int]:
+    """Play ``games`` games; return the elapsed seconds and the number of plays."""
+    rng = random.Random(seed)
+    plays = 0
+    start = time.perf_counter()
+    for number in range(games):
+        plays += play_game(number, target, rng)
+    return time.perf_counter() - start, plays
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=2000, help="games per repeat (default 2000)")
+    parser.add_argument("--repeats", type=int, default=5, help="timed repeats (default 5)")
+    parser.add_argument("--target", type=int, default=15, help="target score (default 15)")
+    parser.add_argument("--seed", type=int, default=20221001, help="seed of the card choices")
+    args = parser.parse_args()
+
+    run(min(args.games, 200), args.target, args.seed)  # warm-up
+    games_rates, plays_rates = [], []
+    for repeat in range(1, args.repeats + 1):
+        elapsed, plays = run(args.games, args.target, args.seed)
+        games_rates.append(args.games / elapsed)
+        plays_rates.append(plays / elapsed)
+        print(
+            f"repeat {repeat}: {args.games} games, {plays} plays in {elapsed:.3f} s: "
+            f"{games_rates[-1]:,.0f} games/s, {plays_rates[-1]:,.0f} plays/s"
+        )
+    print(f"plays_per_second={statistics.median(plays_rates):.0f}")
+    print(f"games_per_second={statistics.median(games_rates):.0f}")
+
+
+if __name__ == "__main__":
+    main()

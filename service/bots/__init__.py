@@ -1,0 +1,70 @@
+"""Computer players for Coins: one protocol, three strengths. Imports only the engine and the standard library.
+
+A bot plays one seat. It is built with that seat and an injected :class:`random.Random`
+(its only source of randomness), and it decides from that seat's
+:class:`~service.engine.PrivateView` alone: the seat's own hand and legal cards plus the
+public view. It is never given a :class:`~service.engine.Game`, so it cannot see another
+seat's cards::
+
+    from service.bots import make_bot
+    from service.engine import private_view
+
+    bot = make_bot("expert", seat, random.Random(seed))
+    decision = bot.decide(private_view(game, seat))   # Decision(card=Card(...), reason="...")
+    game.play(seat, decision.card)
+
+A hint for a human player is the same call: build a bot for the player's seat and show
+``decision.card`` and ``decision.reason``.
+
+- ``STRENGTHS`` = ``("random", "basic", "expert")``.
+- ``make_bot(strength, seat, rng, **options) -> Bot``: :class:`ValueError` for an unknown
+  strength, a seat other than 0, 1, 2, or an option the strength does not take. The expert
+  takes ``playouts`` (default :data:`DEFAULT_PLAYOUTS`).
+- ``Bot.decide(view) -> Decision``: always one of ``view.legal_cards``. It raises
+  :class:`~service.engine.NotYourTurn` when the seat has no legal card (not its turn) and
+  :class:`ValueError` when given another seat's view.
+- Determinism: the same strength and options, the same RNG state and the same view give the
+  same decision. Seed with ``random.Random(f"{game_id}/{seat}/{move}")`` (or any value) to
+  make a decision reproducible; a bot kept across moves draws on from its RNG.
+- Strengths: ``random`` plays any legal card; ``basic`` follows greedy rules (take coins as
+  cheaply as possible, never give a coin away when a plain card will do, track the cards
+  gone and what unseen cards could beat); ``expert`` searches hundreds of random deals of the
+  unseen cards, playing each out with the basic rules, and picks the card that leaves it the
+  best chance of reaching the target first.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from service.engine import SEATS
+
+from .basic import BasicBot
+from .expert import DEFAULT_PLAYOUTS, ExpertBot
+from .protocol import Bot, Decision
+from .random_bot import RandomBot
+
+__all__ = ["STRENGTHS", "DEFAULT_PLAYOUTS", "Bot", "Decision", "make_bot", "RandomBot", "BasicBot", "ExpertBot"]
+
+STRENGTHS = ("random", "basic", "expert")
+
+
+def make_bot(strength: str, seat: int, rng: random.Random, **options: Any) -> Bot:
+    """A bot of ``strength`` for ``seat`` drawing on ``rng``."""
+    if type(seat) is not int or seat not in SEATS:
+        raise ValueError(f"seat must be 0, 1 or 2, not {seat!r}")
+    if strength == "expert":
+        return ExpertBot(seat, rng, **_only(options, strength, "playouts"))
+    if strength == "basic":
+        return BasicBot(seat, rng, **_only(options, strength))
+    if strength == "random":
+        return RandomBot(seat, rng, **_only(options, strength))
+    raise ValueError(f"unknown bot strength {strength!r}: expected one of {', '.join(STRENGTHS)}")
+
+
+def _only(options: dict[str, Any], strength: str, *allowed: str) -> dict[str, Any]:
+    unknown = sorted(set(options) - set(allowed))
+    if unknown:
+        raise ValueError(f"the {strength} bot takes no option {', '.join(unknown)}")
+    return options

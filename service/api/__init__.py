@@ -1,0 +1,128 @@
+"""The HTTP API v1: flask-smorest blueprints over the use cases. Thin: parse, call, serialise."""
+
+from __future__ import annotations
+
+import http
+from typing import Any
+
+import flask_smorest
+from flask import Flask
+from flask_smorest.utils import prepare_response
+
+from ..engine import CARD_CODES
+from .fields import CARD_SCHEMA, CardField, card_field_to_ref
+from .problems import PROBLEM_MEDIA_TYPE, PROBLEMS, register_problem_handlers
+from .schemas import ProblemSchema
+
+__all__ = ["Api", "init_api"]
+
+DESCRIPTION = f"""\
+A service that hosts games of **Coins**, the three-player trick-taking card game designed
+by **Mark Steere** (October 2022), played with the 48-card Spanish deck. The rules are
+Mark Steere's, unchanged; this API enforces them.
+
+**How a game goes.** Create a game (`createGame`), let two more players take the open
+seats (`joinGame`), and the game starts: the dealer deals (`dealHand`), each player reads
+their cards (`getHand`) and plays one card per trick in turn (`playCard`), until a player's
+score reaches the target. Anyone may read the public state (`getGame`), the scores
+(`getScores`) and the completed tricks (`listTricks`); a lobby finds open seats with
+`listGames?status=waiting_for_players`.
+
+**Tokens.** Creating or joining a seat returns that seat's token, shown once. Send it as
+`Authorization: Bearer <token>`. A token acts for exactly one seat of one game.
+
+**Versions.** Every game has a `version` that grows with each change, sent as a strong
+`ETag`. Reads honour `If-None-Match` (304 when nothing changed: poll cheaply); actions
+honour `If-Match` (412 when the game has moved on).
+
+**Errors** are RFC 9457 `application/problem+json` with a stable `code`:
+{", ".join(f"`{code}`" for code in sorted(PROBLEMS))}.
+
+**Cards** are strings `<rank>-<suit>` ({len(CARD_CODES)} codes, the `Card` enum).
+
+**Fair deals.** Each hand's shuffle and cut are a pure function of a secret seed; its
+SHA-256 (`commitment`) is published at the deal and the seed is revealed when the hand
+ends, so every deal can be checked independently.
+"""
+
+
+class Api(flask_smorest.Api):  # type: ignore[misc]  # flask-smorest ships no types
+    """flask-smorest's Api with RFC 9457 errors documented as ``application/problem+json``."""
+
+    ERROR_SCHEMA = ProblemSchema
+
+    def _register_responses(self) -> None:
+        for status in http.HTTPStatus:
+            response: dict[str, Any] = {"description": status.phrase}
+            if status >= 400:
+                response["schema"] = self.ERROR_SCHEMA
+                prepare_response(response, self.spec, PROBLEM_MEDIA_TYPE)
+            else:
+                prepare_response(response, self.spec, self.DEFAULT_RESPONSE_CONTENT_TYPE)
+            self.spec.components.response(status.name, response, lazy=True)
+        response = {"description": "An error, as RFC 9457 problem details.", "schema": self.ERROR_SCHEMA}
+        prepare_response(response, self.spec, PROBLEM_MEDIA_TYPE)
+        self.spec.components.response("DEFAULT_ERROR", response, lazy=True)
+
+
+def init_api(app: Flask) -> Api:
+    app.config.setdefault("API_TITLE", "Coins")
+    app.config.setdefault("API_VERSION", "1.0.0")
+    app.config.setdefault("OPENAPI_VERSION", "3.0.3")
+    app.config.setdefault("ETAG_DISABLED", True)  # we set strong ETags from the game version ourselves
+    app.config.setdefault(
+        "API_SPEC_OPTIONS",
+        {
+            "info": {
+                "description": DESCRIPTION,
+                "license": {"name": "MIT", "url": "https://opensource.org/licenses/MIT"},
+            },
+            "servers": [{"url": "/", "description": "This server"}],
+        },
+    )
+    api = Api()
+    api.register_field(CardField, None, None)
+    api.init_app(app)
+    api.ma_plugin.converter.add_attribute_function(card_field_to_ref)
+    api.spec.components.schema("Card", CARD_SCHEMA)
+    api.spec.components.security_scheme(
+        "playerToken",
+        {"type": "http", "scheme": "bearer", "description": "The seat's token from createGame or joinGame."},
+    )
+    for name, description in HEADERS.items():
+        api.spec.components.header(name, description)
+    for name, parameter in PARAMETERS.items():
+        api.spec.components.parameter(name, "header", parameter)
+    register_problem_handlers(app)
+
+    from . import games, hands, players, plays, tricks
+
+    for module in (games, players, hands, plays, tricks):
+        api.register_blueprint(module.blp)
+    return api
+
+
+HEADERS: dict[str, dict[str, Any]] = {
+    "ETag": {"description": "Strong entity tag of the game's version.", "schema": {"type": "string"}},
+    "Location": {"description": "URL of the created game.", "schema": {"type": "string"}},
+    "Link": {
+        "description": 'RFC 8288 link to the next page (rel="next"), when there is one.',
+        "schema": {"type": "string"},
+    },
+    "WWW-Authenticate": {"description": "`Bearer` challenge.", "schema": {"type": "string"}},
+}
+
+PARAMETERS: dict[str, dict[str, Any]] = {
+    "IfNoneMatch": {
+        "name": "If-None-Match",
+        "required": False,
+        "description": "An `ETag` from an earlier read: answers 304 while the game has not changed.",
+        "schema": {"type": "string"},
+    },
+    "IfMatch": {
+        "name": "If-Match",
+        "required": False,
+        "description": "An `ETag` of the game: the action applies only if the game is still at that version (else 412).",
+        "schema": {"type": "string"},
+    },
+}

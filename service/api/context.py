@@ -1,0 +1,16 @@
+"""Where the views find the use cases: one GameService per app, kept in ``app.extensions``."""
+
+from __future__ import annotations
+
+from flask import current_app
+
+from ..games import GameService
+
+EXTENSION = "coins.games"
+
+GAME_ID = {"in": "path", "name": "game_id", "description": "The game's id.", "schema": {"type": "string"}}
+
+
+def games() -> GameService:
+    service: GameService = current_app.extensions[EXTENSION]
+    return service

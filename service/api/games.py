@@ -1,0 +1,103 @@
+"""Games: create, list, read, and read the scores."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Response, url_for
+from flask.views import MethodView
+
+from ..games import Created, NewGame, NewPlayer, PublicGame
+from .context import GAME_ID, games
+from .http import Blueprint, not_modified, with_etag
+from .schemas import CreatedGameSchema, CreateGameSchema, GamePageSchema, GameSchema, ListGamesQuerySchema, ScoresSchema
+
+blp = Blueprint("games", __name__, url_prefix="/v1/games", description="Create, find and read games.")
+
+CREATE_EXAMPLE = {
+    "target_score": 15,
+    "seats": [{"name": "Ana", "age": 41}, {"name": "Bo", "age": 35}, None],
+    "first_dealer": None,
+    "auto_deal": False,
+}
+
+
+@blp.route("")
+class GameViews(MethodView):
+    @blp.doc(operationId="listGames", summary="List games, newest first")
+    @blp.arguments(ListGamesQuerySchema, location="query", as_kwargs=True)
+    @blp.response(200, GamePageSchema, headers={"Link": "Link"})
+    @blp.problems("invalid_cursor", "validation_error", "database_unavailable")
+    def get(self, limit: int, status: str | None = None, cursor: str | None = None) -> Any:
+        """Games newest first, a page at a time (keyset: stable while games are being created).
+
+        Filter by `status`: `waiting_for_players` finds games with open seats. Follow
+        `next_cursor` (or the `Link: rel="next"` header) for the next page.
+        """
+        page = games().list_games(status=status, cursor=cursor, limit=limit)
+        headers = {}
+        if page.next_cursor:
+            query = {"cursor": page.next_cursor, "limit": limit, **({"status": status} if status else {})}
+            headers["Link"] = f'<{url_for("games.GameViews", **query)}>; rel="next"'  # type: ignore[arg-type]
+        return page, 200, headers
+
+    @blp.doc(operationId="createGame", summary="Create a game")
+    @blp.arguments(CreateGameSchema, example=CREATE_EXAMPLE)
+    @blp.response(201, CreatedGameSchema, headers={"Location": "Location", "ETag": "ETag"})
+    @blp.problems(
+        "malformed_json", "payload_too_large", "unsupported_media_type", "validation_error", "database_unavailable"
+    )
+    def post(self, body: dict[str, Any]) -> Any:
+        """Create a game of three seats. Each seat given a player is taken now and its token
+        returned once in `credentials`; `null` seats stay open for `joinGame`. With all three
+        seats taken the game starts at once (`waiting_for_deal`, or `playing` with `auto_deal`).
+        """
+        seats = tuple(NewPlayer(**seat) if seat is not None else None for seat in body["seats"])
+        request = NewGame(
+            target_score=body["target_score"],
+            seats=(seats[0], seats[1], seats[2]),
+            first_dealer=body.get("first_dealer"),
+            auto_deal=body["auto_deal"],
+            seed=body.get("seed"),
+        )
+        created: Created = games().create(request)
+        location = url_for("games.GameByIdViews", game_id=created.game.id)
+        return _created_body(created), 201, with_etag(created.game.etag, {"Location": location})
+
+
+def _created_body(created: Created) -> dict[str, Any]:
+    body: dict[str, Any] = {field: getattr(created.game, field) for field in GameSchema().fields}
+    body["credentials"] = created.credentials
+    return body
+
+
+@blp.route("/<game_id>", parameters=[GAME_ID, "IfNoneMatch"])
+class GameByIdViews(MethodView):
+    @blp.doc(operationId="getGame", summary="Read a game's public state")
+    @blp.response(200, GameSchema, headers={"ETag": "ETag"})
+    @blp.alt_response(304, description="Not modified: the game is still at the version of `If-None-Match`.")
+    @blp.problems("game_not_found", "database_unavailable")
+    def get(self, game_id: str) -> Any:
+        """The public state: seats, scores, dealer, whose turn, the trick in progress and the last one.
+        Never a card that is still in someone's hand."""
+        game = games().get(game_id)
+        return _conditional(game, game)
+
+
+@blp.route("/<game_id>/scores", parameters=[GAME_ID, "IfNoneMatch"])
+class ScoresViews(MethodView):
+    @blp.doc(operationId="getScores", summary="Read the scores")
+    @blp.response(200, ScoresSchema, headers={"ETag": "ETag"})
+    @blp.alt_response(304, description="Not modified.")
+    @blp.problems("game_not_found", "database_unavailable")
+    def get(self, game_id: str) -> Any:
+        """Each seat's score, the target, and the winner once there is one."""
+        game = games().get(game_id)
+        return _conditional(game, game)
+
+
+def _conditional(game: PublicGame, body: Any) -> Any:
+    unchanged: Response | None = not_modified(game.etag)
+    if unchanged is not None:
+        return unchanged
+    return body, 200, with_etag(game.etag)

@@ -1,0 +1,83 @@
+"""What every resource shares: the Blueprint with documented problems, tokens, ETags and 304s."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import flask_smorest
+from flask import Response, request
+
+from .problems import PROBLEM_MEDIA_TYPE, PROBLEMS
+from .schemas import ProblemSchema
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+__all__ = ["Blueprint", "bearer_token", "if_match", "not_modified", "with_etag"]
+
+
+class Blueprint(flask_smorest.Blueprint):  # type: ignore[misc]  # flask-smorest ships no types
+    """flask-smorest's Blueprint, plus a decorator that documents an operation's problem codes."""
+
+    def problems(self, *codes: str) -> Callable[[F], F]:
+        """Document each listed problem code under its HTTP status, as ``application/problem+json``."""
+        by_status: dict[int, list[str]] = defaultdict(list)
+        for code in codes:
+            by_status[PROBLEMS[code][0]].append(code)
+
+        def decorator(func: F) -> F:
+            for status, status_codes in sorted(by_status.items(), reverse=True):
+                description = "; ".join(f"`{code}`: {PROBLEMS[code][1]}" for code in status_codes)
+                headers: dict[str, Any] | None = {"WWW-Authenticate": "WWW-Authenticate"} if status == 401 else None
+                if status == 503:
+                    headers = {"Retry-After": {"description": "Seconds to wait.", "schema": {"type": "integer"}}}
+                func = self.alt_response(
+                    status,
+                    schema=ProblemSchema,
+                    content_type=PROBLEM_MEDIA_TYPE,
+                    description=description,
+                    headers=headers,
+                    example=_example(status_codes[0]),
+                )(func)
+            return func
+
+        return decorator
+
+
+def _example(code: str) -> dict[str, Any]:
+    status, title = PROBLEMS[code]
+    return {"type": f"urn:coins:problem:{code}", "title": title, "status": status, "detail": title, "code": code}
+
+
+def bearer_token() -> str | None:
+    """The token of ``Authorization: Bearer <token>``, or None."""
+    header = request.headers.get("Authorization", "")
+    scheme, _, token = header.partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        return None
+    return token.strip()
+
+
+def if_match() -> list[str] | None:
+    """The entity tags of ``If-Match`` (``["*"]`` for a star), or None without the header."""
+    if "If-Match" not in request.headers:
+        return None
+    tags = request.if_match
+    return ["*"] if tags.star_tag else list(tags)
+
+
+def not_modified(etag: str) -> Response | None:
+    """A 304 when ``If-None-Match`` already names ``etag``."""
+    if etag in request.if_none_match or request.if_none_match.star_tag:
+        response = Response(status=304)
+        response.set_etag(etag)
+        return response
+    return None
+
+
+def with_etag(etag: str, extra: dict[str, str] | None = None) -> dict[str, str]:
+    """Response headers carrying a strong ETag."""
+    headers = {"ETag": f'"{etag}"'}
+    headers.update(extra or {})
+    return headers

@@ -1,0 +1,174 @@
+"""RFC 9457 problem details: every error the service returns, from one handler, with a stable code.
+
+Every failure a client can act on has one ``code`` here, with its HTTP status and title.
+Exceptions from the engine (:mod:`service.engine.errors`) and the use cases
+(:mod:`service.errors`) carry their code; HTTP-level failures (404, 405, 413, 415, …) are
+mapped by status. Nothing else reaches the client: no HTML page, no stack trace.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from flask import Flask, Response, json, request
+from werkzeug.exceptions import HTTPException
+
+from ..engine import CoinsError
+from ..errors import ServiceError
+from ..store import DatabaseUnavailable
+
+__all__ = ["PROBLEMS", "PROBLEM_MEDIA_TYPE", "Problem", "problem_response", "register_problem_handlers"]
+
+PROBLEM_MEDIA_TYPE = "application/problem+json"
+log = logging.getLogger(__name__)
+
+# code -> (HTTP status, title). Every code the service can return; the spec lists them all.
+PROBLEMS: dict[str, tuple[int, str]] = {
+    "bad_request": (400, "Bad request"),
+    "malformed_json": (400, "The body is not valid JSON"),
+    "invalid_cursor": (400, "Unknown pagination cursor"),
+    "missing_token": (401, "A player token is required"),
+    "invalid_token": (401, "The player token is not valid for this game"),
+    "not_dealer": (403, "Only the dealer may deal"),
+    "not_found": (404, "No such resource"),
+    "game_not_found": (404, "No such game"),
+    "method_not_allowed": (405, "Method not allowed"),
+    "not_acceptable": (406, "Not acceptable"),
+    "seats_full": (409, "All seats are taken"),
+    "seat_taken": (409, "That seat is taken"),
+    "seats_open": (409, "Seats are still open"),
+    "hand_in_progress": (409, "A hand is in progress"),
+    "no_hand_in_progress": (409, "No hand is in progress"),
+    "not_your_turn": (409, "It is not your turn"),
+    "game_finished": (409, "The game is over"),
+    "precondition_failed": (412, "The game has changed"),
+    "payload_too_large": (413, "The body is too large"),
+    "unsupported_media_type": (415, "The body must be application/json"),
+    "validation_error": (422, "The request is not valid"),
+    "invalid_card": (422, "Not a card"),
+    "card_not_in_hand": (422, "You do not hold that card"),
+    "too_many_requests": (429, "Too many requests"),
+    "internal_error": (500, "Internal error"),
+    "database_unavailable": (503, "The database is unavailable"),
+}
+
+_BY_STATUS = {
+    400: "bad_request",
+    404: "not_found",
+    405: "method_not_allowed",
+    406: "not_acceptable",
+    412: "precondition_failed",
+    413: "payload_too_large",
+    415: "unsupported_media_type",
+    422: "validation_error",
+    429: "too_many_requests",
+    503: "database_unavailable",
+}
+RETRY_AFTER_SECONDS = 2
+
+
+class Problem(Exception):
+    """Raised anywhere in the API layer to answer with a problem of a known code."""
+
+    def __init__(
+        self,
+        code: str,
+        detail: str,
+        *,
+        errors: dict[str, Any] | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> None:
+        super().__init__(detail)
+        if code not in PROBLEMS:
+            raise ValueError(f"unknown problem code {code!r}")
+        self.code = code
+        self.detail = detail
+        self.errors = errors
+        self.headers = headers or {}
+
+
+def problem_response(problem: Problem) -> Response:
+    status, title = PROBLEMS[problem.code]
+    body: dict[str, Any] = {
+        "type": f"urn:coins:problem:{problem.code}",
+        "title": title,
+        "status": status,
+        "detail": problem.detail,
+        "code": problem.code,
+    }
+    if problem.errors is not None:
+        body["errors"] = problem.errors
+    if request:
+        body["instance"] = request.path
+    response = Response(json.dumps(body), status=status, mimetype=PROBLEM_MEDIA_TYPE)
+    for name, value in problem.headers.items():
+        response.headers[name] = value
+    return response
+
+
+def _from_http(error: HTTPException) -> Problem:
+    status = error.code or 500
+    data = getattr(error, "data", None) or {}
+    if status == 400 and data.get("messages") == {"json": ["Invalid JSON body."]}:
+        return Problem("malformed_json", "the request body could not be parsed as JSON")
+    if status == 422 and "messages" in data:
+        return Problem("validation_error", "some fields are not valid: see errors", errors=_flatten(data["messages"]))
+    headers = {}
+    if status == 405 and error.valid_methods:  # type: ignore[attr-defined]
+        headers["Allow"] = ", ".join(sorted(error.valid_methods))  # type: ignore[attr-defined]
+    code = _BY_STATUS.get(status, "internal_error" if status >= 500 else "bad_request")
+    detail = error.description or PROBLEMS[code][1]
+    if status == 413:
+        detail = "the request body is larger than this service accepts"
+    return Problem(code, detail, headers=headers)
+
+
+def _flatten(messages: dict[str, Any]) -> dict[str, Any]:
+    """webargs groups errors by location ({"json": {...}, "query": {...}}); clients want fields."""
+    flat: dict[str, Any] = {}
+    for location, fields in messages.items():
+        if isinstance(fields, dict):
+            flat.update(fields)
+        else:
+            flat[location] = fields
+    return flat
+
+
+def register_problem_handlers(app: Flask) -> None:
+    """Map every exception to a problem response, in this one place."""
+
+    @app.errorhandler(Problem)
+    def on_problem(problem: Problem) -> Response:
+        return problem_response(problem)
+
+    @app.errorhandler(CoinsError)
+    def on_rule(error: CoinsError) -> Response:
+        if error.code not in PROBLEMS:  # e.g. unreadable stored state: our fault, not the client's
+            return on_unexpected(error)
+        return problem_response(Problem(error.code, str(error)))
+
+    @app.errorhandler(ServiceError)
+    def on_service(error: ServiceError) -> Response:
+        headers = {"WWW-Authenticate": 'Bearer realm="coins"'} if PROBLEMS[error.code][0] == 401 else None
+        return problem_response(Problem(error.code, str(error), headers=headers))
+
+    @app.errorhandler(DatabaseUnavailable)
+    def on_database(error: DatabaseUnavailable) -> Response:
+        log.warning("database unavailable: %s", error)
+        return problem_response(
+            Problem(
+                "database_unavailable",
+                "the database cannot be reached right now; retry shortly",
+                headers={"Retry-After": str(RETRY_AFTER_SECONDS)},
+            )
+        )
+
+    @app.errorhandler(HTTPException)
+    def on_http(error: HTTPException) -> Response:
+        return problem_response(_from_http(error))
+
+    @app.errorhandler(Exception)
+    def on_unexpected(error: Exception) -> Response:
+        log.exception("unexpected error")
+        return problem_response(Problem("internal_error", "something went wrong on our side; it has been logged"))

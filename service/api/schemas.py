@@ -1,0 +1,273 @@
+"""Marshmallow schemas of every request and response body (and query string) of API v1."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import marshmallow as ma
+from marshmallow import fields, validate
+
+from ..engine import MAX_TARGET, MIN_TARGET
+from ..games import STATUSES, PlayResult
+from .fields import CardField
+from .problems import PROBLEMS
+
+SEAT = validate.Range(0, 2)
+NAME = validate.Length(1, 40)
+AGE = validate.Range(0, 150)
+
+
+def _seat(description: str, **kwargs: object) -> fields.Integer:
+    return fields.Integer(validate=SEAT, metadata={"description": description, "example": 0}, **kwargs)  # type: ignore[arg-type]
+
+
+# -- requests ---------------------------------------------------------------------------
+
+
+class NewPlayerSchema(ma.Schema):
+    name = fields.String(
+        required=True, validate=NAME, metadata={"description": "Shown to the other players.", "example": "Ana"}
+    )
+    age = fields.Integer(
+        validate=AGE,
+        allow_none=True,
+        metadata={
+            "description": "Optional. The oldest player deals first (rules); never shown to others.",
+            "example": 41,
+        },
+    )
+
+
+class CreateGameSchema(ma.Schema):
+    target_score = fields.Integer(
+        load_default=15,
+        validate=validate.Range(MIN_TARGET, MAX_TARGET),
+        metadata={"description": "Points (coins captured) that win the game: usually 10, 15 or 20.", "example": 15},
+    )
+    seats = fields.List(
+        fields.Nested(NewPlayerSchema, allow_none=True),
+        validate=validate.Length(equal=3),
+        load_default=lambda: [None, None, None],
+        metadata={
+            "description": "Exactly three entries, seats 0, 1, 2 clockwise: a player takes the seat now "
+            "(their token is in `credentials`), `null` leaves it open to join.",
+            "example": [{"name": "Ana", "age": 41}, {"name": "Bo"}, None],
+        },
+    )
+    first_dealer = _seat(
+        "Optional: the seat that deals first. Otherwise the oldest player by `age`, otherwise a random draw.",
+        allow_none=True,
+    )
+    auto_deal = fields.Boolean(load_default=False, metadata={"description": "Deal each hand as soon as it is due."})
+    seed = fields.String(
+        validate=validate.Length(1, 200),
+        allow_none=True,
+        metadata={
+            "description": "Makes every deal of the game reproducible (for tests and replays).",
+            "example": "demo-1",
+        },
+    )
+
+
+class JoinGameSchema(NewPlayerSchema):
+    seat = _seat("Optional: the open seat to take; otherwise the first open one.", allow_none=True)
+
+
+class PlayCardSchema(ma.Schema):
+    card = CardField(required=True, metadata={"description": "The card to play, from your hand."})
+
+
+class ListGamesQuerySchema(ma.Schema):
+    status = fields.String(
+        validate=validate.OneOf(STATUSES),
+        metadata={"description": "Only games with this status: `waiting_for_players` finds open seats."},
+    )
+    limit = fields.Integer(load_default=20, validate=validate.Range(1, 100), metadata={"description": "Page size."})
+    cursor = fields.String(
+        validate=validate.Length(1, 200), metadata={"description": "`next_cursor` of the previous page."}
+    )
+
+
+class ListTricksQuerySchema(ma.Schema):
+    limit = fields.Integer(load_default=50, validate=validate.Range(1, 200), metadata={"description": "Page size."})
+    cursor = fields.String(
+        validate=validate.Length(1, 200), metadata={"description": "`next_cursor` of the previous page."}
+    )
+
+
+# -- responses --------------------------------------------------------------------------
+
+
+class PlaySchema(ma.Schema):
+    seat = _seat("The seat that played.", required=True)
+    card = CardField(required=True)
+
+
+class TrickSchema(ma.Schema):
+    hand_number = fields.Integer(required=True, metadata={"example": 1})
+    trick_number = fields.Integer(required=True, metadata={"description": "1 to 16 within the hand.", "example": 3})
+    leader = _seat("The seat that led the trick.", required=True)
+    plays = fields.List(fields.Nested(PlaySchema), required=True, metadata={"description": "In play order."})
+    complete = fields.Boolean(required=True, metadata={"description": "Three cards played."})
+    winner = fields.Integer(
+        allow_none=True, required=True, metadata={"description": "Set once complete.", "example": 2}
+    )
+    points = fields.Integer(
+        allow_none=True, required=True, metadata={"description": "Coins in the trick, set once complete.", "example": 1}
+    )
+
+
+class SeatSchema(ma.Schema):
+    seat = _seat("Seat number, clockwise.", required=True)
+    name = fields.String(allow_none=True, required=True, metadata={"example": "Ana"})
+    open = fields.Boolean(required=True, metadata={"description": "Nobody has taken the seat yet."})
+    score = fields.Integer(required=True, metadata={"example": 3})
+    cards_in_hand = fields.Integer(required=True, metadata={"example": 12})
+    tricks_won = fields.Integer(
+        required=True, metadata={"description": "Tricks won in the current hand.", "example": 2}
+    )
+
+
+class GameSchema(ma.Schema):
+    id = fields.String(required=True, metadata={"example": "01jf3v9k2m8q4r6t0w5x7y9z1a"})
+    status = fields.String(required=True, validate=validate.OneOf(STATUSES), metadata={"example": "playing"})
+    target_score = fields.Integer(required=True, metadata={"example": 15})
+    seeded = fields.Boolean(required=True, metadata={"description": "Created with a seed: its deals are reproducible."})
+    auto_deal = fields.Boolean(required=True)
+    version = fields.Integer(
+        required=True, metadata={"description": "Grows with every change; the `ETag` carries it.", "example": 7}
+    )
+    created_at = fields.DateTime(required=True)
+    updated_at = fields.DateTime(required=True)
+    seats = fields.List(fields.Nested(SeatSchema), required=True)
+    hand_number = fields.Integer(required=True, metadata={"description": "0 before the first deal.", "example": 1})
+    dealer = fields.Integer(
+        allow_none=True, required=True, metadata={"description": "Dealer of the current (or next) hand."}
+    )
+    turn = fields.Integer(
+        allow_none=True,
+        required=True,
+        metadata={
+            "description": "The seat expected to act: the dealer while `waiting_for_deal`, the player to play while `playing`."
+        },
+    )
+    trick = fields.Nested(
+        TrickSchema, allow_none=True, required=True, metadata={"description": "The trick in progress."}
+    )
+    last_trick = fields.Nested(TrickSchema, allow_none=True, required=True)
+    winner = fields.Integer(allow_none=True, required=True, metadata={"description": "The seat that won the game."})
+    first_dealer = fields.Integer(allow_none=True, required=True)
+    first_dealer_chosen_by = fields.String(
+        allow_none=True,
+        required=True,
+        validate=validate.OneOf(["named", "oldest", "drawn"]),
+        metadata={"description": "`named` by the creator, the `oldest` player, or `drawn` at random."},
+    )
+    commitment = fields.String(
+        allow_none=True,
+        required=True,
+        metadata={"description": "SHA-256 (hex) of the current hand's secret seed, revealed when the hand ends."},
+    )
+
+
+class CredentialSchema(ma.Schema):
+    seat = _seat("The seat the token acts for.", required=True)
+    token = fields.String(
+        required=True, metadata={"description": "Shown once. Send as `Authorization: Bearer <token>`."}
+    )
+
+
+class CreatedGameSchema(GameSchema):
+    credentials = fields.List(fields.Nested(CredentialSchema), required=True)
+
+
+class JoinedGameSchema(ma.Schema):
+    seat = _seat("The seat taken.", required=True)
+    token = fields.String(
+        required=True, metadata={"description": "Shown once. Send as `Authorization: Bearer <token>`."}
+    )
+    game = fields.Nested(GameSchema, required=True)
+
+
+class DealtHandSchema(ma.Schema):
+    hand_number = fields.Integer(required=True, metadata={"example": 1})
+    dealer = _seat("Dealt the hand; plays third in the first trick.", required=True)
+    shuffler = _seat("The dealer's right.", required=True)
+    cutter = _seat("The dealer's left.", required=True)
+    leader = _seat("Leads the first trick (the dealer's left).", required=True)
+    commitment = fields.String(required=True, metadata={"description": "SHA-256 (hex) of the hand's secret seed."})
+    game = fields.Nested(GameSchema, required=True)
+
+
+class ScoreSchema(ma.Schema):
+    seat = _seat("Seat number.", required=True)
+    name = fields.String(allow_none=True, required=True)
+    score = fields.Integer(required=True)
+
+
+class PlayResultSchema(ma.Schema):
+    play = fields.Method("_play", required=True, metadata={"description": "The card just played."})
+    trick = fields.Nested(TrickSchema, required=True, metadata={"description": "The trick as it now stands."})
+    scores = fields.Method("_scores", required=True)
+    game = fields.Nested(GameSchema, required=True)
+
+    def _play(self, result: PlayResult) -> dict[str, Any]:
+        return dict(PlaySchema().dump(result))
+
+    def _scores(self, result: PlayResult) -> list[dict[str, Any]]:
+        return list(ScoreSchema(many=True).dump(result.game.seats))
+
+
+class HandSchema(ma.Schema):
+    seat = _seat("Your seat.", required=True)
+    hand_number = fields.Integer(required=True)
+    cards = fields.List(
+        CardField(), required=True, metadata={"description": "By suit in cycle order, then rank high to low."}
+    )
+
+
+class ScoresSchema(ma.Schema):
+    target_score = fields.Integer(required=True)
+    scores = fields.Nested(ScoreSchema, many=True, required=True, attribute="seats")
+    winner = fields.Integer(allow_none=True, required=True)
+
+
+class TrickPageSchema(ma.Schema):
+    items = fields.List(fields.Nested(TrickSchema), required=True, attribute="tricks")
+    next_cursor = fields.String(
+        allow_none=True,
+        required=True,
+        metadata={"description": "Pass as `cursor` for the next page; null on the last."},
+    )
+
+
+class GamePageSchema(ma.Schema):
+    items = fields.List(fields.Nested(GameSchema), required=True, attribute="games")
+    next_cursor = fields.String(
+        allow_none=True,
+        required=True,
+        metadata={"description": "Pass as `cursor` for the next page; null on the last."},
+    )
+
+
+class ProblemSchema(ma.Schema):
+    type = fields.String(required=True, metadata={"example": "urn:coins:problem:not_your_turn"})
+    title = fields.String(required=True, metadata={"example": "It is not your turn"})
+    status = fields.Integer(required=True, metadata={"example": 409})
+    detail = fields.String(required=True, metadata={"example": "it is seat 2's turn, not seat 0's"})
+    code = fields.String(
+        required=True,
+        validate=validate.OneOf(sorted(PROBLEMS)),
+        metadata={"description": "Stable identifier to branch on.", "example": "not_your_turn"},
+    )
+    instance = fields.String(
+        metadata={"description": "The request path.", "example": "/v1/games/01jf3v9k2m8q4r6t0w5x7y9z1a/plays"}
+    )
+    errors = fields.Dict(
+        keys=fields.String(),
+        values=fields.Raw(),
+        metadata={
+            "description": "For `validation_error`: the messages of each invalid field.",
+            "example": {"card": ["Not a card."]},
+        },
+    )

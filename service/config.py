@@ -1,0 +1,85 @@
+"""Settings from the environment, with defaults that run out of the box, checked at start-up."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+
+__all__ = ["ConfigError", "Settings"]
+
+DEFAULT_DATABASE_URL = "sqlite:///var/coins.sqlite3"
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+
+
+class ConfigError(ValueError):
+    """A setting has a value the service cannot run with; the message names it."""
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """Every setting, its environment variable (the upper-case name) and its default."""
+
+    database_url: str = DEFAULT_DATABASE_URL
+    log_level: str = "INFO"
+    cors_origins: tuple[str, ...] = ()
+    max_request_bytes: int = 16 * 1024
+    db_pool_size: int = 5
+    db_busy_timeout_ms: int = 30_000
+    auto_migrate: bool = True
+    extra: dict[str, object] = field(default_factory=dict)
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
+        """Read ``DATABASE_URL``, ``LOG_LEVEL``, ``CORS_ORIGINS`` (comma-separated),
+        ``MAX_REQUEST_BYTES``, ``DB_POOL_SIZE``, ``DB_BUSY_TIMEOUT_MS`` and ``AUTO_MIGRATE``."""
+        env = os.environ if env is None else env
+        values: dict[str, object] = {}
+        for f in fields(cls):
+            name = f.name.upper()
+            if f.name == "extra" or name not in env:
+                continue
+            raw = env[name].strip()
+            values[f.name] = _parse(f.name, raw)
+        settings = cls(**values)  # type: ignore[arg-type]
+        settings.validate()
+        return settings
+
+    def validate(self) -> None:
+        if not self.database_url.startswith(("sqlite:", "postgresql:", "postgresql+psycopg:", "postgres:")):
+            raise ConfigError("DATABASE_URL must be a sqlite:/// or postgresql:// URL")
+        if self.log_level not in LOG_LEVELS:
+            raise ConfigError(f"LOG_LEVEL must be one of {', '.join(LOG_LEVELS)}")
+        if not 256 <= self.max_request_bytes <= 10 * 1024 * 1024:
+            raise ConfigError("MAX_REQUEST_BYTES must be between 256 and 10485760")
+        if not 1 <= self.db_pool_size <= 100:
+            raise ConfigError("DB_POOL_SIZE must be between 1 and 100")
+        if not 0 <= self.db_busy_timeout_ms <= 600_000:
+            raise ConfigError("DB_BUSY_TIMEOUT_MS must be between 0 and 600000")
+
+    @property
+    def sqlalchemy_url(self) -> str:
+        """``postgres://`` (Heroku style) and ``postgresql://`` both mean psycopg 3."""
+        url = self.database_url
+        for prefix in ("postgres://", "postgresql://"):
+            if url.startswith(prefix):
+                return "postgresql+psycopg://" + url[len(prefix) :]
+        return url
+
+
+def _parse(name: str, raw: str) -> object:
+    upper = name.upper()
+    if name in ("max_request_bytes", "db_pool_size", "db_busy_timeout_ms"):
+        try:
+            return int(raw)
+        except ValueError:
+            raise ConfigError(f"{upper} must be a whole number, not {raw!r}") from None
+    if name == "auto_migrate":
+        if raw.lower() not in ("1", "0", "true", "false", "yes", "no"):
+            raise ConfigError(f"{upper} must be true or false, not {raw!r}")
+        return raw.lower() in ("1", "true", "yes")
+    if name == "cors_origins":
+        return tuple(origin.strip() for origin in raw.split(",") if origin.strip())
+    if name == "log_level":
+        return raw.upper()
+    return raw

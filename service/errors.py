@@ -1,0 +1,57 @@
+"""Failures of the use cases that a client can act on, beyond the rules' own (service.engine.errors)."""
+
+from __future__ import annotations
+
+__all__ = [
+    "ServiceError",
+    "GameNotFound",
+    "MissingToken",
+    "InvalidToken",
+    "SeatsFull",
+    "SeatTaken",
+    "SeatsOpen",
+    "VersionMismatch",
+    "InvalidCursor",
+]
+
+
+class ServiceError(Exception):
+    """Base of the use-case errors; ``code`` is the stable identifier the API reports."""
+
+    code = "service_error"
+
+
+class GameNotFound(ServiceError):
+    code = "game_not_found"
+
+
+class MissingToken(ServiceError):
+    code = "missing_token"
+
+
+class InvalidToken(ServiceError):
+    code = "invalid_token"
+
+
+class SeatsFull(ServiceError):
+    code = "seats_full"
+
+
+class SeatTaken(ServiceError):
+    code = "seat_taken"
+
+
+class SeatsOpen(ServiceError):
+    """The action needs all three players, and a seat is still open."""
+
+    code = "seats_open"
+
+
+class VersionMismatch(ServiceError):
+    """``If-Match`` named a version of the game that is no longer current."""
+
+    code = "precondition_failed"
+
+
+class InvalidCursor(ServiceError):
+    code = "invalid_cursor"

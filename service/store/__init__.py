@@ -1,0 +1,7 @@
+"""Persistence: SQLAlchemy 2 models, the database handle and the game repository. Never imports Flask."""
+
+from .db import Database, DatabaseUnavailable
+from .models import ActionRow, Base, GameRow, SeatRow, TrickRow
+from .repository import GameRepository
+
+__all__ = ["ActionRow", "Base", "Database", "DatabaseUnavailable", "GameRepository", "GameRow", "SeatRow", "TrickRow"]

@@ -1,0 +1,98 @@
+"""The database handle: engine set-up for SQLite and PostgreSQL, and one transaction per use case.
+
+SQLite (the embedded default) runs in WAL mode with a busy timeout, and write transactions
+take the write lock up front (``BEGIN IMMEDIATE``) so concurrent writers queue instead of
+failing with "database is locked". PostgreSQL (production) uses a pre-pinging pool and
+row locks (``SELECT … FOR UPDATE``) taken by the repository.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Engine, create_engine, event, exc
+from sqlalchemy.engine import make_url
+from sqlalchemy.orm import Session, sessionmaker
+
+__all__ = ["Database", "DatabaseUnavailable"]
+
+_WRITE = "coins_write"
+
+
+class DatabaseUnavailable(Exception):
+    """The database cannot be reached (down, restarting, or out of connections)."""
+
+
+class Database:
+    """An engine and a session factory for one database URL."""
+
+    def __init__(self, url: str, *, pool_size: int = 5, busy_timeout_ms: int = 30_000, echo: bool = False) -> None:
+        parsed = make_url(url)
+        self.url = url
+        self.is_sqlite = parsed.get_backend_name() == "sqlite"
+        kwargs: dict[str, Any] = {"echo": echo}
+        if self.is_sqlite:
+            database = parsed.database
+            if database and database != ":memory:":
+                Path(database).parent.mkdir(parents=True, exist_ok=True)
+            kwargs["connect_args"] = {"timeout": busy_timeout_ms / 1000, "check_same_thread": False}
+        else:
+            if parsed.drivername == "postgresql":  # psycopg 3 is the driver we ship
+                url = parsed.set(drivername="postgresql+psycopg").render_as_string(hide_password=False)
+            kwargs.update(pool_pre_ping=True, pool_size=pool_size, max_overflow=pool_size, pool_timeout=5)
+            kwargs["connect_args"] = {"connect_timeout": 3}
+        self.engine: Engine = create_engine(url, **kwargs)
+        if self.is_sqlite:
+            _configure_sqlite(self.engine, busy_timeout_ms)
+        self._sessions = sessionmaker(self.engine, expire_on_commit=False, autoflush=False)
+
+    @contextmanager
+    def transaction(self, *, write: bool) -> Iterator[Session]:
+        """One transaction: committed when the block ends normally, rolled back otherwise."""
+        try:
+            with self._sessions() as session, session.begin():
+                if write:  # the connection begins with BEGIN IMMEDIATE on SQLite
+                    session.connection(execution_options={_WRITE: True})
+                yield session
+        except (exc.OperationalError, exc.InterfaceError) as error:
+            if _is_unavailable(error):
+                raise DatabaseUnavailable(str(error.orig or error)) from error
+            raise
+        except exc.TimeoutError as error:  # no pooled connection came free in time
+            raise DatabaseUnavailable("connection pool exhausted") from error
+
+    def ping(self) -> None:
+        """Raise :class:`DatabaseUnavailable` unless a trivial query succeeds."""
+        with self.transaction(write=False) as session:
+            session.connection().exec_driver_sql("SELECT 1")
+
+    def dispose(self) -> None:
+        self.engine.dispose()
+
+
+def _is_unavailable(error: exc.DBAPIError) -> bool:
+    if error.connection_invalidated:
+        return True
+    text = str(error.orig or error).lower()
+    markers = ("connection", "could not connect", "server closed", "terminating", "shutting down", "timeout")
+    return any(marker in text for marker in markers) and "locked" not in text
+
+
+def _configure_sqlite(engine: Engine, busy_timeout_ms: int) -> None:
+    @event.listens_for(engine, "connect")
+    def on_connect(dbapi_connection: Any, _record: Any) -> None:
+        dbapi_connection.isolation_level = None  # we issue BEGIN ourselves, below
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute(f"PRAGMA busy_timeout={int(busy_timeout_ms)}")
+        cursor.execute("PRAGMA synchronous=NORMAL")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def on_begin(connection: Any) -> None:
+        mode = "IMMEDIATE" if connection.get_execution_options().get(_WRITE) else "DEFERRED"
+        connection.exec_driver_sql(f"BEGIN {mode}")

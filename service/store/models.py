@@ -1,0 +1,92 @@
+"""The tables: games, their seats, their append-only action log and their completed tricks.
+
+Every table is keyed by game id first, so every transaction touches exactly one game and
+the schema can be sharded by game id later.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import JSON, DateTime, ForeignKey, Index, Integer, SmallInteger, String, func
+from sqlalchemy.dialects.postgresql import JSONB
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+JsonType = JSON().with_variant(JSONB(), "postgresql")
+
+
+class Base(DeclarativeBase):
+    """The declarative base of every table."""
+
+
+class GameRow(Base):
+    """One game: its public summary columns (for listing) and the engine's snapshot (secret)."""
+
+    __tablename__ = "games"
+
+    id: Mapped[str] = mapped_column(String(26), primary_key=True)
+    version: Mapped[int] = mapped_column(Integer, nullable=False)
+    status: Mapped[str] = mapped_column(String(20), nullable=False)
+    target_score: Mapped[int] = mapped_column(SmallInteger, nullable=False)
+    auto_deal: Mapped[bool] = mapped_column(nullable=False, default=False)
+    seed: Mapped[str | None] = mapped_column(String(200))  # the caller's seed: never shown
+    requested_first_dealer: Mapped[int | None] = mapped_column(SmallInteger)
+    open_seats: Mapped[int] = mapped_column(SmallInteger, nullable=False)
+    trick_count: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
+    action_count: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
+    # The engine's snapshot (hands, the hand's seed): None until all three seats are taken.
+    state: Mapped[dict[str, Any] | None] = mapped_column(JsonType)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False)
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False)
+
+    seats: Mapped[list[SeatRow]] = relationship(
+        back_populates="game", order_by="SeatRow.seat", lazy="selectin", cascade="all, delete-orphan"
+    )
+
+    __table_args__ = (Index("ix_games_status_id", "status", "id"),)
+
+
+class SeatRow(Base):
+    """One of the three seats of a game; open while ``token_hash`` is None."""
+
+    __tablename__ = "seats"
+
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), primary_key=True)
+    seat: Mapped[int] = mapped_column(SmallInteger, primary_key=True)
+    name: Mapped[str | None] = mapped_column(String(40))
+    age: Mapped[int | None] = mapped_column(SmallInteger)
+    token_hash: Mapped[str | None] = mapped_column(String(64))
+    joined_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+    game: Mapped[GameRow] = relationship(back_populates="seats", lazy="raise")
+
+
+class ActionRow(Base):
+    """The append-only log of a game's actions, numbered from 1. A deal row holds its seed: secret."""
+
+    __tablename__ = "actions"
+
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), primary_key=True)
+    seq: Mapped[int] = mapped_column(Integer, primary_key=True)
+    kind: Mapped[str] = mapped_column(String(8), nullable=False)  # "deal" or "play"
+    seat: Mapped[int] = mapped_column(SmallInteger, nullable=False)
+    card: Mapped[str | None] = mapped_column(String(16))
+    seed: Mapped[str | None] = mapped_column(String(128))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False, server_default=func.now())
+
+
+class TrickRow(Base):
+    """A completed trick, numbered from 1 across the whole game: public once played."""
+
+    __tablename__ = "tricks"
+
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), primary_key=True)
+    number: Mapped[int] = mapped_column(Integer, primary_key=True)
+    hand_number: Mapped[int] = mapped_column(Integer, nullable=False)
+    trick_number: Mapped[int] = mapped_column(SmallInteger, nullable=False)
+    leader: Mapped[int] = mapped_column(SmallInteger, nullable=False)
+    plays: Mapped[list[list[Any]]] = mapped_column(JsonType, nullable=False)  # [[seat, card], …]
+    winner: Mapped[int] = mapped_column(SmallInteger, nullable=False)
+    points: Mapped[int] = mapped_column(SmallInteger, nullable=False)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False, server_default=func.now())

@@ -126,6 +126,9 @@ CARD_CODES: tuple[str, ...] = tuple(card.code for card in DECK)
 _BY_CODE = {card.code: card for card in DECK}
 _RANK_CODES = ", ".join(rank.value for rank in RANKS)
 _SUIT_CODES = ", ".join(suit.value for suit in SUITS)
+_RANK_VALUES = frozenset(rank.value for rank in RANKS)
+_SUIT_VALUES = frozenset(suit.value for suit in SUITS)
+_FORM = "expected '<rank>-<suit>', such as 'ace-coins'"
 
 
 def parse_card(code: str) -> Card:
@@ -135,16 +138,20 @@ def parse_card(code: str) -> Card:
     card = _BY_CODE.get(code)
     if card is not None:
         return card
-    rank, sep, suit = code.partition("-")
-    if not sep:
-        raise InvalidCard(f"{code!r} is not a card code: expected '<rank>-<suit>', such as 'ace-coins'")
+    hyphens = code.count("-")
+    if hyphens == 0:
+        raise InvalidCard(f"{code!r} is not a card code: {_FORM}")
+    if hyphens > 1:
+        raise InvalidCard(f"{code!r} is not a card code: it has {hyphens} hyphens; {_FORM}")
+    lower = _BY_CODE.get(code.lower())
+    if lower is not None:
+        raise InvalidCard(f"{code!r} is not a card code: card codes are lower case: {lower.code!r}")
+    rank, _, suit = code.partition("-")
     problems = []
-    if rank not in {r.value for r in RANKS}:
+    if rank not in _RANK_VALUES:
         problems.append(f"rank {rank!r} is not one of {_RANK_CODES}")
-    if suit not in {s.value for s in SUITS}:
+    if suit not in _SUIT_VALUES:
         problems.append(f"suit {suit!r} is not one of {_SUIT_CODES}")
-    if not problems:  # e.g. a second hyphen
-        problems.append("expected '<rank>-<suit>', such as 'ace-coins'")
     raise InvalidCard(f"{code!r} is not a card code: " + "; ".join(problems))
 
 

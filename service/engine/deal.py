@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+import struct
 from collections.abc import Iterator
 
 from .cards import DECK, Card
@@ -46,35 +47,38 @@ __all__ = [
 
 SEED_BYTES = 32
 _TWO_32 = 1 << 32
+_DECK_SIZE = len(DECK)
+_BLOCK_WORDS = struct.Struct(">8I").unpack  # one SHA-256 block as eight big-endian 32-bit words
+# The rejection limit of step 2 for every n a deal draws with (1 .. 48).
+_LIMITS = tuple(_TWO_32 - (_TWO_32 % n) if n else 0 for n in range(_DECK_SIZE + 1))
+
+
+def _words(seed: bytes) -> Iterator[int]:
+    """Step 1: the 32-bit big-endian words of SHA-256(seed || counter), counter 0, 1, 2, …"""
+    sha256 = hashlib.sha256
+    counter = 0
+    while True:
+        yield from _BLOCK_WORDS(sha256(seed + counter.to_bytes(8, "big")).digest())
+        counter += 1
 
 
 class DealStream:
     """Uniform integers drawn from SHA-256 in counter mode over a seed."""
 
-    __slots__ = ("_seed", "_counter", "_words")
+    __slots__ = ("_words",)
 
     def __init__(self, seed: bytes) -> None:
-        self._seed = seed
-        self._counter = 0
-        self._words: Iterator[int] = iter(())
-
-    def _next_word(self) -> int:
-        for word in self._words:
-            return word
-        block = hashlib.sha256(self._seed + self._counter.to_bytes(8, "big")).digest()
-        self._counter += 1
-        self._words = iter([int.from_bytes(block[i : i + 4], "big") for i in range(0, 32, 4)])
-        return next(self._words)
+        self._words = _words(seed)
 
     def below(self, n: int) -> int:
         """A uniform integer in ``[0, n)``, by rejection sampling (no modulo bias)."""
         if not 0 < n <= _TWO_32:
             raise ValueError("n must be in 1 .. 2**32")
-        limit = _TWO_32 - (_TWO_32 % n)
-        while True:
-            x = self._next_word()
+        limit = _LIMITS[n] if n <= _DECK_SIZE else _TWO_32 - (_TWO_32 % n)
+        for x in self._words:
             if x < limit:
                 return x % n
+        raise AssertionError("a deal stream never runs dry")
 
 
 def new_hand_seed() -> bytes:
@@ -95,8 +99,13 @@ def commitment(seed: bytes) -> str:
 def shuffle(stream: DealStream) -> list[Card]:
     """Fisher–Yates over the canonical deck, driven by ``stream``."""
     deck = list(DECK)
-    for i in range(len(deck) - 1, 0, -1):
-        j = stream.below(i + 1)
+    words = stream._words  # stream.below(i + 1), inlined: this loop is the cost of a deal
+    for i in range(_DECK_SIZE - 1, 0, -1):
+        limit = _LIMITS[i + 1]
+        x = next(words)
+        while x >= limit:
+            x = next(words)
+        j = x % (i + 1)
         deck[i], deck[j] = deck[j], deck[i]
     return deck
 
@@ -114,9 +123,10 @@ def deal_order(seed: bytes) -> list[Card]:
 
 
 def deal_hands(seed: bytes, dealer: int) -> tuple[list[Card], list[Card], list[Card]]:
-    """The three hands, indexed by seat, dealt one card at a time from the dealer's left."""
+    """The three hands, indexed by seat, in the order dealt: one card at a time from the dealer's left."""
     deck = deal_order(seed)
-    hands: tuple[list[Card], list[Card], list[Card]] = ([], [], [])
-    for k, card in enumerate(deck):
-        hands[(dealer + 1 + k) % 3].append(card)
-    return hands
+    hands: list[list[Card]] = [[], [], []]
+    # Card k goes to seat (dealer + 1 + k) % 3: every third card, starting with the dealer's left.
+    for offset in range(3):
+        hands[(dealer + 1 + offset) % 3] = deck[offset::3]
+    return hands[0], hands[1], hands[2]

@@ -10,8 +10,9 @@ from __future__ import annotations
 import secrets
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from operator import attrgetter
 
-from .cards import Card
+from .cards import DECK, Card
 from .deal import DealStream, commitment, deal_hands, derive_hand_seed, new_hand_seed
 from .errors import (
     CardNotInHand,
@@ -35,6 +36,8 @@ from .records import (
     PlayAction,
     Played,
     Status,
+    new_completed_trick,
+    new_played,
 )
 from .tricks import trick_winner
 
@@ -56,6 +59,15 @@ TRICKS_PER_HAND = 16
 MIN_TARGET = 1
 MAX_TARGET = 100
 DEFAULT_TARGET = 15
+
+# Hot-path constants: an enum member costs a class attribute lookup each time it is named.
+_WAITING_FOR_DEAL = Status.WAITING_FOR_DEAL
+_PLAYING = Status.PLAYING
+_FINISHED = Status.FINISHED
+# Every (seat, card) pair as an immutable record, made once: a play allocates neither.
+_PLAYS = tuple(tuple(Play(seat, card) for card in DECK) for seat in SEATS)
+_PLAY_ACTIONS = tuple(tuple(PlayAction(seat, card) for card in DECK) for seat in SEATS)
+_card_order = attrgetter("order")
 
 
 def left_of(seat: int) -> int:
@@ -152,7 +164,7 @@ class Game:
 
     def __init__(self, setup: GameSetup | None = None) -> None:
         self.setup = setup if setup is not None else GameSetup()
-        self._status = Status.WAITING_FOR_DEAL
+        self._status = _WAITING_FOR_DEAL
         self._hand_number = 0
         self._dealer = self.setup.first_dealer
         self._leader: int | None = None
@@ -215,7 +227,7 @@ class Game:
     @property
     def trick_number(self) -> int:
         """The number (1 to 16) of the trick in progress, or of the last one played."""
-        return len(self._hand_tricks) + (1 if self._trick or self._status is Status.PLAYING else 0)
+        return len(self._hand_tricks) + (1 if self._trick or self._status is _PLAYING else 0)
 
     @property
     def hand_tricks(self) -> tuple[CompletedTrick, ...]:
@@ -248,7 +260,7 @@ class Game:
 
     @property
     def is_over(self) -> bool:
-        return self._status is Status.FINISHED
+        return self._status is _FINISHED
 
     @property
     def commitment(self) -> str | None:
@@ -271,7 +283,7 @@ class Game:
 
     def legal_cards(self, seat: int) -> tuple[Card, ...]:
         """The cards ``seat`` may play now: its whole hand on its turn (no duty to follow suit), else none."""
-        if self._status is Status.PLAYING and seat == self._turn:
+        if self._status is _PLAYING and seat == self._turn and type(seat) is int:
             return tuple(self._hands[seat])
         return ()
 
@@ -280,9 +292,9 @@ class Game:
     def verify_deal(self, seat: int) -> None:
         """Raise the precise error if ``seat`` may not deal now."""
         _check_seat(seat)
-        if self._status is Status.FINISHED:
+        if self._status is _FINISHED:
             raise GameFinished("the game is over")
-        if self._status is Status.PLAYING:
+        if self._status is _PLAYING:
             raise HandInProgress(f"hand {self._hand_number} is still being played")
         if seat != self._dealer:
             raise NotDealer(f"seat {self._dealer} deals this hand, not seat {seat}")
@@ -313,7 +325,7 @@ class Game:
             cards.sort(key=_card_order)
         self._hands = hands
         self._hand_number += 1
-        self._status = Status.PLAYING
+        self._status = _PLAYING
         self._leader = self._turn = left_of(dealer)
         self._trick = []
         self._hand_tricks = []
@@ -328,68 +340,81 @@ class Game:
     def verify_play(self, seat: int, card: Card) -> None:
         """Raise the precise error if ``seat`` may not play ``card`` now."""
         status = self._status
-        if status is not Status.PLAYING:
+        if status is not _PLAYING:
             _check_seat(seat)
-            if status is Status.FINISHED:
+            if status is _FINISHED:
                 raise GameFinished("the game is over")
             raise NoHandInProgress(f"hand {self._hand_number + 1} has not been dealt yet")
-        if seat != self._turn:
+        if seat != self._turn or type(seat) is not int:
             _check_seat(seat)
             raise NotYourTurn(f"it is seat {self._turn}'s turn, not seat {seat}'s")
+        if type(card) is not Card:
+            raise InvalidCard(f"{card!r} is not a card")
         if card not in self._hands[seat]:
-            if not isinstance(card, Card):
-                raise InvalidCard(f"{card!r} is not a card")
             raise CardNotInHand(f"seat {seat} does not hold {card.code}")
 
     def can_play(self, seat: int, card: Card) -> bool:
-        try:
-            self.verify_play(seat, card)
-        except (InvalidSeat, InvalidCard, GameFinished, NoHandInProgress, NotYourTurn, CardNotInHand):
-            return False
-        return True
+        # The conditions of verify_play, without building an exception.
+        return (
+            self._status is _PLAYING
+            and seat == self._turn
+            and type(seat) is int
+            and type(card) is Card
+            and card in self._hands[seat]
+        )
 
     def play(self, seat: int, card: Card) -> Played:
         """``seat`` plays ``card``; the third card of a trick settles it."""
-        self.verify_play(seat, card)
-        return self._apply_play(PlayAction(seat, card))
+        if not (
+            self._status is _PLAYING
+            and seat == self._turn
+            and type(seat) is int
+            and type(card) is Card
+            and card in self._hands[seat]
+        ):
+            self.verify_play(seat, card)  # raises the precise error
+            raise AssertionError("verify_play accepted a play that can_play refuses")
+        return self._apply_play(seat, card)
 
-    def _apply_play(self, action: PlayAction) -> Played:
-        seat, card = action.seat, action.card
+    def _apply_play(self, seat: int, card: Card) -> Played:
+        order = card.order
         self._hands[seat].remove(card)
+        self._log.append(_PLAY_ACTIONS[seat][order])
         trick = self._trick
-        trick.append(Play(seat, card))
-        self._log.append(action)
+        trick.append(_PLAYS[seat][order])
         trick_number = len(self._hand_tricks) + 1
         if len(trick) < 3:
             self._turn = (seat + 1) % 3
-            return Played(seat, card, self._hand_number, trick_number, tuple(trick), None, None, None)
+            return new_played(seat, card, self._hand_number, trick_number, tuple(trick), None, None, None)
 
-        plays = (trick[0], trick[1], trick[2])
-        win = plays[trick_winner((plays[0].card, plays[1].card, plays[2].card))].seat
-        points = (plays[0].card.suit_index == 1) + (plays[1].card.suit_index == 1) + (plays[2].card.suit_index == 1)
-        assert self._leader is not None
-        completed = CompletedTrick(self._hand_number, trick_number, self._leader, plays, win, points)
+        a, b, c = trick
+        plays = (a, b, c)
+        win = plays[trick_winner((a.card, b.card, c.card))].seat
+        points = (a.card.suit_index == 1) + (b.card.suit_index == 1) + (c.card.suit_index == 1)
+        leader = a.seat
+        completed = new_completed_trick(self._hand_number, trick_number, leader, plays, win, points)
         self._hand_tricks.append(completed)
         self._last_trick = completed
         self._trick = []
-        self._scores[win] += points
+        scores = self._scores
+        scores[win] += points
         self._tricks_won[win] += 1
 
         hand_ended = None
-        if self._scores[win] >= self.setup.target_score:
-            self._status = Status.FINISHED
+        if scores[win] >= self.setup.target_score:
+            self._status = _FINISHED
             self._winner = win
             self._turn = self._leader = None
             hand_ended = self._end_hand(None)
         elif trick_number == TRICKS_PER_HAND:
-            self._status = Status.WAITING_FOR_DEAL
+            self._status = _WAITING_FOR_DEAL
             self._dealer = right_of(win)  # so the winner of the last trick leads next
             self._turn = self._dealer
             self._leader = None
             hand_ended = self._end_hand(self._dealer)
         else:
             self._leader = self._turn = win
-        return Played(seat, card, self._hand_number, trick_number, plays, completed, hand_ended, self._winner)
+        return new_played(seat, card, self._hand_number, trick_number, plays, completed, hand_ended, self._winner)
 
     def _end_hand(self, next_dealer: int | None) -> HandEnded:
         assert self._seed is not None and self._commitment is not None
@@ -406,8 +431,7 @@ class Game:
         if isinstance(action, DealAction):
             self.verify_deal(action.seat)
             return self._apply_deal(action)
-        self.verify_play(action.seat, action.card)
-        return self._apply_play(action)
+        return self.play(action.seat, action.card)
 
     @classmethod
     def replay(cls, setup: GameSetup, actions: Iterable[Action]) -> Game:
@@ -429,7 +453,3 @@ class Game:
             f"<Game {self._status.value} hand={self._hand_number} dealer={self._dealer} "
             f"turn={self._turn} scores={self._scores} target={self.setup.target_score}>"
         )
-
-
-def _card_order(card: Card) -> int:
-    return card.order

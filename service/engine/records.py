@@ -110,3 +110,78 @@ class Played:
     completed: CompletedTrick | None  # set when this play was the third of the trick
     hand_ended: HandEnded | None
     winner: int | None  # the game's winner, when this play ended the game
+
+
+# -- fast construction, for the engine's hot path ----------------------------------------
+#
+# A frozen dataclass's ``__init__`` sets each field through ``object.__setattr__``: for a
+# Played that costs more than the rest of a play. The engine instead fills a mutable draft
+# with exactly the same slots, then makes it the record by assigning ``__class__``, which
+# Python allows between classes of identical layout (it raises TypeError otherwise). The
+# result is an ordinary frozen instance, equal field by field to one the constructor makes.
+
+
+class _PlayedDraft:
+    __slots__ = ("seat", "card", "hand_number", "trick_number", "trick", "completed", "hand_ended", "winner")
+
+    seat: int
+    card: Card
+    hand_number: int
+    trick_number: int
+    trick: tuple[Play, ...]
+    completed: CompletedTrick | None
+    hand_ended: HandEnded | None
+    winner: int | None
+
+
+class _CompletedTrickDraft:
+    __slots__ = ("hand_number", "trick_number", "leader", "plays", "winner", "points")
+
+    hand_number: int
+    trick_number: int
+    leader: int
+    plays: tuple[Play, Play, Play]
+    winner: int
+    points: int
+
+
+_new = object.__new__
+
+
+def new_played(
+    seat: int,
+    card: Card,
+    hand_number: int,
+    trick_number: int,
+    trick: tuple[Play, ...],
+    completed: CompletedTrick | None,
+    hand_ended: HandEnded | None,
+    winner: int | None,
+) -> Played:
+    """``Played(...)``, several times faster. For the engine's own use."""
+    draft = _new(_PlayedDraft)
+    draft.seat = seat
+    draft.card = card
+    draft.hand_number = hand_number
+    draft.trick_number = trick_number
+    draft.trick = trick
+    draft.completed = completed
+    draft.hand_ended = hand_ended
+    draft.winner = winner
+    draft.__class__ = Played  # type: ignore[assignment]
+    return draft  # type: ignore[return-value]
+
+
+def new_completed_trick(
+    hand_number: int, trick_number: int, leader: int, plays: tuple[Play, Play, Play], winner: int, points: int
+) -> CompletedTrick:
+    """``CompletedTrick(...)``, several times faster. For the engine's own use."""
+    draft = _new(_CompletedTrickDraft)
+    draft.hand_number = hand_number
+    draft.trick_number = trick_number
+    draft.leader = leader
+    draft.plays = plays
+    draft.winner = winner
+    draft.points = points
+    draft.__class__ = CompletedTrick  # type: ignore[assignment]
+    return draft  # type: ignore[return-value]

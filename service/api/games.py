@@ -9,7 +9,7 @@ from flask.views import MethodView
 
 from ..games import Created, NewGame, NewPlayer, PublicGame
 from .context import GAME_ID, games
-from .http import Blueprint, not_modified, with_etag
+from .common import Blueprint, not_modified, with_etag
 from .schemas import CreatedGameSchema, CreateGameSchema, GamePageSchema, GameSchema, ListGamesQuerySchema, ScoresSchema
 
 blp = Blueprint("games", __name__, url_prefix="/v1/games", description="Create, find and read games.")

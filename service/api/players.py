@@ -7,7 +7,7 @@ from typing import Any
 from flask.views import MethodView
 
 from .context import GAME_ID, games
-from .http import Blueprint, if_match, with_etag
+from .common import Blueprint, if_match, with_etag
 from .schemas import JoinedGameSchema, JoinGameSchema
 
 blp = Blueprint("players", __name__, url_prefix="/v1/games", description="Take the open seats of a game.")

@@ -7,7 +7,7 @@ from typing import Any
 from flask.views import MethodView
 
 from .context import GAME_ID, games
-from .http import Blueprint, bearer_token, if_match, with_etag
+from .common import Blueprint, bearer_token, if_match, with_etag
 from .schemas import PlayCardSchema, PlayResultSchema
 
 blp = Blueprint("plays", __name__, url_prefix="/v1/games", description="Play cards.")

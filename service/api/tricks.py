@@ -8,7 +8,7 @@ from flask import url_for
 from flask.views import MethodView
 
 from .context import GAME_ID, games
-from .http import Blueprint, not_modified, with_etag
+from .common import Blueprint, not_modified, with_etag
 from .schemas import ListTricksQuerySchema, TrickPageSchema
 
 blp = Blueprint("tricks", __name__, url_prefix="/v1/games", description="The history of completed tricks.")

@@ -1,0 +1,119 @@
+"""Shared fixtures: an app on a fresh database for each test.
+
+The suite runs on SQLite by default. Set ``TEST_DATABASE_URL`` (for example
+``postgresql://postgres@127.0.0.1:5432/test``) to run it on PostgreSQL: each pytest-xdist
+worker gets its own schema, emptied before every test.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+from sqlalchemy import create_engine, text
+
+from service import create_app
+from service.config import Settings
+from service.store import Base
+
+POSTGRES_URL = os.environ.get("TEST_DATABASE_URL")
+
+
+def _postgres_schema_url(worker: str) -> str:
+    settings = Settings(database_url=POSTGRES_URL or "")
+    schema = f"coins_test_{worker}"
+    engine = create_engine(settings.sqlalchemy_url)
+    with engine.begin() as connection:
+        connection.execute(text(f'CREATE SCHEMA IF NOT EXISTS "{schema}"'))
+    engine.dispose()
+    separator = "&" if "?" in settings.sqlalchemy_url else "?"
+    return f"{settings.sqlalchemy_url}{separator}options={quote(f'-csearch_path={schema}')}"
+
+
+@pytest.fixture(scope="session")
+def postgres_url(worker_id: str) -> str | None:
+    """The PostgreSQL URL of this worker's schema, or None when the suite runs on SQLite."""
+    return _postgres_schema_url(worker_id) if POSTGRES_URL else None
+
+
+@pytest.fixture
+def database_url(postgres_url: str | None, tmp_path: Path) -> Iterator[str]:
+    """A fresh, empty database for one test."""
+    if postgres_url is None:
+        yield f"sqlite:///{tmp_path / 'coins.sqlite3'}"
+        return
+    engine = create_engine(postgres_url)
+    Base.metadata.drop_all(engine)
+    engine.dispose()
+    yield postgres_url
+
+
+@pytest.fixture
+def settings(database_url: str) -> Settings:
+    return Settings(database_url=database_url)
+
+
+@pytest.fixture
+def app(settings: Settings) -> Iterator[Flask]:
+    app = create_app(settings)
+    app.config["TESTING"] = True
+    yield app
+    app.extensions["coins.db"].dispose()
+
+
+@pytest.fixture
+def client(app: Flask) -> FlaskClient:
+    return app.test_client()
+
+
+@dataclass
+class Table:
+    """A game created through the API, with every seat's token."""
+
+    client: FlaskClient
+    id: str
+    tokens: dict[int, str] = field(default_factory=dict)
+
+    def auth(self, seat: int) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.tokens[seat]}"}
+
+    def state(self) -> dict[str, Any]:
+        response = self.client.get(f"/v1/games/{self.id}")
+        assert response.status_code == 200, response.json
+        return response.json  # type: ignore[no-any-return]
+
+    def hand(self, seat: int) -> list[str]:
+        response = self.client.get(f"/v1/games/{self.id}/hand", headers=self.auth(seat))
+        assert response.status_code == 200, response.json
+        return response.json["cards"]  # type: ignore[no-any-return]
+
+    def deal(self, seat: int | None = None) -> Any:
+        seat = self.state()["dealer"] if seat is None else seat
+        return self.client.post(f"/v1/games/{self.id}/hands", headers=self.auth(seat))
+
+    def play(self, seat: int, card: str, **headers: str) -> Any:
+        return self.client.post(
+            f"/v1/games/{self.id}/plays", json={"card": card}, headers={**self.auth(seat), **headers}
+        )
+
+
+@pytest.fixture
+def new_table(client: FlaskClient) -> Any:
+    """Create a full game: ``new_table(target_score=10, seed="x", first_dealer=0, ...)``."""
+
+    def create(**body: Any) -> Table:
+        body.setdefault("seats", [{"name": "Ana", "age": 41}, {"name": "Bo", "age": 35}, {"name": "Cy", "age": 29}])
+        response = client.post("/v1/games", json=body)
+        assert response.status_code == 201, response.json
+        table = Table(client, response.json["id"])
+        table.tokens = {c["seat"]: c["token"] for c in response.json["credentials"]}
+        return table
+
+    return create

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
-from service.engine import Card, NotYourTurn, PrivateView
+from service.engine import Card, NotYourTurn, PrivateView, Status
 
 __all__ = ["Decision", "Bot", "check_turn"]
 
@@ -34,4 +34,6 @@ def check_turn(seat: int, view: PrivateView) -> None:
     if view.seat != seat:
         raise ValueError(f"the bot of seat {seat} was given the view of seat {view.seat}")
     if not view.legal_cards:
-        raise NotYourTurn(f"seat {seat} has no card to play now (it is seat {view.public.turn}'s turn)")
+        public = view.public
+        why = f"seat {public.turn} is to play" if public.status is Status.PLAYING else "no hand is being played"
+        raise NotYourTurn(f"seat {seat} has no card to play now: {why}")

@@ -98,6 +98,9 @@ def choose_first_dealer(
     """
     if len(ages) != 3:
         raise InvalidSetup("ages must list one entry per seat")
+    for age in ages:
+        if age is not None and (type(age) is not int or age < 0):
+            raise InvalidSetup(f"an age is a whole number of years or None, not {age!r}")
     if named is not None:
         return _check_seat(named), FirstDealerReason.NAMED
     if all(age is not None for age in ages):

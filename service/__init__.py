@@ -6,9 +6,12 @@ from flask import Flask, request
 
 from .api import init_api
 from .api.context import EXTENSION
+from .api.cors import init_cors
+from .api.docs import configure_docs
 from .api.problems import Problem
 from .config import Settings
 from .games import GameService
+from .observability import init_observability
 from .store import Base, Database
 
 __all__ = ["create_app"]
@@ -36,5 +39,8 @@ def create_app(settings: Settings | None = None) -> Flask:
         if request.method in BODY_METHODS and has_body and not request.is_json:
             raise Problem("unsupported_media_type", "send the body as application/json")
 
-    init_api(app)
+    configure_docs(app)
+    api = init_api(app)
+    init_cors(app, settings.cors_origins)
+    init_observability(app, settings, api)
     return app

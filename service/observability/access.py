@@ -1,0 +1,115 @@
+"""Per-request bookkeeping: a request id, one JSON access-log line, and the request metrics.
+
+The id comes from the client's ``X-Request-ID`` when it looks like an id (short, plain
+characters), otherwise it is generated; either way the response echoes it. The access line
+names the URL rule, never the raw path, and carries no header or body: tokens and cards
+stay out of the logs.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+import uuid
+
+from flask import Flask, Response, g, has_request_context, request
+
+from .metrics import CARDS_PLAYED, GAMES_CREATED, REQUEST_SECONDS, REQUESTS
+
+__all__ = ["REQUEST_ID_HEADER", "RequestIdFilter", "current_request_id", "init_access"]
+
+REQUEST_ID_HEADER = "X-Request-ID"
+_SANE_ID = re.compile(r"[A-Za-z0-9._~:+/=-]{1,128}")
+UNMATCHED = "<unmatched>"
+# Probes and scrapes come every few seconds: their lines are DEBUG, not INFO.
+QUIET_ROUTES = frozenset({"/healthz", "/readyz", "/metrics"})
+CREATE_GAME = ("POST", "/v1/games")
+PLAY_CARD = ("POST", "/v1/games/<game_id>/plays")
+GAME_PATH_PREFIX = "/v1/games/"
+
+log = logging.getLogger("service.access")
+
+
+def current_request_id() -> str | None:
+    """The id of the request being handled, or None outside a request."""
+    if not has_request_context():
+        return None
+    request_id: str | None = g.get("request_id")
+    return request_id
+
+
+class RequestIdFilter(logging.Filter):
+    """Adds ``request_id`` to every record logged while a request is handled."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if not hasattr(record, "request_id"):
+            request_id = current_request_id()
+            if request_id is not None:
+                record.request_id = request_id
+        return True
+
+
+def _request_id() -> str:
+    supplied = request.headers.get(REQUEST_ID_HEADER, "")
+    if _SANE_ID.fullmatch(supplied) and not _is_token(supplied):
+        return supplied
+    return uuid.uuid4().hex
+
+
+def _is_token(value: str) -> bool:
+    """A client that sends its own token as the request id must not get it logged."""
+    authorization = request.headers.get("Authorization", "")
+    return bool(authorization) and value in authorization
+
+
+def _start() -> None:
+    g.request_started = time.perf_counter()
+    g.request_id = _request_id()
+
+
+def _finish(response: Response) -> Response:
+    started = g.get("request_started")
+    if started is None:  # a before_request hook failed before ours ran
+        _start()
+        started = g.request_started
+    seconds = time.perf_counter() - started
+    request_id = g.request_id
+    response.headers[REQUEST_ID_HEADER] = request_id
+
+    rule = request.url_rule
+    route = rule.rule if rule is not None else UNMATCHED
+    method = request.method
+    status = response.status_code
+    REQUESTS.labels(method, route, str(status)).inc()
+    REQUEST_SECONDS.labels(method, route).observe(seconds)
+    if status == 201:
+        if (method, route) == PLAY_CARD:
+            CARDS_PLAYED.inc()
+        elif (method, route) == CREATE_GAME:
+            GAMES_CREATED.inc()
+
+    level = logging.DEBUG if route in QUIET_ROUTES else logging.INFO
+    if log.isEnabledFor(level):
+        game_id = (request.view_args or {}).get("game_id")
+        if game_id is None and status == 201:
+            location = response.headers.get("Location", "")
+            if location.startswith(GAME_PATH_PREFIX):
+                game_id = location[len(GAME_PATH_PREFIX) :]
+        fields = {
+            "method": method,
+            "route": route,
+            "status": status,
+            "duration_ms": round(seconds * 1000, 3),
+            "request_id": request_id,
+            "game_id": game_id,
+            "remote_addr": request.remote_addr,
+        }
+        log.log(level, "%s %s %d", method, route, status, extra=fields)
+    return response
+
+
+def init_access(app: Flask) -> None:
+    """Give every request an id, and time, count and log it from the first before_request hook on."""
+    app.before_request_funcs.setdefault(None, []).insert(0, _start)
+    app.after_request(_finish)

@@ -1,0 +1,52 @@
+"""Prometheus metrics: requests by route and status, their latency, games created and cards played.
+
+Under gunicorn the workers are separate processes, so with ``PROMETHEUS_MULTIPROC_DIR`` set
+(gunicorn.conf.py sets it) prometheus_client keeps each worker's values in files there and
+``/metrics`` adds them up across workers. Without it (tests, ``flask run``) the values live
+in this process's default registry.
+"""
+
+from __future__ import annotations
+
+import os
+
+from flask import Flask, Response
+from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, Counter, Histogram, generate_latest
+from prometheus_client import multiprocess as prometheus_multiprocess
+
+__all__ = ["CARDS_PLAYED", "GAMES_CREATED", "REQUESTS", "REQUEST_SECONDS", "init_metrics", "render_metrics"]
+
+MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
+
+REQUESTS = Counter(
+    "coins_http_requests",
+    "HTTP requests answered, by method, route (the URL rule, never a raw path) and status.",
+    ["method", "route", "status"],
+)
+REQUEST_SECONDS = Histogram(
+    "coins_http_request_duration_seconds",
+    "Time from the request reaching the app to its response, by method and route.",
+    ["method", "route"],
+    buckets=(0.001, 0.0025, 0.005, 0.0075, 0.01, 0.015, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0),
+)
+GAMES_CREATED = Counter("coins_games_created", "Games created (createGame answered 201).")
+CARDS_PLAYED = Counter("coins_cards_played", "Cards played (playCard answered 201).")
+
+
+def render_metrics() -> tuple[bytes, str]:
+    """The exposition text: every worker's values in multiprocess mode, this process's otherwise."""
+    if os.environ.get(MULTIPROC_ENV):
+        registry = CollectorRegistry()
+        prometheus_multiprocess.MultiProcessCollector(registry)  # type: ignore[no-untyped-call]
+        return generate_latest(registry), CONTENT_TYPE_LATEST
+    return generate_latest(REGISTRY), CONTENT_TYPE_LATEST
+
+
+def init_metrics(app: Flask) -> None:
+    """Serve ``GET /metrics`` (outside the versioned API and its spec)."""
+
+    def metrics() -> Response:
+        body, content_type = render_metrics()
+        return Response(body, content_type=content_type)
+
+    app.add_url_rule("/metrics", endpoint="metrics", view_func=metrics, methods=["GET"])

@@ -1,0 +1,71 @@
+"""CORS: off without CORS_ORIGINS; with it, preflights and simple requests for the listed origins only."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import replace
+
+import pytest
+from flask.testing import FlaskClient
+
+from service import create_app
+
+ORIGIN = "https://play.example"
+
+
+@pytest.fixture
+def cors_client(settings) -> Iterator[FlaskClient]:
+    app = create_app(replace(settings, cors_origins=(ORIGIN, "https://other.example")))
+    yield app.test_client()
+    app.extensions["coins.db"].dispose()
+
+
+def _header_set(value: str | None) -> set[str]:
+    return {part.strip().lower() for part in (value or "").split(",") if part.strip()}
+
+
+def test_preflight_of_a_play_is_allowed(cors_client):
+    response = cors_client.options(
+        "/v1/games/some-game/plays",
+        headers={
+            "Origin": ORIGIN,
+            "Access-Control-Request-Method": "POST",
+            "Access-Control-Request-Headers": "authorization, content-type, if-match",
+        },
+    )
+    assert response.status_code == 200
+    assert response.headers["Access-Control-Allow-Origin"] == ORIGIN
+    assert "POST" in response.headers["Access-Control-Allow-Methods"]
+    assert {"authorization", "content-type", "if-match"} <= _header_set(response.headers["Access-Control-Allow-Headers"])
+    assert int(response.headers["Access-Control-Max-Age"]) > 0
+    assert "Access-Control-Allow-Credentials" not in response.headers
+
+
+def test_simple_request_exposes_the_api_headers(cors_client):
+    created = cors_client.post("/v1/games", json={}, headers={"Origin": ORIGIN})
+    assert created.status_code == 201
+    assert created.headers["Access-Control-Allow-Origin"] == ORIGIN
+    exposed = _header_set(created.headers["Access-Control-Expose-Headers"])
+    assert {"etag", "location", "link", "x-request-id"} <= exposed
+    assert "Origin" in created.headers.get("Vary", "")
+
+
+def test_errors_carry_cors_headers_too(cors_client):
+    response = cors_client.get("/v1/games/nosuchgame", headers={"Origin": ORIGIN})
+    assert response.status_code == 404
+    assert response.headers["Access-Control-Allow-Origin"] == ORIGIN
+
+
+def test_other_origins_get_no_cors_headers(cors_client):
+    response = cors_client.get("/v1/games", headers={"Origin": "https://evil.example"})
+    assert response.status_code == 200
+    assert "Access-Control-Allow-Origin" not in response.headers
+
+
+def test_cors_is_off_without_origins(client):
+    response = client.get("/v1/games", headers={"Origin": ORIGIN})
+    assert "Access-Control-Allow-Origin" not in response.headers
+    preflight = client.options(
+        "/v1/games", headers={"Origin": ORIGIN, "Access-Control-Request-Method": "POST"}
+    )
+    assert "Access-Control-Allow-Origin" not in preflight.headers

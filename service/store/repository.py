@@ -24,7 +24,9 @@ class GameRepository:
         return self.session.scalars(query).one_or_none()
 
     def add(self, game: GameRow) -> None:
+        """Insert a new game and its seats now, before any of its actions."""
         self.session.add(game)
+        self.session.flush()
 
     def append_action(self, action: ActionRow) -> None:
         self.session.add(action)

@@ -110,7 +110,11 @@ def test_scores(client, new_table):
     scores = client.get(f"/v1/games/{table.id}/scores").json
     assert scores == {
         "target_score": 20,
-        "scores": [{"seat": 0, "name": "Ana", "score": 0}, {"seat": 1, "name": "Bo", "score": 0}, {"seat": 2, "name": "Cy", "score": 0}],
+        "scores": [
+            {"seat": 0, "name": "Ana", "score": 0},
+            {"seat": 1, "name": "Bo", "score": 0},
+            {"seat": 2, "name": "Cy", "score": 0},
+        ],
         "winner": None,
     }
 

@@ -10,9 +10,11 @@ from flask import Flask
 from flask_smorest.utils import prepare_response
 
 from ..engine import CARD_CODES
+from ..games import STATUSES
 from .fields import CARD_SCHEMA, CardField, card_field_to_ref
+from .openapi import named_enum_to_ref
 from .problems import PROBLEM_MEDIA_TYPE, PROBLEMS, register_problem_handlers
-from .schemas import ProblemSchema
+from .schemas import FIRST_DEALER_CHOICES, ProblemSchema
 
 __all__ = ["Api", "init_api"]
 
@@ -52,6 +54,8 @@ class Api(flask_smorest.Api):  # type: ignore[misc]  # flask-smorest ships no ty
     ERROR_SCHEMA = ProblemSchema
 
     def _register_responses(self) -> None:
+        # Runs inside init_app, before ProblemSchema is converted: its `code` refers to ProblemCode.
+        self.ma_plugin.converter.add_attribute_function(named_enum_to_ref)
         for status in http.HTTPStatus:
             response: dict[str, Any] = {"description": status.phrase}
             if status >= 400:
@@ -68,7 +72,7 @@ class Api(flask_smorest.Api):  # type: ignore[misc]  # flask-smorest ships no ty
 def init_api(app: Flask) -> Api:
     app.config.setdefault("API_TITLE", "Coins")
     app.config.setdefault("API_VERSION", "1.0.0")
-    app.config.setdefault("OPENAPI_VERSION", "3.0.3")
+    app.config.setdefault("OPENAPI_VERSION", "3.1.0")
     app.config.setdefault("ETAG_DISABLED", True)  # we set strong ETags from the game version ourselves
     app.config.setdefault(
         "API_SPEC_OPTIONS",
@@ -76,6 +80,7 @@ def init_api(app: Flask) -> Api:
             "info": {
                 "description": DESCRIPTION,
                 "license": {"name": "MIT", "url": "https://opensource.org/licenses/MIT"},
+                "contact": {"name": "Coins service maintainers"},
             },
             "servers": [{"url": "/", "description": "This server"}],
         },
@@ -85,6 +90,9 @@ def init_api(app: Flask) -> Api:
     api.init_app(app)
     api.ma_plugin.converter.add_attribute_function(card_field_to_ref)
     api.spec.components.schema("Card", CARD_SCHEMA)
+    for name, enum_schema in ENUMS.items():
+        api.spec.components.schema(name, enum_schema)
+    api.spec.components.schemas.pop("PaginationMetadata", None)  # flask-smorest's; we paginate by cursor
     api.spec.components.security_scheme(
         "playerToken",
         {"type": "http", "scheme": "bearer", "description": "The seat's token from createGame or joinGame."},
@@ -110,6 +118,24 @@ HEADERS: dict[str, dict[str, Any]] = {
         "schema": {"type": "string"},
     },
     "WWW-Authenticate": {"description": "`Bearer` challenge.", "schema": {"type": "string"}},
+}
+
+ENUMS: dict[str, dict[str, Any]] = {
+    "GameStatus": {
+        "type": "string",
+        "enum": list(STATUSES),
+        "description": "Where a game stands: open seats, a hand to deal, a hand being played, or over.",
+    },
+    "FirstDealerChoice": {
+        "type": "string",
+        "enum": list(FIRST_DEALER_CHOICES),
+        "description": "How the first dealer was chosen: `named` at creation, the `oldest` player, or `drawn`.",
+    },
+    "ProblemCode": {
+        "type": "string",
+        "enum": sorted(PROBLEMS),
+        "description": "Every problem `code` the service returns: stable, to branch on.",
+    },
 }
 
 PARAMETERS: dict[str, dict[str, Any]] = {

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 from collections import defaultdict
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -19,6 +20,15 @@ __all__ = ["Blueprint", "bearer_token", "if_match", "not_modified", "with_etag"]
 
 class Blueprint(flask_smorest.Blueprint):  # type: ignore[misc]  # flask-smorest ships no types
     """flask-smorest's Blueprint, plus a decorator that documents an operation's problem codes."""
+
+    def _store_endpoint_docs(self, endpoint: str, obj: Any, parameters: Any, tags: Any, **options: Any) -> None:
+        # flask-smorest reads a docstring without a blank line as one long summary, which the
+        # summary given to ``doc()`` then replaces: keep the docstring as the description instead.
+        super()._store_endpoint_docs(endpoint, obj, parameters, tags, **options)
+        for method, doc in self._docs[endpoint].items():
+            function = getattr(obj, method, None) if method != "parameters" else None
+            if function is not None and function.__doc__ and "summary" in doc.get("manual_doc", {}):
+                doc["docstring"] = {"description": inspect.cleandoc(function.__doc__)}
 
     def problems(self, *codes: str) -> Callable[[F], F]:
         """Document each listed problem code under its HTTP status, as ``application/problem+json``."""

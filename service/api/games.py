@@ -8,8 +8,9 @@ from flask import Response, url_for
 from flask.views import MethodView
 
 from ..games import Created, NewGame, NewPlayer, PublicGame
-from .context import GAME_ID, games
 from .common import Blueprint, not_modified, with_etag
+from .context import GAME_ID, games
+from .openapi import CREATED_GAME_LINKS
 from .schemas import CreatedGameSchema, CreateGameSchema, GamePageSchema, GameSchema, ListGamesQuerySchema, ScoresSchema
 
 blp = Blueprint("games", __name__, url_prefix="/v1/games", description="Create, find and read games.")
@@ -41,7 +42,7 @@ class GameViews(MethodView):
             headers["Link"] = f'<{url_for("games.GameViews", **query)}>; rel="next"'  # type: ignore[arg-type]
         return page, 200, headers
 
-    @blp.doc(operationId="createGame", summary="Create a game")
+    @blp.doc(operationId="createGame", summary="Create a game", responses={201: {"links": CREATED_GAME_LINKS}})
     @blp.arguments(CreateGameSchema, example=CREATE_EXAMPLE)
     @blp.response(201, CreatedGameSchema, headers={"Location": "Location", "ETag": "ETag"})
     @blp.problems(

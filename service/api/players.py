@@ -6,8 +6,9 @@ from typing import Any
 
 from flask.views import MethodView
 
-from .context import GAME_ID, games
 from .common import Blueprint, if_match, with_etag
+from .context import GAME_ID, games
+from .openapi import JOINED_GAME_LINKS
 from .schemas import JoinedGameSchema, JoinGameSchema
 
 blp = Blueprint("players", __name__, url_prefix="/v1/games", description="Take the open seats of a game.")
@@ -15,7 +16,7 @@ blp = Blueprint("players", __name__, url_prefix="/v1/games", description="Take t
 
 @blp.route("/<game_id>/players", parameters=[GAME_ID, "IfMatch"])
 class PlayerViews(MethodView):
-    @blp.doc(operationId="joinGame", summary="Take an open seat")
+    @blp.doc(operationId="joinGame", summary="Take an open seat", responses={201: {"links": JOINED_GAME_LINKS}})
     @blp.arguments(JoinGameSchema, example={"name": "Cy", "age": 30, "seat": 2})
     @blp.response(201, JoinedGameSchema, headers={"ETag": "ETag"})
     @blp.problems(

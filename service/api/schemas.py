@@ -15,6 +15,7 @@ from .problems import PROBLEMS
 SEAT = validate.Range(0, 2)
 NAME = validate.Length(1, 40)
 AGE = validate.Range(0, 150)
+FIRST_DEALER_CHOICES = ("named", "oldest", "drawn")
 
 
 def _seat(description: str, **kwargs: object) -> fields.Integer:
@@ -80,7 +81,10 @@ class PlayCardSchema(ma.Schema):
 class ListGamesQuerySchema(ma.Schema):
     status = fields.String(
         validate=validate.OneOf(STATUSES),
-        metadata={"description": "Only games with this status: `waiting_for_players` finds open seats."},
+        metadata={
+            "description": "Only games with this status: `waiting_for_players` finds open seats.",
+            "enum_schema": "GameStatus",
+        },
     )
     limit = fields.Integer(load_default=20, validate=validate.Range(1, 100), metadata={"description": "Page size."})
     cursor = fields.String(
@@ -130,7 +134,9 @@ class SeatSchema(ma.Schema):
 
 class GameSchema(ma.Schema):
     id = fields.String(required=True, metadata={"example": "01jf3v9k2m8q4r6t0w5x7y9z1a"})
-    status = fields.String(required=True, validate=validate.OneOf(STATUSES), metadata={"example": "playing"})
+    status = fields.String(
+        required=True, validate=validate.OneOf(STATUSES), metadata={"example": "playing", "enum_schema": "GameStatus"}
+    )
     target_score = fields.Integer(required=True, metadata={"example": 15})
     seeded = fields.Boolean(required=True, metadata={"description": "Created with a seed: its deals are reproducible."})
     auto_deal = fields.Boolean(required=True)
@@ -160,8 +166,11 @@ class GameSchema(ma.Schema):
     first_dealer_chosen_by = fields.String(
         allow_none=True,
         required=True,
-        validate=validate.OneOf(["named", "oldest", "drawn"]),
-        metadata={"description": "`named` by the creator, the `oldest` player, or `drawn` at random."},
+        validate=validate.OneOf(FIRST_DEALER_CHOICES),
+        metadata={
+            "description": "`named` by the creator, the `oldest` player, or `drawn` at random.",
+            "enum_schema": "FirstDealerChoice",
+        },
     )
     commitment = fields.String(
         allow_none=True,
@@ -206,16 +215,17 @@ class ScoreSchema(ma.Schema):
 
 
 class PlayResultSchema(ma.Schema):
-    play = fields.Method("_play", required=True, metadata={"description": "The card just played."})
+    play = fields.Nested(PlaySchema, required=True, metadata={"description": "The card just played."})
     trick = fields.Nested(TrickSchema, required=True, metadata={"description": "The trick as it now stands."})
-    scores = fields.Method("_scores", required=True)
+    scores = fields.List(
+        fields.Nested(ScoreSchema), required=True, metadata={"description": "Every seat's score after this play."}
+    )
     game = fields.Nested(GameSchema, required=True)
 
-    def _play(self, result: PlayResult) -> dict[str, Any]:
-        return dict(PlaySchema().dump(result))
-
-    def _scores(self, result: PlayResult) -> list[dict[str, Any]]:
-        return list(ScoreSchema(many=True).dump(result.game.seats))
+    @ma.pre_dump
+    def _parts(self, result: PlayResult, **_kwargs: Any) -> dict[str, Any]:
+        # Named schemas for every part (not Method fields), so the spec types them for SDKs.
+        return {"play": result, "trick": result.trick, "scores": result.game.seats, "game": result.game}
 
 
 class HandSchema(ma.Schema):
@@ -258,7 +268,11 @@ class ProblemSchema(ma.Schema):
     code = fields.String(
         required=True,
         validate=validate.OneOf(sorted(PROBLEMS)),
-        metadata={"description": "Stable identifier to branch on.", "example": "not_your_turn"},
+        metadata={
+            "description": "Stable identifier to branch on.",
+            "example": "not_your_turn",
+            "enum_schema": "ProblemCode",
+        },
     )
     instance = fields.String(
         metadata={"description": "The request path.", "example": "/v1/games/01jf3v9k2m8q4r6t0w5x7y9z1a/plays"}

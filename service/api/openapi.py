@@ -1,0 +1,69 @@
+"""What the OpenAPI document needs beyond the decorators: links between operations, named enums."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import marshmallow as ma
+
+__all__ = ["CREATED_GAME_LINKS", "JOINED_GAME_LINKS", "named_enum_to_ref"]
+
+
+def named_enum_to_ref(
+    _converter: Any, field: ma.fields.Field[Any], ret: dict[str, Any], **_kwargs: Any
+) -> dict[str, Any]:
+    """apispec attribute function: a field with ``metadata={"enum_schema": name}`` refers to that named enum.
+
+    SDK generators then make one enum type per name (``GameStatus``), not one per field
+    (``GameStatus``, ``CreatedGameStatus``, ``ListGamesStatus`` …); a nullable one is
+    ``anyOf: [$ref, null]``, which they read as an optional enum.
+    """
+    name = field.metadata.get("enum_schema")
+    if name is None:
+        return {}
+    ret.pop("type", None)
+    ret.pop("enum", None)
+    ref = {"$ref": f"#/components/schemas/{name}"}
+    return {"anyOf": [ref, {"type": "null"}]} if field.allow_none else ref
+
+
+def _links(game_id: str, token: str, operations: dict[str, str]) -> dict[str, Any]:
+    """One link per operation: the game id from the response, and the seat's token where it is needed."""
+    authorised = {"dealHand", "getHand", "playCard"}
+    links: dict[str, Any] = {}
+    for operation_id, description in operations.items():
+        parameters: dict[str, str] = {"game_id": game_id}
+        if operation_id in authorised:
+            # Not a declared parameter (the token is the playerToken security scheme); tools that
+            # follow links (Schemathesis) send it as this header.
+            parameters["header.Authorization"] = f"Bearer {{{token}}}"
+        links[operation_id] = {"operationId": operation_id, "parameters": parameters, "description": description}
+    return links
+
+
+_SEAT_OPERATIONS = {
+    "dealHand": "Deal the first hand with this token (when its seat is the dealer).",
+    "getHand": "Read this seat's cards.",
+    "playCard": "Play a card from this seat's hand.",
+}
+_GAME_OPERATIONS = {
+    "getGame": "Read the game's public state.",
+    "getScores": "Read the game's scores.",
+    "listTricks": "List the game's completed tricks.",
+}
+
+CREATED_GAME_LINKS = _links(
+    "$response.body#/id",
+    "$response.body#/credentials/0/token",
+    {
+        **_GAME_OPERATIONS,
+        "joinGame": "Take one of the game's open seats.",
+        **{op: f"{text} Uses the token of the first seat in `credentials`." for op, text in _SEAT_OPERATIONS.items()},
+    },
+)
+
+JOINED_GAME_LINKS = _links(
+    "$response.body#/game/id",
+    "$response.body#/token",
+    {**_GAME_OPERATIONS, "joinGame": "Take another open seat of the same game.", **_SEAT_OPERATIONS},
+)

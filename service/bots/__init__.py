@@ -19,7 +19,7 @@ A hint for a human player is the same call: build a bot for the player's seat an
 - ``STRENGTHS`` = ``("random", "basic", "expert")``.
 - ``make_bot(strength, seat, rng, **options) -> Bot``: :class:`ValueError` for an unknown
   strength, a seat other than 0, 1, 2, or an option the strength does not take. The expert
-  takes ``playouts`` (default :data:`DEFAULT_PLAYOUTS`).
+  takes ``playouts`` (default :data:`DEFAULT_PLAYOUTS`) and ``max_seconds`` (default None).
 - ``Bot.decide(view) -> Decision``: always one of ``view.legal_cards``. It raises
   :class:`~service.engine.NotYourTurn` when the seat has no legal card (not its turn) and
   :class:`ValueError` when given another seat's view.
@@ -55,7 +55,7 @@ def make_bot(strength: str, seat: int, rng: random.Random, **options: Any) -> Bo
     if type(seat) is not int or seat not in SEATS:
         raise ValueError(f"seat must be 0, 1 or 2, not {seat!r}")
     if strength == "expert":
-        return ExpertBot(seat, rng, **_only(options, strength, "playouts"))
+        return ExpertBot(seat, rng, **_only(options, strength, "playouts", "max_seconds"))
     if strength == "basic":
         return BasicBot(seat, rng, **_only(options, strength))
     if strength == "random":

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import random
+import time
 
 from service.engine import PrivateView
 
@@ -33,12 +34,17 @@ SPREAD = 3.0  # points: how fast a lead turns into a likely win, in :func:`stand
 class ExpertBot:
     """Searches playouts of the rest of the hand; decides the same way for the same RNG state."""
 
-    def __init__(self, seat: int, rng: random.Random, *, playouts: int = DEFAULT_PLAYOUTS) -> None:
-        if playouts < 1:
-            raise ValueError(f"playouts must be at least 1, not {playouts}")
+    def __init__(
+        self, seat: int, rng: random.Random, *, playouts: int = DEFAULT_PLAYOUTS, max_seconds: float | None = None
+    ) -> None:
+        if type(playouts) is not int or playouts < 1:
+            raise ValueError(f"playouts must be a whole number, at least 1, not {playouts!r}")
+        if max_seconds is not None and not max_seconds > 0:
+            raise ValueError(f"max_seconds must be positive, not {max_seconds!r}")
         self.seat = seat
         self.rng = rng
         self.playouts = playouts
+        self.max_seconds = max_seconds  # a wall-clock cap: decisions then depend on the machine's speed
 
     def decide(self, view: PrivateView) -> Decision:
         check_turn(self.seat, view)
@@ -46,8 +52,8 @@ class ExpertBot:
         options = candidates(know)
         if len(options) == 1:
             return Decision(card_of(options[0]), "has only one card worth considering")
-        budget = self._budget(know)
-        best, value, deals = _halve(know, options, budget, self.rng)
+        deadline = None if self.max_seconds is None else time.perf_counter() + self.max_seconds
+        best, value, deals = _halve(know, options, self._budget(know), self.rng, deadline)
         reason = f"best of {len(options)} distinct cards over {deals} simulated deals (win chance ~{value:.0%})"
         return Decision(card_of(best), reason)
 
@@ -85,25 +91,32 @@ def standing(scores: list[int], winner: int | None, seat: int, target: int) -> f
     return weights[seat] / sum(weights)
 
 
-def _halve(know: Knowledge, options: list[int], budget: int, rng: random.Random) -> tuple[int, float, int]:
-    """Sequential halving: return the best option, its mean value and the number of deals."""
+def _halve(
+    know: Knowledge, options: list[int], budget: int, rng: random.Random, deadline: float | None
+) -> tuple[int, float, int]:
+    """Sequential halving: return the best option, its mean value and the number of deals.
+
+    Past the ``deadline`` (a :func:`time.perf_counter` value) it stops after the current deal.
+    """
     rounds = max(1, math.ceil(math.log2(len(options))))
     alive = list(options)
     totals = dict.fromkeys(options, 0.0)
-    counts = dict.fromkeys(options, 0)
     deals = 0
     for _ in range(rounds):
         per_option = max(1, budget // (rounds * len(alive)))
         for _ in range(per_option):
             hands = _deal(know, rng)
-            deals += 1
             for option in alive:
                 totals[option] += _playout(know, hands, option)
-                counts[option] += 1
-        alive.sort(key=lambda option: -totals[option] / counts[option])  # stable: cheapest first on ties
+            deals += 1  # the options still alive were all played out on every deal so far
+            if deadline is not None and time.perf_counter() > deadline:
+                break
+        alive.sort(key=totals.__getitem__, reverse=True)  # stable: the cheaper card first on ties
         alive = alive[: max(1, (len(alive) + 1) // 2)]
-    best = alive[0]
-    return best, totals[best] / counts[best], deals
+        if deadline is not None and time.perf_counter() > deadline:
+            break
+    best = alive[0]  # every option still alive was played out on every deal
+    return best, totals[best] / deals, deals
 
 
 def _deal(know: Knowledge, rng: random.Random) -> list[int]:

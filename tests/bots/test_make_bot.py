@@ -30,10 +30,12 @@ def test_every_strength_builds_a_bot_for_its_seat(strength: str, seat: int) -> N
         ("random", True, {}, "seat must be 0, 1 or 2"),
         ("basic", 0, {"playouts": 10}, "the basic bot takes no option playouts"),
         ("expert", 0, {"depth": 3}, "the expert bot takes no option depth"),
-        ("expert", 0, {"playouts": 0}, "playouts must be at least 1"),
+        ("expert", 0, {"playouts": 0}, "playouts must be a whole number, at least 1"),
+        ("expert", 0, {"playouts": 2.5}, "playouts must be a whole number"),
+        ("expert", 0, {"max_seconds": 0}, "max_seconds must be positive"),
     ],
 )
-def test_bad_requests_raise_value_error(strength: str, seat: int, options: dict[str, int], message: str) -> None:
+def test_bad_requests_raise_value_error(strength: str, seat: int, options: dict[str, float], message: str) -> None:
     with pytest.raises(ValueError, match=message):
         make_bot(strength, seat, random.Random(0), **options)
 
@@ -62,3 +64,11 @@ def test_decisions_give_a_reason(strength: str) -> None:
     assert game.turn is not None
     decision = make_bot(strength, game.turn, random.Random(0)).decide(private_view(game, game.turn))
     assert decision.reason and decision.card in game.legal_cards(game.turn)
+
+
+def test_an_expert_with_a_time_cap_still_decides_legally() -> None:
+    game = game_at("time-cap", 0)
+    assert game.turn is not None
+    bot = make_bot("expert", game.turn, random.Random(0), playouts=10**6, max_seconds=0.02)
+    decision = bot.decide(private_view(game, game.turn))
+    assert decision.card in game.legal_cards(game.turn)

@@ -1,0 +1,81 @@
+"""Gunicorn settings for the Coins service: ``gunicorn -c gunicorn.conf.py wsgi:app``.
+
+Every value comes from the environment with a default that suits one container or VM; the
+table in README.md lists them. The service keeps no state in its processes (games live in the
+database, behind row locks), so any number of workers and instances can serve together.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+MAX_DEFAULT_WORKERS = 12  # past this, more workers mostly add database connections
+
+
+def _int(name: str, default: int) -> int:
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise SystemExit(f"gunicorn.conf.py: {name} must be a whole number, not {raw!r}") from None
+    if value < 0:
+        raise SystemExit(f"gunicorn.conf.py: {name} must not be negative")
+    return value
+
+
+def _default_workers() -> int:
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return min(2 * cores + 1, MAX_DEFAULT_WORKERS)
+
+
+# Where to listen: BIND (host:port, or unix:/path) wins over PORT (all interfaces).
+bind = [os.environ.get("BIND") or f"0.0.0.0:{_int('PORT', 8000)}"]
+workers = max(1, _int("WEB_CONCURRENCY", _default_workers()))
+threads = max(1, _int("GUNICORN_THREADS", 1))  # more than 1 switches to the gthread worker
+timeout = _int("GUNICORN_TIMEOUT", 30)  # a silent worker is killed and replaced after this long
+graceful_timeout = _int("GUNICORN_GRACEFUL_TIMEOUT", 30)  # on SIGTERM, in-flight requests get this long
+keepalive = _int("GUNICORN_KEEPALIVE", 5)  # keep it above the load balancer's idle timeout's floor
+max_requests = _int("GUNICORN_MAX_REQUESTS", 0)  # 0: workers are never recycled
+max_requests_jitter = max_requests // 10
+worker_tmp_dir = "/dev/shm" if os.path.isdir("/dev/shm") else None  # heartbeats off slow disks
+preload_app = False  # each worker opens its own database pool after the fork
+
+# Gunicorn's access log on stdout; the app's own JSON lines (with request ids) go to stderr.
+accesslog = os.environ.get("ACCESS_LOG", "-") or None
+access_log_format = '%(h)s "%(r)s" %(s)s %(B)s %(M)sms request_id=%({x-request-id}o)s'
+errorlog = "-"
+loglevel = os.environ.get("LOG_LEVEL", "INFO").lower()
+
+# Prometheus metrics across workers (service/observability/metrics.py): each worker writes its
+# values into files in PROMETHEUS_MULTIPROC_DIR and /metrics adds them up. Set it here, before
+# any worker imports prometheus_client; a fresh directory per run unless the operator names one.
+_metrics_dir_is_ours = not os.environ.get("PROMETHEUS_MULTIPROC_DIR")
+if _metrics_dir_is_ours:
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="coins-prometheus-", dir=worker_tmp_dir)
+
+
+def on_starting(server: Any) -> None:
+    """Before the workers start: values left over from an earlier run would be added in."""
+    directory = Path(os.environ["PROMETHEUS_MULTIPROC_DIR"])
+    directory.mkdir(parents=True, exist_ok=True)
+    for stale in directory.glob("*.db"):
+        stale.unlink()
+
+
+def child_exit(server: Any, worker: Any) -> None:
+    """A worker died or was replaced: its live gauges must stop counting."""
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        from prometheus_client import multiprocess
+
+        multiprocess.mark_process_dead(worker.pid)  # type: ignore[no-untyped-call]
+
+
+def on_exit(server: Any) -> None:
+    if _metrics_dir_is_ours:
+        shutil.rmtree(os.environ["PROMETHEUS_MULTIPROC_DIR"], ignore_errors=True)

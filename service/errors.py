@@ -7,6 +7,7 @@ __all__ = [
     "GameNotFound",
     "MissingToken",
     "InvalidToken",
+    "NotYourSeat",
     "SeatsFull",
     "SeatTaken",
     "SeatsOpen",
@@ -31,6 +32,12 @@ class MissingToken(ServiceError):
 
 class InvalidToken(ServiceError):
     code = "invalid_token"
+
+
+class NotYourSeat(ServiceError):
+    """A valid token used on another seat's resource."""
+
+    code = "not_your_seat"
 
 
 class SeatsFull(ServiceError):

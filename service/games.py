@@ -1,7 +1,9 @@
-"""The use cases: create and join games, deal, play, and read state. Each owns one transaction on one game.
+"""The use cases: create and join games, deal, play, hints, leaving, and reads. Each owns one transaction on one game.
 
 No Flask here: the API turns HTTP into these calls and their results (frozen records of
-public information only) back into JSON.
+public information only) back into JSON. The server's own moves happen inside the request
+that makes them due, in the same transaction: auto-deals, bot seats, and stand-ins for a
+player whose turn timed out. No background worker, no state kept in the process.
 """
 
 from __future__ import annotations
@@ -10,18 +12,23 @@ import base64
 import binascii
 import hashlib
 import hmac
+import random
 import secrets
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
+from typing import TypeVar
 
 from . import engine
-from .engine import Card, CompletedTrick, Game, GameSetup, Play, Status
+from .bots import STRENGTHS, make_bot
+from .engine import Card, CompletedTrick, Game, GameFinished, GameSetup, NoHandInProgress, Play, Status
 from .errors import (
     GameNotFound,
     InvalidCursor,
     InvalidToken,
     MissingToken,
+    NotYourSeat,
     SeatsFull,
     SeatsOpen,
     SeatTaken,
@@ -33,6 +40,8 @@ from .store import ActionRow, Database, GameRepository, GameRow, SeatRow, TrickR
 __all__ = [
     "WAITING_FOR_PLAYERS",
     "STATUSES",
+    "STRENGTHS",
+    "STAND_IN",
     "NewPlayer",
     "NewGame",
     "SeatState",
@@ -44,13 +53,22 @@ __all__ = [
     "DealResult",
     "PlayResult",
     "HandState",
+    "Hint",
+    "ActionState",
     "TrickPage",
+    "ActionPage",
     "GamePage",
     "GameService",
+    "etag_for",
+    "hash_token",
 ]
 
 WAITING_FOR_PLAYERS = "waiting_for_players"
 STATUSES = (WAITING_FOR_PLAYERS, *(status.value for status in Status))
+STAND_IN = "basic"  # the strength that plays for a player whose turn timed out
+MAX_SERVER_MOVES = 5_000  # one request of three bots plays a whole game: bounded all the same
+
+T = TypeVar("T")
 
 
 # -- requests ---------------------------------------------------------------------------
@@ -58,8 +76,21 @@ STATUSES = (WAITING_FOR_PLAYERS, *(status.value for status in Status))
 
 @dataclass(frozen=True, slots=True)
 class NewPlayer:
-    name: str
+    """A person (name, optional age) or a bot (strength, optional name) taking a seat."""
+
+    name: str | None = None
     age: int | None = None
+    bot: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.bot is not None and self.bot not in STRENGTHS:
+            raise ValueError(f"bot must be one of {', '.join(STRENGTHS)}")
+        if self.bot is None and not self.name:
+            raise ValueError("a player needs a name")
+
+    @property
+    def display_name(self) -> str:
+        return self.name or f"{(self.bot or '').capitalize()} bot"
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +100,7 @@ class NewGame:
     first_dealer: int | None = None
     auto_deal: bool = False
     seed: str | None = None
+    turn_timeout_seconds: int | None = None
 
 
 # -- results: public information only ----------------------------------------------------
@@ -79,6 +111,7 @@ class SeatState:
     seat: int
     name: str | None
     open: bool
+    bot: str | None
     score: int
     cards_in_hand: int
     tricks_won: int
@@ -113,6 +146,8 @@ class PublicGame:
     target_score: int
     seeded: bool
     auto_deal: bool
+    turn_timeout_seconds: int | None
+    turn_deadline: datetime | None
     version: int
     created_at: datetime
     updated_at: datetime
@@ -185,10 +220,43 @@ class HandState:
 
 
 @dataclass(frozen=True, slots=True)
+class Hint:
+    seat: int
+    card: Card
+    strength: str
+    reason: str
+    version: int
+    game_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class ActionState:
+    """One entry of a game's public history. A deal's seed shows only once its hand is over."""
+
+    seq: int
+    kind: str
+    seat: int
+    hand_number: int
+    cause: str
+    created_at: datetime
+    card: Card | None
+    commitment: str | None
+    seed: str | None
+
+
+@dataclass(frozen=True, slots=True)
 class TrickPage:
     game_id: str
     version: int
     tricks: tuple[TrickState, ...]
+    next_cursor: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class ActionPage:
+    game_id: str
+    version: int
+    actions: tuple[ActionState, ...]
     next_cursor: str | None
 
 
@@ -226,9 +294,9 @@ class GameService:
         for number, player in enumerate(request.seats):
             seat = SeatRow(seat=number)
             if player is not None:
-                token = _new_token()
-                _take_seat(seat, player, token, now)
-                credentials.append(Credential(number, token))
+                token = _take_seat(seat, player, now)
+                if token is not None:
+                    credentials.append(Credential(number, token))
             seats.append(seat)
         row = GameRow(
             id=new_game_id(),
@@ -238,6 +306,7 @@ class GameService:
             auto_deal=request.auto_deal,
             seed=request.seed,
             requested_first_dealer=request.first_dealer,
+            turn_timeout_seconds=request.turn_timeout_seconds,
             open_seats=sum(1 for player in request.seats if player is None),
             trick_count=0,
             action_count=0,
@@ -249,47 +318,39 @@ class GameService:
         with self.db.transaction(write=True) as session:
             repo = GameRepository(session)
             repo.add(row)
-            game = _start_if_full(row) if row.open_seats == 0 else None
-            if game is not None:
-                _settle(row, game, repo)
+            game = _start(row, repo, now) if row.open_seats == 0 else None
             return Created(_public(row, game), tuple(credentials))
 
     def join(self, game_id: str, player: NewPlayer, *, seat: int | None, if_match: Sequence[str] | None) -> Joined:
-        with self.db.transaction(write=True) as session:
-            repo = GameRepository(session)
-            row = _load(repo, game_id, lock=True)
+        with self._write(game_id) as (row, game, repo, now):
             _check_version(row, if_match)
-            open_seats = [s for s in row.seats if s.token_hash is None]
+            open_seats = [s for s in row.seats if _is_open(s)]
             if not open_seats:
                 raise SeatsFull("all three seats are taken")
             if seat is None:
                 taken = open_seats[0]
             else:
                 taken = row.seats[seat]
-                if taken.token_hash is not None:
+                if not _is_open(taken):
                     free = ", ".join(str(s.seat) for s in open_seats)
                     raise SeatTaken(f"seat {seat} is taken; open: {free}")
-            token = _new_token()
-            now = self.clock()
-            _take_seat(taken, player, token, now)
+            token = _take_seat(taken, NewPlayer(player.name, player.age), now)
+            assert token is not None
             row.open_seats -= 1
-            game = _start_if_full(row) if row.open_seats == 0 else None
-            if game is not None:
-                _settle(row, game, repo)
+            if row.open_seats == 0:
+                game = _start(row, repo, now)
             _touch(row, now)
             return Joined(taken.seat, token, _public(row, game))
 
     def deal(self, game_id: str, token: str | None, *, if_match: Sequence[str] | None) -> DealResult:
-        with self.db.transaction(write=True) as session:
-            repo = GameRepository(session)
-            row = _load(repo, game_id, lock=True)
+        with self._write(game_id) as (row, game, repo, now):
             seat = _authenticate(row, token)
             _check_version(row, if_match)
-            game = _running(row)
+            game = _running(row, game)
             dealt = game.deal(seat)
-            _record_deal(row, game, repo)
-            _settle(row, game, repo)
-            _touch(row, self.clock())
+            _record_deal(row, game, repo, "player", now)
+            _settle(row, game, repo, now)
+            _touch(row, now)
             return DealResult(
                 dealt.hand_number,
                 dealt.dealer,
@@ -301,53 +362,97 @@ class GameService:
             )
 
     def play(self, game_id: str, token: str | None, card: Card, *, if_match: Sequence[str] | None) -> PlayResult:
-        with self.db.transaction(write=True) as session:
-            repo = GameRepository(session)
-            row = _load(repo, game_id, lock=True)
+        with self._write(game_id) as (row, game, repo, now):
             seat = _authenticate(row, token)
             _check_version(row, if_match)
-            game = _running(row)
+            game = _running(row, game)
             leader = game.leader
             played = game.play(seat, card)
-            _record_play(row, played, repo)
-            assert leader is not None
+            _record_play(row, played, repo, "player", now)
             if played.completed is not None:
                 trick = TrickState.of(played.completed)
             else:
+                assert leader is not None
                 trick = TrickState(leader, played.trick, played.hand_number, played.trick_number)
-            _settle(row, game, repo)
-            _touch(row, self.clock())
+            _settle(row, game, repo, now)
+            _touch(row, now)
             return PlayResult(seat, card, trick, _public(row, game))
+
+    def leave(
+        self, game_id: str, seat: int, token: str | None, *, bot: str, if_match: Sequence[str] | None
+    ) -> PublicGame:
+        """Hand a seat to a bot for good (or, before the game starts, give it up)."""
+        with self._write(game_id) as (row, game, repo, now):
+            caller = _authenticate(row, token)
+            if caller != seat:
+                raise NotYourSeat(f"the token acts for seat {caller}, not seat {seat}")
+            _check_version(row, if_match)
+            if game is not None and game.is_over:
+                raise GameFinished("the game is over")
+            leaving = row.seats[seat]
+            leaving.token_hash = None
+            if game is None:  # not started: the seat is open again
+                leaving.name = leaving.age = leaving.joined_at = None
+                row.open_seats += 1
+            else:
+                leaving.bot = bot
+                _settle(row, game, repo, now)
+            _touch(row, now)
+            return _public(row, game)
 
     # -- reads ------------------------------------------------------------------------
 
     def get(self, game_id: str) -> PublicGame:
-        with self.db.transaction(write=False) as session:
-            row = _load(GameRepository(session), game_id)
-            return _public(row, _game_of(row))
+        return self._read(game_id, lambda _repo, row: _public(row, _game_of(row)))
 
     def hand(self, game_id: str, token: str | None) -> HandState:
-        with self.db.transaction(write=False) as session:
-            row = _load(GameRepository(session), game_id)
+        def read(_repo: GameRepository, row: GameRow) -> HandState:
             seat = _authenticate(row, token)
             game = _game_of(row)
             if game is None:
                 return HandState(seat, 0, (), row.version, row.id)
             return HandState(seat, game.hand_number, game.hand(seat), row.version, row.id)
 
+        return self._read(game_id, read)
+
+    def hint(self, game_id: str, token: str | None, strength: str) -> Hint:
+        """The card a bot of ``strength`` would play for the caller now, and why. Deterministic."""
+
+        def read(_repo: GameRepository, row: GameRow) -> Hint:
+            seat = _authenticate(row, token)
+            game = _running(row, _game_of(row))
+            if game.is_over:
+                raise GameFinished("the game is over")
+            if game.status is not Status.PLAYING:
+                raise NoHandInProgress(f"hand {game.hand_number + 1} has not been dealt yet")
+            rng = random.Random(f"hint/{row.id}/{row.version}/{seat}/{strength}")
+            decision = make_bot(strength, seat, rng).decide(engine.private_view(game, seat))
+            return Hint(seat, decision.card, strength, decision.reason, row.version, row.id)
+
+        return self._read(game_id, read)
+
     def tricks(self, game_id: str, *, cursor: str | None, limit: int) -> TrickPage:
-        after = _decode_cursor(cursor, "t") if cursor else "0"
-        if not after.isdigit():
-            raise InvalidCursor("the cursor is not one this service issued")
-        with self.db.transaction(write=False) as session:
-            repo = GameRepository(session)
-            row = _load(repo, game_id)
-            rows = repo.list_tricks(game_id, after=int(after), limit=limit + 1)
-        more = len(rows) > limit
-        rows = rows[:limit]
-        tricks = tuple(_trick_state(t) for t in rows)
-        next_cursor = _encode_cursor("t", str(rows[-1].number)) if more else None
-        return TrickPage(row.id, row.version, tricks, next_cursor)
+        after = _number_cursor(cursor, "t")
+
+        def read(repo: GameRepository, row: GameRow) -> TrickPage:
+            rows = repo.list_tricks(game_id, after=after, limit=limit + 1)
+            tricks = tuple(_trick_state(t) for t in rows[:limit])
+            next_cursor = _encode_cursor("t", str(rows[limit - 1].number)) if len(rows) > limit else None
+            return TrickPage(row.id, row.version, tricks, next_cursor)
+
+        return self._read(game_id, read)
+
+    def history(self, game_id: str, *, cursor: str | None, limit: int) -> ActionPage:
+        after = _number_cursor(cursor, "a")
+
+        def read(repo: GameRepository, row: GameRow) -> ActionPage:
+            rows = repo.list_actions(game_id, after=after, limit=limit + 1)
+            over = _hands_over(row)
+            actions = tuple(_action_state(a, over) for a in rows[:limit])
+            next_cursor = _encode_cursor("a", str(rows[limit - 1].seq)) if len(rows) > limit else None
+            return ActionPage(row.id, row.version, actions, next_cursor)
+
+        return self._read(game_id, read)
 
     def list_games(self, *, status: str | None, cursor: str | None, limit: int) -> GamePage:
         before = _decode_cursor(cursor, "g") if cursor else None
@@ -361,6 +466,42 @@ class GameService:
         next_cursor = _encode_cursor("g", rows[-1].id) if more else None
         return GamePage(games, next_cursor)
 
+    # -- transactions -------------------------------------------------------------------
+
+    @contextmanager
+    def _write(self, game_id: str) -> Iterator[tuple[GameRow, Game | None, GameRepository, datetime]]:
+        """One write transaction on the locked game. An overdue stand-in move is committed
+        first, in a transaction of its own, so the request (which that move may make
+        invalid) sees the game as it now stands, and a refusal does not undo the move."""
+        with self.db.transaction(write=True) as session:
+            repo = GameRepository(session)
+            now = self.clock()
+            row = _load(repo, game_id, lock=True)
+            game = _game_of(row)
+            if game is None or not _timed_out(row, now):
+                yield row, game, repo, now
+                return
+            _stand_in(row, game, repo, now)
+            _settle(row, game, repo, now)
+            _touch(row, now)
+        with self.db.transaction(write=True) as session:
+            repo = GameRepository(session)
+            row = _load(repo, game_id, lock=True)
+            yield row, _game_of(row), repo, self.clock()
+
+    def _read(self, game_id: str, read: Callable[[GameRepository, GameRow], T]) -> T:
+        """A read, after any stand-in move that an expired turn makes due."""
+        with self.db.transaction(write=False) as session:
+            repo = GameRepository(session)
+            row = _load(repo, game_id)
+            if not _timed_out(row, self.clock()):
+                return read(repo, row)
+        with self._write(game_id):
+            pass  # taking the game applies the overdue move
+        with self.db.transaction(write=False) as session:
+            repo = GameRepository(session)
+            return read(repo, _load(repo, game_id))
+
 
 # -- helpers ------------------------------------------------------------------------------
 
@@ -369,11 +510,21 @@ def _new_token() -> str:
     return secrets.token_urlsafe(32)
 
 
-def _take_seat(seat: SeatRow, player: NewPlayer, token: str, now: datetime) -> None:
-    seat.name = player.name
+def _is_open(seat: SeatRow) -> bool:
+    return seat.token_hash is None and seat.bot is None
+
+
+def _take_seat(seat: SeatRow, player: NewPlayer, now: datetime) -> str | None:
+    """Seat a person (returns their new token) or a bot (returns None)."""
+    seat.name = player.display_name
     seat.age = player.age
-    seat.token_hash = hash_token(token)
     seat.joined_at = now
+    if player.bot is not None:
+        seat.bot = player.bot
+        return None
+    token = _new_token()
+    seat.token_hash = hash_token(token)
+    return token
 
 
 def _load(repo: GameRepository, game_id: str, *, lock: bool = False) -> GameRow:
@@ -408,33 +559,52 @@ def _game_of(row: GameRow) -> Game | None:
     return engine.from_snapshot(row.state) if row.state is not None else None
 
 
-def _running(row: GameRow) -> Game:
-    game = _game_of(row)
+def _running(row: GameRow, game: Game | None) -> Game:
     if game is None:
         raise SeatsOpen(f"{row.open_seats} seat(s) still open: the game starts when all three are taken")
     return game
 
 
-def _start_if_full(row: GameRow) -> Game:
-    """All seats taken: choose the first dealer and start the engine's game."""
+def _start(row: GameRow, repo: GameRepository, now: datetime) -> Game:
+    """All seats taken: choose the first dealer, start the engine's game, make any moves due."""
     ages = [seat.age for seat in row.seats]
     setup = GameSetup.choose(row.target_score, ages=ages, first_dealer=row.requested_first_dealer, seed=row.seed)
-    return Game(setup)
+    game = Game(setup)
+    _settle(row, game, repo, now)
+    return game
 
 
-def _record_deal(row: GameRow, game: Game, repo: GameRepository) -> None:
-    action = game.log[-1] if game.log else None
+def _record_deal(row: GameRow, game: Game, repo: GameRepository, cause: str, now: datetime) -> None:
+    action = game.log[-1]
     assert isinstance(action, engine.DealAction)
     row.action_count += 1
     repo.append_action(
-        ActionRow(game_id=row.id, seq=row.action_count, kind="deal", seat=action.seat, seed=action.seed.hex())
+        ActionRow(
+            game_id=row.id,
+            seq=row.action_count,
+            kind="deal",
+            seat=action.seat,
+            hand_number=game.hand_number,
+            cause=cause,
+            seed=action.seed.hex(),
+            created_at=now,
+        )
     )
 
 
-def _record_play(row: GameRow, played: engine.Played, repo: GameRepository) -> None:
+def _record_play(row: GameRow, played: engine.Played, repo: GameRepository, cause: str, now: datetime) -> None:
     row.action_count += 1
     repo.append_action(
-        ActionRow(game_id=row.id, seq=row.action_count, kind="play", seat=played.seat, card=played.card.code)
+        ActionRow(
+            game_id=row.id,
+            seq=row.action_count,
+            kind="play",
+            seat=played.seat,
+            hand_number=played.hand_number,
+            cause=cause,
+            card=played.card.code,
+            created_at=now,
+        )
     )
     trick = played.completed
     if trick is not None:
@@ -449,17 +619,54 @@ def _record_play(row: GameRow, played: engine.Played, repo: GameRepository) -> N
                 plays=[[play.seat, play.card.code] for play in trick.plays],
                 winner=trick.winner,
                 points=trick.points,
+                created_at=now,
             )
         )
 
 
-def _settle(row: GameRow, game: Game, repo: GameRepository) -> None:
-    """Take the actions the server takes by itself (auto-deal), then store the new state."""
-    while row.auto_deal and game.status is Status.WAITING_FOR_DEAL:
+def _bot_rng(row: GameRow) -> random.Random:
+    """Bots' moves are a function of the game (its seed, else its id) and the move number."""
+    return random.Random(f"bot/{row.seed if row.seed is not None else row.id}/{row.action_count}")
+
+
+def _server_move(row: GameRow, game: Game, repo: GameRepository, now: datetime, strength: str, cause: str) -> None:
+    """The server acts for the seat whose turn it is: deals, or plays as a bot of ``strength``."""
+    if game.status is Status.WAITING_FOR_DEAL:
         game.deal(game.dealer)
-        _record_deal(row, game, repo)
+        _record_deal(row, game, repo, cause, now)
+        return
+    seat = game.turn
+    assert seat is not None
+    decision = make_bot(strength, seat, _bot_rng(row)).decide(engine.private_view(game, seat))
+    _record_play(row, game.play(seat, decision.card), repo, cause, now)
+
+
+def _stand_in(row: GameRow, game: Game, repo: GameRepository, now: datetime) -> None:
+    """The player to act let their time pass: the stand-in bot moves for them, once."""
+    _server_move(row, game, repo, now, STAND_IN, "timeout")
+
+
+def _settle(row: GameRow, game: Game, repo: GameRepository, now: datetime) -> None:
+    """Make the moves the server owes (auto-deals, bot seats), then store the new state."""
+    for _ in range(MAX_SERVER_MOVES):
+        if game.turn is None:  # finished
+            break
+        actor = row.seats[game.turn]  # the dealer while waiting for a deal
+        if actor.bot is not None:
+            _server_move(row, game, repo, now, actor.bot, "bot")
+        elif game.status is Status.WAITING_FOR_DEAL and row.auto_deal:
+            _server_move(row, game, repo, now, STAND_IN, "auto")
+        else:
+            break
     row.state = engine.snapshot(game)
     row.status = game.status.value
+    waiting_on_person = game.turn is not None and row.seats[game.turn].bot is None
+    timeout = row.turn_timeout_seconds
+    row.turn_deadline = now + timedelta(seconds=timeout) if timeout and waiting_on_person else None
+
+
+def _timed_out(row: GameRow, now: datetime) -> bool:
+    return row.turn_deadline is not None and row.turn_deadline <= now
 
 
 def _touch(row: GameRow, now: datetime) -> None:
@@ -469,18 +676,21 @@ def _touch(row: GameRow, now: datetime) -> None:
 
 def _public(row: GameRow, game: Game | None) -> PublicGame:
     if game is None:
-        seats = tuple(SeatState(s.seat, s.name, s.token_hash is None, 0, 0, 0) for s in row.seats)
+        seats = tuple(SeatState(s.seat, s.name, _is_open(s), s.bot, 0, 0, 0) for s in row.seats)
         return PublicGame(
-            row.id, WAITING_FOR_PLAYERS, row.target_score, row.seed is not None, row.auto_deal, row.version,
-            row.created_at, row.updated_at, seats, 0, None, None, None, None, None, None, None, None,
+            row.id, WAITING_FOR_PLAYERS, row.target_score, row.seed is not None, row.auto_deal,
+            row.turn_timeout_seconds, None, row.version, row.created_at, row.updated_at, seats,
+            0, None, None, None, None, None, None, None, None,
         )  # fmt: skip
     view = engine.public_view(game)
     seats = tuple(
-        SeatState(s.seat, s.name, False, view.scores[s.seat], view.cards_in_hand[s.seat], view.tricks_won[s.seat])
+        SeatState(
+            s.seat, s.name, False, s.bot, view.scores[s.seat], view.cards_in_hand[s.seat], view.tricks_won[s.seat]
+        )
         for s in row.seats
     )
     trick = None
-    if view.trick or view.status is Status.PLAYING:
+    if view.status is Status.PLAYING:
         assert view.leader is not None
         trick = TrickState(view.leader, view.trick, view.hand_number, view.trick_number)
     return PublicGame(
@@ -489,6 +699,8 @@ def _public(row: GameRow, game: Game | None) -> PublicGame:
         target_score=view.target_score,
         seeded=view.seeded,
         auto_deal=row.auto_deal,
+        turn_timeout_seconds=row.turn_timeout_seconds,
+        turn_deadline=row.turn_deadline,
         version=row.version,
         created_at=row.created_at,
         updated_at=row.updated_at,
@@ -510,6 +722,29 @@ def _trick_state(row: TrickRow) -> TrickState:
     return TrickState(row.leader, plays, row.hand_number, row.trick_number, row.winner, row.points)
 
 
+def _hands_over(row: GameRow) -> int:
+    """The highest hand number whose seed may be shown."""
+    if row.state is None:
+        return 0
+    state = row.state["state"]
+    return int(state["hand_number"]) if state["status"] != Status.PLAYING.value else int(state["hand_number"]) - 1
+
+
+def _action_state(action: ActionRow, hands_over: int) -> ActionState:
+    seed = bytes.fromhex(action.seed) if action.seed else None
+    return ActionState(
+        seq=action.seq,
+        kind=action.kind,
+        seat=action.seat,
+        hand_number=action.hand_number,
+        cause=action.cause,
+        created_at=action.created_at,
+        card=engine.parse_card(action.card) if action.card else None,
+        commitment=engine.commitment(seed) if seed else None,
+        seed=seed.hex() if seed and action.hand_number <= hands_over else None,
+    )
+
+
 def _encode_cursor(kind: str, value: str) -> str:
     return base64.urlsafe_b64encode(f"{kind}:{value}".encode()).decode().rstrip("=")
 
@@ -523,3 +758,12 @@ def _decode_cursor(cursor: str, kind: str) -> str:
     if prefix != kind or not value:
         raise InvalidCursor("the cursor is not one this service issued")
     return value
+
+
+def _number_cursor(cursor: str | None, kind: str) -> int:
+    if not cursor:
+        return 0
+    value = _decode_cursor(cursor, kind)
+    if not value.isdigit():
+        raise InvalidCursor("the cursor is not one this service issued")
+    return int(value)

@@ -103,9 +103,9 @@ def init_api(app: Flask) -> Api:
         api.spec.components.parameter(name, "header", parameter)
     register_problem_handlers(app)
 
-    from . import games, hands, players, plays, tricks
+    from . import games, hands, hints, history, players, plays, tricks
 
-    for module in (games, players, hands, plays, tricks):
+    for module in (games, players, hands, plays, hints, tricks, history):
         api.register_blueprint(module.blp)
     return api
 

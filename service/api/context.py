@@ -9,6 +9,12 @@ from ..games import GameService
 EXTENSION = "coins.games"
 
 GAME_ID = {"in": "path", "name": "game_id", "description": "The game's id.", "schema": {"type": "string"}}
+SEAT = {
+    "in": "path",
+    "name": "seat",
+    "description": "Seat number, 0 to 2.",
+    "schema": {"type": "integer", "minimum": 0, "maximum": 2},
+}
 
 
 def games() -> GameService:

@@ -43,15 +43,18 @@ class GameViews(MethodView):
         return page, 200, headers
 
     @blp.doc(operationId="createGame", summary="Create a game", responses={201: {"links": CREATED_GAME_LINKS}})
-    @blp.arguments(CreateGameSchema, example=CREATE_EXAMPLE)
+    @blp.arguments(CreateGameSchema, example=CREATE_EXAMPLE, required=False)  # every field has a default
     @blp.response(201, CreatedGameSchema, headers={"Location": "Location", "ETag": "ETag"})
     @blp.problems(
         "malformed_json", "payload_too_large", "unsupported_media_type", "validation_error", "database_unavailable"
     )
     def post(self, body: dict[str, Any]) -> Any:
         """Create a game of three seats. Each seat given a player is taken now and its token
-        returned once in `credentials`; `null` seats stay open for `joinGame`. With all three
-        seats taken the game starts at once (`waiting_for_deal`, or `playing` with `auto_deal`).
+        returned once in `credentials`; a `bot` seat gets a computer player; `null` seats stay
+        open for `joinGame`. With all three seats taken the game starts at once
+        (`waiting_for_deal`, or `playing` with `auto_deal` or a bot dealer). Bots act on the
+        server within the request that hands them the turn: a game of three bots plays itself
+        to the end in this one request.
         """
         seats = tuple(NewPlayer(**seat) if seat is not None else None for seat in body["seats"])
         request = NewGame(
@@ -60,6 +63,7 @@ class GameViews(MethodView):
             first_dealer=body.get("first_dealer"),
             auto_deal=body["auto_deal"],
             seed=body.get("seed"),
+            turn_timeout_seconds=body.get("turn_timeout_seconds"),
         )
         created: Created = games().create(request)
         location = url_for("games.GameByIdViews", game_id=created.game.id)

@@ -6,8 +6,8 @@ from typing import Any
 
 from flask.views import MethodView
 
-from .context import GAME_ID, games
 from .common import Blueprint, bearer_token, if_match, not_modified, with_etag
+from .context import GAME_ID, games
 from .schemas import DealtHandSchema, HandSchema
 
 blp = Blueprint("hands", __name__, url_prefix="/v1/games", description="Deal hands and read your own cards.")

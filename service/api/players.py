@@ -1,4 +1,4 @@
-"""Players: take an open seat."""
+"""Players: take an open seat, or leave one to a bot."""
 
 from __future__ import annotations
 
@@ -6,12 +6,14 @@ from typing import Any
 
 from flask.views import MethodView
 
-from .common import Blueprint, if_match, with_etag
-from .context import GAME_ID, games
+from .common import Blueprint, bearer_token, if_match, with_etag
+from .context import GAME_ID, SEAT, games
 from .openapi import JOINED_GAME_LINKS
-from .schemas import JoinedGameSchema, JoinGameSchema
+from .schemas import GameSchema, JoinedGameSchema, JoinGameSchema, LeaveSchema
 
-blp = Blueprint("players", __name__, url_prefix="/v1/games", description="Take the open seats of a game.")
+blp = Blueprint(
+    "players", __name__, url_prefix="/v1/games", description="Take the open seats of a game, or leave one to a bot."
+)
 
 
 @blp.route("/<game_id>/players", parameters=[GAME_ID, "IfMatch"])
@@ -40,3 +42,28 @@ class PlayerViews(MethodView):
             game_id, NewPlayer(body["name"], body.get("age")), seat=body.get("seat"), if_match=if_match()
         )
         return joined, 201, with_etag(joined.game.etag)
+
+
+@blp.route("/<game_id>/players/<int:seat>/leave", parameters=[GAME_ID, SEAT, "IfMatch"])
+class LeaveViews(MethodView):
+    @blp.doc(operationId="leaveGame", summary="Leave: hand your seat to a bot", security=[{"playerToken": []}])
+    @blp.arguments(LeaveSchema, example={"bot": "basic"}, required=False)
+    @blp.response(200, GameSchema, headers={"ETag": "ETag"})
+    @blp.problems(
+        "malformed_json",
+        "missing_token",
+        "invalid_token",
+        "not_your_seat",
+        "game_not_found",
+        "game_finished",
+        "precondition_failed",
+        "unsupported_media_type",
+        "validation_error",
+        "database_unavailable",
+    )
+    def post(self, body: dict[str, Any], game_id: str, seat: int) -> Any:
+        """Leave the game for good. Once the game has started a bot of strength `bot` (default
+        `basic`) takes the seat over and plays on at once if it is the seat's turn; before the
+        game starts the seat simply opens again. Your token stops working."""
+        game = games().leave(game_id, seat, bearer_token(), bot=body.get("bot", "basic"), if_match=if_match())
+        return game, 200, with_etag(game.etag)

@@ -31,6 +31,7 @@ PROBLEMS: dict[str, tuple[int, str]] = {
     "missing_token": (401, "A player token is required"),
     "invalid_token": (401, "The player token is not valid for this game"),
     "not_dealer": (403, "Only the dealer may deal"),
+    "not_your_seat": (403, "The token acts for another seat"),
     "not_found": (404, "No such resource"),
     "game_not_found": (404, "No such game"),
     "method_not_allowed": (405, "Method not allowed"),

@@ -8,7 +8,7 @@ import marshmallow as ma
 from marshmallow import fields, validate
 
 from ..engine import MAX_TARGET, MIN_TARGET
-from ..games import STATUSES, PlayResult
+from ..games import STATUSES, STRENGTHS, PlayResult
 from .fields import CardField
 from .problems import PROBLEMS
 
@@ -19,7 +19,26 @@ FIRST_DEALER_CHOICES = ("named", "oldest", "drawn")
 
 
 def _seat(description: str, **kwargs: object) -> fields.Integer:
-    return fields.Integer(validate=SEAT, metadata={"description": description, "example": 0}, **kwargs)  # type: ignore[arg-type]
+    return JsonInteger(validate=SEAT, metadata={"description": description, "example": 0}, **kwargs)  # type: ignore[arg-type]
+
+
+class JsonInteger(fields.Integer):
+    """A JSON integer: `4`, or `4.0` as JSON Schema reads it; never `4.5` or `"4"`, which marshmallow takes as 4."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> int:
+        integral = isinstance(value, int) or (isinstance(value, float) and value.is_integer())
+        if isinstance(value, bool) or not integral:
+            raise self.make_error("invalid", input=value)
+        return int(super()._deserialize(value, attr, data, **kwargs))
+
+
+class JsonBoolean(fields.Boolean):
+    """`true` or `false` only: marshmallow's Boolean also reads `1`, `"yes"`, `"on"` … as true."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> bool:
+        if not isinstance(value, bool):
+            raise self.make_error("invalid", input=value)
+        return value
 
 
 # -- requests ---------------------------------------------------------------------------
@@ -29,7 +48,7 @@ class NewPlayerSchema(ma.Schema):
     name = fields.String(
         required=True, validate=NAME, metadata={"description": "Shown to the other players.", "example": "Ana"}
     )
-    age = fields.Integer(
+    age = JsonInteger(
         validate=AGE,
         allow_none=True,
         metadata={
@@ -39,27 +58,59 @@ class NewPlayerSchema(ma.Schema):
     )
 
 
+class NewSeatSchema(NewPlayerSchema):
+    """A person (`name`, optional `age`) or a computer player (`bot`, optional `name`)."""
+
+    name = fields.String(
+        validate=NAME, metadata={"description": "Shown to the other players. Required for a person.", "example": "Ana"}
+    )
+    bot = fields.String(
+        validate=validate.OneOf(STRENGTHS),
+        allow_none=True,
+        metadata={
+            "description": "Seat a computer player of this strength: it plays on the server as soon as it is its turn.",
+            "example": "expert",
+        },
+    )
+
+    @ma.validates_schema
+    def _name_or_bot(self, data: dict[str, Any], **_kwargs: Any) -> None:
+        if not data.get("bot") and not data.get("name"):
+            raise ma.ValidationError("a person needs a name", field_name="name")
+        if data.get("bot") and data.get("age") is not None:
+            raise ma.ValidationError("bots have no age", field_name="age")
+
+
 class CreateGameSchema(ma.Schema):
-    target_score = fields.Integer(
+    target_score = JsonInteger(
         load_default=15,
         validate=validate.Range(MIN_TARGET, MAX_TARGET),
         metadata={"description": "Points (coins captured) that win the game: usually 10, 15 or 20.", "example": 15},
     )
     seats = fields.List(
-        fields.Nested(NewPlayerSchema, allow_none=True),
+        fields.Nested(NewSeatSchema, allow_none=True),
         validate=validate.Length(equal=3),
         load_default=lambda: [None, None, None],
         metadata={
             "description": "Exactly three entries, seats 0, 1, 2 clockwise: a player takes the seat now "
-            "(their token is in `credentials`), `null` leaves it open to join.",
-            "example": [{"name": "Ana", "age": 41}, {"name": "Bo"}, None],
+            "(their token is in `credentials`), a `bot` seats a computer player, `null` leaves it open to join.",
+            "example": [{"name": "Ana", "age": 41}, {"bot": "expert", "name": "Robo"}, None],
         },
     )
     first_dealer = _seat(
         "Optional: the seat that deals first. Otherwise the oldest player by `age`, otherwise a random draw.",
         allow_none=True,
     )
-    auto_deal = fields.Boolean(load_default=False, metadata={"description": "Deal each hand as soon as it is due."})
+    auto_deal = JsonBoolean(load_default=False, metadata={"description": "Deal each hand as soon as it is due."})
+    turn_timeout_seconds = JsonInteger(
+        allow_none=True,
+        validate=validate.Range(5, 86_400),
+        metadata={
+            "description": "Optional: when the player to act lets this many seconds pass, the next request "
+            "that touches the game first has a `basic` bot act for them (recorded as a `timeout`).",
+            "example": 60,
+        },
+    )
     seed = fields.String(
         validate=validate.Length(1, 200),
         allow_none=True,
@@ -72,6 +123,29 @@ class CreateGameSchema(ma.Schema):
 
 class JoinGameSchema(NewPlayerSchema):
     seat = _seat("Optional: the open seat to take; otherwise the first open one.", allow_none=True)
+
+
+class LeaveSchema(ma.Schema):
+    bot = fields.String(
+        load_default="basic",
+        validate=validate.OneOf(STRENGTHS),
+        metadata={"description": "The strength of the bot that takes the seat over.", "example": "basic"},
+    )
+
+
+class HintQuerySchema(ma.Schema):
+    strength = fields.String(
+        load_default="expert",
+        validate=validate.OneOf(STRENGTHS),
+        metadata={"description": "Whose advice: the card this strength of bot would play."},
+    )
+
+
+class ListActionsQuerySchema(ma.Schema):
+    limit = fields.Integer(load_default=100, validate=validate.Range(1, 500), metadata={"description": "Page size."})
+    cursor = fields.String(
+        validate=validate.Length(1, 200), metadata={"description": "`next_cursor` of the previous page."}
+    )
 
 
 class PlayCardSchema(ma.Schema):
@@ -125,6 +199,12 @@ class SeatSchema(ma.Schema):
     seat = _seat("Seat number, clockwise.", required=True)
     name = fields.String(allow_none=True, required=True, metadata={"example": "Ana"})
     open = fields.Boolean(required=True, metadata={"description": "Nobody has taken the seat yet."})
+    bot = fields.String(
+        allow_none=True,
+        required=True,
+        validate=validate.OneOf(STRENGTHS),
+        metadata={"description": "The strength of the computer player in the seat; null for a person or an open seat."},
+    )
     score = fields.Integer(required=True, metadata={"example": 3})
     cards_in_hand = fields.Integer(required=True, metadata={"example": 12})
     tricks_won = fields.Integer(
@@ -140,6 +220,16 @@ class GameSchema(ma.Schema):
     target_score = fields.Integer(required=True, metadata={"example": 15})
     seeded = fields.Boolean(required=True, metadata={"description": "Created with a seed: its deals are reproducible."})
     auto_deal = fields.Boolean(required=True)
+    turn_timeout_seconds = fields.Integer(
+        allow_none=True,
+        required=True,
+        metadata={"description": "Seconds a player has to act before a stand-in bot acts for them."},
+    )
+    turn_deadline = fields.DateTime(
+        allow_none=True,
+        required=True,
+        metadata={"description": "When the player to act runs out of time; null without a timeout or on a bot's turn."},
+    )
     version = fields.Integer(
         required=True, metadata={"description": "Grows with every change; the `ETag` carries it.", "example": 7}
     )
@@ -206,6 +296,44 @@ class DealtHandSchema(ma.Schema):
     leader = _seat("Leads the first trick (the dealer's left).", required=True)
     commitment = fields.String(required=True, metadata={"description": "SHA-256 (hex) of the hand's secret seed."})
     game = fields.Nested(GameSchema, required=True)
+
+
+class HintSchema(ma.Schema):
+    seat = _seat("Your seat.", required=True)
+    card = CardField(required=True)
+    strength = fields.String(required=True, validate=validate.OneOf(STRENGTHS))
+    reason = fields.String(required=True, metadata={"example": "takes the trick and its coin as cheaply as possible"})
+
+
+class ActionSchema(ma.Schema):
+    seq = fields.Integer(required=True, metadata={"description": "1, 2, … in the order the actions happened."})
+    kind = fields.String(required=True, validate=validate.OneOf(["deal", "play"]))
+    seat = _seat("The seat that dealt or played.", required=True)
+    hand_number = fields.Integer(required=True)
+    cause = fields.String(
+        required=True,
+        validate=validate.OneOf(["player", "bot", "auto", "timeout"]),
+        metadata={
+            "description": "`player` acted; a `bot` seat acted; the server dealt (`auto`); a stand-in acted after a `timeout`."
+        },
+    )
+    created_at = fields.DateTime(required=True)
+    card = CardField(allow_none=True, required=True)
+    commitment = fields.String(
+        allow_none=True, required=True, metadata={"description": "A deal's SHA-256 commitment to its seed."}
+    )
+    seed = fields.String(
+        allow_none=True, required=True, metadata={"description": "A deal's seed (hex), once its hand is over."}
+    )
+
+
+class ActionPageSchema(ma.Schema):
+    items = fields.List(fields.Nested(ActionSchema), required=True, attribute="actions")
+    next_cursor = fields.String(
+        allow_none=True,
+        required=True,
+        metadata={"description": "Pass as `cursor` for the next page; null on the last."},
+    )
 
 
 class ScoreSchema(ma.Schema):

@@ -7,8 +7,8 @@ from typing import Any
 from flask import url_for
 from flask.views import MethodView
 
-from .context import GAME_ID, games
 from .common import Blueprint, not_modified, with_etag
+from .context import GAME_ID, games
 from .schemas import ListTricksQuerySchema, TrickPageSchema
 
 blp = Blueprint("tricks", __name__, url_prefix="/v1/games", description="The history of completed tricks.")

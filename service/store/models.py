@@ -6,14 +6,33 @@ the schema can be sharded by game id later.
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import JSON, DateTime, ForeignKey, Index, Integer, SmallInteger, String, func
+from sqlalchemy import JSON, DateTime, Dialect, ForeignKey, Index, Integer, SmallInteger, String, TypeDecorator, func
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
 JsonType = JSON().with_variant(JSONB(), "postgresql")
+
+
+class UTCDateTime(TypeDecorator[datetime]):
+    """Timestamps stored in UTC and always read back timezone-aware (SQLite keeps no offset)."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            raise ValueError("timestamps must be timezone-aware")
+        return value.astimezone(UTC)
+
+    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
 
 
 class Base(DeclarativeBase):
@@ -32,13 +51,16 @@ class GameRow(Base):
     auto_deal: Mapped[bool] = mapped_column(nullable=False, default=False)
     seed: Mapped[str | None] = mapped_column(String(200))  # the caller's seed: never shown
     requested_first_dealer: Mapped[int | None] = mapped_column(SmallInteger)
+    turn_timeout_seconds: Mapped[int | None] = mapped_column(Integer)
+    # When the player to act runs out of time (None: no timeout, a bot's turn, or no turn).
+    turn_deadline: Mapped[datetime | None] = mapped_column(UTCDateTime())
     open_seats: Mapped[int] = mapped_column(SmallInteger, nullable=False)
     trick_count: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
     action_count: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
     # The engine's snapshot (hands, the hand's seed): None until all three seats are taken.
     state: Mapped[dict[str, Any] | None] = mapped_column(JsonType)
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False)
-    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False)
 
     seats: Mapped[list[SeatRow]] = relationship(
         back_populates="game", order_by="SeatRow.seat", lazy="selectin", cascade="all, delete-orphan"
@@ -48,7 +70,7 @@ class GameRow(Base):
 
 
 class SeatRow(Base):
-    """One of the three seats of a game; open while ``token_hash`` is None."""
+    """One of the three seats of a game: open, a player's (with a token hash), or a bot's."""
 
     __tablename__ = "seats"
 
@@ -57,7 +79,8 @@ class SeatRow(Base):
     name: Mapped[str | None] = mapped_column(String(40))
     age: Mapped[int | None] = mapped_column(SmallInteger)
     token_hash: Mapped[str | None] = mapped_column(String(64))
-    joined_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    bot: Mapped[str | None] = mapped_column(String(10))  # the strength of the bot in the seat
+    joined_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
 
     game: Mapped[GameRow] = relationship(back_populates="seats", lazy="raise")
 
@@ -71,9 +94,11 @@ class ActionRow(Base):
     seq: Mapped[int] = mapped_column(Integer, primary_key=True)
     kind: Mapped[str] = mapped_column(String(8), nullable=False)  # "deal" or "play"
     seat: Mapped[int] = mapped_column(SmallInteger, nullable=False)
+    hand_number: Mapped[int] = mapped_column(Integer, nullable=False)
+    cause: Mapped[str] = mapped_column(String(8), nullable=False)  # "player", "bot", "auto" or "timeout"
     card: Mapped[str | None] = mapped_column(String(16))
     seed: Mapped[str | None] = mapped_column(String(128))
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False, server_default=func.now())
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False, server_default=func.now())
 
 
 class TrickRow(Base):
@@ -89,4 +114,4 @@ class TrickRow(Base):
     plays: Mapped[list[list[Any]]] = mapped_column(JsonType, nullable=False)  # [[seat, card], …]
     winner: Mapped[int] = mapped_column(SmallInteger, nullable=False)
     points: Mapped[int] = mapped_column(SmallInteger, nullable=False)
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False, server_default=func.now())
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False, server_default=func.now())

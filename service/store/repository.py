@@ -43,6 +43,16 @@ class GameRepository:
             query = query.where(GameRow.id < before_id)
         return list(self.session.scalars(query))
 
+    def list_actions(self, game_id: str, *, after: int, limit: int) -> list[ActionRow]:
+        """The action log oldest first, numbered after ``after``."""
+        query = (
+            select(ActionRow)
+            .where(ActionRow.game_id == game_id, ActionRow.seq > after)
+            .order_by(ActionRow.seq)
+            .limit(limit)
+        )
+        return list(self.session.scalars(query))
+
     def list_tricks(self, game_id: str, *, after: int, limit: int) -> list[TrickRow]:
         """Completed tricks oldest first, numbered after ``after``."""
         query = (

@@ -17,6 +17,7 @@ def test_join_takes_the_first_open_seat(client):
         "seat": 1,
         "name": "Bo",
         "open": False,
+        "bot": None,
         "score": 0,
         "cards_in_hand": 0,
         "tricks_won": 0,

@@ -1,0 +1,162 @@
+"""Bots over HTTP: bot seats that play on the server, hints, stand-ins after a timeout, leaving."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from service.games import GameService
+
+
+def _bot_game(client, **body):
+    response = client.post("/v1/games", json=body)
+    assert response.status_code == 201, response.json
+    return response.json
+
+
+@pytest.mark.parametrize("strength", ["random", "basic", "expert"])
+def test_three_bots_play_a_whole_game_in_one_request(client, strength):
+    game = _bot_game(client, target_score=5, seats=[{"bot": strength}] * 3, seed=f"bots-{strength}")
+    assert game["status"] == "finished" and game["credentials"] == []
+    assert game["seats"][game["winner"]]["score"] >= 5
+    assert [seat["bot"] for seat in game["seats"]] == [strength] * 3
+    assert game["seats"][0]["name"] == f"{strength.capitalize()} bot"
+    actions = client.get(f"/v1/games/{game['id']}/actions?limit=500").json["items"]
+    assert {a["cause"] for a in actions} == {"bot"}
+    assert all(a["seed"] for a in actions if a["kind"] == "deal")  # every hand is over: seeds revealed
+
+
+def test_seeded_bot_games_replay_exactly(client):
+    body = {"target_score": 8, "seats": [{"bot": "basic"}, {"bot": "expert"}, {"bot": "random"}], "seed": "again"}
+    first, second = _bot_game(client, **body), _bot_game(client, **body)
+    cards = [
+        [a["card"] for a in client.get(f"/v1/games/{g['id']}/actions?limit=500").json["items"]] for g in (first, second)
+    ]
+    assert cards[0] == cards[1] and first["winner"] == second["winner"]
+
+
+def test_bots_answer_within_the_players_request(client):
+    game = _bot_game(client, seats=[{"name": "Ana"}, {"bot": "basic"}, {"bot": "expert"}], seed="mixed", first_dealer=0)
+    token = {"Authorization": f"Bearer {game['credentials'][0]['token']}"}
+    dealt = client.post(f"/v1/games/{game['id']}/hands", headers=token).json
+    # Ana dealt; the bots on her left (1) and (2) lead and follow at once: it is her turn again.
+    assert dealt["game"]["turn"] == 0
+    assert [p["seat"] for p in dealt["game"]["trick"]["plays"]] == [1, 2]
+    hand = client.get(f"/v1/games/{game['id']}/hand", headers=token).json["cards"]
+    played = client.post(f"/v1/games/{game['id']}/plays", json={"card": hand[0]}, headers=token).json
+    assert played["trick"]["complete"] is True
+    assert played["game"]["turn"] == 0  # whoever won, the bots have played up to Ana again
+    assert len(played["game"]["trick"]["plays"]) in (0, 2)
+
+
+def test_hint_gives_a_card_from_your_hand_with_a_reason(client, new_table):
+    table = new_table(seed="hint")
+    table.deal(0)
+    for strength in ("random", "basic", "expert"):
+        response = client.get(f"/v1/games/{table.id}/hint?strength={strength}", headers=table.auth(1))
+        assert response.status_code == 200, response.json
+        hint = response.json
+        assert hint["seat"] == 1 and hint["strength"] == strength and hint["reason"]
+        assert hint["card"] in table.hand(1)
+        again = client.get(f"/v1/games/{table.id}/hint?strength={strength}", headers=table.auth(1))
+        assert again.json == hint  # deterministic for one version of the game
+    assert client.get(f"/v1/games/{table.id}/hint", headers=table.auth(2)).json["code"] == "not_your_turn"
+    assert client.get(f"/v1/games/{table.id}/hint?strength=godlike", headers=table.auth(1)).status_code == 422
+    assert client.get(f"/v1/games/{table.id}/hint").status_code == 401
+
+
+def test_hint_before_a_deal(client, new_table):
+    table = new_table()
+    assert client.get(f"/v1/games/{table.id}/hint", headers=table.auth(0)).json["code"] == "no_hand_in_progress"
+
+
+class Clock:
+    """A clock the test moves by hand."""
+
+    def __init__(self) -> None:
+        self.now = datetime.now(UTC)
+
+    def __call__(self) -> datetime:
+        return self.now
+
+
+@pytest.fixture
+def clock(app):
+    clock = Clock()
+    service: GameService = app.extensions["coins.games"]
+    service.clock = clock
+    return clock
+
+
+def test_a_stand_in_plays_when_the_turn_times_out(client, new_table, clock):
+    table = new_table(seed="slow", turn_timeout_seconds=30)
+    assert table.deal(0).status_code == 201
+    state = table.state()
+    assert state["turn"] == 1 and state["turn_timeout_seconds"] == 30
+    assert datetime.fromisoformat(state["turn_deadline"]) == clock.now + timedelta(seconds=30)
+    clock.now += timedelta(seconds=29)
+    assert table.state()["turn"] == 1  # not yet
+    clock.now += timedelta(seconds=2)
+    state = table.state()  # any read first plays for the late player
+    assert state["turn"] == 2 and [p["seat"] for p in state["trick"]["plays"]] == [1]
+    last = client.get(f"/v1/games/{table.id}/actions?limit=500").json["items"][-1]
+    assert last["cause"] == "timeout" and last["seat"] == 1
+    late = table.play(1, table.hand(1)[0])
+    assert late.json["code"] == "not_your_turn"
+    assert datetime.fromisoformat(table.state()["turn_deadline"]) == clock.now + timedelta(seconds=30)
+
+
+def test_a_late_write_still_records_the_stand_in(client, new_table, clock):
+    table = new_table(seed="slow-write", turn_timeout_seconds=30)
+    table.deal(0)
+    card = table.hand(1)[0]
+    clock.now += timedelta(seconds=31)
+    refused = table.play(1, card)
+    assert refused.status_code == 409 and refused.json["code"] == "not_your_turn"
+    assert table.state()["turn"] == 2  # the refusal did not undo the stand-in's move
+
+
+def test_a_timed_out_dealer_is_dealt_for(client, new_table, clock):
+    table = new_table(turn_timeout_seconds=10)
+    clock.now += timedelta(seconds=11)
+    assert table.state()["status"] == "playing"
+    deal = client.get(f"/v1/games/{table.id}/actions").json["items"][0]
+    assert deal["kind"] == "deal" and deal["cause"] == "timeout" and deal["seed"] is None
+    assert len(deal["commitment"]) == 64
+
+
+def test_leaving_hands_the_seat_to_a_bot(client, new_table):
+    table = new_table(seed="leave")
+    table.deal(0)
+    wrong = client.post(f"/v1/games/{table.id}/players/2/leave", json={}, headers=table.auth(1))
+    assert wrong.status_code == 403 and wrong.json["code"] == "not_your_seat"
+    response = client.post(f"/v1/games/{table.id}/players/1/leave", json={"bot": "expert"}, headers=table.auth(1))
+    assert response.status_code == 200, response.json
+    game = response.json
+    assert game["seats"][1]["bot"] == "expert"
+    assert game["turn"] == 2 and game["trick"]["plays"][0]["seat"] == 1  # the bot played at once
+    assert client.get(f"/v1/games/{table.id}/hand", headers=table.auth(1)).status_code == 401  # token retired
+
+
+def test_leaving_before_the_start_reopens_the_seat(client):
+    game = client.post("/v1/games", json={"seats": [{"name": "A"}, None, None]}).json
+    headers = {"Authorization": f"Bearer {game['credentials'][0]['token']}"}
+    left = client.post(f"/v1/games/{game['id']}/players/0/leave", headers=headers, json={}).json
+    assert left["seats"][0] == {
+        "seat": 0, "name": None, "open": True, "bot": None, "score": 0, "cards_in_hand": 0, "tricks_won": 0,
+    }  # fmt: skip
+
+
+def test_bot_seats_validate(client):
+    for seat in ({"bot": "grandmaster"}, {"bot": "basic", "age": 3}, {}, {"age": 30}):
+        response = client.post("/v1/games", json={"seats": [seat, None, None]})
+        assert response.status_code == 422, seat
+
+
+def test_history_hides_a_seed_until_its_hand_is_over(client, new_table):
+    table = new_table(seed="history")
+    dealt = table.deal(0).json
+    deal = client.get(f"/v1/games/{table.id}/actions").json["items"][0]
+    assert deal == {**deal, "kind": "deal", "seat": 0, "cause": "player", "card": None, "seed": None}
+    assert deal["commitment"] == dealt["commitment"]

@@ -46,8 +46,9 @@ max_requests_jitter = max_requests // 10
 worker_tmp_dir = "/dev/shm" if os.path.isdir("/dev/shm") else None  # heartbeats off slow disks
 preload_app = False  # each worker opens its own database pool after the fork
 
-# Gunicorn's access log on stdout; the app's own JSON lines (with request ids) go to stderr.
-accesslog = os.environ.get("ACCESS_LOG", "-") or None
+# The app logs one JSON line per request (with its request id) on stderr, so gunicorn's own
+# access log would repeat every request: it is off unless ACCESS_LOG names a file ("-": stdout).
+accesslog = os.environ.get("ACCESS_LOG") or None
 access_log_format = '%(h)s "%(r)s" %(s)s %(B)s %(M)sms request_id=%({x-request-id}o)s'
 errorlog = "-"
 loglevel = os.environ.get("LOG_LEVEL", "INFO").lower()

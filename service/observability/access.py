@@ -9,9 +9,10 @@ stay out of the logs.
 from __future__ import annotations
 
 import logging
+import os
 import re
 import time
-import uuid
+from typing import Any
 
 from flask import Flask, Response, g, has_request_context, request
 
@@ -27,6 +28,9 @@ QUIET_ROUTES = frozenset({"/healthz", "/readyz", "/metrics"})
 CREATE_GAME = ("POST", "/v1/games")
 PLAY_CARD = ("POST", "/v1/games/<game_id>/plays")
 GAME_PATH_PREFIX = "/v1/games/"
+# Methods a client may invent are one label value, so they cannot grow the metrics without bound.
+KNOWN_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
+OTHER_METHOD = "OTHER"
 
 log = logging.getLogger("service.access")
 
@@ -54,7 +58,7 @@ def _request_id() -> str:
     supplied = request.headers.get(REQUEST_ID_HEADER, "")
     if _SANE_ID.fullmatch(supplied) and not _is_token(supplied):
         return supplied
-    return uuid.uuid4().hex
+    return os.urandom(16).hex()
 
 
 def _is_token(value: str) -> bool:
@@ -79,10 +83,9 @@ def _finish(response: Response) -> Response:
 
     rule = request.url_rule
     route = rule.rule if rule is not None else UNMATCHED
-    method = request.method
+    method = request.method if request.method in KNOWN_METHODS else OTHER_METHOD
     status = response.status_code
-    REQUESTS.labels(method, route, str(status)).inc()
-    REQUEST_SECONDS.labels(method, route).observe(seconds)
+    _observe(method, route, status, seconds)
     if status == 201:
         if (method, route) == PLAY_CARD:
             CARDS_PLAYED.inc()
@@ -107,6 +110,20 @@ def _finish(response: Response) -> Response:
         }
         log.log(level, "%s %s %d", method, route, status, extra=fields)
     return response
+
+
+_children: dict[tuple[str, str, int], tuple[Any, Any]] = {}
+
+
+def _observe(method: str, route: str, status: int, seconds: float) -> None:
+    """Count and time one request; the labelled children are looked up once per label set."""
+    key = (method, route, status)
+    children = _children.get(key)
+    if children is None:
+        children = REQUESTS.labels(method, route, str(status)), REQUEST_SECONDS.labels(method, route)
+        _children[key] = children
+    children[0].inc()
+    children[1].observe(seconds)
 
 
 def init_access(app: Flask) -> None:

@@ -11,12 +11,21 @@ from __future__ import annotations
 import os
 
 from flask import Flask, Response
-from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, Counter, Histogram, generate_latest
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    REGISTRY,
+    CollectorRegistry,
+    Counter,
+    Histogram,
+    disable_created_metrics,
+    generate_latest,
+)
 from prometheus_client import multiprocess as prometheus_multiprocess
 
 __all__ = ["CARDS_PLAYED", "GAMES_CREATED", "REQUESTS", "REQUEST_SECONDS", "init_metrics", "render_metrics"]
 
 MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
+disable_created_metrics()  # type: ignore[no-untyped-call]  # no `*_created` series: scrapers do not need them, and they double the output
 
 REQUESTS = Counter(
     "coins_http_requests",

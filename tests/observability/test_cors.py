@@ -36,7 +36,9 @@ def test_preflight_of_a_play_is_allowed(cors_client):
     assert response.status_code == 200
     assert response.headers["Access-Control-Allow-Origin"] == ORIGIN
     assert "POST" in response.headers["Access-Control-Allow-Methods"]
-    assert {"authorization", "content-type", "if-match"} <= _header_set(response.headers["Access-Control-Allow-Headers"])
+    assert {"authorization", "content-type", "if-match"} <= _header_set(
+        response.headers["Access-Control-Allow-Headers"]
+    )
     assert int(response.headers["Access-Control-Max-Age"]) > 0
     assert "Access-Control-Allow-Credentials" not in response.headers
 
@@ -65,7 +67,5 @@ def test_other_origins_get_no_cors_headers(cors_client):
 def test_cors_is_off_without_origins(client):
     response = client.get("/v1/games", headers={"Origin": ORIGIN})
     assert "Access-Control-Allow-Origin" not in response.headers
-    preflight = client.options(
-        "/v1/games", headers={"Origin": ORIGIN, "Access-Control-Request-Method": "POST"}
-    )
+    preflight = client.options("/v1/games", headers={"Origin": ORIGIN, "Access-Control-Request-Method": "POST"})
     assert "Access-Control-Allow-Origin" not in preflight.headers

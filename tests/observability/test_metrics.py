@@ -17,6 +17,10 @@ def metric(text: str, name: str, **labels: str) -> float:
     return 0.0
 
 
+def delta(before: str, after: str, name: str, **labels: str) -> float:
+    return metric(after, name, **labels) - metric(before, name, **labels)
+
+
 def scrape(client) -> str:
     response = client.get("/metrics")
     assert response.status_code == 200
@@ -33,12 +37,8 @@ def test_requests_are_counted_by_route_and_status(new_table, client):
     after = scrape(client)
     route = "/v1/games/<game_id>"
     name = "coins_http_requests_total"
-    assert metric(after, name, method="GET", route=route, status="200") - metric(
-        before, name, method="GET", route=route, status="200"
-    ) == 2
-    assert metric(after, name, method="GET", route=route, status="404") - metric(
-        before, name, method="GET", route=route, status="404"
-    ) == 1
+    assert delta(before, after, name, method="GET", route=route, status="200") == 2
+    assert delta(before, after, name, method="GET", route=route, status="404") == 1
     assert table.id not in after and "nosuchgame" not in after
 
 
@@ -50,6 +50,14 @@ def test_latency_histogram_observes_every_request(client):
     text = scrape(client)
     assert metric(text, name, method="GET", route="/healthz") - before == 3
     assert metric(text, "coins_http_request_duration_seconds_bucket", method="GET", route="/healthz", le="+Inf") >= 3
+
+
+def test_invented_methods_share_one_label(client):
+    before = scrape(client)
+    client.open("/v1/games", method="FROBNICATE")
+    after = scrape(client)
+    assert delta(before, after, "coins_http_requests_total", method="OTHER", route="<unmatched>", status="405") == 1
+    assert "FROBNICATE" not in after
 
 
 def test_unmatched_paths_share_one_label(client):
@@ -72,5 +80,5 @@ def test_games_created_and_cards_played(new_table, client):
     seat = table.state()["turn"]
     assert table.play((seat + 1) % 3, table.hand((seat + 1) % 3)[0]).status_code == 409  # not counted
     after = scrape(client)
-    assert metric(after, "coins_games_created_total") - metric(before, "coins_games_created_total") == 1
-    assert metric(after, "coins_cards_played_total") - metric(before, "coins_cards_played_total") == 4
+    assert delta(before, after, "coins_games_created_total") == 1
+    assert delta(before, after, "coins_cards_played_total") == 4

@@ -1,0 +1,45 @@
+"""Metrics across processes: with PROMETHEUS_MULTIPROC_DIR every worker's counts add up in /metrics."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+from .test_metrics import metric, scrape
+
+WORKER = textwrap.dedent(
+    """
+    import sys
+    from service import create_app
+    from service.config import Settings
+
+    app = create_app(Settings(database_url=sys.argv[1], log_level="WARNING"))
+    client = app.test_client()
+    for _ in range(int(sys.argv[2])):
+        assert client.get("/healthz").status_code == 200
+    assert client.post("/v1/games", json={}).status_code == 201
+    """
+)
+
+
+def run_worker(directory: Path, database_url: str, probes: int) -> None:
+    env = {"PROMETHEUS_MULTIPROC_DIR": str(directory), "PATH": "/usr/bin:/bin"}
+    subprocess.run([sys.executable, "-c", WORKER, database_url, str(probes)], env=env, check=True, timeout=120)
+
+
+def test_two_processes_add_up(client, tmp_path, monkeypatch):
+    directory = tmp_path / "prometheus"
+    directory.mkdir()
+    database_url = f"sqlite:///{tmp_path / 'shared.sqlite3'}"
+    run_worker(directory, database_url, 3)
+    run_worker(directory, database_url, 5)
+    assert len(list(directory.glob("counter_*.db"))) == 2  # one file per process
+
+    monkeypatch.setenv("PROMETHEUS_MULTIPROC_DIR", str(directory))
+    text = scrape(client)  # this process reads the files, whoever wrote them
+    assert metric(text, "coins_http_requests_total", method="GET", route="/healthz", status="200") == 8
+    assert metric(text, "coins_http_request_duration_seconds_count", method="GET", route="/healthz") == 8
+    assert metric(text, "coins_games_created_total") == 2
+    assert metric(text, "coins_http_requests_total", method="POST", route="/v1/games", status="201") == 2

@@ -12,7 +12,8 @@ from .api.problems import Problem
 from .config import Settings
 from .games import GameService
 from .observability import init_observability
-from .store import Base, Database
+from .store import Database
+from .store.migrate import upgrade
 
 __all__ = ["create_app"]
 
@@ -29,7 +30,7 @@ def create_app(settings: Settings | None = None) -> Flask:
 
     db = Database(settings.sqlalchemy_url, pool_size=settings.db_pool_size, busy_timeout_ms=settings.db_busy_timeout_ms)
     if settings.auto_migrate:
-        Base.metadata.create_all(db.engine)
+        upgrade(db)  # to the newest revision; safe when many workers start at once
     app.extensions["coins.db"] = db
     app.extensions[EXTENSION] = GameService(db)
 

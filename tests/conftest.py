@@ -21,7 +21,6 @@ from sqlalchemy import create_engine, text
 
 from service import create_app
 from service.config import Settings
-from service.store import Base
 
 POSTGRES_URL = os.environ.get("TEST_DATABASE_URL")
 
@@ -45,14 +44,17 @@ def postgres_url(worker_id: str) -> str | None:
 
 @pytest.fixture
 def database_url(postgres_url: str | None, tmp_path: Path) -> Iterator[str]:
-    """A fresh, empty database for one test."""
+    """A fresh, empty database for one test (no tables: the ``app`` fixture migrates it)."""
     if postgres_url is None:
         yield f"sqlite:///{tmp_path / 'coins.sqlite3'}"
         return
-    engine = create_engine(postgres_url)
-    Base.metadata.drop_all(engine)
+    engine = create_engine(postgres_url)  # its search_path is this worker's schema: empty it
+    with engine.begin() as connection:
+        schema = connection.scalar(text("SELECT current_schema()"))
+        connection.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))  # tables and alembic_version
+        connection.execute(text(f'CREATE SCHEMA "{schema}"'))
     engine.dispose()
-    yield postgres_url
+    yield postgres_url  # create_app migrates it
 
 
 @pytest.fixture

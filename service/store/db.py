@@ -8,12 +8,13 @@ row locks (``SELECT … FOR UPDATE``) taken by the repository.
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine, create_engine, event, exc
+from sqlalchemy import Connection, Engine, create_engine, event, exc
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -52,17 +53,28 @@ class Database:
     @contextmanager
     def transaction(self, *, write: bool) -> Iterator[Session]:
         """One transaction: committed when the block ends normally, rolled back otherwise."""
-        try:
-            with self._sessions() as session, session.begin():
-                if write:  # the connection begins with BEGIN IMMEDIATE on SQLite
-                    session.connection(execution_options={_WRITE: True})
-                yield session
-        except (exc.OperationalError, exc.InterfaceError) as error:
-            if _is_unavailable(error):
-                raise DatabaseUnavailable(str(error.orig or error)) from error
-            raise
-        except exc.TimeoutError as error:  # no pooled connection came free in time
-            raise DatabaseUnavailable("connection pool exhausted") from error
+        with _unavailable_as_503(), self._sessions() as session, session.begin():
+            if write:  # the connection begins with BEGIN IMMEDIATE on SQLite
+                session.connection(execution_options={_WRITE: True})
+            yield session
+
+    @contextmanager
+    def schema_lock(self) -> Iterator[Connection]:
+        """A connection in a transaction holding the schema lock, for migrations: one holder at a time.
+
+        Every process and host may call this at once: SQLite takes its write lock up front
+        (``BEGIN IMMEDIATE``; DDL is transactional there), PostgreSQL an advisory lock per schema
+        for the rest of the transaction. The others wait, then find the work done.
+        """
+        with _unavailable_as_503(), self.engine.connect() as connection:
+            if self.is_sqlite:
+                connection.execution_options(**{_WRITE: True})
+            with connection.begin():
+                if connection.dialect.name == "postgresql":
+                    connection.exec_driver_sql(
+                        "SELECT pg_advisory_xact_lock(hashtext('coins.schema.' || current_schema()))"
+                    )
+                yield connection
 
     def ping(self) -> None:
         """Raise :class:`DatabaseUnavailable` unless a trivial query succeeds."""
@@ -73,12 +85,47 @@ class Database:
         self.engine.dispose()
 
 
+@contextmanager
+def _unavailable_as_503() -> Iterator[None]:
+    """Turn every way of not reaching the database into :class:`DatabaseUnavailable`."""
+    try:
+        yield
+    except exc.DBAPIError as error:
+        if _is_unavailable(error):
+            raise DatabaseUnavailable(str(error.orig or error)) from error
+        raise
+    except exc.TimeoutError as error:  # no pooled connection came free in time
+        raise DatabaseUnavailable("connection pool exhausted") from error
+
+
+# SQLSTATE classes: 08 connection exception, 57P operator intervention (shutdown, starting up),
+# 57014 statement timeout, 53300 too many connections. psycopg raises failures to connect
+# (refused, timed out, server starting) without a SQLSTATE: those are recognised by message.
+_UNAVAILABLE_SQLSTATES = ("08", "57P", "57014", "53300")
+_UNAVAILABLE_MARKERS = (
+    "connection",
+    "could not connect",
+    "server closed",
+    "terminating",
+    "shutting down",
+    "starting up",
+    "timeout expired",
+    "too many clients",
+)
+
+
 def _is_unavailable(error: exc.DBAPIError) -> bool:
     if error.connection_invalidated:
         return True
+    if isinstance(error.orig, sqlite3.Error):  # a file, not a server: only a missing one counts
+        return "unable to open database file" in str(error.orig)
+    sqlstate = getattr(error.orig, "sqlstate", None)
+    if isinstance(sqlstate, str):
+        return sqlstate.startswith(_UNAVAILABLE_SQLSTATES)
+    if not isinstance(error, exc.OperationalError | exc.InterfaceError):
+        return False
     text = str(error.orig or error).lower()
-    markers = ("connection", "could not connect", "server closed", "terminating", "shutting down", "timeout")
-    return any(marker in text for marker in markers) and "locked" not in text
+    return any(marker in text for marker in _UNAVAILABLE_MARKERS)
 
 
 def _configure_sqlite(engine: Engine, busy_timeout_ms: int) -> None:

@@ -1,0 +1,126 @@
+"""Schema migrations: bring a database to the newest revision, safely from many processes at once.
+
+Command line (reads ``DATABASE_URL``, like the service)::
+
+    coins-migrate                  # upgrade to the newest revision (same as python -m service.store.migrate)
+    coins-migrate --wait 30        # first wait up to 30 s for the database to accept connections
+    coins-migrate --check          # exit 1 unless the database is at the newest revision
+    coins-migrate --sql            # print the upgrade's SQL instead of running it
+
+Every upgrade runs in one transaction that holds the schema lock (:meth:`Database.schema_lock`),
+so gunicorn workers, containers and hosts starting together migrate exactly once and the
+rest find the work done.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+import time
+from collections.abc import Sequence
+from functools import cache
+from pathlib import Path
+
+from alembic import command
+from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy import Connection
+
+from ..config import ConfigError, Settings
+from .db import Database, DatabaseUnavailable
+
+__all__ = ["MIGRATIONS", "alembic_config", "current_revision", "head_revision", "main", "upgrade"]
+
+MIGRATIONS = Path(__file__).with_name("migrations")
+log = logging.getLogger(__name__)
+
+
+def alembic_config(connection: Connection | None = None) -> Config:
+    """The Alembic configuration shipped in the package, bound to ``connection`` when given."""
+    config = Config(str(MIGRATIONS / "alembic.ini"))
+    config.set_main_option("script_location", str(MIGRATIONS))
+    config.attributes["connection"] = connection
+    config.attributes["configure_logging"] = False  # the caller's logging stays as it is
+    return config
+
+
+@cache
+def head_revision() -> str:
+    """The newest revision shipped with the code."""
+    head = ScriptDirectory.from_config(alembic_config()).get_current_head()
+    assert head is not None, "no migrations found"
+    return head
+
+
+def current_revision(database: Database) -> str | None:
+    """The revision the database is at, or None when it has never been migrated."""
+    with database.transaction(write=False) as session:
+        return MigrationContext.configure(session.connection()).get_current_revision()
+
+
+def upgrade(database: Database, revision: str = "head") -> None:
+    """Upgrade to ``revision`` in one transaction; a no-op when the database is already there."""
+    with database.schema_lock() as connection:
+        if revision == "head" and MigrationContext.configure(connection).get_current_revision() == head_revision():
+            return
+        command.upgrade(alembic_config(connection), revision)
+
+
+def wait_until_reachable(database: Database, seconds: float) -> None:
+    """Retry :meth:`Database.ping` for up to ``seconds``: a container may start before its database."""
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            database.ping()
+            return
+        except DatabaseUnavailable:
+            if time.monotonic() >= deadline:
+                raise
+            log.info("waiting for the database")
+            time.sleep(1)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="coins-migrate", description="Upgrade the database named by DATABASE_URL.")
+    parser.add_argument("--revision", default="head", help="target revision (default: head)")
+    parser.add_argument("--wait", type=float, default=0, metavar="SECONDS", help="wait this long for the database")
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--check", action="store_true", help="exit 1 unless the database is at the newest revision")
+    group.add_argument("--sql", action="store_true", help="print the SQL of the upgrade instead of running it")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+
+    try:
+        settings = Settings.from_env()
+    except ConfigError as error:
+        print(f"coins-migrate: {error}", file=sys.stderr)
+        return 2
+    if args.sql:
+        config = alembic_config()
+        config.set_main_option("sqlalchemy.url", settings.sqlalchemy_url.replace("%", "%%"))
+        command.upgrade(config, args.revision, sql=True)
+        return 0
+
+    database = Database(settings.sqlalchemy_url, pool_size=1, busy_timeout_ms=settings.db_busy_timeout_ms)
+    try:
+        wait_until_reachable(database, args.wait)
+        if args.check:
+            current, head = current_revision(database), head_revision()
+            print(f"database at {current or 'no revision'}; newest is {head}")
+            return 0 if current == head else 1
+        before = current_revision(database)
+        upgrade(database, args.revision)
+        after = current_revision(database)
+        print(f"database at {after}" + ("" if after == before else f" (was {before or 'empty'})"))
+        return 0
+    except DatabaseUnavailable as error:
+        print(f"coins-migrate: the database is unavailable: {error}", file=sys.stderr)
+        return 3
+    finally:
+        database.dispose()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

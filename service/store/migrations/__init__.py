@@ -1,0 +1,1 @@
+"""Alembic migrations of the Coins schema; run them with ``coins-migrate`` (see :mod:`service.store.migrate`)."""

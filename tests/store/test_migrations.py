@@ -1,0 +1,159 @@
+"""Migrations: the migrated schema is the models' schema, on SQLite and PostgreSQL, and upgrading is safe to race."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from alembic import command
+from alembic.autogenerate import compare_metadata
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy import inspect
+
+from service import create_app
+from service.config import Settings
+from service.store import Base, Database
+from service.store.migrate import alembic_config, current_revision, head_revision, upgrade
+
+TABLES = {"games", "seats", "actions", "tricks"}
+TIMEOUT = 120  # seconds for any child process
+
+
+@pytest.fixture
+def database(database_url: str) -> Iterator[Database]:
+    """The test's empty database (no tables), not migrated."""
+    db = Database(Settings(database_url=database_url).sqlalchemy_url)
+    yield db
+    db.dispose()
+
+
+def schema_differences(db: Database) -> list[object]:
+    with db.engine.connect() as connection:
+        context = MigrationContext.configure(connection, opts={"compare_type": True})
+        return list(compare_metadata(context, Base.metadata))
+
+
+def tables(db: Database) -> set[str]:
+    with db.engine.connect() as connection:
+        return set(inspect(connection).get_table_names())
+
+
+def test_the_database_starts_empty(database: Database) -> None:
+    assert tables(database) == set()
+    assert current_revision(database) is None
+
+
+def test_migrated_schema_is_the_models_schema(database: Database) -> None:
+    upgrade(database)
+    differences = schema_differences(database)
+    assert differences == [], (
+        "the models and the migrations disagree: add a revision with\n"
+        "  alembic -c service/store/migrations/alembic.ini revision --autogenerate -m '...'\n"
+        f"differences: {differences}"
+    )
+    assert tables(database) == TABLES | {"alembic_version"}
+    indexes = {index["name"] for index in inspect(database.engine).get_indexes("games")}
+    assert "ix_games_status_id" in indexes
+
+
+def test_upgrade_twice_is_a_no_op(database: Database) -> None:
+    upgrade(database)
+    upgrade(database)
+    assert current_revision(database) == head_revision()
+
+
+def test_downgrade_to_base_and_back(database: Database) -> None:
+    upgrade(database)
+    with database.schema_lock() as connection:
+        command.downgrade(alembic_config(connection), "base")
+    assert tables(database) <= {"alembic_version"}
+    upgrade(database)
+    assert schema_differences(database) == []
+
+
+def test_revisions_form_one_line() -> None:
+    script = ScriptDirectory.from_config(alembic_config())
+    assert len(script.get_heads()) == 1
+    revisions = list(script.walk_revisions())
+    assert revisions[-1].down_revision is None
+    assert all(revision.module.__doc__ for revision in revisions), "every revision says what it does"
+
+
+def test_app_start_migrates_unless_told_not_to(database_url: str) -> None:
+    app = create_app(Settings(database_url=database_url, auto_migrate=False))
+    db: Database = app.extensions["coins.db"]
+    try:
+        assert tables(db) == set()
+    finally:
+        db.dispose()
+    app = create_app(Settings(database_url=database_url))
+    db = app.extensions["coins.db"]
+    try:
+        assert current_revision(db) == head_revision()
+    finally:
+        db.dispose()
+
+
+def _start_app(database_url: str, barrier: multiprocessing.synchronize.Barrier) -> None:
+    barrier.wait(timeout=60)  # every process starts migrating at the same moment
+    app = create_app(Settings(database_url=database_url))
+    app.extensions["coins.db"].dispose()
+
+
+@pytest.mark.slow
+def test_workers_starting_together_migrate_once(database_url: str, database: Database) -> None:
+    """Like gunicorn workers booting at once on a new database: all start, the schema is right."""
+    context = multiprocessing.get_context("spawn")
+    workers = 4
+    barrier = context.Barrier(workers)
+    processes = [context.Process(target=_start_app, args=(database_url, barrier)) for _ in range(workers)]
+    for process in processes:
+        process.start()
+    for process in processes:
+        process.join(TIMEOUT)
+    for process in processes:
+        if process.is_alive():
+            process.kill()
+    assert [process.exitcode for process in processes] == [0] * workers
+    assert current_revision(database) == head_revision()
+    assert schema_differences(database) == []
+
+
+def run_cli(database_url: str, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "DATABASE_URL": database_url}
+    return subprocess.run(
+        [sys.executable, "-m", "service.store.migrate", *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        check=False,
+    )
+
+
+def test_command_line_upgrades_and_checks(database_url: str, database: Database) -> None:
+    assert run_cli(database_url, "--check").returncode == 1
+    result = run_cli(database_url)
+    assert result.returncode == 0, result.stderr
+    assert f"database at {head_revision()}" in result.stdout
+    result = run_cli(database_url, "--check")
+    assert result.returncode == 0, result.stderr
+    assert schema_differences(database) == []
+
+
+def test_command_line_prints_sql(database_url: str) -> None:
+    result = run_cli(database_url, "--sql")
+    assert result.returncode == 0, result.stderr
+    assert "CREATE TABLE games" in result.stdout
+
+
+def test_command_line_reports_an_unreachable_database(tmp_path: Path) -> None:
+    result = run_cli("postgresql://nobody@127.0.0.1:9/none")  # port 9 (discard): nothing listens
+    assert result.returncode == 3
+    assert "unavailable" in result.stderr

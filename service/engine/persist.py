@@ -132,9 +132,9 @@ def snapshot(game: Game, *, include_log: bool = False) -> JSON:
 
 def from_snapshot(data: JSON) -> Game:
     """Load a game saved by :func:`snapshot`, without replaying it."""
+    if not isinstance(data, dict) or data.get("format") != FORMAT_VERSION:
+        raise UnsupportedFormat(f"format {_format_of(data)!r} is not {FORMAT_VERSION}")
     try:
-        if data.get("format") != FORMAT_VERSION:
-            raise UnsupportedFormat(f"format {data.get('format')!r} is not {FORMAT_VERSION}")
         game = Game(setup_from_dict(data["setup"]))
         state = data["state"]
         g: Any = game
@@ -155,11 +155,13 @@ def from_snapshot(data: JSON) -> Game:
         g._commitment = state["commitment"]
         g._revealed = [_ended_from_dict(e) for e in state["revealed"]]
         g._log = [action_from_dict(a) for a in data.get("log", [])]
-    except UnsupportedFormat:
-        raise
-    except (CoinsError, KeyError, TypeError, ValueError) as exc:
+    except (CoinsError, KeyError, TypeError, ValueError, AttributeError) as exc:
         raise UnsupportedFormat(f"malformed game data: {exc}") from exc
     return game
+
+
+def _format_of(data: object) -> object:
+    return data.get("format") if isinstance(data, dict) else type(data).__name__
 
 
 def to_dict(game: Game) -> JSON:
@@ -169,11 +171,11 @@ def to_dict(game: Game) -> JSON:
 
 def from_dict(data: JSON) -> Game:
     """Rebuild a game saved by :func:`to_dict` by replaying its log, and check it against the snapshot."""
-    if data.get("format") != FORMAT_VERSION:
-        raise UnsupportedFormat(f"format {data.get('format')!r} is not {FORMAT_VERSION}")
+    if not isinstance(data, dict) or data.get("format") != FORMAT_VERSION:
+        raise UnsupportedFormat(f"format {_format_of(data)!r} is not {FORMAT_VERSION}")
     try:
         game = Game.replay(setup_from_dict(data["setup"]), [action_from_dict(a) for a in data["log"]])
-    except (KeyError, TypeError, ValueError) as exc:
+    except (CoinsError, KeyError, TypeError, ValueError, AttributeError) as exc:  # a log the rules refuse, too
         raise UnsupportedFormat(f"malformed game data: {exc}") from exc
     if snapshot(game) != {k: v for k, v in data.items() if k != "log"}:
         raise UnsupportedFormat("the snapshot does not match the replayed log")

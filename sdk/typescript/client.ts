@@ -20,9 +20,9 @@ type Answer<Op extends keyof operations, Status extends keyof operations[Op]["re
   operations[Op]["responses"][Status] extends { content: { "application/json": infer Body } }
     ? Body
     : Missing<"application/json answer", Op>;
-/** The JSON body an operation takes. */
+/** The JSON body an operation takes (required or optional). */
 type Body<Op extends keyof operations> =
-  operations[Op] extends { requestBody: { content: { "application/json": infer B } } }
+  NonNullable<operations[Op]["requestBody"]> extends { content: { "application/json": infer B } }
     ? B
     : Missing<"application/json body", Op>;
 /** The query string an operation takes. */
@@ -92,7 +92,8 @@ export class CoinsClient {
     return this.json("GET", "/v1/games", { query });
   }
 
-  createGame(body: Body<"createGame">): Promise<Answer<"createGame", 201>> {
+  /** Every field has a default: `createGame()` makes a game of three open seats, to 15. */
+  createGame(body: Body<"createGame"> = {}): Promise<Answer<"createGame", 201>> {
     return this.json("POST", "/v1/games", { body });
   }
 
@@ -126,6 +127,18 @@ export class CoinsClient {
 
   listTricks(gameId: string, query: Query<"listTricks"> = {}): Promise<Answer<"listTricks", 200>> {
     return this.json("GET", `/v1/games/${encodeURIComponent(gameId)}/tricks`, { query });
+  }
+
+  getHint(gameId: string, token: string, query: Query<"getHint"> = {}): Promise<Answer<"getHint", 200>> {
+    return this.json("GET", `/v1/games/${encodeURIComponent(gameId)}/hint`, { token, query });
+  }
+
+  leaveGame(gameId: string, seat: number, token: string, body: Body<"leaveGame"> = {}): Promise<Answer<"leaveGame", 200>> {
+    return this.json("POST", `/v1/games/${encodeURIComponent(gameId)}/players/${seat}/leave`, { token, body });
+  }
+
+  listActions(gameId: string, query: Query<"listActions"> = {}): Promise<Answer<"listActions", 200>> {
+    return this.json("GET", `/v1/games/${encodeURIComponent(gameId)}/actions`, { query });
   }
 
   // -- operations ---------------------------------------------------------------------
@@ -168,6 +181,10 @@ export async function playOneGame(client: CoinsClient): Promise<void> {
       console.log(`hand ${dealt.hand_number}: ${dealt.cutter} cut, ${dealt.leader} leads`);
       continue;
     }
+    if (game.hand_number === 1 && game.trick === null) {
+      const hint = await client.getHint(game.id, token, { strength: "expert" });
+      console.log(`hint for seat ${hint.seat}: ${hint.card} (${hint.reason})`);
+    }
     const hand = await client.getHand(game.id, token);
     const card: Card | undefined = hand.cards[0];
     if (card === undefined) throw new Error("my turn with no cards");
@@ -183,4 +200,14 @@ export async function playOneGame(client: CoinsClient): Promise<void> {
   for (const score of scores.scores) console.log(`${score.name ?? `seat ${score.seat}`}: ${score.score}`);
   const tricks = await client.listTricks(created.id, { limit: 200 });
   console.log(`${tricks.items.length} tricks, winner seat ${scores.winner}`);
+  const actions = await client.listActions(created.id, { limit: 500 });
+  console.log(`${actions.items.length} actions`);
+
+  // A second table, where the third player leaves and a bot takes the seat over.
+  const other = await client.createGame({ seats: [{ name: "Di" }, { name: "Ed" }, { name: "Flo" }] });
+  const leaver = other.credentials[2];
+  if (leaver) {
+    const left = await client.leaveGame(other.id, leaver.seat, leaver.token, { bot: "basic" });
+    console.log(`seat ${leaver.seat} is now a ${left.seats[leaver.seat]?.bot ?? "?"} bot`);
+  }
 }

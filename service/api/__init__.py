@@ -10,7 +10,7 @@ from flask import Flask
 from flask_smorest.utils import prepare_response
 
 from ..engine import CARD_CODES
-from ..games import STATUSES
+from ..games import STATUSES, STRENGTHS
 from .fields import CARD_SCHEMA, CardField, card_field_to_ref
 from .openapi import named_enum_to_ref
 from .problems import PROBLEM_MEDIA_TYPE, PROBLEMS, register_problem_handlers
@@ -130,6 +130,11 @@ ENUMS: dict[str, dict[str, Any]] = {
         "type": "string",
         "enum": list(FIRST_DEALER_CHOICES),
         "description": "How the first dealer was chosen: `named` at creation, the `oldest` player, or `drawn`.",
+    },
+    "BotStrength": {
+        "type": "string",
+        "enum": list(STRENGTHS),
+        "description": "The strength of a computer player, weakest first.",
     },
     "ProblemCode": {
         "type": "string",

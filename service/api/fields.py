@@ -37,5 +37,6 @@ class CardField(ma.fields.Field[Card]):
 def card_field_to_ref(_converter: Any, field: ma.fields.Field[Any], **_kwargs: Any) -> dict[str, Any]:
     """apispec attribute function: card fields point at the one ``Card`` component."""
     if isinstance(field, CardField):
-        return {"$ref": "#/components/schemas/Card"}
+        ref = {"$ref": "#/components/schemas/Card"}
+        return {"anyOf": [ref, {"type": "null"}]} if field.allow_none else ref
     return {}

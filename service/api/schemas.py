@@ -70,6 +70,7 @@ class NewSeatSchema(NewPlayerSchema):
         metadata={
             "description": "Seat a computer player of this strength: it plays on the server as soon as it is its turn.",
             "example": "expert",
+            "enum_schema": "BotStrength",
         },
     )
 
@@ -129,7 +130,11 @@ class LeaveSchema(ma.Schema):
     bot = fields.String(
         load_default="basic",
         validate=validate.OneOf(STRENGTHS),
-        metadata={"description": "The strength of the bot that takes the seat over.", "example": "basic"},
+        metadata={
+            "description": "The strength of the bot that takes the seat over.",
+            "example": "basic",
+            "enum_schema": "BotStrength",
+        },
     )
 
 
@@ -137,7 +142,10 @@ class HintQuerySchema(ma.Schema):
     strength = fields.String(
         load_default="expert",
         validate=validate.OneOf(STRENGTHS),
-        metadata={"description": "Whose advice: the card this strength of bot would play."},
+        metadata={
+            "description": "Whose advice: the card this strength of bot would play.",
+            "enum_schema": "BotStrength",
+        },
     )
 
 
@@ -203,7 +211,10 @@ class SeatSchema(ma.Schema):
         allow_none=True,
         required=True,
         validate=validate.OneOf(STRENGTHS),
-        metadata={"description": "The strength of the computer player in the seat; null for a person or an open seat."},
+        metadata={
+            "description": "The strength of the computer player in the seat; null for a person or an open seat.",
+            "enum_schema": "BotStrength",
+        },
     )
     score = fields.Integer(required=True, metadata={"example": 3})
     cards_in_hand = fields.Integer(required=True, metadata={"example": 12})
@@ -301,7 +312,7 @@ class DealtHandSchema(ma.Schema):
 class HintSchema(ma.Schema):
     seat = _seat("Your seat.", required=True)
     card = CardField(required=True)
-    strength = fields.String(required=True, validate=validate.OneOf(STRENGTHS))
+    strength = fields.String(required=True, validate=validate.OneOf(STRENGTHS), metadata={"enum_schema": "BotStrength"})
     reason = fields.String(required=True, metadata={"example": "takes the trick and its coin as cheaply as possible"})
 
 

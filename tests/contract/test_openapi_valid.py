@@ -102,3 +102,10 @@ def test_created_seats_link_to_the_operations_that_use_them(
         assert "game_id" in link["parameters"]
         if link["operationId"] in {"dealHand", "getHand", "playCard"}:
             assert link["parameters"]["header.Authorization"].startswith("Bearer {$response.body#/")
+
+
+def test_nullable_enums_are_named(spec: dict[str, Any]) -> None:
+    """An inline `type: [string, null]` enum makes generators invent types (`SeatBotType1`, …)."""
+    for node in _schemas_in(spec):
+        if "enum" in node and isinstance(node.get("type"), list):
+            raise AssertionError(f"name this enum and refer to it with anyOf [$ref, null]: {node}")

@@ -21,7 +21,11 @@ revealed when the hand is over, and anyone can then check both the commitment an
 
 A game created with a caller's seed string derives each hand's 32-byte seed as
 ``SHA-256("coins/v1/hand/" || game_seed || "/" || hand_number)`` (UTF-8, the hand number in
-decimal). A game without one takes each hand's seed from :mod:`secrets`.
+decimal), and when it must draw its first dealer it makes one uniform draw below 3 (step 2)
+from the stream of step 1 over ``"coins/v1/first-dealer/" || game_seed`` (UTF-8, not hashed
+first). A game without one takes each hand's seed and that draw from :mod:`secrets`.
+
+``docs/fair-deals.md`` states the same for players, with test vectors.
 """
 
 from __future__ import annotations

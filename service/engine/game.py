@@ -432,8 +432,7 @@ class Game:
     def apply(self, action: Action) -> Dealt | Played:
         """Apply a logged action, with full validation."""
         if isinstance(action, DealAction):
-            self.verify_deal(action.seat)
-            return self._apply_deal(action)
+            return self.deal(action.seat, action.seed)
         return self.play(action.seat, action.card)
 
     @classmethod

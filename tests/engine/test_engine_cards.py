@@ -99,7 +99,7 @@ def test_a_card_is_made_of_a_rank_and_a_suit(rank: object, suit: object) -> None
 def test_cards_are_immutable() -> None:
     card = parse_card("ace-coins")
     with pytest.raises(AttributeError):
-        card.code = "king-coins"  # type: ignore[misc]
+        card.code = "king-coins"
     assert card.code == "ace-coins"
 
 

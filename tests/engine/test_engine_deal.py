@@ -21,7 +21,6 @@ from service.engine import (
     deal_order,
     derive_hand_seed,
 )
-from service.engine import deal as deal_module
 from service.engine.deal import DealStream, cut, shuffle
 
 # -- the algorithm of docs/fair-deals.md, written from the prose, not from the engine -------
@@ -165,10 +164,11 @@ def test_a_game_publishes_the_commitment_and_reveals_the_seed_at_hand_end() -> N
     for seat in range(3):
         assert list(game.hand(seat)) == sorted(deal_hands(b"my seed", 2)[seat], key=lambda card: card.order)
     while game.hand_number == 1 and game.status.value == "playing":
-        seat = game.turn
-        assert seat is not None
-        game.play(seat, game.legal_cards(seat)[0])
-    (ended,) = game.revealed_hands
+        to_play = game.turn
+        assert to_play is not None
+        game.play(to_play, game.legal_cards(to_play)[0])
+    assert len(game.revealed_hands) == 1
+    ended = game.revealed_hands[0]
     assert (ended.hand_number, ended.seed, ended.commitment) == (1, b"my seed", dealt.commitment)
     assert game.commitment is None
 
@@ -206,7 +206,7 @@ def test_unseeded_games_take_hand_seeds_from_secrets(monkeypatch: pytest.MonkeyP
         calls.append(n)
         return b"\x07" * n
 
-    monkeypatch.setattr(deal_module.secrets, "token_bytes", token_bytes)
+    monkeypatch.setattr(secrets, "token_bytes", token_bytes)  # the module the engine draws from
     game = Game()
     game.deal(0)
     assert calls == [32]

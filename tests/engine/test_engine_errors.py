@@ -226,3 +226,13 @@ def test_each_error_has_a_stable_code(error: type[CoinsError], code: str, bases:
     assert error.code == code
     for base in bases:
         assert issubclass(error, base)
+
+
+@pytest.mark.parametrize("seed", [b"", "abc"])
+def test_replaying_a_deal_checks_its_seed(seed: object) -> None:
+    from service.engine import DealAction
+
+    game = waiting()
+    with pytest.raises(InvalidSetup, match="non-empty bytes"):
+        game.apply(DealAction(0, seed))  # type: ignore[arg-type]
+    assert game.log == () and game.hand_number == 0

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import secrets
 
 import pytest
 
@@ -14,7 +15,6 @@ from service.engine import (
     InvalidSetup,
     choose_first_dealer,
 )
-from service.engine import game as game_module
 
 NAMED, OLDEST, DRAWN = FirstDealerReason.NAMED, FirstDealerReason.OLDEST, FirstDealerReason.DRAWN
 
@@ -80,7 +80,7 @@ def test_unseeded_draws_use_secrets(monkeypatch: pytest.MonkeyPatch) -> None:
         calls.append(n)
         return 1
 
-    monkeypatch.setattr(game_module.secrets, "randbelow", randbelow)
+    monkeypatch.setattr(secrets, "randbelow", randbelow)  # the module the engine draws from
     assert choose_first_dealer() == (1, DRAWN)
     assert calls == [3]
 

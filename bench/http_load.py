@@ -5,19 +5,22 @@ gunicorn.conf.py wsgi:app`` (2 sync workers) on a free port of 127.0.0.1 and, at
 concurrent games, runs one client thread per game: create a game with three seats, deal,
 read the three hands, play a card for whoever's turn it is until the game is finished (any
 card held is legal in Coins), dealing again whenever a hand is due; then the next game.
-Each level runs for a fixed window (``--seconds``) after a short warm-up; plays in flight at
-the end of the window are abandoned. It prints plays per second, the p50/p95/p99 latency of
-the play requests, and every non-2xx answer.
+Each measuring window (``--seconds``) follows a short warm-up; plays in flight when it closes
+are abandoned, and the next window starts new games. It prints plays per second, the
+p50/p95/p99 latency of the play requests, every non-2xx answer, and the CPU time the workers
+spent per request (read from /proc: unlike wall-clock rates, it holds on a busy machine).
 
 The BASELINE is bench/baseline_app.py under the same gunicorn settings and database: one
 endpoint, one single-row UPDATE transaction per request, driven by the same number of
-client threads. ``ratio`` is service plays/s over baseline updates/s.
+client threads. Both servers run side by side and their windows alternate, ``--repeats``
+times per level; medians are reported. ``ratio`` is service plays/s over baseline updates/s.
 
 Goals (both databases): plays/s at 16 concurrent games >= 60% of the baseline; p99 < 15 ms
 for a lone game and < 50 ms at 4 concurrent games; zero non-2xx answers.
 
     .venv/bin/python bench/http_load.py [--db sqlite,postgres] [--levels 1,4,16] [--seconds 10]
-        [--postgres-url postgresql://postgres@127.0.0.1:5432/test] [--log-level INFO] [--json out.json]
+        [--repeats 3] [--postgres-url postgresql://postgres@127.0.0.1:5432/test] [--log-level INFO]
+        [--json out.json]
 
 Everything talks to 127.0.0.1 only; every loop is bounded in count and time. The last line is
 ``http_load=<json summary>``.
@@ -33,6 +36,7 @@ import os
 import random
 import signal
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -82,6 +86,11 @@ class Server:
         with self.log_path.open("rb") as log:
             return sum(1 for _ in log)
 
+    def problems(self, limit: int = 20) -> list[str]:
+        """The last lines of the server's output that are not per-request access lines."""
+        lines = self.log_path.read_text(errors="replace").splitlines()
+        return [line for line in lines if '"logger": "service.access"' not in line][-limit:]
+
 
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
@@ -108,7 +117,8 @@ def gunicorn(
     command = [str(Path(sys.executable).with_name("gunicorn"))]
     if (REPO / "gunicorn.conf.py").exists():
         command += ["-c", str(REPO / "gunicorn.conf.py")]
-    command += [*(extra or []), "--bind", f"{HOST}:{port}", "--workers", str(WORKERS), "--worker-class", "sync", app]
+    command += [*(extra or []), "--bind", f"{HOST}:{port}", "--workers", str(WORKERS), "--worker-class", "sync"]
+    command += ["--no-control-socket", app]  # gunicorn 27's control socket has one path per user: two servers clash
     env = {
         **os.environ,
         "DATABASE_URL": database_url,
@@ -346,50 +356,62 @@ def database_urls(name: str, workdir: Path, postgres_url: str) -> tuple[str, str
 # -- the run --------------------------------------------------------------------------------
 
 
-def measure(
-    name: str, levels: list[int], seconds: float, warmup: float, workdir: Path, args: argparse.Namespace
-) -> dict[str, Any]:
+def measure(name: str, levels: list[int], args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
+    """Both servers up at once; at each level, alternate service and baseline windows ``--repeats``
+    times (so a busy spell on the machine hits both) and keep the medians."""
     service_url, baseline_url = database_urls(name, workdir, args.postgres_url)
-    results: dict[str, Any] = {"db": name, "levels": {}, "loadavg_before": round(os.getloadavg()[0], 2)}
-    service: dict[int, Level] = {}
-    baseline: dict[int, Level] = {}
-    with gunicorn("wsgi:app", service_url, workdir, log_level=args.log_level) as server:
-        for concurrency in levels:
-            service[concurrency] = drive(server, concurrency, seconds, "play", warmup)
-            _print_level(name, "service", service[concurrency])
-        results["service_log_lines"] = server.log_lines()
     prepare(baseline_url)
-    with gunicorn(
-        "baseline_app:create_baseline_app()",
-        baseline_url,
-        workdir,
-        log_level=args.log_level,
-        extra=["--pythonpath", "bench"],
-    ) as server:
+    results: dict[str, Any] = {"db": name, "levels": {}, "loadavg_before": round(os.getloadavg()[0], 2)}
+    with (
+        gunicorn("wsgi:app", service_url, workdir, log_level=args.log_level) as service,
+        gunicorn(
+            "baseline_app:create_baseline_app()",
+            baseline_url,
+            workdir,
+            log_level=args.log_level,
+            extra=["--pythonpath", "bench"],
+        ) as baseline,
+    ):
         for concurrency in levels:
-            baseline[concurrency] = drive(server, concurrency, seconds, "update", warmup)
-            _print_level(name, "baseline", baseline[concurrency])
-    for concurrency in levels:
-        s, b = service[concurrency], baseline[concurrency]
-        results["levels"][concurrency] = {
-            "plays_per_s": round(s.rate, 1),
-            "p50_ms": round(s.percentile_ms(50), 2),
-            "p95_ms": round(s.percentile_ms(95), 2),
-            "p99_ms": round(s.percentile_ms(99), 2),
-            "games_finished": s.stats.games_finished,
-            "server_cpu_ms_per_request": round(s.server_cpu_ms_per_request, 3),
-            "client_cpu_ms_per_request": round(1000 * s.client_cpu / max(1, s.stats.requests), 3),
-            "requests": s.stats.requests,
-            "non_2xx": s.non_2xx,
-            "baseline_updates_per_s": round(b.rate, 1),
-            "baseline_p50_ms": round(b.percentile_ms(50), 2),
-            "baseline_p99_ms": round(b.percentile_ms(99), 2),
-            "baseline_non_2xx": b.non_2xx,
-            "baseline_server_cpu_ms_per_request": round(b.server_cpu_ms_per_request, 3),
-            "ratio": round(s.rate / b.rate, 3) if b.rate else None,
-        }
+            runs: list[tuple[Level, Level]] = []
+            for _ in range(args.repeats):
+                s = drive(service, concurrency, args.seconds, "play", args.warmup)
+                _print_level(name, "service", s)
+                b = drive(baseline, concurrency, args.seconds, "update", args.warmup)
+                _print_level(name, "baseline", b)
+                runs.append((s, b))
+            results["levels"][concurrency] = _medians(runs)
+        results["service_log_lines"] = service.log_lines()
+        for server in (service, baseline):
+            if any(s.non_2xx + b.non_2xx for s, b in runs):
+                print(f"--- {server.log_path.name}, last lines:", *server.problems(), sep="\n    ")
     results["loadavg_after"] = round(os.getloadavg()[0], 2)
     return results
+
+
+def _medians(runs: list[tuple[Level, Level]]) -> dict[str, Any]:
+    def median(values: list[float], digits: int) -> float:
+        return round(statistics.median(values), digits)
+
+    service, baseline = [s for s, _ in runs], [b for _, b in runs]
+    return {
+        "plays_per_s": median([s.rate for s in service], 1),
+        "p50_ms": median([s.percentile_ms(50) for s in service], 2),
+        "p95_ms": median([s.percentile_ms(95) for s in service], 2),
+        "p99_ms": median([s.percentile_ms(99) for s in service], 2),
+        "games_finished": sum(s.stats.games_finished for s in service),
+        "server_cpu_ms_per_request": median([s.server_cpu_ms_per_request for s in service], 3),
+        "client_cpu_ms_per_request": median([1000 * s.client_cpu / max(1, s.stats.requests) for s in service], 3),
+        "requests": sum(s.stats.requests for s in service),
+        "non_2xx": sum(s.non_2xx for s in service),
+        "baseline_updates_per_s": median([b.rate for b in baseline], 1),
+        "baseline_p50_ms": median([b.percentile_ms(50) for b in baseline], 2),
+        "baseline_p99_ms": median([b.percentile_ms(99) for b in baseline], 2),
+        "baseline_non_2xx": sum(b.non_2xx for b in baseline),
+        "baseline_server_cpu_ms_per_request": median([b.server_cpu_ms_per_request for b in baseline], 3),
+        "ratio": median([s.rate / b.rate for s, b in runs if b.rate], 3),
+        "repeats": len(runs),
+    }
 
 
 def _print_level(db: str, app: str, level: Level) -> None:
@@ -445,18 +467,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--db", default="sqlite,postgres", help="comma-separated: sqlite, postgres")
     parser.add_argument("--levels", default="1,4,16", help="concurrent games, comma-separated")
     parser.add_argument("--seconds", type=float, default=10.0, help="measuring window of each level")
-    parser.add_argument("--warmup", type=float, default=1.5, help="unmeasured run before each level")
+    parser.add_argument("--warmup", type=float, default=1.0, help="unmeasured run before each window")
+    parser.add_argument("--repeats", type=int, default=3, help="windows per level and app (medians are reported)")
     parser.add_argument("--postgres-url", default=os.environ.get("BENCH_POSTGRES_URL", POSTGRES_URL))
     parser.add_argument("--log-level", default="INFO", help="LOG_LEVEL of the servers (INFO: one line per request)")
     parser.add_argument("--json", type=Path, help="also write the results here")
     args = parser.parse_args(argv)
     levels = [int(level) for level in args.levels.split(",")]
-    if not 0 < args.seconds <= 300 or any(not 1 <= level <= 64 for level in levels):
-        parser.error("--seconds must be in (0, 300] and each level in [1, 64]")
+    if not 0 < args.seconds <= 300 or not 1 <= args.repeats <= 20 or any(not 1 <= level <= 64 for level in levels):
+        parser.error("--seconds must be in (0, 300], --repeats in [1, 20] and each level in [1, 64]")
     results = []
     with tempfile.TemporaryDirectory(prefix="coins-http-load-") as tmp:
         for name in args.db.split(","):
-            results.append(measure(name.strip(), levels, args.seconds, args.warmup, Path(tmp), args))
+            results.append(measure(name.strip(), levels, args, Path(tmp)))
     print_summary(results)
     if args.json:
         args.json.write_text(json.dumps(results, indent=2))

@@ -79,7 +79,7 @@ def server(tmp_path: Path, database_url: str) -> Iterator[Server]:
     stdout, stderr = tmp_path / "stdout.log", tmp_path / "stderr.log"
     with stdout.open("wb") as out, stderr.open("wb") as err:
         process = subprocess.Popen(
-            [str(GUNICORN), "-c", "gunicorn.conf.py", "--worker-class", "sync", "wsgi:app"],
+            [str(GUNICORN), "-c", "gunicorn.conf.py", "--worker-class", "sync", "--no-control-socket", "wsgi:app"],
             cwd=REPO,
             env=env,
             stdout=out,

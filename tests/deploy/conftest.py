@@ -1,0 +1,140 @@
+"""A live server for the deploy tests: the Dockerfile's own command (bin/start → gunicorn) on loopback."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+START_SECONDS = 60  # gunicorn up and the database migrated
+STOP_SECONDS = 30
+SERVER_VARIABLES = ("PROMETHEUS_MULTIPROC_DIR", "WEB_CONCURRENCY", "BIND", "PORT", "AUTO_MIGRATE", "ACCESS_LOG")
+
+
+def dockerfile_command(dockerfile: Path = ROOT / "Dockerfile") -> list[str]:
+    """ENTRYPOINT + CMD of the Dockerfile's last stage, as the container would run them."""
+    text = dockerfile.read_text().replace("\\\n", " ")
+    entrypoint: list[str] = []
+    cmd: list[str] = []
+    for line in text.splitlines():
+        instruction, _, argument = line.strip().partition(" ")
+        if instruction.upper() == "FROM":
+            entrypoint, cmd = [], []
+        elif instruction.upper() in ("CMD", "ENTRYPOINT"):
+            argument = argument.strip()
+            words = json.loads(argument) if argument.startswith("[") else ["/bin/sh", "-c", argument]
+            if instruction.upper() == "CMD":
+                cmd = words
+            else:
+                entrypoint = words
+    assert entrypoint or cmd, "the Dockerfile names no command"
+    return entrypoint + cmd
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@dataclass
+class Server:
+    process: subprocess.Popen[bytes]
+    port: int
+    log: Path
+
+    def request(
+        self, method: str, path: str, body: Any = None, token: str | None = None
+    ) -> tuple[int, dict[str, str], Any]:
+        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=10)
+        headers = {"Accept": "application/json"}
+        payload = None
+        if body is not None:
+            payload = json.dumps(body).encode()
+            headers["Content-Type"] = "application/json"
+        if token is not None:
+            headers["Authorization"] = f"Bearer {token}"
+        try:
+            connection.request(method, path, body=payload, headers=headers)
+            response = connection.getresponse()
+            raw = response.read()
+            return response.status, dict(response.getheaders()), json.loads(raw) if raw else None
+        finally:
+            connection.close()
+
+    def output(self) -> str:
+        return self.log.read_text(errors="replace")[-5000:]
+
+
+def wait_until_ready(server: Server) -> None:
+    deadline = time.monotonic() + START_SECONDS
+    while time.monotonic() < deadline:
+        if server.process.poll() is not None:
+            pytest.fail(f"the server exited with {server.process.returncode}:\n{server.output()}")
+        try:
+            status, _, _ = server.request("GET", "/healthz")
+            if status == 200:
+                return
+        except OSError:
+            pass
+        time.sleep(0.2)
+    pytest.fail(f"the server was not ready within {START_SECONDS} s:\n{server.output()}")
+
+
+@contextmanager
+def running_server(directory: Path) -> Iterator[Server]:
+    """The container's command, run from the repository root (the image's /app holds the same files)."""
+    port = free_port()
+    venv_bin = str(Path(sys.executable).parent)
+    env = {key: value for key, value in os.environ.items() if key not in SERVER_VARIABLES}
+    env.update(
+        PATH=f"{venv_bin}{os.pathsep}{env.get('PATH', '/usr/bin:/bin')}",
+        DATABASE_URL=f"sqlite:///{directory / 'coins.sqlite3'}",
+        BIND=f"127.0.0.1:{port}",  # the image listens on 0.0.0.0:$PORT; a test stays on loopback
+        WEB_CONCURRENCY="2",
+        LOG_LEVEL="WARNING",
+    )
+    log = directory / "server.log"
+    with log.open("wb") as output:
+        process = subprocess.Popen(
+            dockerfile_command(), cwd=ROOT, env=env, stdout=output, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
+        )
+    running = Server(process, port, log)
+    try:
+        wait_until_ready(running)
+        yield running
+    finally:
+        if process.poll() is None:
+            process.send_signal(signal.SIGTERM)
+            try:
+                process.wait(STOP_SECONDS)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait(STOP_SECONDS)
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """One server for every test that leaves it running."""
+    with running_server(tmp_path_factory.mktemp("server")) as running:
+        yield running
+
+
+@pytest.fixture
+def fresh_server(tmp_path: Path) -> Iterator[Server]:
+    """A server of its own, for a test that stops it."""
+    with running_server(tmp_path) as running:
+        yield running

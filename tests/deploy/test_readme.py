@@ -1,0 +1,73 @@
+"""README.md stays true: its curl walkthrough plays a game on a live server, its tables name every setting."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from service.config import Settings
+
+from .conftest import ROOT, Server
+
+README = (ROOT / "README.md").read_text()
+WALKTHROUGH_SECONDS = 180
+
+
+def block(marker: str) -> str:
+    """The fenced code between ``<!-- marker -->`` and ``<!-- /marker -->``."""
+    section = README.split(f"<!-- {marker} -->", 1)[1].split(f"<!-- /{marker} -->", 1)[0]
+    match = re.search(r"```sh\n(.*?)```", section, re.DOTALL)
+    assert match, f"no sh block between the {marker} markers"
+    return match.group(1)
+
+
+@pytest.mark.slow
+def test_the_curl_walkthrough_plays_a_whole_game(server: Server, tmp_path: Path) -> None:
+    env = {**os.environ, "BASE": f"http://127.0.0.1:{server.port}"}
+    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '/usr/bin:/bin')}"  # a python3
+    result = subprocess.run(
+        ["bash", "-euo", "pipefail", "-c", block("walkthrough")],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=WALKTHROUGH_SECONDS,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    lines = result.stdout.strip().splitlines()
+    scores, tricks = json.loads(lines[-2]), json.loads(lines[-1])
+    assert scores["winner"] in (0, 1, 2)
+    assert max(entry["score"] for entry in scores["scores"]) >= scores["target_score"]
+    assert len(tricks["items"]) == 3 and tricks["items"][0]["trick_number"] == 1
+    assert "ETag: " in result.stdout
+
+
+def test_the_quick_start_has_one_serve_and_one_test_command() -> None:
+    serve, test = block("serve-command").strip(), block("test-command").strip()
+    assert "\n" not in serve and "\n" not in test
+    assert serve.startswith("python3.11 -m venv .venv && ") and "gunicorn -c gunicorn.conf.py wsgi:app" in serve
+    assert test.startswith("python3.11 -m venv .venv && ") and "pytest" in test
+    assert "test-command" in (ROOT / ".ci" / "run").read_text(), ".ci/run must run the README's test command"
+
+
+def configuration_table() -> set[str]:
+    section = README.split("## Configuration", 1)[1].split("\n## ", 1)[0]
+    return set(re.findall(r"^\| `([A-Z_]+)` \|", section, re.MULTILINE))
+
+
+def test_every_setting_is_in_the_configuration_table() -> None:
+    documented = configuration_table()
+    settings = {name.upper() for name in Settings.__dataclass_fields__ if name != "extra"}
+    gunicorn = set(
+        re.findall(r"""(?:_int\(|environ\.get\()["']([A-Z_]+)["']""", (ROOT / "gunicorn.conf.py").read_text())
+    )
+    start = set(re.findall(r"\$\{([A-Z_]+):-", (ROOT / "bin" / "start").read_text()))
+    assert settings and gunicorn and start
+    assert settings | gunicorn | start <= documented, sorted((settings | gunicorn | start) - documented)

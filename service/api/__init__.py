@@ -12,9 +12,9 @@ from flask_smorest.utils import prepare_response
 from ..engine import CARD_CODES
 from ..games import STATUSES, STRENGTHS
 from .fields import CARD_SCHEMA, CardField, card_field_to_ref
-from .openapi import named_enum_to_ref
+from .openapi import any_of_schemas, named_enum_to_ref
 from .problems import PROBLEM_MEDIA_TYPE, PROBLEMS, register_problem_handlers
-from .schemas import FIRST_DEALER_CHOICES, ProblemSchema
+from .schemas import FIRST_DEALER_CHOICES, NewBotSchema, NewPersonSchema, ProblemSchema
 
 __all__ = ["Api", "init_api"]
 
@@ -56,6 +56,7 @@ class Api(flask_smorest.Api):  # type: ignore[misc]  # flask-smorest ships no ty
     def _register_responses(self) -> None:
         # Runs inside init_app, before ProblemSchema is converted: its `code` refers to ProblemCode.
         self.ma_plugin.converter.add_attribute_function(named_enum_to_ref)
+        self.ma_plugin.converter.add_attribute_function(any_of_schemas)
         for status in http.HTTPStatus:
             response: dict[str, Any] = {"description": status.phrase}
             if status >= 400:
@@ -107,6 +108,10 @@ def init_api(app: Flask) -> Api:
 
     for module in (games, players, hands, plays, hints, tricks, history):
         api.register_blueprint(module.blp)
+    # A seat of createGame is documented as NewPerson or NewBot; NewSeat only loads it.
+    api.spec.components.schema("NewPerson", schema=NewPersonSchema)
+    api.spec.components.schema("NewBot", schema=NewBotSchema)
+    api.spec.components.schemas.pop("NewSeat", None)
     return api
 
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import marshmallow as ma
 
-__all__ = ["CREATED_GAME_LINKS", "JOINED_GAME_LINKS", "named_enum_to_ref"]
+__all__ = ["CREATED_GAME_LINKS", "JOINED_GAME_LINKS", "any_of_schemas", "named_enum_to_ref"]
 
 
 def named_enum_to_ref(
@@ -25,6 +25,20 @@ def named_enum_to_ref(
     ret.pop("enum", None)
     ref = {"$ref": f"#/components/schemas/{name}"}
     return {"anyOf": [ref, {"type": "null"}]} if field.allow_none else ref
+
+
+def any_of_schemas(_converter: Any, field: ma.fields.Field[Any], ret: dict[str, Any], **_kwargs: Any) -> dict[str, Any]:
+    """apispec attribute function: ``metadata={"any_of_schemas": [names]}`` documents a field as one of
+    those named schemas (or null, if it allows none) instead of the schema that loads it."""
+    names = field.metadata.get("any_of_schemas")
+    if not names:
+        return {}
+    for key in ("$ref", "anyOf", "allOf", "type"):
+        ret.pop(key, None)
+    forms: list[dict[str, Any]] = [{"$ref": f"#/components/schemas/{name}"} for name in names]
+    if field.allow_none:
+        forms.append({"type": "null"})
+    return {"anyOf": forms}
 
 
 def _links(game_id: str, token: str, operations: dict[str, str]) -> dict[str, Any]:

@@ -82,6 +82,29 @@ class NewSeatSchema(NewPlayerSchema):
             raise ma.ValidationError("bots have no age", field_name="age")
 
 
+class NewPersonSchema(NewPlayerSchema):
+    """A person taking a seat. Documents one form of NewSeatSchema, which does the loading."""
+
+    bot = fields.Raw(metadata={"type": "null", "description": "Absent, or null: a person."})
+
+
+class NewBotSchema(ma.Schema):
+    """A computer player taking a seat. Documents the other form of NewSeatSchema."""
+
+    bot = fields.String(
+        required=True,
+        validate=validate.OneOf(STRENGTHS),
+        metadata={
+            "description": "Its strength: it plays on the server as soon as it is its turn.",
+            "enum_schema": "BotStrength",
+        },
+    )
+    name = fields.String(
+        validate=NAME, metadata={"description": "Optional: shown to the other players.", "example": "Robo"}
+    )
+    age = fields.Raw(metadata={"type": "null", "description": "Absent, or null: bots have no age."})
+
+
 class CreateGameSchema(ma.Schema):
     target_score = JsonInteger(
         load_default=15,
@@ -89,7 +112,9 @@ class CreateGameSchema(ma.Schema):
         metadata={"description": "Points (coins captured) that win the game: usually 10, 15 or 20.", "example": 15},
     )
     seats = fields.List(
-        fields.Nested(NewSeatSchema, allow_none=True),
+        # Documented as "NewPerson, NewBot or null": the rules that tell them apart (a person
+        # has a name, a bot no age) are not expressible on the one loading schema.
+        fields.Nested(NewSeatSchema, allow_none=True, metadata={"any_of_schemas": ["NewPerson", "NewBot"]}),
         validate=validate.Length(equal=3),
         load_default=lambda: [None, None, None],
         metadata={

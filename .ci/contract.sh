@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# Contract checks for the Coins API: the committed spec, its lint, the SDKs generated from it,
+# the example scripts, and Schemathesis against a live server.
+#
+#   .ci/contract.sh                # uses .venv
+#   VENV=/path/to/venv .ci/contract.sh
+#
+# Installs what it needs itself (npm ci; pinned pip packages into $VENV). Caches nothing
+# outside the working tree but npm's own cache: pip runs with PIP_NO_CACHE_DIR.
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+VENV=${VENV:-.venv}
+VENV=$(cd "$VENV" && pwd)
+PY=$VENV/bin/python
+export PATH="$VENV/bin:$PATH"   # openapi-python-client formats the client with ruff from here
+export PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1
+
+SEED=${CONTRACT_SEED:-20261130}          # Schemathesis: fixed seed, bounded examples
+MAX_EXAMPLES=${CONTRACT_MAX_EXAMPLES:-25}
+STATEFUL_EXAMPLES=${CONTRACT_STATEFUL_EXAMPLES:-40}
+
+PIP_PACKAGES=(
+  "schemathesis==4.32.5"
+  "openapi-python-client==0.29.1"
+  "openapi-spec-validator==0.9.0"
+  "pyyaml==6.0.4"
+  "ruff>=0.5"
+)
+
+WORK=$(mktemp -d -t coins-contract.XXXXXX)
+SERVER_PID=
+cleanup() {
+  if [[ -n $SERVER_PID ]] && kill -0 "$SERVER_PID" 2>/dev/null; then
+    kill -TERM "$SERVER_PID" 2>/dev/null || true
+    for _ in $(seq 50); do kill -0 "$SERVER_PID" 2>/dev/null || break; sleep 0.2; done
+    kill -KILL "$SERVER_PID" 2>/dev/null || true
+  fi
+  "$PY" -m pip uninstall -y -q coins-client >/dev/null 2>&1 || true
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+START=$SECONDS
+STEP_NAME=
+STEP_START=$SECONDS
+step() {  # prints how long the previous step took, then names the next
+  [[ -n $STEP_NAME ]] && echo "    ${STEP_NAME%%:*} took $((SECONDS - STEP_START))s"
+  STEP_NAME=$1
+  STEP_START=$SECONDS
+  echo "==> $1"
+}
+
+step "install: npm ci, pip packages into $VENV"
+npm ci --no-audit --no-fund --loglevel=error
+"$PY" -m pip install -q "${PIP_PACKAGES[@]}"
+
+step "spec: committed openapi.yaml is the served spec, and valid (openapi-spec-validator)"
+"$PY" -m pytest -q -p no:cacheprovider tests/contract/test_openapi_file.py tests/contract/test_openapi_valid.py
+
+step "spec: Spectral, recommended OpenAPI ruleset, no errors and no warnings"
+npx --no-install spectral lint --fail-severity=warn --ruleset .spectral.yaml openapi.yaml
+
+step "TypeScript: openapi-typescript types, tsc --noEmit over sdk/typescript/client.ts"
+npm run -s types
+npm run -s typecheck
+
+step "Python SDK: openapi-python-client generates and installs a client"
+"$VENV/bin/openapi-python-client" generate --path openapi.yaml --output-path "$WORK/coins-client" --meta setup \
+  >"$WORK/generate.log" 2>&1 || { cat "$WORK/generate.log"; echo "openapi-python-client failed"; exit 1; }
+cat "$WORK/generate.log"
+if grep -qiE "warning|error|skipping|not in path" "$WORK/generate.log"; then
+  echo "openapi-python-client reported warnings or errors (above): the spec must generate cleanly"
+  exit 1
+fi
+"$PY" -m pip install -q "$WORK/coins-client"
+
+step "pytest tests/contract: the generated client and the examples against live gunicorn"
+COINS_PYTHON_SDK="$WORK/coins-client" "$PY" -m pytest -q -p no:cacheprovider tests/contract
+
+step "live server for Schemathesis"
+PORT=$("$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+URL=http://127.0.0.1:$PORT
+GUNICORN=("$VENV/bin/gunicorn" wsgi:app)
+[[ -f gunicorn.conf.py ]] && GUNICORN=("$VENV/bin/gunicorn" -c gunicorn.conf.py wsgi:app)
+# --limit-request-line 0: gunicorn itself answers a request line over 4094 bytes with an HTML 414
+# before the app sees it; the fuzzer's over-long cursors would report that as the app's.
+BIND=127.0.0.1:$PORT WEB_CONCURRENCY=2 ACCESS_LOG= DATABASE_URL="sqlite:///$WORK/coins.sqlite3" \
+  GUNICORN_CMD_ARGS="--limit-request-line 0" "${GUNICORN[@]}" >"$WORK/gunicorn.log" 2>&1 &
+SERVER_PID=$!
+for i in $(seq 150); do
+  curl -fsS "$URL/readyz" >/dev/null 2>&1 && break
+  if ! kill -0 "$SERVER_PID" 2>/dev/null || [[ $i -eq 150 ]]; then
+    cat "$WORK/gunicorn.log"; echo "gunicorn did not start"; exit 1
+  fi
+  sleep 0.2
+done
+"$PY" examples/play_random.py --base-url "$URL" --target-score 10 --seed 1 | tail -n 4
+
+ST=("$VENV/bin/st" --config-file tests/contract/schemathesis.toml run openapi.yaml --url "$URL"
+    --seed "$SEED" --checks all --no-color --generation-database none)
+
+step "Schemathesis: examples, coverage and fuzzing of every operation (seed $SEED, $MAX_EXAMPLES examples)"
+"${ST[@]}" --phases examples,coverage,fuzzing --max-examples "$MAX_EXAMPLES"
+
+step "Schemathesis: stateful sequences through the links (create, join, deal, hand, play) with real tokens"
+# ignored_auth is off here only: the tokens come from the links, which Schemathesis counts as
+# made-up auth (see tests/contract/schemathesis.toml); the phases above check 401s.
+"${ST[@]}" --phases stateful --max-examples "$STATEFUL_EXAMPLES" --exclude-checks ignored_auth
+
+step "done"
+echo "contract checks passed in $((SECONDS - START))s"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import http.client
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -24,24 +25,57 @@ STOP_SECONDS = 30
 SERVER_VARIABLES = ("PROMETHEUS_MULTIPROC_DIR", "WEB_CONCURRENCY", "BIND", "PORT", "AUTO_MIGRATE", "ACCESS_LOG")
 
 
-def dockerfile_command(dockerfile: Path = ROOT / "Dockerfile") -> list[str]:
-    """ENTRYPOINT + CMD of the Dockerfile's last stage, as the container would run them."""
+@dataclass
+class FinalStage:
+    """What the Dockerfile's last stage runs and holds: enough to rebuild its /app without Docker."""
+
+    command: list[str]  # ENTRYPOINT + CMD
+    healthcheck: list[str]  # HEALTHCHECK CMD
+    copies: list[tuple[list[str], str]]  # COPY sources (from the build context) -> destination
+    user: str
+
+
+def final_stage(dockerfile: Path = ROOT / "Dockerfile") -> FinalStage:
     text = dockerfile.read_text().replace("\\\n", " ")
+    stage = FinalStage([], [], [], "root")
     entrypoint: list[str] = []
-    cmd: list[str] = []
     for line in text.splitlines():
         instruction, _, argument = line.strip().partition(" ")
-        if instruction.upper() == "FROM":
-            entrypoint, cmd = [], []
-        elif instruction.upper() in ("CMD", "ENTRYPOINT"):
-            argument = argument.strip()
+        instruction, argument = instruction.upper(), argument.strip()
+        if instruction == "FROM":
+            stage, entrypoint = FinalStage([], [], [], "root"), []
+        elif instruction in ("CMD", "ENTRYPOINT"):
             words = json.loads(argument) if argument.startswith("[") else ["/bin/sh", "-c", argument]
-            if instruction.upper() == "CMD":
-                cmd = words
+            if instruction == "CMD":
+                stage.command = words
             else:
                 entrypoint = words
-    assert entrypoint or cmd, "the Dockerfile names no command"
-    return entrypoint + cmd
+        elif instruction == "HEALTHCHECK":
+            stage.healthcheck = json.loads(argument.split(" CMD ", 1)[1].strip())
+        elif instruction == "COPY" and not argument.startswith("--from"):
+            *sources, destination = argument.split()
+            stage.copies.append((sources, destination))
+        elif instruction == "USER":
+            stage.user = argument
+    stage.command = entrypoint + stage.command
+    assert stage.command, "the Dockerfile names no command"
+    return stage
+
+
+def dockerfile_command() -> list[str]:
+    return final_stage().command
+
+
+def image_app_dir(directory: Path) -> Path:
+    """The image's WORKDIR, rebuilt from the final stage's COPY lines: no source tree beside it,
+    so the service runs from the installed package, as in the container."""
+    app = directory / "app"
+    for sources, destination in final_stage().copies:
+        for source in sources:
+            target = app / destination / Path(source).name if destination.endswith("/") else app / destination
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / source, target)
+    return app
 
 
 def free_port() -> int:
@@ -96,13 +130,14 @@ def wait_until_ready(server: Server) -> None:
 
 @contextmanager
 def running_server(directory: Path) -> Iterator[Server]:
-    """The container's command, run from the repository root (the image's /app holds the same files)."""
+    """The container's command, in a replica of the image's /app, on a free loopback port."""
     port = free_port()
     venv_bin = str(Path(sys.executable).parent)
     env = {key: value for key, value in os.environ.items() if key not in SERVER_VARIABLES}
     env.update(
         PATH=f"{venv_bin}{os.pathsep}{env.get('PATH', '/usr/bin:/bin')}",
         DATABASE_URL=f"sqlite:///{directory / 'coins.sqlite3'}",
+        PORT=str(port),  # what the image's HEALTHCHECK reads
         BIND=f"127.0.0.1:{port}",  # the image listens on 0.0.0.0:$PORT; a test stays on loopback
         WEB_CONCURRENCY="2",
         LOG_LEVEL="WARNING",
@@ -110,7 +145,12 @@ def running_server(directory: Path) -> Iterator[Server]:
     log = directory / "server.log"
     with log.open("wb") as output:
         process = subprocess.Popen(
-            dockerfile_command(), cwd=ROOT, env=env, stdout=output, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL
+            dockerfile_command(),
+            cwd=image_app_dir(directory),
+            env=env,
+            stdout=output,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
         )
     running = Server(process, port, log)
     try:

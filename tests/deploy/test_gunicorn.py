@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import os
 import signal
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 import pytest
 
-from .conftest import ROOT, STOP_SECONDS, Server, dockerfile_command
+from .conftest import ROOT, STOP_SECONDS, Server, dockerfile_command, final_stage, free_port
 
 GAME_SECONDS = 120
 MAX_ACTIONS = 400  # a game to 15 points takes at most 4 hands: 4 deals and 192 plays
@@ -17,6 +21,23 @@ def test_dockerfile_starts_the_start_script() -> None:
     assert dockerfile_command() == ["bin/start"]
     script = (ROOT / "bin" / "start").read_text()
     assert "exec gunicorn -c gunicorn.conf.py wsgi:app" in script
+
+
+def test_the_image_runs_as_an_unprivileged_numeric_user() -> None:
+    user = final_stage().user.split(":")[0]
+    assert user.isdigit() and int(user) != 0
+
+
+def run_healthcheck(port: int) -> int:
+    env = {**os.environ, "PORT": str(port)}
+    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
+    return subprocess.run(final_stage().healthcheck, env=env, capture_output=True, timeout=30, check=False).returncode
+
+
+@pytest.mark.slow
+def test_the_image_healthcheck_passes_on_a_live_server_only(server: Server) -> None:
+    assert run_healthcheck(server.port) == 0
+    assert run_healthcheck(free_port()) != 0
 
 
 @pytest.mark.slow

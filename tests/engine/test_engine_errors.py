@@ -10,6 +10,7 @@ import pytest
 from service.engine import (
     CardNotInHand,
     CoinsError,
+    DealAction,
     Game,
     GameFinished,
     GameSetup,
@@ -20,6 +21,7 @@ from service.engine import (
     NoHandInProgress,
     NotDealer,
     NotYourTurn,
+    PlayAction,
     Status,
     UnsupportedFormat,
     parse_card,
@@ -197,8 +199,6 @@ def test_the_seat_to_play_may_play_any_card_it_holds() -> None:
 
 
 def test_replaying_a_refused_action_is_refused_too() -> None:
-    from service.engine import PlayAction
-
     game = playing()
     before = snapshot(game, include_log=True)
     with pytest.raises(NotYourTurn):
@@ -230,8 +230,6 @@ def test_each_error_has_a_stable_code(error: type[CoinsError], code: str, bases:
 
 @pytest.mark.parametrize("seed", [b"", "abc"])
 def test_replaying_a_deal_checks_its_seed(seed: object) -> None:
-    from service.engine import DealAction
-
     game = waiting()
     with pytest.raises(InvalidSetup, match="non-empty bytes"):
         game.apply(DealAction(0, seed))  # type: ignore[arg-type]

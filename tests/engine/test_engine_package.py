@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import dataclasses
 import importlib.util
 import inspect
 import subprocess
@@ -144,8 +145,6 @@ def test_signatures_are_unchanged(name: str, signature: str) -> None:
 
 @pytest.mark.parametrize(("name", "fields"), FIELDS.items(), ids=list(FIELDS))
 def test_record_fields_are_unchanged(name: str, fields: str) -> None:
-    import dataclasses
-
     record = getattr(engine, name)
     assert [field.name for field in dataclasses.fields(record)] == fields.split()
     assert record.__dataclass_params__.frozen

@@ -240,7 +240,7 @@ class Referee:
             assert not (public_cards - cards_in(last)) & in_hands
         else:
             assert not public_cards & in_hands
-        assert public.played_cards == ALL_CARDS - in_hands if game.status is not Status.WAITING_FOR_DEAL else True
+        assert public.played_cards == ALL_CARDS - in_hands  # every card of this hand is held or played
         assert (public.status, public.hand_number, public.dealer, public.turn, public.scores) == (
             game.status,
             game.hand_number,

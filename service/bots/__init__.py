@@ -18,14 +18,21 @@ A hint for a human player is the same call: build a bot for the player's seat an
 
 - ``STRENGTHS`` = ``("random", "basic", "expert")``.
 - ``make_bot(strength, seat, rng, **options) -> Bot``: :class:`ValueError` for an unknown
-  strength, a seat other than 0, 1, 2, or an option the strength does not take. The expert
-  takes ``playouts`` (default :data:`DEFAULT_PLAYOUTS`) and ``max_seconds`` (default None).
+  strength, a seat other than 0, 1, 2, or an option the strength does not take. Only the
+  expert takes options: ``playouts: int`` (default :data:`DEFAULT_PLAYOUTS`, the playouts of
+  one decision at the start of a hand, scaled up as the hand shortens) and ``max_seconds:
+  float | None`` (default None: a wall-clock cap on one decision, which makes decisions
+  depend on the machine's speed, so leave it off where they must be reproducible).
 - ``Bot.decide(view) -> Decision``: always one of ``view.legal_cards``. It raises
   :class:`~service.engine.NotYourTurn` when the seat has no legal card (not its turn) and
   :class:`ValueError` when given another seat's view.
 - Determinism: the same strength and options, the same RNG state and the same view give the
-  same decision. Seed with ``random.Random(f"{game_id}/{seat}/{move}")`` (or any value) to
-  make a decision reproducible; a bot kept across moves draws on from its RNG.
+  same decision. A bot keeps no state between decisions but its RNG, so a service may build
+  a fresh bot per move, seeded from what identifies the move, e.g.
+  ``random.Random(f"{game_id}/{hand_number}/{trick_number}/{seat}")``, to make every
+  decision reproducible; a bot kept across moves draws on from its RNG instead.
+- Give bots that decide concurrently RNGs of their own: a shared RNG makes their decisions
+  depend on the order they draw in.
 - Strengths: ``random`` plays any legal card; ``basic`` follows greedy rules (take coins as
   cheaply as possible, never give a coin away when a plain card will do, track the cards
   gone and what unseen cards could beat); ``expert`` searches hundreds of random deals of the

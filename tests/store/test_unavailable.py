@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from pathlib import Path
+
 import pytest
 from sqlalchemy import create_engine, text
 
@@ -10,7 +13,7 @@ from service.store import Database, DatabaseUnavailable
 
 
 @pytest.fixture
-def postgres(database_url: str) -> Database:
+def postgres(database_url: str) -> Iterator[Database]:
     if not database_url.startswith("postgresql"):
         pytest.skip("needs PostgreSQL (TEST_DATABASE_URL)")
     db = Database(Settings(database_url=database_url).sqlalchemy_url, pool_size=2)
@@ -51,7 +54,7 @@ def test_a_refused_connection_is_unavailable() -> None:
         db.dispose()
 
 
-def test_a_bad_query_is_not_unavailable(tmp_path) -> None:
+def test_a_bad_query_is_not_unavailable(tmp_path: Path) -> None:
     db = Database(f"sqlite:///{tmp_path / 'coins.sqlite3'}")
     try:
         with pytest.raises(Exception) as raised, db.transaction(write=False) as session:

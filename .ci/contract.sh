@@ -98,6 +98,13 @@ for i in $(seq 150); do
 done
 "$PY" examples/play_random.py --base-url "$URL" --target-score 10 --seed 1 | tail -n 4
 
+step "TypeScript client at run time: playOneGame (every operation) against the live server"
+npx --no-install tsc -p sdk/typescript/tsconfig.json --noEmit false --outDir "$WORK/ts" --module commonjs --moduleResolution node10
+timeout 120 node -e '
+  const coins = require(process.argv[1]);
+  coins.playOneGame(new coins.CoinsClient(process.argv[2])).catch((error) => { console.error(error); process.exit(1); });
+' "$WORK/ts/client.js" "$URL" | tail -n 3
+
 # The hooks seat three people in some created games and send each seat's real token (see the file).
 export SCHEMATHESIS_HOOKS=tests.contract.schemathesis_hooks COINS_CONTRACT_URL=$URL PYTHONPATH=$ROOT
 ST=("$VENV/bin/st" --config-file tests/contract/schemathesis.toml run openapi.yaml --url "$URL"

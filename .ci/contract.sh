@@ -86,7 +86,7 @@ GUNICORN=("$VENV/bin/gunicorn" wsgi:app)
 [[ -f gunicorn.conf.py ]] && GUNICORN=("$VENV/bin/gunicorn" -c gunicorn.conf.py wsgi:app)
 # --limit-request-line 0: gunicorn itself answers a request line over 4094 bytes with an HTML 414
 # before the app sees it; the fuzzer's over-long cursors would report that as the app's.
-BIND=127.0.0.1:$PORT WEB_CONCURRENCY=2 ACCESS_LOG= DATABASE_URL="sqlite:///$WORK/coins.sqlite3" \
+BIND=127.0.0.1:$PORT WEB_CONCURRENCY=2 ACCESS_LOG='' DATABASE_URL="sqlite:///$WORK/coins.sqlite3" \
   GUNICORN_CMD_ARGS="--limit-request-line 0" "${GUNICORN[@]}" >"$WORK/gunicorn.log" 2>&1 &
 SERVER_PID=$!
 for i in $(seq 150); do

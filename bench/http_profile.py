@@ -1,0 +1,125 @@
+"""Where a request's time goes in a gunicorn worker: py-spy samples both workers under load.
+
+Starts the service as bench/http_load.py does (gunicorn, 2 sync workers, 127.0.0.1), drives
+``--games`` concurrent games, records both workers with py-spy for ``--seconds``, and prints
+the share of the samples in each part of the stack: for every request, and for the play
+requests alone. py-spy counts a worker blocked in the database driver (a PostgreSQL round
+trip, SQLite waiting for the write lock) as busy, so the shares are of the time the workers
+spend on requests, waits on the database included; the time they sit waiting for the next
+connection is not counted.
+
+    pip install py-spy   # not a dependency of the service
+    .venv/bin/python bench/http_profile.py [--db sqlite|postgres] [--games 4] [--seconds 10] [--raw out]
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections import Counter
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench.http_load import POSTGRES_URL, database_urls, drive, gunicorn
+
+# The first rule whose pattern occurs anywhere in a sample's stack takes the sample.
+PARTS: list[tuple[str, str]] = [
+    ("observability (request id, metrics, JSON log line)", r"service/observability/|prometheus_client/"),
+    ("db: BEGIN (SQLite BEGIN IMMEDIATE, waiting for the write lock)", r"on_begin \("),
+    ("db: load the game and its seats (SELECT ... [FOR UPDATE])", r"GameRepository\.get \("),
+    ("db: flush (UPDATE games, INSERT actions [, tricks])", r"Session\._flush \("),
+    ("db: COMMIT", r"SessionTransaction\.commit \(|Transaction\.commit \("),
+    ("db: other (pool checkout and pre-ping, session)", r"Database\.transaction \(|sqlalchemy/"),
+    ("engine (restore the snapshot, play, snapshot)", r"service/engine/"),
+    (
+        "serialise the response (marshmallow dump, JSON)",
+        r"Schema\.dump \(|json/encoder\.py|JSONProvider\.(response|dumps) \(",
+    ),
+    ("parse the request (webargs, marshmallow load, JSON)", r"Schema\.load \(|webargs/|get_data \(|json/decoder\.py"),
+    ("use cases, other (service/games.py)", r"service/games\.py"),
+    ("gunicorn: send the response", r"gunicorn/util\.py:\d+\);write \(|\bwrite \(gunicorn/util\.py"),
+    ("gunicorn: wait for the client to close (close_graceful)", r"close_graceful \("),
+    ("Flask, flask-smorest, werkzeug, gunicorn: the rest", r"."),
+]
+
+
+def shares(raw: Path, anchor: str) -> tuple[int, Counter[str]]:
+    """Samples whose stack contains ``anchor``, by part."""
+    parts: Counter[str] = Counter()
+    total = 0
+    for line in raw.read_text().splitlines():
+        stack, _, count = line.rpartition(" ")
+        if anchor not in stack:
+            continue
+        total += int(count)
+        part = next(name for name, pattern in PARTS if re.search(pattern, stack))
+        parts[part] += int(count)
+    return total, parts
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    parser.add_argument("--db", default="sqlite", choices=("sqlite", "postgres"))
+    parser.add_argument("--games", type=int, default=4, help="concurrent games while sampling")
+    parser.add_argument("--seconds", type=float, default=10.0)
+    parser.add_argument("--rate", type=int, default=250, help="samples per second per worker")
+    parser.add_argument("--postgres-url", default=POSTGRES_URL)
+    parser.add_argument("--raw", type=Path, help="keep py-spy's raw (folded) stacks here")
+    args = parser.parse_args(argv)
+    py_spy = shutil.which("py-spy") or str(Path(sys.executable).with_name("py-spy"))
+    if not Path(py_spy).exists():
+        parser.error("py-spy is not installed: pip install py-spy")
+    if not 1 <= args.games <= 64 or not 0 < args.seconds <= 120:
+        parser.error("--games must be in [1, 64] and --seconds in (0, 120]")
+
+    with tempfile.TemporaryDirectory(prefix="coins-http-profile-") as tmp:
+        workdir = Path(tmp)
+        service_url, _ = database_urls(args.db, workdir, args.postgres_url)
+        with gunicorn("wsgi:app", service_url, workdir, log_level="INFO") as server:
+            drive(server, args.games, 2.0, "play", 0)  # warm up: imports, pools, prepared statements
+            workers = [
+                int(stat.parent.name)
+                for stat in Path("/proc").glob("[0-9]*/stat")
+                if stat.read_text().rpartition(")")[2].split()[1] == str(server.process.pid)
+            ]
+            load = threading.Thread(target=drive, args=(server, args.games, args.seconds + 3, "play", 0))
+            load.start()
+            time.sleep(1)
+            outputs = [workdir / f"spy-{pid}.txt" for pid in workers]
+            record = [py_spy, "record", "-r", str(args.rate), "-d", str(int(args.seconds)), "-f", "raw"]
+            spies = [
+                subprocess.Popen(
+                    [*record, "-p", str(pid), "-o", str(output)],
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                )
+                for pid, output in zip(workers, outputs, strict=True)
+            ]
+            for spy in spies:
+                spy.wait(timeout=args.seconds + 60)
+            load.join(timeout=args.seconds + 60)
+        raw = workdir / "all.txt"
+        raw.write_text("".join(output.read_text() for output in outputs if output.exists()))
+        if args.raw:
+            shutil.copy(raw, args.raw)
+        print(
+            f"{args.db}, {args.games} concurrent games, {len(workers)} workers, {args.seconds:.0f} s at {args.rate} Hz"
+        )
+        for title, anchor in (("every request", "SyncWorker.handle "), ("play requests", "PlayViews.post ")):
+            total, parts = shares(raw, anchor)
+            print(f"\n{title} ({total} samples)")
+            for name, _ in PARTS:
+                if parts[name]:
+                    print(f"  {parts[name] / total:6.1%}  {name}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -11,10 +11,17 @@ from typing import Any
 import pytest
 
 from service import create_app
+from service.config import Settings
 from service.engine import CARD_CODES
 from service.observability.logs import JsonFormatter
 
 ACCESS_LOGGER = "service.access"
+
+
+@pytest.fixture
+def settings(settings: Settings, request: pytest.FixtureRequest) -> Settings:
+    """The shared settings, at the log level a test parametrizes (``indirect``), INFO otherwise."""
+    return replace(settings, log_level=getattr(request, "param", "INFO"))
 
 
 def access_lines(err: str) -> list[dict[str, Any]]:
@@ -86,6 +93,7 @@ def test_a_token_sent_as_request_id_is_not_echoed_or_logged(new_table, client, c
     assert token not in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("settings", ["INFO", "DEBUG"], indirect=True)
 def test_no_token_and_no_card_ever_reaches_the_log(new_table, client, capsys):
     table = new_table(seed="logs", first_dealer=0)
     capsys.readouterr()

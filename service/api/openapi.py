@@ -41,13 +41,14 @@ def any_of_schemas(_converter: Any, field: ma.fields.Field[Any], ret: dict[str, 
     return {"anyOf": forms}
 
 
-def _links(game_id: str, token: str, operations: dict[str, str]) -> dict[str, Any]:
-    """One link per operation: the game id from the response, and the seat's token where it is needed."""
-    authorised = {"dealHand", "getHand", "playCard"}
+def _links(game_id: str, seat: str, token: str, operations: dict[str, str]) -> dict[str, Any]:
+    """One link per operation: the game id from the response, and the seat and its token where needed."""
     links: dict[str, Any] = {}
     for operation_id, description in operations.items():
         parameters: dict[str, str] = {"game_id": game_id}
-        if operation_id in authorised:
+        if operation_id == "leaveGame":
+            parameters["seat"] = seat
+        if operation_id in _SEAT_OPERATIONS:
             # Not a declared parameter (the token is the playerToken security scheme); tools that
             # follow links (Schemathesis) send it as this header.
             parameters["header.Authorization"] = f"Bearer {{{token}}}"
@@ -59,25 +60,30 @@ _SEAT_OPERATIONS = {
     "dealHand": "Deal the first hand with this token (when its seat is the dealer).",
     "getHand": "Read this seat's cards.",
     "playCard": "Play a card from this seat's hand.",
+    "getHint": "Ask which card a bot would play for this seat.",
+    "leaveGame": "Leave this seat (a bot takes it over once the game has started).",
 }
 _GAME_OPERATIONS = {
     "getGame": "Read the game's public state.",
     "getScores": "Read the game's scores.",
     "listTricks": "List the game's completed tricks.",
+    "listActions": "List the game's deals and plays.",
 }
 
 CREATED_GAME_LINKS = _links(
     "$response.body#/id",
+    "$response.body#/credentials/0/seat",
     "$response.body#/credentials/0/token",
     {
         **_GAME_OPERATIONS,
         "joinGame": "Take one of the game's open seats.",
-        **{op: f"{text} Uses the token of the first seat in `credentials`." for op, text in _SEAT_OPERATIONS.items()},
+        **{op: f"{text} Uses the first seat in `credentials`." for op, text in _SEAT_OPERATIONS.items()},
     },
 )
 
 JOINED_GAME_LINKS = _links(
     "$response.body#/game/id",
+    "$response.body#/seat",
     "$response.body#/token",
     {**_GAME_OPERATIONS, "joinGame": "Take another open seat of the same game.", **_SEAT_OPERATIONS},
 )

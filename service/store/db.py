@@ -9,6 +9,7 @@ row locks (``SELECT … FOR UPDATE``) taken by the repository.
 from __future__ import annotations
 
 import sqlite3
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -133,8 +134,8 @@ def _configure_sqlite(engine: Engine, busy_timeout_ms: int) -> None:
     def on_connect(dbapi_connection: Any, _record: Any) -> None:
         dbapi_connection.isolation_level = None  # we issue BEGIN ourselves, below
         cursor = dbapi_connection.cursor()
-        cursor.execute("PRAGMA journal_mode=WAL")
         cursor.execute(f"PRAGMA busy_timeout={int(busy_timeout_ms)}")
+        _switch_to_wal(cursor, busy_timeout_ms)
         cursor.execute("PRAGMA synchronous=NORMAL")
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.close()
@@ -143,3 +144,20 @@ def _configure_sqlite(engine: Engine, busy_timeout_ms: int) -> None:
     def on_begin(connection: Any) -> None:
         mode = "IMMEDIATE" if connection.get_execution_options().get(_WRITE) else "DEFERRED"
         connection.exec_driver_sql(f"BEGIN {mode}")
+
+
+def _switch_to_wal(cursor: Any, busy_timeout_ms: int) -> None:
+    """``PRAGMA journal_mode=WAL``, retried while locked: when several processes open a new
+    database at once (gunicorn workers), SQLite may refuse the switch with "database is locked"
+    at once, without waiting the busy timeout (it would deadlock otherwise)."""
+    deadline = time.monotonic() + busy_timeout_ms / 1000
+    delay = 0.005
+    while True:
+        try:
+            cursor.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as error:
+            if "locked" not in str(error) or time.monotonic() >= deadline:
+                raise
+            time.sleep(delay)
+            delay = min(delay * 2, 0.1)

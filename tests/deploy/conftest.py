@@ -129,8 +129,11 @@ def wait_until_ready(server: Server) -> None:
 
 
 @contextmanager
-def running_server(directory: Path) -> Iterator[Server]:
-    """The container's command, in a replica of the image's /app, on a free loopback port."""
+def running_server(
+    directory: Path, command: list[str] | None = None, cwd: Path | None = None, workers: int = 2
+) -> Iterator[Server]:
+    """A server on a free loopback port and a new SQLite database: by default the container's
+    command in a replica of the image's /app."""
     port = free_port()
     venv_bin = str(Path(sys.executable).parent)
     env = {key: value for key, value in os.environ.items() if key not in SERVER_VARIABLES}
@@ -139,14 +142,14 @@ def running_server(directory: Path) -> Iterator[Server]:
         DATABASE_URL=f"sqlite:///{directory / 'coins.sqlite3'}",
         PORT=str(port),  # what the image's HEALTHCHECK reads
         BIND=f"127.0.0.1:{port}",  # the image listens on 0.0.0.0:$PORT; a test stays on loopback
-        WEB_CONCURRENCY="2",
+        WEB_CONCURRENCY=str(workers),
         LOG_LEVEL="WARNING",
     )
     log = directory / "server.log"
     with log.open("wb") as output:
         process = subprocess.Popen(
-            dockerfile_command(),
-            cwd=image_app_dir(directory),
+            command or dockerfile_command(),
+            cwd=cwd or image_app_dir(directory),
             env=env,
             stdout=output,
             stderr=subprocess.STDOUT,

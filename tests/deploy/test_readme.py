@@ -13,7 +13,7 @@ import pytest
 
 from service.config import Settings
 
-from .conftest import ROOT, Server
+from .conftest import ROOT, Server, running_server
 
 README = (ROOT / "README.md").read_text()
 WALKTHROUGH_SECONDS = 180
@@ -55,6 +55,18 @@ def test_the_quick_start_has_one_serve_and_one_test_command() -> None:
     assert serve.startswith("python3.11 -m venv .venv && ") and "gunicorn -c gunicorn.conf.py wsgi:app" in serve
     assert test.startswith("python3.11 -m venv .venv && ") and "pytest" in test
     assert "test-command" in (ROOT / ".ci" / "run").read_text(), ".ci/run must run the README's test command"
+
+
+@pytest.mark.slow
+def test_the_quick_start_server_starts_on_a_new_database(tmp_path: Path) -> None:
+    """The serve command's gunicorn, with its workers all migrating one new database at once."""
+    command = block("serve-command").split("&&")[-1].split()
+    assert command[0] == ".venv/bin/gunicorn"
+    command[0] = str(Path(sys.executable).parent / "gunicorn")
+    with running_server(tmp_path, command, cwd=ROOT, workers=4) as server:
+        for _ in range(8):  # likely to reach every worker
+            status, _, game = server.request("POST", "/v1/games", {"seats": [{"name": "Ana"}, None, None]})
+            assert status == 201, game
 
 
 def configuration_table() -> set[str]:

@@ -90,7 +90,7 @@ BIND=127.0.0.1:$PORT WEB_CONCURRENCY=2 ACCESS_LOG='' DATABASE_URL="sqlite:///$WO
   GUNICORN_CMD_ARGS="--limit-request-line 0" "${GUNICORN[@]}" >"$WORK/gunicorn.log" 2>&1 &
 SERVER_PID=$!
 for i in $(seq 150); do
-  curl -fsS "$URL/readyz" >/dev/null 2>&1 && break
+  "$PY" -c 'import sys, urllib.request; urllib.request.urlopen(sys.argv[1] + "/readyz", timeout=2)' "$URL" 2>/dev/null && break
   if ! kill -0 "$SERVER_PID" 2>/dev/null || [[ $i -eq 150 ]]; then
     cat "$WORK/gunicorn.log"; echo "gunicorn did not start"; exit 1
   fi

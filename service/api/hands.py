@@ -28,6 +28,7 @@ class HandViews(MethodView):
         "hand_in_progress",
         "game_finished",
         "precondition_failed",
+        "unsupported_media_type",  # it takes no body, but one that is not JSON is refused like anywhere
         "database_unavailable",
     )
     def post(self, game_id: str) -> Any:

@@ -87,13 +87,27 @@ def test_a_token_sent_as_request_id_is_not_echoed_or_logged(new_table, client, c
     table = new_table()
     token = table.tokens[0]
     capsys.readouterr()
-    response = client.get(f"/v1/games/{table.id}/hand", headers={**table.auth(0), "X-Request-ID": token})
-    assert response.status_code == 200
-    assert response.headers["X-Request-ID"] != token
+    for request_id in (token, f"req-{token}"):
+        response = client.get(f"/v1/games/{table.id}/hand", headers={**table.auth(0), "X-Request-ID": request_id})
+        assert response.status_code == 200
+        assert token not in response.headers["X-Request-ID"]
     assert token not in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("settings", ["INFO", "DEBUG"], indirect=True)
+def test_a_short_request_id_is_kept_even_with_a_token(new_table, client):
+    table = new_table()
+    response = client.get(f"/v1/games/{table.id}/hand", headers={**table.auth(0), "X-Request-ID": "r1"})
+    assert response.headers["X-Request-ID"] == "r1"
+
+
+def test_a_long_game_id_from_the_path_is_cut_in_the_log(client, capsys):
+    capsys.readouterr()
+    client.get("/v1/games/" + "x" * 5000)
+    [entry] = access_lines(capsys.readouterr().err)
+    assert entry["game_id"] == "x" * 64
+
+
 def test_no_token_and_no_card_ever_reaches_the_log(new_table, client, capsys):
     table = new_table(seed="logs", first_dealer=0)
     capsys.readouterr()

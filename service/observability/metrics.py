@@ -39,7 +39,10 @@ REQUEST_SECONDS = Histogram(
     buckets=(0.001, 0.0025, 0.005, 0.0075, 0.01, 0.015, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0),
 )
 GAMES_CREATED = Counter("coins_games_created", "Games created (createGame answered 201).")
-CARDS_PLAYED = Counter("coins_cards_played", "Cards played (playCard answered 201).")
+CARDS_PLAYED = Counter(
+    "coins_cards_played",
+    "Cards played by players (playCard answered 201); moves the server makes for bot seats and stand-ins are not counted.",
+)
 
 
 def render_metrics() -> tuple[bytes, str]:

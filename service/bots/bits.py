@@ -21,8 +21,6 @@ __all__ = [
     "cards_in",
     "bits_in",
     "lowest",
-    "suit_of",
-    "strength_of",
     "trick_winner_bits",
     "winning_thirds",
     "winning_seconds",
@@ -71,15 +69,6 @@ def cards_in(mask: int) -> list[Card]:
 def lowest(mask: int) -> int:
     """The bit index of the cheapest card in a non-empty ``mask``."""
     return (mask & -mask).bit_length() - 1
-
-
-def suit_of(bit: int) -> int:
-    return bit & 3
-
-
-def strength_of(bit: int) -> int:
-    """0 for a 2 … 11 for an ace."""
-    return bit >> 2
 
 
 def trick_winner_bits(a: int, b: int, c: int) -> int:

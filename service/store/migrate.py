@@ -91,6 +91,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     group.add_argument("--sql", action="store_true", help="print the SQL of the upgrade instead of running it")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    logging.getLogger("alembic.runtime.migration").setLevel(logging.WARNING)  # we print the outcome
 
     try:
         settings = Settings.from_env()

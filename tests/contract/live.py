@@ -41,6 +41,7 @@ def live_server(directory: Path, workers: int = 2) -> Iterator[str]:
         "DATABASE_URL": f"sqlite:///{directory / 'coins.sqlite3'}",
         "WEB_CONCURRENCY": str(workers),
         "ACCESS_LOG": "",  # quiet: the tests read answers, not logs
+        "GUNICORN_CMD_ARGS": "--no-control-socket",  # else ~/.gunicorn/gunicorn.ctl, shared by every server
     }
     command = [sys.executable, "-m", "gunicorn", "wsgi:app"]
     if (ROOT / "gunicorn.conf.py").exists():

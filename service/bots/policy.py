@@ -7,9 +7,9 @@ bit of the card to play and a short reason.
 
 from __future__ import annotations
 
-from .bits import COINS, lowest, winning_seconds, winning_thirds
+from .bits import COINS, SUIT_MASKS, lowest, winning_seconds, winning_thirds
 
-__all__ = ["choose", "lead", "follow", "close"]
+__all__ = ["choose", "lead", "follow", "close", "sure_seconds"]
 
 TAKE_WITH_COIN = "takes the trick with a coin, as cheaply as possible"
 TAKE_COINS = "takes the coins on the table as cheaply as possible"
@@ -41,19 +41,30 @@ def lead(hand: int) -> tuple[int, str]:
 
 def follow(hand: int, unseen: int, lead_bit: int) -> tuple[int, str]:
     """Second to play: take only what no unseen card can take back, else throw a cheap card."""
-    sure = 0
-    rest = hand
-    while rest:
-        low = rest & -rest
-        rest ^= low
-        second = low.bit_length() - 1
-        if not unseen & ~winning_seconds(lead_bit, second):
-            sure |= low
+    sure = sure_seconds(hand, unseen, lead_bit)
     if sure & COINS:
         return lowest(sure & COINS), SURE_COIN
     if sure and COINS >> lead_bit & 1:
         return lowest(sure), SURE_TAKE
     return _dump(hand)
+
+
+def sure_seconds(hand: int, unseen: int, lead_bit: int) -> int:
+    """The cards of ``hand`` that win the trick played second after ``lead_bit``, whatever unseen card comes third."""
+    suit = SUIT_MASKS[lead_bit & 3]
+    if unseen & suit:
+        # A third card of the led suit pairs with the lead, so only a card of that suit above
+        # the lead and above every unseen card of the suit is sure to win.
+        top = max(lead_bit, (unseen & suit).bit_length() - 1)
+        return hand & suit & ~((2 << top) - 1)
+    sure = 0
+    rest = hand
+    while rest:
+        low = rest & -rest
+        rest ^= low
+        if not unseen & ~winning_seconds(lead_bit, low.bit_length() - 1):
+            sure |= low
+    return sure
 
 
 def close(hand: int, lead_bit: int, second: int) -> tuple[int, str]:

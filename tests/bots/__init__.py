@@ -1,0 +1,1 @@
+"""Tests of the computer players: engine agreement, legal play, determinism, hidden cards."""

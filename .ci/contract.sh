@@ -121,7 +121,7 @@ import json, sys
 lines = [json.loads(line) for line in open(sys.argv[1]) if line.startswith("{")]
 lines = [line for line in lines if "duration_ms" in line]
 for line in sorted(lines, key=lambda line: -line["duration_ms"])[:3]:
-    print(f"    slowest: {line['duration_ms'] / 1000:6.1f}s {line['message']}")
+    print(f"    slowest: {line['duration_ms']:8.0f} ms  {line['message']}")
 PY
 }
 

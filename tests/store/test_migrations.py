@@ -128,7 +128,7 @@ def test_workers_starting_together_migrate_once(database_url: str, database: Dat
 def run_cli(database_url: str, *args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "DATABASE_URL": database_url}
     return subprocess.run(
-        [sys.executable, "-m", "service.store.migrate", *args],
+        [str(Path(sys.executable).parent / "coins-migrate"), *args],  # the console script pip installs
         env=env,
         capture_output=True,
         text=True,

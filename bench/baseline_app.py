@@ -23,11 +23,11 @@ ROWS = 64
 def prepare(database_url: str) -> None:
     """Create the table and its rows afresh (once, before the workers start)."""
     db = Database(Settings(database_url=database_url).sqlalchemy_url)
-    with db.transaction(write=True) as session:
-        session.execute(text("DROP TABLE IF EXISTS bench_counter"))
-        session.execute(text("CREATE TABLE bench_counter (id INTEGER PRIMARY KEY, n INTEGER NOT NULL)"))
+    with db.transaction(write=True) as connection:
+        connection.execute(text("DROP TABLE IF EXISTS bench_counter"))
+        connection.execute(text("CREATE TABLE bench_counter (id INTEGER PRIMARY KEY, n INTEGER NOT NULL)"))
         for row in range(ROWS):
-            session.execute(text("INSERT INTO bench_counter (id, n) VALUES (:id, 0)"), {"id": row})
+            connection.execute(text("INSERT INTO bench_counter (id, n) VALUES (:id, 0)"), {"id": row})
     db.dispose()
 
 
@@ -38,8 +38,8 @@ def create_baseline_app() -> Flask:
 
     @app.post("/bump/<int:row>")
     def bump(row: int) -> ResponseReturnValue:
-        with db.transaction(write=True) as session:
-            n = session.execute(
+        with db.transaction(write=True) as connection:
+            n = connection.execute(
                 text("UPDATE bench_counter SET n = n + 1 WHERE id = :id RETURNING n"), {"id": row % ROWS}
             ).scalar_one()
         return jsonify(row=row, n=n), 201

@@ -34,9 +34,9 @@ PARTS: list[tuple[str, str]] = [
     ("observability (request id, metrics, JSON log line)", r"service/observability/|prometheus_client/"),
     ("db: BEGIN (SQLite BEGIN IMMEDIATE, waiting for the write lock)", r"on_begin \("),
     ("db: load the game and its seats (SELECT ... [FOR UPDATE])", r"GameRepository\.get \("),
-    ("db: flush (UPDATE games, INSERT actions [, tricks])", r"Session\._flush \("),
-    ("db: COMMIT", r"SessionTransaction\.commit \(|Transaction\.commit \("),
-    ("db: other (pool checkout and pre-ping, session)", r"Database\.transaction \(|sqlalchemy/"),
+    ("db: save (UPDATE games, INSERT actions [, tricks])", r"GameRepository\.save \("),
+    ("db: COMMIT", r"Transaction\.commit \("),
+    ("db: other (pool checkout and pre-ping, connection)", r"Database\.transaction \(|sqlalchemy/"),
     ("engine (restore the snapshot, play, snapshot)", r"service/engine/"),
     (
         "serialise the response (marshmallow dump, JSON)",

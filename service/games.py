@@ -18,7 +18,9 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import TypeVar
+from typing import Any, TypeVar
+
+from sqlalchemy import Row
 
 from . import engine
 from .bots import STRENGTHS, make_bot
@@ -35,7 +37,7 @@ from .errors import (
     VersionMismatch,
 )
 from .ids import new_game_id
-from .store import ActionRow, Database, GameRepository, GameRow, SeatRow, TrickRow
+from .store import Database, GameRecord, GameRepository, SeatRecord
 
 __all__ = [
     "WAITING_FOR_PLAYERS",
@@ -292,13 +294,13 @@ class GameService:
         credentials: list[Credential] = []
         seats = []
         for number, player in enumerate(request.seats):
-            seat = SeatRow(seat=number)
+            seat = SeatRecord(number)
             if player is not None:
                 token = _take_seat(seat, player, now)
                 if token is not None:
                     credentials.append(Credential(number, token))
             seats.append(seat)
-        row = GameRow(
+        row = GameRecord(
             id=new_game_id(),
             version=1,
             status=WAITING_FOR_PLAYERS,
@@ -307,6 +309,7 @@ class GameService:
             seed=request.seed,
             requested_first_dealer=request.first_dealer,
             turn_timeout_seconds=request.turn_timeout_seconds,
+            turn_deadline=None,
             open_seats=sum(1 for player in request.seats if player is None),
             trick_count=0,
             action_count=0,
@@ -315,10 +318,10 @@ class GameService:
             updated_at=now,
             seats=seats,
         )
-        with self.db.transaction(write=True) as session:
-            repo = GameRepository(session)
-            repo.add(row)
+        with self.db.transaction(write=True) as connection:
+            repo = GameRepository(connection)
             game = _start(row, repo, now) if row.open_seats == 0 else None
+            repo.save(row)
             return Created(_public(row, game), tuple(credentials))
 
     def join(self, game_id: str, player: NewPlayer, *, seat: int | None, if_match: Sequence[str] | None) -> Joined:
@@ -336,6 +339,7 @@ class GameService:
                     raise SeatTaken(f"seat {seat} is taken; open: {free}")
             token = _take_seat(taken, NewPlayer(player.name, player.age), now)
             assert token is not None
+            row.changed_seats.add(taken.seat)
             row.open_seats -= 1
             if row.open_seats == 0:
                 game = _start(row, repo, now)
@@ -391,6 +395,7 @@ class GameService:
                 raise GameFinished("the game is over")
             leaving = row.seats[seat]
             leaving.token_hash = None
+            row.changed_seats.add(seat)
             if game is None:  # not started: the seat is open again
                 leaving.name = leaving.age = leaving.joined_at = None
                 row.open_seats += 1
@@ -406,7 +411,7 @@ class GameService:
         return self._read(game_id, lambda _repo, row: _public(row, _game_of(row)))
 
     def hand(self, game_id: str, token: str | None) -> HandState:
-        def read(_repo: GameRepository, row: GameRow) -> HandState:
+        def read(_repo: GameRepository, row: GameRecord) -> HandState:
             seat = _authenticate(row, token)
             game = _game_of(row)
             if game is None:
@@ -418,7 +423,7 @@ class GameService:
     def hint(self, game_id: str, token: str | None, strength: str) -> Hint:
         """The card a bot of ``strength`` would play for the caller now, and why. Deterministic."""
 
-        def read(_repo: GameRepository, row: GameRow) -> Hint:
+        def read(_repo: GameRepository, row: GameRecord) -> Hint:
             seat = _authenticate(row, token)
             game = _running(row, _game_of(row))
             if game.is_over:
@@ -434,7 +439,7 @@ class GameService:
     def tricks(self, game_id: str, *, cursor: str | None, limit: int) -> TrickPage:
         after = _number_cursor(cursor, "t")
 
-        def read(repo: GameRepository, row: GameRow) -> TrickPage:
+        def read(repo: GameRepository, row: GameRecord) -> TrickPage:
             rows = repo.list_tricks(game_id, after=after, limit=limit + 1)
             tricks = tuple(_trick_state(t) for t in rows[:limit])
             next_cursor = _encode_cursor("t", str(rows[limit - 1].number)) if len(rows) > limit else None
@@ -445,7 +450,7 @@ class GameService:
     def history(self, game_id: str, *, cursor: str | None, limit: int) -> ActionPage:
         after = _number_cursor(cursor, "a")
 
-        def read(repo: GameRepository, row: GameRow) -> ActionPage:
+        def read(repo: GameRepository, row: GameRecord) -> ActionPage:
             rows = repo.list_actions(game_id, after=after, limit=limit + 1)
             over = _hands_over(row)
             actions = tuple(_action_state(a, over) for a in rows[:limit])
@@ -458,8 +463,8 @@ class GameService:
         before = _decode_cursor(cursor, "g") if cursor else None
         if before is not None and not before.isalnum():
             raise InvalidCursor("the cursor is not one this service issued")
-        with self.db.transaction(write=False) as session:
-            rows = GameRepository(session).list_games(status=status, before_id=before, limit=limit + 1)
+        with self.db.transaction(write=False) as connection:
+            rows = GameRepository(connection).list_games(status=status, before_id=before, limit=limit + 1)
             more = len(rows) > limit
             rows = rows[:limit]
             games = tuple(_public(row, _game_of(row)) for row in rows)
@@ -469,37 +474,50 @@ class GameService:
     # -- transactions -------------------------------------------------------------------
 
     @contextmanager
-    def _write(self, game_id: str) -> Iterator[tuple[GameRow, Game | None, GameRepository, datetime]]:
-        """One write transaction on the locked game. An overdue stand-in move is committed
-        first, in a transaction of its own, so the request (which that move may make
-        invalid) sees the game as it now stands, and a refusal does not undo the move."""
-        with self.db.transaction(write=True) as session:
-            repo = GameRepository(session)
+    def _write(self, game_id: str) -> Iterator[tuple[GameRecord, Game | None, GameRepository, datetime]]:
+        """One write transaction on the locked game, saved when the block succeeds. An overdue
+        stand-in move is first committed in a transaction of its own, so the request (which
+        that move may make invalid) sees the game as it now stands, and a refusal does not
+        undo the move."""
+        with self.db.transaction(write=True) as connection:
+            repo = GameRepository(connection)
+            now = self.clock()
+            row = _load(repo, game_id, lock=True)
+            if not _timed_out(row, now):
+                yield row, _game_of(row), repo, now
+                repo.save(row)
+                return
+        self._catch_up(game_id)
+        with self.db.transaction(write=True) as connection:
+            repo = GameRepository(connection)
+            row = _load(repo, game_id, lock=True)
+            yield row, _game_of(row), repo, self.clock()
+            repo.save(row)
+
+    def _catch_up(self, game_id: str) -> None:
+        """If the player to act has let their time pass, the stand-in moves for them (committed)."""
+        with self.db.transaction(write=True) as connection:
+            repo = GameRepository(connection)
             now = self.clock()
             row = _load(repo, game_id, lock=True)
             game = _game_of(row)
             if game is None or not _timed_out(row, now):
-                yield row, game, repo, now
                 return
             _stand_in(row, game, repo, now)
             _settle(row, game, repo, now)
             _touch(row, now)
-        with self.db.transaction(write=True) as session:
-            repo = GameRepository(session)
-            row = _load(repo, game_id, lock=True)
-            yield row, _game_of(row), repo, self.clock()
+            repo.save(row)
 
-    def _read(self, game_id: str, read: Callable[[GameRepository, GameRow], T]) -> T:
+    def _read(self, game_id: str, read: Callable[[GameRepository, GameRecord], T]) -> T:
         """A read, after any stand-in move that an expired turn makes due."""
-        with self.db.transaction(write=False) as session:
-            repo = GameRepository(session)
+        with self.db.transaction(write=False) as connection:
+            repo = GameRepository(connection)
             row = _load(repo, game_id)
             if not _timed_out(row, self.clock()):
                 return read(repo, row)
-        with self._write(game_id):
-            pass  # taking the game applies the overdue move
-        with self.db.transaction(write=False) as session:
-            repo = GameRepository(session)
+        self._catch_up(game_id)
+        with self.db.transaction(write=False) as connection:
+            repo = GameRepository(connection)
             return read(repo, _load(repo, game_id))
 
 
@@ -510,11 +528,11 @@ def _new_token() -> str:
     return secrets.token_urlsafe(32)
 
 
-def _is_open(seat: SeatRow) -> bool:
+def _is_open(seat: SeatRecord) -> bool:
     return seat.token_hash is None and seat.bot is None
 
 
-def _take_seat(seat: SeatRow, player: NewPlayer, now: datetime) -> str | None:
+def _take_seat(seat: SeatRecord, player: NewPlayer, now: datetime) -> str | None:
     """Seat a person (returns their new token) or a bot (returns None)."""
     seat.name = player.display_name
     seat.age = player.age
@@ -527,14 +545,14 @@ def _take_seat(seat: SeatRow, player: NewPlayer, now: datetime) -> str | None:
     return token
 
 
-def _load(repo: GameRepository, game_id: str, *, lock: bool = False) -> GameRow:
+def _load(repo: GameRepository, game_id: str, *, lock: bool = False) -> GameRecord:
     row = repo.get(game_id, lock=lock)
     if row is None:
         raise GameNotFound(f"there is no game {game_id!r}")
     return row
 
 
-def _authenticate(row: GameRow, token: str | None) -> int:
+def _authenticate(row: GameRecord, token: str | None) -> int:
     """The seat whose token this is. Every seat's hash is compared, in constant time."""
     if not token:
         raise MissingToken("send the seat's token as 'Authorization: Bearer <token>'")
@@ -548,24 +566,24 @@ def _authenticate(row: GameRow, token: str | None) -> int:
     return seat
 
 
-def _check_version(row: GameRow, if_match: Sequence[str] | None) -> None:
+def _check_version(row: GameRecord, if_match: Sequence[str] | None) -> None:
     if if_match is None or "*" in if_match:
         return
     if etag_for(row.id, row.version) not in if_match:
         raise VersionMismatch(f"the game is at version {row.version}; read it again and retry")
 
 
-def _game_of(row: GameRow) -> Game | None:
+def _game_of(row: GameRecord) -> Game | None:
     return engine.from_snapshot(row.state) if row.state is not None else None
 
 
-def _running(row: GameRow, game: Game | None) -> Game:
+def _running(row: GameRecord, game: Game | None) -> Game:
     if game is None:
         raise SeatsOpen(f"{row.open_seats} seat(s) still open: the game starts when all three are taken")
     return game
 
 
-def _start(row: GameRow, repo: GameRepository, now: datetime) -> Game:
+def _start(row: GameRecord, repo: GameRepository, now: datetime) -> Game:
     """All seats taken: choose the first dealer, start the engine's game, make any moves due."""
     ages = [seat.age for seat in row.seats]
     setup = GameSetup.choose(row.target_score, ages=ages, first_dealer=row.requested_first_dealer, seed=row.seed)
@@ -574,62 +592,56 @@ def _start(row: GameRow, repo: GameRepository, now: datetime) -> Game:
     return game
 
 
-def _record_deal(row: GameRow, game: Game, repo: GameRepository, cause: str, now: datetime) -> None:
+def _record_deal(row: GameRecord, game: Game, repo: GameRepository, cause: str, now: datetime) -> None:
     action = game.log[-1]
     assert isinstance(action, engine.DealAction)
     row.action_count += 1
     repo.append_action(
-        ActionRow(
-            game_id=row.id,
-            seq=row.action_count,
-            kind="deal",
-            seat=action.seat,
-            hand_number=game.hand_number,
-            cause=cause,
-            seed=action.seed.hex(),
-            created_at=now,
-        )
+        row.id,
+        seq=row.action_count,
+        kind="deal",
+        seat=action.seat,
+        hand_number=game.hand_number,
+        cause=cause,
+        seed=action.seed.hex(),
+        created_at=now,
     )
 
 
-def _record_play(row: GameRow, played: engine.Played, repo: GameRepository, cause: str, now: datetime) -> None:
+def _record_play(row: GameRecord, played: engine.Played, repo: GameRepository, cause: str, now: datetime) -> None:
     row.action_count += 1
     repo.append_action(
-        ActionRow(
-            game_id=row.id,
-            seq=row.action_count,
-            kind="play",
-            seat=played.seat,
-            hand_number=played.hand_number,
-            cause=cause,
-            card=played.card.code,
-            created_at=now,
-        )
+        row.id,
+        seq=row.action_count,
+        kind="play",
+        seat=played.seat,
+        hand_number=played.hand_number,
+        cause=cause,
+        card=played.card.code,
+        created_at=now,
     )
     trick = played.completed
     if trick is not None:
         row.trick_count += 1
         repo.append_trick(
-            TrickRow(
-                game_id=row.id,
-                number=row.trick_count,
-                hand_number=trick.hand_number,
-                trick_number=trick.trick_number,
-                leader=trick.leader,
-                plays=[[play.seat, play.card.code] for play in trick.plays],
-                winner=trick.winner,
-                points=trick.points,
-                created_at=now,
-            )
+            row.id,
+            number=row.trick_count,
+            hand_number=trick.hand_number,
+            trick_number=trick.trick_number,
+            leader=trick.leader,
+            plays=[[play.seat, play.card.code] for play in trick.plays],
+            winner=trick.winner,
+            points=trick.points,
+            created_at=now,
         )
 
 
-def _bot_rng(row: GameRow) -> random.Random:
+def _bot_rng(row: GameRecord) -> random.Random:
     """Bots' moves are a function of the game (its seed, else its id) and the move number."""
     return random.Random(f"bot/{row.seed if row.seed is not None else row.id}/{row.action_count}")
 
 
-def _server_move(row: GameRow, game: Game, repo: GameRepository, now: datetime, strength: str, cause: str) -> None:
+def _server_move(row: GameRecord, game: Game, repo: GameRepository, now: datetime, strength: str, cause: str) -> None:
     """The server acts for the seat whose turn it is: deals, or plays as a bot of ``strength``."""
     if game.status is Status.WAITING_FOR_DEAL:
         game.deal(game.dealer)
@@ -641,12 +653,12 @@ def _server_move(row: GameRow, game: Game, repo: GameRepository, now: datetime, 
     _record_play(row, game.play(seat, decision.card), repo, cause, now)
 
 
-def _stand_in(row: GameRow, game: Game, repo: GameRepository, now: datetime) -> None:
+def _stand_in(row: GameRecord, game: Game, repo: GameRepository, now: datetime) -> None:
     """The player to act let their time pass: the stand-in bot moves for them, once."""
     _server_move(row, game, repo, now, STAND_IN, "timeout")
 
 
-def _settle(row: GameRow, game: Game, repo: GameRepository, now: datetime) -> None:
+def _settle(row: GameRecord, game: Game, repo: GameRepository, now: datetime) -> None:
     """Make the moves the server owes (auto-deals, bot seats), then store the new state."""
     for _ in range(MAX_SERVER_MOVES):
         if game.turn is None:  # finished
@@ -665,16 +677,16 @@ def _settle(row: GameRow, game: Game, repo: GameRepository, now: datetime) -> No
     row.turn_deadline = now + timedelta(seconds=timeout) if timeout and waiting_on_person else None
 
 
-def _timed_out(row: GameRow, now: datetime) -> bool:
+def _timed_out(row: GameRecord, now: datetime) -> bool:
     return row.turn_deadline is not None and row.turn_deadline <= now
 
 
-def _touch(row: GameRow, now: datetime) -> None:
+def _touch(row: GameRecord, now: datetime) -> None:
     row.version += 1
     row.updated_at = now
 
 
-def _public(row: GameRow, game: Game | None) -> PublicGame:
+def _public(row: GameRecord, game: Game | None) -> PublicGame:
     if game is None:
         seats = tuple(SeatState(s.seat, s.name, _is_open(s), s.bot, 0, 0, 0) for s in row.seats)
         return PublicGame(
@@ -717,12 +729,12 @@ def _public(row: GameRow, game: Game | None) -> PublicGame:
     )
 
 
-def _trick_state(row: TrickRow) -> TrickState:
+def _trick_state(row: Row[Any]) -> TrickState:
     plays = tuple(Play(seat, engine.parse_card(code)) for seat, code in row.plays)
     return TrickState(row.leader, plays, row.hand_number, row.trick_number, row.winner, row.points)
 
 
-def _hands_over(row: GameRow) -> int:
+def _hands_over(row: GameRecord) -> int:
     """The highest hand number whose seed may be shown."""
     if row.state is None:
         return 0
@@ -730,7 +742,7 @@ def _hands_over(row: GameRow) -> int:
     return int(state["hand_number"]) if state["status"] != Status.PLAYING.value else int(state["hand_number"]) - 1
 
 
-def _action_state(action: ActionRow, hands_over: int) -> ActionState:
+def _action_state(action: Row[Any], hands_over: int) -> ActionState:
     seed = bytes.fromhex(action.seed) if action.seed else None
     return ActionState(
         seq=action.seq,

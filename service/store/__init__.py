@@ -2,6 +2,18 @@
 
 from .db import Database, DatabaseUnavailable
 from .models import ActionRow, Base, GameRow, SeatRow, TrickRow
-from .repository import GameRepository
+from .repository import ConcurrentUpdate, GameRecord, GameRepository, SeatRecord
 
-__all__ = ["ActionRow", "Base", "Database", "DatabaseUnavailable", "GameRepository", "GameRow", "SeatRow", "TrickRow"]
+__all__ = [
+    "ActionRow",
+    "Base",
+    "ConcurrentUpdate",
+    "Database",
+    "DatabaseUnavailable",
+    "GameRecord",
+    "GameRepository",
+    "GameRow",
+    "SeatRecord",
+    "SeatRow",
+    "TrickRow",
+]

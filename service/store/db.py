@@ -17,7 +17,6 @@ from typing import Any
 
 from sqlalchemy import Connection, Engine, create_engine, event, exc
 from sqlalchemy.engine import make_url
-from sqlalchemy.orm import Session, sessionmaker
 
 __all__ = ["Database", "DatabaseUnavailable"]
 
@@ -29,7 +28,7 @@ class DatabaseUnavailable(Exception):
 
 
 class Database:
-    """An engine and a session factory for one database URL."""
+    """An engine (with its connection pool) for one database URL."""
 
     def __init__(self, url: str, *, pool_size: int = 5, busy_timeout_ms: int = 30_000, echo: bool = False) -> None:
         parsed = make_url(url)
@@ -49,15 +48,16 @@ class Database:
         self.engine: Engine = create_engine(url, **kwargs)
         if self.is_sqlite:
             _configure_sqlite(self.engine, busy_timeout_ms)
-        self._sessions = sessionmaker(self.engine, expire_on_commit=False, autoflush=False)
 
     @contextmanager
-    def transaction(self, *, write: bool) -> Iterator[Session]:
-        """One transaction: committed when the block ends normally, rolled back otherwise."""
-        with _unavailable_as_503(), self._sessions() as session, session.begin():
-            if write:  # the connection begins with BEGIN IMMEDIATE on SQLite
-                session.connection(execution_options={_WRITE: True})
-            yield session
+    def transaction(self, *, write: bool) -> Iterator[Connection]:
+        """One transaction on one pooled connection: committed when the block ends normally,
+        rolled back otherwise. ``write`` begins it with ``BEGIN IMMEDIATE`` on SQLite."""
+        with _unavailable_as_503(), self.engine.connect() as connection:
+            if write and self.is_sqlite:
+                connection.execution_options(**{_WRITE: True})
+            with connection.begin():
+                yield connection
 
     @contextmanager
     def schema_lock(self) -> Iterator[Connection]:
@@ -79,8 +79,8 @@ class Database:
 
     def ping(self) -> None:
         """Raise :class:`DatabaseUnavailable` unless a trivial query succeeds."""
-        with self.transaction(write=False) as session:
-            session.connection().exec_driver_sql("SELECT 1")
+        with self.transaction(write=False) as connection:
+            connection.exec_driver_sql("SELECT 1")
 
     def dispose(self) -> None:
         self.engine.dispose()

@@ -56,8 +56,8 @@ def head_revision() -> str:
 
 def current_revision(database: Database) -> str | None:
     """The revision the database is at, or None when it has never been migrated."""
-    with database.transaction(write=False) as session:
-        return MigrationContext.configure(session.connection()).get_current_revision()
+    with database.transaction(write=False) as connection:
+        return MigrationContext.configure(connection).get_current_revision()
 
 
 def upgrade(database: Database, revision: str = "head") -> None:

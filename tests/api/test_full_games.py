@@ -7,11 +7,10 @@ import random
 import re
 
 import pytest
-from sqlalchemy import select
 
 from service import engine
 from service.engine import CARD_CODES, DealAction, Game, PlayAction
-from service.store import ActionRow, GameRow
+from service.store import GameRepository
 
 CARD_PATTERN = re.compile("|".join(sorted(map(re.escape, CARD_CODES), key=len, reverse=True)))
 
@@ -27,16 +26,14 @@ def _this_hand(game: dict, hand_number: int) -> dict:
 
 
 def _replay_from_store(app, game_id: str) -> Game:
-    with app.extensions["coins.db"].transaction(write=False) as session:
-        row = session.get(GameRow, game_id)
-        setup = engine.persist.setup_from_dict(row.state["setup"])
-        actions = session.scalars(select(ActionRow).where(ActionRow.game_id == game_id).order_by(ActionRow.seq)).all()
-        log = [
-            DealAction(a.seat, bytes.fromhex(a.seed))
-            if a.kind == "deal"
-            else PlayAction(a.seat, engine.parse_card(a.card))
-            for a in actions
-        ]
+    with app.extensions["coins.db"].transaction(write=False) as connection:
+        repo = GameRepository(connection)
+        setup = engine.persist.setup_from_dict(repo.get(game_id).state["setup"])
+        actions = repo.list_actions(game_id, after=0, limit=10_000)
+    log = [
+        DealAction(a.seat, bytes.fromhex(a.seed)) if a.kind == "deal" else PlayAction(a.seat, engine.parse_card(a.card))
+        for a in actions
+    ]
     return Game.replay(setup, log)
 
 

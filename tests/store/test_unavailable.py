@@ -30,19 +30,19 @@ def terminate(backend_pid: int, database_url: str) -> None:
 
 
 def test_a_connection_killed_in_a_transaction_is_unavailable(postgres: Database, database_url: str) -> None:
-    with pytest.raises(DatabaseUnavailable), postgres.transaction(write=False) as session:
-        pid = session.connection().exec_driver_sql("SELECT pg_backend_pid()").scalar_one()
+    with pytest.raises(DatabaseUnavailable), postgres.transaction(write=False) as connection:
+        pid = connection.exec_driver_sql("SELECT pg_backend_pid()").scalar_one()
         terminate(pid, database_url)
-        session.connection().exec_driver_sql("SELECT 1")
+        connection.exec_driver_sql("SELECT 1")
     postgres.ping()  # the dead connection left the pool: the next transaction gets a new one
 
 
 def test_a_connection_killed_in_the_pool_is_replaced(postgres: Database, database_url: str) -> None:
-    with postgres.transaction(write=False) as session:
-        pid = session.connection().exec_driver_sql("SELECT pg_backend_pid()").scalar_one()
+    with postgres.transaction(write=False) as connection:
+        pid = connection.exec_driver_sql("SELECT pg_backend_pid()").scalar_one()
     terminate(pid, database_url)  # the connection now idles in the pool, dead
-    with postgres.transaction(write=False) as session:  # pre-ping notices and reconnects
-        assert session.connection().exec_driver_sql("SELECT pg_backend_pid()").scalar_one() != pid
+    with postgres.transaction(write=False) as connection:  # pre-ping notices and reconnects
+        assert connection.exec_driver_sql("SELECT pg_backend_pid()").scalar_one() != pid
 
 
 def test_a_refused_connection_is_unavailable() -> None:
@@ -57,8 +57,8 @@ def test_a_refused_connection_is_unavailable() -> None:
 def test_a_bad_query_is_not_unavailable(tmp_path: Path) -> None:
     db = Database(f"sqlite:///{tmp_path / 'coins.sqlite3'}")
     try:
-        with pytest.raises(Exception) as raised, db.transaction(write=False) as session:
-            session.connection().exec_driver_sql("SELECT no_such_column_with_timeout_in_its_name FROM nowhere")
+        with pytest.raises(Exception) as raised, db.transaction(write=False) as connection:
+            connection.exec_driver_sql("SELECT no_such_column_with_timeout_in_its_name FROM nowhere")
         assert not isinstance(raised.value, DatabaseUnavailable)
     finally:
         db.dispose()

@@ -54,7 +54,8 @@ class GameViews(MethodView):
         open for `joinGame`. With all three seats taken the game starts at once
         (`waiting_for_deal`, or `playing` with `auto_deal` or a bot dealer). Bots act on the
         server within the request that hands them the turn: a game of three bots plays itself
-        to the end in this one request.
+        to the end in this one request (with no person at the table, `expert` bots search a
+        smaller budget, so that request stays within about a second).
         """
         seats = tuple(NewPlayer(**seat) if seat is not None else None for seat in body["seats"])
         request = NewGame(

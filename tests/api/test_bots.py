@@ -160,3 +160,23 @@ def test_history_hides_a_seed_until_its_hand_is_over(client, new_table):
     deal = client.get(f"/v1/games/{table.id}/actions").json["items"][0]
     assert deal == {**deal, "kind": "deal", "seat": 0, "cause": "player", "card": None, "seed": None}
     assert deal["commitment"] == dealt["commitment"]
+
+
+def test_experts_search_less_only_when_no_person_is_at_the_table(client, monkeypatch):
+    import service.games as games
+
+    seen: list[dict] = []
+    real = games.make_bot
+
+    def recording(strength, seat, rng, **options):
+        seen.append({"strength": strength, **options})
+        return real(strength, seat, rng, **options)
+
+    monkeypatch.setattr(games, "make_bot", recording)
+    game = _bot_game(client, target_score=3, seats=[{"bot": "expert"}] * 3, seed="budget")
+    assert game["status"] == "finished"
+    assert seen and all(s == {"strength": "expert", "playouts": games.BOTS_ONLY_EXPERT_PLAYOUTS} for s in seen)
+    seen.clear()
+    mixed = _bot_game(client, seats=[{"name": "Ana"}, {"bot": "expert"}, {"bot": "expert"}], first_dealer=0)
+    client.post(f"/v1/games/{mixed['id']}/hands", headers={"Authorization": f"Bearer {mixed['credentials'][0]['token']}"})
+    assert seen and all(s == {"strength": "expert"} for s in seen)  # the default budget against a person

@@ -130,16 +130,20 @@ def wait_until_ready(server: Server) -> None:
 
 @contextmanager
 def running_server(
-    directory: Path, command: list[str] | None = None, cwd: Path | None = None, workers: int = 2
+    directory: Path,
+    command: list[str] | None = None,
+    cwd: Path | None = None,
+    workers: int = 2,
+    database_url: str | None = None,
 ) -> Iterator[Server]:
-    """A server on a free loopback port and a new SQLite database: by default the container's
-    command in a replica of the image's /app."""
+    """A server on a free loopback port and a new SQLite database (unless ``database_url`` names
+    one): by default the container's command in a replica of the image's /app."""
     port = free_port()
     venv_bin = str(Path(sys.executable).parent)
     env = {key: value for key, value in os.environ.items() if key not in SERVER_VARIABLES}
     env.update(
         PATH=f"{venv_bin}{os.pathsep}{env.get('PATH', '/usr/bin:/bin')}",
-        DATABASE_URL=f"sqlite:///{directory / 'coins.sqlite3'}",
+        DATABASE_URL=database_url or f"sqlite:///{directory / 'coins.sqlite3'}",
         PORT=str(port),  # what the image's HEALTHCHECK reads
         BIND=f"127.0.0.1:{port}",  # the image listens on 0.0.0.0:$PORT; a test stays on loopback
         WEB_CONCURRENCY=str(workers),

@@ -11,12 +11,15 @@ import os
 import shutil
 import subprocess
 import time
+from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
 from flask.testing import FlaskClient
 
 from service.api.problems import PROBLEM_MEDIA_TYPE
+
+from .conftest import running_server
 
 pytestmark = [
     pytest.mark.postgres,
@@ -93,3 +96,34 @@ def test_requests_get_503_while_postgres_is_down_and_succeed_after(client: Flask
     dealt = client.post(f"{game}/hands", headers={"Authorization": f"Bearer {token}"})
     assert dealt.status_code == 201, dealt.json
     assert client.get("/readyz").status_code == 200
+
+
+def test_gunicorn_workers_answer_503_over_http_and_recover(database_url: str, tmp_path: Path) -> None:
+    """The same through the container's command: every worker process has its own pool."""
+    with running_server(tmp_path, database_url=database_url, workers=2) as server:
+        status, _, game = server.request("POST", "/v1/games", {"seats": SEATS})
+        assert status == 201, game
+        path = f"/v1/games/{game['id']}"
+        for _ in range(4):  # fill the pools of both workers
+            assert server.request("GET", path)[0] == 200
+
+        pg_ctlcluster("stop", "-m", "fast")
+        try:
+            for _ in range(4):  # whichever worker answers
+                started = time.monotonic()
+                status, headers, problem = server.request("GET", path)
+                assert time.monotonic() - started < REQUEST_SECONDS
+                assert (status, problem["code"]) == (503, "database_unavailable"), problem
+                assert headers["Content-Type"] == PROBLEM_MEDIA_TYPE and int(headers["Retry-After"]) > 0
+            assert server.request("GET", "/healthz")[0] == 200
+        finally:
+            pg_ctlcluster("start")
+
+        deadline = time.monotonic() + RECOVERY_SECONDS
+        answers = []
+        while time.monotonic() < deadline and answers[-4:] != [200] * 4:  # bounded: a few answers in a row
+            answers.append(server.request("GET", path)[0])
+            assert answers[-1] in (200, 503)
+            time.sleep(0.2)
+        assert answers[-4:] == [200] * 4, answers
+        assert server.process.poll() is None  # no worker crash took the server down

@@ -222,7 +222,10 @@ class Client:
         finished = time.perf_counter()
         if finished > self.window_end:
             raise Stop  # answered after the window closed: not counted
-        parsed = json.loads(data) if data else None
+        try:
+            parsed = json.loads(data) if data else None
+        except ValueError:  # an HTML error page, say: counted by its status below
+            parsed = None
         if self.stats is not None:
             detail = parsed.get("code", "") if isinstance(parsed, dict) else ""
             self.stats.record(kind, response.status, finished - started, detail)
@@ -391,7 +394,7 @@ def measure(name: str, levels: list[int], args: argparse.Namespace, workdir: Pat
 
 def _medians(runs: list[tuple[Level, Level]]) -> dict[str, Any]:
     def median(values: list[float], digits: int) -> float:
-        return round(statistics.median(values), digits)
+        return round(statistics.median(values), digits) if values else math.nan
 
     service, baseline = [s for s, _ in runs], [b for _, b in runs]
     return {

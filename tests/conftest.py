@@ -1,8 +1,8 @@
 """Shared fixtures: an app on a fresh database for each test.
 
 The suite runs on SQLite by default. Set ``TEST_DATABASE_URL`` (for example
-``postgresql://postgres@127.0.0.1:5432/test``) to run it on PostgreSQL: each pytest-xdist
-worker gets its own schema, emptied before every test.
+``postgresql://postgres@127.0.0.1:5432/test``) to run it on PostgreSQL: each run and each
+pytest-xdist worker gets its own schema, emptied before every test (the app migrates it).
 """
 
 from __future__ import annotations
@@ -25,21 +25,32 @@ from service.config import Settings
 POSTGRES_URL = os.environ.get("TEST_DATABASE_URL")
 
 
-def _postgres_schema_url(worker: str) -> str:
+def _postgres_schema(schema: str, *, drop: bool = False) -> str:
+    """Create (or drop) ``schema``; return the URL whose search_path is that schema."""
     settings = Settings(database_url=POSTGRES_URL or "")
-    schema = f"coins_test_{worker}"
     engine = create_engine(settings.sqlalchemy_url)
     with engine.begin() as connection:
-        connection.execute(text(f'CREATE SCHEMA IF NOT EXISTS "{schema}"'))
+        if drop:
+            connection.execute(text(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE'))
+        else:
+            connection.execute(text(f'CREATE SCHEMA IF NOT EXISTS "{schema}"'))
     engine.dispose()
     separator = "&" if "?" in settings.sqlalchemy_url else "?"
     return f"{settings.sqlalchemy_url}{separator}options={quote(f'-csearch_path={schema}')}"
 
 
 @pytest.fixture(scope="session")
-def postgres_url(worker_id: str) -> str | None:
-    """The PostgreSQL URL of this worker's schema, or None when the suite runs on SQLite."""
-    return _postgres_schema_url(worker_id) if POSTGRES_URL else None
+def postgres_url(worker_id: str, testrun_uid: str) -> Iterator[str | None]:
+    """The PostgreSQL URL of this worker's schema, or None when the suite runs on SQLite.
+
+    The schema is this run's and this worker's alone (two runs at once on one server do not
+    empty each other's tables), and it is dropped when the run ends."""
+    if not POSTGRES_URL:
+        yield None
+        return
+    schema = f"coins_test_{testrun_uid[:8]}_{worker_id}"
+    yield _postgres_schema(schema)
+    _postgres_schema(schema, drop=True)
 
 
 @pytest.fixture

@@ -34,7 +34,8 @@ class Database:
         parsed = make_url(url)
         self.url = url
         self.is_sqlite = parsed.get_backend_name() == "sqlite"
-        kwargs: dict[str, Any] = {"echo": echo}
+        # hide_parameters: an error's text never carries bound values (a deal's secret seed).
+        kwargs: dict[str, Any] = {"echo": echo, "hide_parameters": True}
         if self.is_sqlite:
             database = parsed.database
             if database and database != ":memory:":

@@ -69,8 +69,17 @@ _SEAT_COLUMNS = tuple(f.name for f in fields(SeatRecord))
 
 # The statements of a request, built once: SQLAlchemy then reuses their compiled form
 # without working out a cache key per execution.
-_SELECT_GAME = select(GAMES).where(GAMES.c.id == bindparam("game_id"))
-_SELECT_GAME_LOCKED = _SELECT_GAME.with_for_update()
+# A read takes a game and its three seats in one statement (one row per seat, the seat's
+# columns labelled seat_*). A write first locks the game's row, then reads the seats in a
+# second statement: under PostgreSQL's READ COMMITTED a locking SELECT that waited re-reads
+# only the rows it locks, so seats joined into it could be older than the game row.
+_SELECT_GAME_AND_SEATS = (
+    select(GAMES, *(SEATS.c[name].label(f"seat_{name}") for name in _SEAT_COLUMNS))
+    .join(SEATS, SEATS.c.game_id == GAMES.c.id)
+    .where(GAMES.c.id == bindparam("game_id"))
+    .order_by(SEATS.c.seat)
+)
+_LOCK_GAME = select(GAMES).where(GAMES.c.id == bindparam("game_id")).with_for_update()
 _SELECT_SEATS = select(SEATS).where(SEATS.c.game_id == bindparam("game_id")).order_by(SEATS.c.seat)
 _UPDATE_GAME = (
     update(GAMES)
@@ -97,13 +106,21 @@ class GameRepository:
         self._tricks: list[dict[str, Any]] = []
 
     def get(self, game_id: str, *, lock: bool = False) -> GameRecord | None:
-        """The game with its seats (two statements); ``lock`` holds the game's row until commit."""
+        """The game with its seats: one statement to read; to write (``lock``), the game's row
+        locked until commit, then its seats."""
         key = {"game_id": game_id}
-        row = self.connection.execute(_SELECT_GAME_LOCKED if lock else _SELECT_GAME, key).one_or_none()
-        if row is None:
+        if lock:
+            row = self.connection.execute(_LOCK_GAME, key).one_or_none()
+            if row is None:
+                return None
+            game = _game_record(row)
+            game.seats = [_seat_record(seat) for seat in self.connection.execute(_SELECT_SEATS, key)]
+            return game
+        rows = self.connection.execute(_SELECT_GAME_AND_SEATS, key).all()
+        if not rows:
             return None
-        game = _game_record(row)
-        game.seats = [_seat_record(seat) for seat in self.connection.execute(_SELECT_SEATS, key)]
+        game = _game_record(rows[0])
+        game.seats = [SeatRecord(**{name: row._mapping[f"seat_{name}"] for name in _SEAT_COLUMNS}) for row in rows]
         return game
 
     def append_action(self, game_id: str, **values: Any) -> None:

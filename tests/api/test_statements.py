@@ -38,6 +38,14 @@ def test_a_play_costs_the_same_statements_early_and_late(app, new_table):
     assert first_trick == last_trick  # no growth with the number of tricks
     completing = per_play[2][1]
     assert sum(completing.values()) <= 8, completing
-    assert completing.get("SELECT", 0) == 2  # the game (locked) and its seats: no N+1
+    assert completing.get("SELECT", 0) == 2  # the game's row (locked), then its seats: no N+1
     assert completing.get("INSERT", 0) == 2  # the action and the completed trick
     assert completing.get("UPDATE", 0) == 1  # the game's snapshot and version
+
+
+def test_a_read_is_one_select(app, new_table):
+    table = new_table()
+    counts = _count_statements(app)
+    assert table.client.get(f"/v1/games/{table.id}").status_code == 200
+    assert counts.pop("SELECT") == 1  # the game joined with its seats
+    assert set(counts) <= {"BEGIN"}  # SQLite's explicit BEGIN; nothing else

@@ -178,5 +178,7 @@ def test_experts_search_less_only_when_no_person_is_at_the_table(client, monkeyp
     assert seen and all(s == {"strength": "expert", "playouts": games.BOTS_ONLY_EXPERT_PLAYOUTS} for s in seen)
     seen.clear()
     mixed = _bot_game(client, seats=[{"name": "Ana"}, {"bot": "expert"}, {"bot": "expert"}], first_dealer=0)
-    client.post(f"/v1/games/{mixed['id']}/hands", headers={"Authorization": f"Bearer {mixed['credentials'][0]['token']}"})
+    client.post(
+        f"/v1/games/{mixed['id']}/hands", headers={"Authorization": f"Bearer {mixed['credentials'][0]['token']}"}
+    )
     assert seen and all(s == {"strength": "expert"} for s in seen)  # the default budget against a person

@@ -92,6 +92,11 @@ def someone_elses_card(game: Game, seat: int) -> Any:
     return game.hand(other)[0]
 
 
+def _id(value: object) -> str:
+    """A test id that is the same in every process: names for functions and classes, not addresses."""
+    return getattr(value, "__name__", None) or str(value)
+
+
 DEAL_REFUSALS = [
     ("waiting", 1, NotDealer, "seat 0 deals this hand, not seat 1"),
     ("waiting", 2, NotDealer, "seat 0 deals this hand, not seat 2"),
@@ -108,7 +113,7 @@ DEAL_REFUSALS = [
 ]
 
 
-@pytest.mark.parametrize(("state", "seat", "error", "message"), DEAL_REFUSALS, ids=str)
+@pytest.mark.parametrize(("state", "seat", "error", "message"), DEAL_REFUSALS, ids=_id)
 def test_deal_refusals(state: str, seat: Any, error: type[CoinsError], message: str) -> None:
     game = STATES[state]()
     if seat == "non-dealer":
@@ -142,7 +147,7 @@ PLAY_REFUSALS = [
 ]
 
 
-@pytest.mark.parametrize(("state", "seat", "card_of", "error", "message"), PLAY_REFUSALS, ids=str)
+@pytest.mark.parametrize(("state", "seat", "card_of", "error", "message"), PLAY_REFUSALS, ids=_id)
 def test_play_refusals(
     state: str, seat: Any, card_of: Callable[[Game, Any], Any], error: type[CoinsError], message: str
 ) -> None:

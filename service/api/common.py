@@ -8,14 +8,14 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 import flask_smorest
-from flask import Response, request
+from flask import Response, request, url_for
 
 from .problems import PROBLEM_MEDIA_TYPE, PROBLEMS
 from .schemas import ProblemSchema
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-__all__ = ["Blueprint", "bearer_token", "if_match", "not_modified", "with_etag"]
+__all__ = ["Blueprint", "bearer_token", "game_page", "if_match", "next_link", "not_modified", "with_etag"]
 
 
 class Blueprint(flask_smorest.Blueprint):  # type: ignore[misc]  # flask-smorest ships no types
@@ -91,3 +91,19 @@ def with_etag(etag: str, extra: dict[str, str] | None = None) -> dict[str, str]:
     headers = {"ETag": f'"{etag}"'}
     headers.update(extra or {})
     return headers
+
+
+def next_link(endpoint: str, next_cursor: str | None, **query: Any) -> dict[str, str]:
+    """A ``Link: <…>; rel="next"`` header for the next page, when there is one."""
+    if not next_cursor:
+        return {}
+    return {"Link": f'<{url_for(endpoint, cursor=next_cursor, **query)}>; rel="next"'}
+
+
+def game_page(page: Any, etag: str, endpoint: str, **query: Any) -> Any:
+    """A page of one game's history: 304 while the game is unchanged, else the page with its
+    ETag and the link to the next page."""
+    unchanged = not_modified(etag)
+    if unchanged is not None:
+        return unchanged
+    return page, 200, with_etag(etag, next_link(endpoint, page.next_cursor, **query))

@@ -8,7 +8,7 @@ from flask import Response, url_for
 from flask.views import MethodView
 
 from ..games import Created, NewGame, NewPlayer, PublicGame
-from .common import Blueprint, not_modified, with_etag
+from .common import Blueprint, next_link, not_modified, with_etag
 from .context import GAME_ID, games
 from .openapi import CREATED_GAME_LINKS
 from .schemas import CreatedGameSchema, CreateGameSchema, GamePageSchema, GameSchema, ListGamesQuerySchema, ScoresSchema
@@ -36,11 +36,8 @@ class GameViews(MethodView):
         `next_cursor` (or the `Link: rel="next"` header) for the next page.
         """
         page = games().list_games(status=status, cursor=cursor, limit=limit)
-        headers = {}
-        if page.next_cursor:
-            query = {"cursor": page.next_cursor, "limit": limit, **({"status": status} if status else {})}
-            headers["Link"] = f'<{url_for("games.GameViews", **query)}>; rel="next"'  # type: ignore[arg-type]
-        return page, 200, headers
+        filters = {"status": status} if status else {}
+        return page, 200, next_link("games.GameViews", page.next_cursor, limit=limit, **filters)
 
     @blp.doc(operationId="createGame", summary="Create a game", responses={201: {"links": CREATED_GAME_LINKS}})
     @blp.arguments(CreateGameSchema, example=CREATE_EXAMPLE, required=False)  # every field has a default

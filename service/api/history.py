@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import url_for
 from flask.views import MethodView
 
-from .common import Blueprint, not_modified, with_etag
+from .common import Blueprint, game_page
 from .context import GAME_ID, games
 from .schemas import ActionPageSchema, ListActionsQuerySchema
 
@@ -26,12 +25,4 @@ class ActionViews(MethodView):
         a bot seat, the server's auto-deal, or a stand-in after a `timeout`. A deal shows its
         commitment at once and its seed once the hand is over, so any deal can be verified."""
         page = games().history(game_id, cursor=cursor, limit=limit)
-        etag = f"{page.game_id}.{page.version}"
-        unchanged = not_modified(etag)
-        if unchanged is not None:
-            return unchanged
-        headers = {}
-        if page.next_cursor:
-            url = url_for("history.ActionViews", game_id=game_id, cursor=page.next_cursor, limit=limit)
-            headers["Link"] = f'<{url}>; rel="next"'
-        return page, 200, with_etag(etag, headers)
+        return game_page(page, f"{page.game_id}.{page.version}", "history.ActionViews", game_id=game_id, limit=limit)

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import url_for
 from flask.views import MethodView
 
-from .common import Blueprint, not_modified, with_etag
+from .common import Blueprint, game_page
 from .context import GAME_ID, games
 from .schemas import ListTricksQuerySchema, TrickPageSchema
 
@@ -25,12 +24,4 @@ class TrickViews(MethodView):
         """Every completed trick of the game, oldest first, with its winner and points, a page
         at a time. Only cards already played appear here."""
         page = games().tricks(game_id, cursor=cursor, limit=limit)
-        etag = f"{page.game_id}.{page.version}"
-        unchanged = not_modified(etag)
-        if unchanged is not None:
-            return unchanged
-        headers = {}
-        if page.next_cursor:
-            url = url_for("tricks.TrickViews", game_id=game_id, cursor=page.next_cursor, limit=limit)
-            headers["Link"] = f'<{url}>; rel="next"'
-        return page, 200, with_etag(etag, headers)
+        return game_page(page, f"{page.game_id}.{page.version}", "tricks.TrickViews", game_id=game_id, limit=limit)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+
 from flask import Flask, request
 
 from .api import init_api
@@ -12,12 +14,13 @@ from .api.problems import Problem
 from .config import Settings
 from .games import GameService
 from .observability import init_observability
-from .store import Database
+from .store import Database, DatabaseUnavailable
 from .store.migrate import upgrade
 
 __all__ = ["create_app"]
 
 BODY_METHODS = ("POST", "PUT", "PATCH")
+log = logging.getLogger(__name__)
 
 
 def create_app(settings: Settings | None = None) -> Flask:
@@ -30,7 +33,7 @@ def create_app(settings: Settings | None = None) -> Flask:
 
     db = Database(settings.sqlalchemy_url, pool_size=settings.db_pool_size, busy_timeout_ms=settings.db_busy_timeout_ms)
     if settings.auto_migrate:
-        upgrade(db)  # to the newest revision; safe when many workers start at once
+        _migrate_when_reachable(app, db)
     app.extensions["coins.db"] = db
     app.extensions[EXTENSION] = GameService(db)
 
@@ -45,3 +48,28 @@ def create_app(settings: Settings | None = None) -> Flask:
     init_cors(app, settings.cors_origins)
     init_observability(app, settings, api)
     return app
+
+
+def _migrate_when_reachable(app: Flask, db: Database) -> None:
+    """Upgrade the schema to the newest revision (safe when many workers start at once).
+
+    A worker that starts while the database is down must still boot: gunicorn stops the whole
+    server when a worker fails to. It then answers 503 like any worker during an outage, and
+    tries the upgrade again before each request that needs the database, until it succeeds.
+    """
+    pending = [True]
+
+    def attempt() -> None:
+        try:
+            upgrade(db)
+        except DatabaseUnavailable as error:
+            log.warning("database unavailable: schema upgrade postponed (%s)", error)
+        else:
+            pending.clear()
+
+    attempt()
+
+    @app.before_request
+    def upgrade_once_reachable() -> None:
+        if pending and (request.path.startswith("/v1/") or request.path == "/readyz"):
+            attempt()

@@ -16,15 +16,14 @@ import random
 import secrets
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
 
 from sqlalchemy import Row
 
 from . import engine
-from .bots import STRENGTHS, make_bot
-from .engine import Card, CompletedTrick, Game, GameFinished, GameSetup, NoHandInProgress, Play, Status
+from .bots import make_bot
+from .engine import Card, Game, GameFinished, GameSetup, NoHandInProgress, Play, Status
 from .errors import (
     GameNotFound,
     InvalidCursor,
@@ -37,36 +36,30 @@ from .errors import (
     VersionMismatch,
 )
 from .ids import new_game_id
+from .records import (
+    WAITING_FOR_PLAYERS,
+    ActionPage,
+    ActionState,
+    Created,
+    Credential,
+    DealResult,
+    GamePage,
+    HandState,
+    Hint,
+    Joined,
+    NewGame,
+    NewPlayer,
+    PlayResult,
+    PublicGame,
+    SeatState,
+    TrickPage,
+    TrickState,
+    etag_for,
+)
 from .store import Database, GameRecord, GameRepository, SeatRecord
 
-__all__ = [
-    "WAITING_FOR_PLAYERS",
-    "STATUSES",
-    "STRENGTHS",
-    "STAND_IN",
-    "NewPlayer",
-    "NewGame",
-    "SeatState",
-    "TrickState",
-    "PublicGame",
-    "Credential",
-    "Created",
-    "Joined",
-    "DealResult",
-    "PlayResult",
-    "HandState",
-    "Hint",
-    "ActionState",
-    "TrickPage",
-    "ActionPage",
-    "GamePage",
-    "GameService",
-    "etag_for",
-    "hash_token",
-]
+__all__ = ["GameService", "STAND_IN", "BOTS_ONLY_EXPERT_PLAYOUTS", "hash_token"]
 
-WAITING_FOR_PLAYERS = "waiting_for_players"
-STATUSES = (WAITING_FOR_PLAYERS, *(status.value for status in Status))
 STAND_IN = "basic"  # the strength that plays for a player whose turn timed out
 MAX_SERVER_MOVES = 5_000  # one request of three bots plays a whole game: bounded all the same
 # With no person at the table (three bot seats, from createGame or after leaveGame) the whole
@@ -75,201 +68,6 @@ MAX_SERVER_MOVES = 5_000  # one request of three bots plays a whole game: bounde
 BOTS_ONLY_EXPERT_PLAYOUTS = 25
 
 T = TypeVar("T")
-
-
-# -- requests ---------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class NewPlayer:
-    """A person (name, optional age) or a bot (strength, optional name) taking a seat."""
-
-    name: str | None = None
-    age: int | None = None
-    bot: str | None = None
-
-    def __post_init__(self) -> None:
-        if self.bot is not None and self.bot not in STRENGTHS:
-            raise ValueError(f"bot must be one of {', '.join(STRENGTHS)}")
-        if self.bot is None and not self.name:
-            raise ValueError("a player needs a name")
-
-    @property
-    def display_name(self) -> str:
-        return self.name or f"{(self.bot or '').capitalize()} bot"
-
-
-@dataclass(frozen=True, slots=True)
-class NewGame:
-    target_score: int = engine.DEFAULT_TARGET
-    seats: tuple[NewPlayer | None, NewPlayer | None, NewPlayer | None] = (None, None, None)
-    first_dealer: int | None = None
-    auto_deal: bool = False
-    seed: str | None = None
-    turn_timeout_seconds: int | None = None
-
-
-# -- results: public information only ----------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class SeatState:
-    seat: int
-    name: str | None
-    open: bool
-    bot: str | None
-    score: int
-    cards_in_hand: int
-    tricks_won: int
-
-
-@dataclass(frozen=True, slots=True)
-class TrickState:
-    """A trick in progress (winner and points None) or a completed one."""
-
-    leader: int
-    plays: tuple[Play, ...]
-    hand_number: int
-    trick_number: int
-    winner: int | None = None
-    points: int | None = None
-
-    @property
-    def complete(self) -> bool:
-        return self.winner is not None
-
-    @classmethod
-    def of(cls, trick: CompletedTrick) -> TrickState:
-        return cls(trick.leader, trick.plays, trick.hand_number, trick.trick_number, trick.winner, trick.points)
-
-
-@dataclass(frozen=True, slots=True)
-class PublicGame:
-    """A game as anyone may see it: no card that is still in a hand."""
-
-    id: str
-    status: str
-    target_score: int
-    seeded: bool
-    auto_deal: bool
-    turn_timeout_seconds: int | None
-    turn_deadline: datetime | None
-    version: int
-    created_at: datetime
-    updated_at: datetime
-    seats: tuple[SeatState, ...]
-    hand_number: int
-    dealer: int | None
-    turn: int | None
-    trick: TrickState | None
-    last_trick: TrickState | None
-    winner: int | None
-    first_dealer: int | None
-    first_dealer_chosen_by: str | None
-    commitment: str | None
-
-    @property
-    def etag(self) -> str:
-        return etag_for(self.id, self.version)
-
-
-def etag_for(game_id: str, version: int) -> str:
-    """The strong entity tag of a game's version (without the quotes)."""
-    return f"{game_id}.{version}"
-
-
-@dataclass(frozen=True, slots=True)
-class Credential:
-    seat: int
-    token: str
-
-
-@dataclass(frozen=True, slots=True)
-class Created:
-    game: PublicGame
-    credentials: tuple[Credential, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class Joined:
-    seat: int
-    token: str
-    game: PublicGame
-
-
-@dataclass(frozen=True, slots=True)
-class DealResult:
-    hand_number: int
-    dealer: int
-    shuffler: int
-    cutter: int
-    leader: int
-    commitment: str
-    game: PublicGame
-
-
-@dataclass(frozen=True, slots=True)
-class PlayResult:
-    seat: int
-    card: Card
-    trick: TrickState
-    game: PublicGame
-
-
-@dataclass(frozen=True, slots=True)
-class HandState:
-    seat: int
-    hand_number: int
-    cards: tuple[Card, ...]
-    version: int
-    game_id: str
-
-
-@dataclass(frozen=True, slots=True)
-class Hint:
-    seat: int
-    card: Card
-    strength: str
-    reason: str
-    version: int
-    game_id: str
-
-
-@dataclass(frozen=True, slots=True)
-class ActionState:
-    """One entry of a game's public history. A deal's seed shows only once its hand is over."""
-
-    seq: int
-    kind: str
-    seat: int
-    hand_number: int
-    cause: str
-    created_at: datetime
-    card: Card | None
-    commitment: str | None
-    seed: str | None
-
-
-@dataclass(frozen=True, slots=True)
-class TrickPage:
-    game_id: str
-    version: int
-    tricks: tuple[TrickState, ...]
-    next_cursor: str | None
-
-
-@dataclass(frozen=True, slots=True)
-class ActionPage:
-    game_id: str
-    version: int
-    actions: tuple[ActionState, ...]
-    next_cursor: str | None
-
-
-@dataclass(frozen=True, slots=True)
-class GamePage:
-    games: tuple[PublicGame, ...]
-    next_cursor: str | None
 
 
 # -- the service --------------------------------------------------------------------------

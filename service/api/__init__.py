@@ -9,8 +9,9 @@ import flask_smorest
 from flask import Flask
 from flask_smorest.utils import prepare_response
 
+from ..bots import STRENGTHS
 from ..engine import CARD_CODES
-from ..games import STATUSES, STRENGTHS
+from ..records import STATUSES
 from .fields import CARD_SCHEMA, CardField, card_field_to_ref
 from .openapi import any_of_schemas, named_enum_to_ref
 from .problems import PROBLEM_MEDIA_TYPE, PROBLEMS, register_problem_handlers

@@ -7,7 +7,7 @@ from typing import Any
 from flask import Response, url_for
 from flask.views import MethodView
 
-from ..games import Created, NewGame, NewPlayer, PublicGame
+from ..records import Created, NewGame, NewPlayer, PublicGame
 from .common import Blueprint, next_link, not_modified, with_etag
 from .context import GAME_ID, games
 from .openapi import CREATED_GAME_LINKS

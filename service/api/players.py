@@ -6,6 +6,7 @@ from typing import Any
 
 from flask.views import MethodView
 
+from ..records import NewPlayer
 from .common import Blueprint, bearer_token, if_match, with_etag
 from .context import GAME_ID, SEAT, games
 from .openapi import JOINED_GAME_LINKS
@@ -36,8 +37,6 @@ class PlayerViews(MethodView):
         """Take `seat` (or the first open seat). The seat's token is returned once. When the
         third seat is taken the game starts and its first dealer is chosen: the one named at
         creation, else the oldest player by age, else a random draw (reported in the game)."""
-        from ..games import NewPlayer
-
         joined = games().join(
             game_id, NewPlayer(body["name"], body.get("age")), seat=body.get("seat"), if_match=if_match()
         )

@@ -7,8 +7,9 @@ from typing import Any
 import marshmallow as ma
 from marshmallow import fields, validate
 
+from ..bots import STRENGTHS
 from ..engine import MAX_TARGET, MIN_TARGET
-from ..games import STATUSES, STRENGTHS, PlayResult
+from ..records import STATUSES, PlayResult
 from .fields import CardField
 from .problems import PROBLEMS
 

@@ -397,31 +397,35 @@ def _start(row: GameRecord, repo: GameRepository, now: datetime) -> Game:
 def _record_deal(row: GameRecord, game: Game, repo: GameRepository, cause: str, now: datetime) -> None:
     action = game.log[-1]
     assert isinstance(action, engine.DealAction)
+    _append_action(row, repo, now, "deal", action.seat, game.hand_number, cause, seed=action.seed.hex())
+
+
+def _append_action(
+    row: GameRecord,
+    repo: GameRepository,
+    now: datetime,
+    kind: str,
+    seat: int,
+    hand_number: int,
+    cause: str,
+    **values: str,
+) -> None:
+    """Number the game's next action and queue it for the log."""
     row.action_count += 1
     repo.append_action(
         row.id,
         seq=row.action_count,
-        kind="deal",
-        seat=action.seat,
-        hand_number=game.hand_number,
+        kind=kind,
+        seat=seat,
+        hand_number=hand_number,
         cause=cause,
-        seed=action.seed.hex(),
         created_at=now,
+        **values,
     )
 
 
 def _record_play(row: GameRecord, played: engine.Played, repo: GameRepository, cause: str, now: datetime) -> None:
-    row.action_count += 1
-    repo.append_action(
-        row.id,
-        seq=row.action_count,
-        kind="play",
-        seat=played.seat,
-        hand_number=played.hand_number,
-        cause=cause,
-        card=played.card.code,
-        created_at=now,
-    )
+    _append_action(row, repo, now, "play", played.seat, played.hand_number, cause, card=played.card.code)
     trick = played.completed
     if trick is not None:
         row.trick_count += 1

@@ -14,8 +14,7 @@ import hashlib
 import hmac
 import random
 import secrets
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
 
@@ -56,11 +55,12 @@ from .records import (
     TrickState,
     etag_for,
 )
-from .store import Database, GameRecord, GameRepository, SeatRecord
+from .store import ConcurrentUpdate, Database, GameRecord, GameRepository, SeatRecord
 
 __all__ = ["GameService", "STAND_IN", "BOTS_ONLY_EXPERT_PLAYOUTS", "hash_token"]
 
 STAND_IN = "basic"  # the strength that plays for a player whose turn timed out
+OPTIMISTIC_ATTEMPTS = 3  # lost races on one game before a write takes the game's lock instead
 MAX_SERVER_MOVES = 5_000  # one request of three bots plays a whole game: bounded all the same
 # With no person at the table (three bot seats, from createGame or after leaveGame) the whole
 # rest of the game runs inside one request: experts then search a fixed, smaller budget, so
@@ -127,7 +127,7 @@ class GameService:
             return Created(_public(row, game), tuple(credentials))
 
     def join(self, game_id: str, player: NewPlayer, *, seat: int | None, if_match: Sequence[str] | None) -> Joined:
-        with self._write(game_id) as (row, game, repo, now):
+        def change(row: GameRecord, game: Game | None, repo: GameRepository, now: datetime) -> Joined:
             _check_version(row, if_match)
             open_seats = [s for s in row.seats if _is_open(s)]
             if not open_seats:
@@ -148,8 +148,10 @@ class GameService:
             _touch(row, now)
             return Joined(taken.seat, token, _public(row, game))
 
+        return self._change(game_id, change)
+
     def deal(self, game_id: str, token: str | None, *, if_match: Sequence[str] | None) -> DealResult:
-        with self._write(game_id) as (row, game, repo, now):
+        def change(row: GameRecord, game: Game | None, repo: GameRepository, now: datetime) -> DealResult:
             seat = _authenticate(row, token)
             _check_version(row, if_match)
             game = _running(row, game)
@@ -167,8 +169,10 @@ class GameService:
                 _public(row, game),
             )
 
+        return self._change(game_id, change)
+
     def play(self, game_id: str, token: str | None, card: Card, *, if_match: Sequence[str] | None) -> PlayResult:
-        with self._write(game_id) as (row, game, repo, now):
+        def change(row: GameRecord, game: Game | None, repo: GameRepository, now: datetime) -> PlayResult:
             seat = _authenticate(row, token)
             _check_version(row, if_match)
             game = _running(row, game)
@@ -184,11 +188,14 @@ class GameService:
             _touch(row, now)
             return PlayResult(seat, card, trick, _public(row, game))
 
+        return self._change(game_id, change)
+
     def leave(
         self, game_id: str, seat: int, token: str | None, *, bot: str, if_match: Sequence[str] | None
     ) -> PublicGame:
         """Hand a seat to a bot for good (or, before the game starts, give it up)."""
-        with self._write(game_id) as (row, game, repo, now):
+
+        def change(row: GameRecord, game: Game | None, repo: GameRepository, now: datetime) -> PublicGame:
             caller = _authenticate(row, token)
             if caller != seat:
                 raise NotYourSeat(f"the token acts for seat {caller}, not seat {seat}")
@@ -206,6 +213,8 @@ class GameService:
                 _settle(row, game, repo, now)
             _touch(row, now)
             return _public(row, game)
+
+        return self._change(game_id, change)
 
     # -- reads ------------------------------------------------------------------------
 
@@ -247,7 +256,7 @@ class GameService:
             next_cursor = _encode_cursor("t", str(rows[limit - 1].number)) if len(rows) > limit else None
             return TrickPage(row.id, row.version, tricks, next_cursor)
 
-        return self._read(game_id, read)
+        return self._read(game_id, read, more=True)
 
     def history(self, game_id: str, *, cursor: str | None, limit: int) -> ActionPage:
         after = _number_cursor(cursor, "a")
@@ -259,7 +268,7 @@ class GameService:
             next_cursor = _encode_cursor("a", str(rows[limit - 1].seq)) if len(rows) > limit else None
             return ActionPage(row.id, row.version, actions, next_cursor)
 
-        return self._read(game_id, read)
+        return self._read(game_id, read, more=True)
 
     def list_games(self, *, status: str | None, cursor: str | None, limit: int) -> GamePage:
         before = _decode_cursor(cursor, "g") if cursor else None
@@ -275,26 +284,46 @@ class GameService:
 
     # -- transactions -------------------------------------------------------------------
 
-    @contextmanager
-    def _write(self, game_id: str) -> Iterator[tuple[GameRecord, Game | None, GameRepository, datetime]]:
-        """One write transaction on the locked game, saved when the block succeeds. An overdue
-        stand-in move is first committed in a transaction of its own, so the request (which
-        that move may make invalid) sees the game as it now stands, and a refusal does not
-        undo the move."""
+    def _change(self, game_id: str, change: Callable[[GameRecord, Game | None, GameRepository, datetime], T]) -> T:
+        """Apply ``change`` to the game and save the result in one write; a refusal writes nothing.
+
+        Optimistic first: read the game without a lock, apply the change in memory, and save it
+        only if the game is still at the version read (on PostgreSQL that write is one statement
+        outside a transaction; on SQLite the write lock is held for the write alone). If another
+        request saved first, read again and retry. After ``OPTIMISTIC_ATTEMPTS`` lost races, or
+        when a stand-in move is due, the game's lock is held from the read to the write instead.
+        """
+        for _ in range(OPTIMISTIC_ATTEMPTS):
+            with self.db.connect() as connection:
+                repo = GameRepository(connection)
+                with self.db.begin(connection, write=False, one_statement=True):
+                    row = _load(repo, game_id)
+                now = self.clock()
+                if _timed_out(row, now):
+                    break
+                result = change(row, _game_of(row), repo, now)
+                with self.db.begin(connection, write=True, one_statement=repo.saves_in_one_statement):
+                    if repo.save(row):
+                        return result
+        return self._change_locked(game_id, change)
+
+    def _change_locked(
+        self, game_id: str, change: Callable[[GameRecord, Game | None, GameRepository, datetime], T]
+    ) -> T:
+        """:meth:`_change` in one transaction holding the game's lock. An overdue stand-in move is
+        first committed in a transaction of its own, so the request (which that move may make
+        invalid) sees the game as it now stands, and a refusal does not undo the move."""
         with self.db.transaction(write=True) as connection:
             repo = GameRepository(connection)
             now = self.clock()
             row = _load(repo, game_id, lock=True)
             if not _timed_out(row, now):
-                yield row, _game_of(row), repo, now
-                repo.save(row)
-                return
+                return _saved(repo, row, change(row, _game_of(row), repo, now))
         self._catch_up(game_id)
         with self.db.transaction(write=True) as connection:
             repo = GameRepository(connection)
             row = _load(repo, game_id, lock=True)
-            yield row, _game_of(row), repo, self.clock()
-            repo.save(row)
+            return _saved(repo, row, change(row, _game_of(row), repo, self.clock()))
 
     def _catch_up(self, game_id: str) -> None:
         """If the player to act has let their time pass, the stand-in moves for them (committed)."""
@@ -308,11 +337,12 @@ class GameService:
             _stand_in(row, game, repo, now)
             _settle(row, game, repo, now)
             _touch(row, now)
-            repo.save(row)
+            _saved(repo, row, None)
 
-    def _read(self, game_id: str, read: Callable[[GameRepository, GameRecord], T]) -> T:
-        """A read, after any stand-in move that an expired turn makes due."""
-        with self.db.transaction(write=False) as connection:
+    def _read(self, game_id: str, read: Callable[[GameRepository, GameRecord], T], *, more: bool = False) -> T:
+        """A read, after any stand-in move that an expired turn makes due. Unless ``read`` runs
+        ``more`` statements of its own, it is a single SELECT (on PostgreSQL, outside a transaction)."""
+        with self.db.connect() as connection, self.db.begin(connection, write=False, one_statement=not more):
             repo = GameRepository(connection)
             row = _load(repo, game_id)
             if not _timed_out(row, self.clock()):
@@ -345,6 +375,13 @@ def _take_seat(seat: SeatRecord, player: NewPlayer, now: datetime) -> str | None
     token = _new_token()
     seat.token_hash = hash_token(token)
     return token
+
+
+def _saved(repo: GameRepository, row: GameRecord, result: T) -> T:
+    """Save under the game's lock, which no other writer can take: a lost race here is a bug."""
+    if not repo.save(row):
+        raise ConcurrentUpdate(f"game {row.id} changed under its lock")
+    return result
 
 
 def _load(repo: GameRepository, game_id: str, *, lock: bool = False) -> GameRecord:

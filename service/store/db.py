@@ -1,14 +1,21 @@
-"""The database handle: engine set-up for SQLite and PostgreSQL, and one transaction per use case.
+"""The database handle: engine set-up for SQLite and PostgreSQL, connections and transactions.
 
-SQLite (the embedded default) runs in WAL mode with a busy timeout, and write transactions
-take the write lock up front (``BEGIN IMMEDIATE``) so concurrent writers queue instead of
-failing with "database is locked". PostgreSQL (production) uses a pre-pinging pool and
-row locks (``SELECT … FOR UPDATE``) taken by the repository.
+SQLite (the embedded default) runs in WAL mode with a busy timeout. Writers queue for the
+database's one write lock on a file lock beside the database (``<file>.writers``) and then take
+SQLite's lock up front (``BEGIN IMMEDIATE``): a writer that finds the lock taken sleeps in the
+kernel until it is released, instead of in SQLite's busy handler, which polls with sleeps of 1
+to 100 ms and left workers idle while the lock was free.
+
+PostgreSQL (production) uses a pre-pinging pool of connections in autocommit mode: a single
+statement (a read, or a write that is one statement) needs no BEGIN and COMMIT round trips, and
+:meth:`Database.begin` opens a READ COMMITTED transaction where a block runs several.
 """
 
 from __future__ import annotations
 
+import os
 import sqlite3
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -18,9 +25,16 @@ from typing import Any
 from sqlalchemy import Connection, Engine, create_engine, event, exc
 from sqlalchemy.engine import make_url
 
+try:
+    import fcntl
+except ImportError:  # not on Windows: SQLite's busy handler alone then queues writers
+    fcntl = None  # type: ignore[assignment]
+
 __all__ = ["Database", "DatabaseUnavailable"]
 
 _WRITE = "coins_write"
+_AUTOCOMMIT = "AUTOCOMMIT"
+_TRANSACTION = "READ COMMITTED"
 
 
 class DatabaseUnavailable(Exception):
@@ -45,20 +59,64 @@ class Database:
             if parsed.drivername == "postgresql":  # psycopg 3 is the driver we ship
                 url = parsed.set(drivername="postgresql+psycopg").render_as_string(hide_password=False)
             kwargs.update(pool_pre_ping=True, pool_size=pool_size, max_overflow=pool_size, pool_timeout=5)
-            kwargs["connect_args"] = {"connect_timeout": 3}
+            kwargs.update(isolation_level=_AUTOCOMMIT, connect_args={"connect_timeout": 3})
         self.engine: Engine = create_engine(url, **kwargs)
+        self._writers: _WriterQueue | None = None
         if self.is_sqlite:
             _configure_sqlite(self.engine, busy_timeout_ms)
+            if parsed.database and parsed.database != ":memory:" and fcntl is not None:
+                self._writers = _WriterQueue(Path(f"{parsed.database}.writers"))
 
     @contextmanager
     def transaction(self, *, write: bool) -> Iterator[Connection]:
         """One transaction on one pooled connection: committed when the block ends normally,
-        rolled back otherwise. ``write`` begins it with ``BEGIN IMMEDIATE`` on SQLite."""
+        rolled back otherwise. ``write`` queues for SQLite's write lock and takes it at once."""
+        with self.connect() as connection, self.begin(connection, write=write):
+            yield connection
+
+    @contextmanager
+    def connect(self) -> Iterator[Connection]:
+        """One pooled connection (one pre-ping on PostgreSQL), for one or more :meth:`begin` blocks."""
         with _unavailable_as_503(), self.engine.connect() as connection:
-            if write and self.is_sqlite:
-                connection.execution_options(**{_WRITE: True})
-            with connection.begin():
-                yield connection
+            yield connection
+
+    @contextmanager
+    def begin(self, connection: Connection, *, write: bool, one_statement: bool = False) -> Iterator[Connection]:
+        """A transaction on ``connection``: committed when the block ends normally, rolled back otherwise.
+
+        ``write``: on SQLite, queue for the write lock and take it at once (``BEGIN IMMEDIATE``).
+        ``one_statement``: the block runs a single statement, atomic on its own; PostgreSQL then
+        runs it in autocommit mode, without the BEGIN and COMMIT round trips.
+        """
+        with _unavailable_as_503():
+            if self.is_sqlite:
+                with self._writer_turn(write):
+                    connection.execution_options(**{_WRITE: write})
+                    with connection.begin():
+                        yield connection
+            elif one_statement:
+                try:
+                    yield connection
+                except BaseException:
+                    connection.rollback()  # ends SQLAlchemy's bookkeeping: nothing is open on the server
+                    raise
+                connection.commit()
+            else:
+                connection.execution_options(isolation_level=_TRANSACTION)
+                try:
+                    with connection.begin():
+                        yield connection
+                finally:
+                    if not connection.invalidated:
+                        connection.execution_options(isolation_level=_AUTOCOMMIT)
+
+    @contextmanager
+    def _writer_turn(self, write: bool) -> Iterator[None]:
+        if write and self._writers is not None:
+            with self._writers.turn():
+                yield
+        else:
+            yield
 
     @contextmanager
     def schema_lock(self) -> Iterator[Connection]:
@@ -68,23 +126,48 @@ class Database:
         (``BEGIN IMMEDIATE``; DDL is transactional there), PostgreSQL an advisory lock per schema
         for the rest of the transaction. The others wait, then find the work done.
         """
-        with _unavailable_as_503(), self.engine.connect() as connection:
-            if self.is_sqlite:
-                connection.execution_options(**{_WRITE: True})
-            with connection.begin():
-                if connection.dialect.name == "postgresql":
-                    connection.exec_driver_sql(
-                        "SELECT pg_advisory_xact_lock(hashtext('coins.schema.' || current_schema()))"
-                    )
-                yield connection
+        with self.transaction(write=True) as connection:
+            if connection.dialect.name == "postgresql":
+                connection.exec_driver_sql(
+                    "SELECT pg_advisory_xact_lock(hashtext('coins.schema.' || current_schema()))"
+                )
+            yield connection
 
     def ping(self) -> None:
         """Raise :class:`DatabaseUnavailable` unless a trivial query succeeds."""
-        with self.transaction(write=False) as connection:
+        with self.connect() as connection, self.begin(connection, write=False, one_statement=True):
             connection.exec_driver_sql("SELECT 1")
 
     def dispose(self) -> None:
         self.engine.dispose()
+
+
+class _WriterQueue:
+    """SQLite writers of every process on this host take turns on an exclusive ``flock`` of one
+    file. A waiting writer sleeps in the kernel and wakes as soon as the lock is released (SQLite's
+    own busy handler sleeps a fixed 1 to 100 ms between attempts). Each turn opens the file anew,
+    so threads of one process queue as well. A writer that hangs holds the queue only as long as
+    gunicorn lets a worker hang (its timeout kills the worker, which releases the lock)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._local = threading.local()
+
+    @contextmanager
+    def turn(self) -> Iterator[None]:
+        if getattr(self._local, "held", False):  # a nested write transaction of the same thread
+            yield
+            return
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            self._local.held = True
+            try:
+                yield
+            finally:
+                self._local.held = False
+        finally:
+            os.close(fd)  # releases the lock
 
 
 @contextmanager

@@ -2,7 +2,10 @@
 
 The ORM models (:mod:`service.store.models`) define the schema; requests work on plain
 records through Core statements on one connection, which costs a fraction of the ORM's
-unit of work on this hot path (a play is two SELECTs, one UPDATE and one or two INSERTs).
+unit of work on this hot path. A play reads the game and its seats in one SELECT, then
+saves: on PostgreSQL in one statement (the UPDATE of the game, checked against the version
+read, with the INSERTs of its new actions and tricks as data-modifying CTEs); on SQLite,
+where a statement costs no round trip, as one UPDATE and one or two INSERTs.
 """
 
 from __future__ import annotations
@@ -12,9 +15,10 @@ from dataclasses import dataclass, field, fields
 from datetime import datetime
 from typing import Any, cast
 
-from sqlalchemy import Connection, Row, Table, bindparam, insert, select, update
+from sqlalchemy import Connection, Row, Table, bindparam, insert, select, text, update
+from sqlalchemy.sql.elements import TextClause
 
-from .models import ActionRow, GameRow, SeatRow, TrickRow
+from .models import ActionRow, GameRow, JsonType, SeatRow, TrickRow
 
 __all__ = ["ConcurrentUpdate", "GameRecord", "GameRepository", "SeatRecord"]
 
@@ -26,6 +30,43 @@ TRICKS = cast(Table, TrickRow.__table__)
 
 class ConcurrentUpdate(Exception):
     """The game changed under a transaction that held its lock: a bug, never a client's doing."""
+
+
+def _postgres_save() -> TextClause:
+    """The game's UPDATE (only at the version it was read at) with its changed seats, new actions
+    and new tricks, in one statement. The rows ride as JSON arrays turned into the tables' row types
+    (``jsonb_populate_recordset``), so the statement is the same whatever their number (psycopg
+    prepares it once per connection). Every part depends on the UPDATE's row: at another version
+    nothing is written, and the statement answers 0."""
+
+    def columns(table: Table, alias: str = "") -> str:  # all but game_id, which comes from g
+        return ", ".join(f"{alias}{column.name}" for column in table.c if column.name != "game_id")
+
+    updated = [name for name in _GAME_COLUMNS if name != "id"]
+    seat_values = ", ".join(f"{name} = r.{name}" for name in _SEAT_COLUMNS if name != "seat")
+    sql = f"""
+        WITH g AS (
+            UPDATE games SET {", ".join(f"{name} = :new_{name}" for name in updated)}
+            WHERE id = :where_id AND version = :where_version
+            RETURNING id
+        ), s AS (
+            UPDATE seats SET {seat_values}
+            FROM g, jsonb_populate_recordset(NULL::seats, :seats) AS r
+            WHERE seats.game_id = g.id AND seats.seat = r.seat
+        ), a AS (
+            INSERT INTO actions (game_id, {columns(ACTIONS)})
+            SELECT g.id, {columns(ACTIONS, "r.")}
+            FROM g, jsonb_populate_recordset(NULL::actions, :actions) AS r
+        ), t AS (
+            INSERT INTO tricks (game_id, {columns(TRICKS)})
+            SELECT g.id, {columns(TRICKS, "r.")}
+            FROM g, jsonb_populate_recordset(NULL::tricks, :tricks) AS r
+        )
+        SELECT count(*) FROM g
+    """
+    typed = [bindparam(f"new_{name}", type_=GAMES.c[name].type) for name in updated]
+    typed += [bindparam(name, type_=JsonType) for name in ("seats", "actions", "tricks")]
+    return text(sql).bindparams(*typed)
 
 
 @dataclass(slots=True)
@@ -91,6 +132,7 @@ _UPDATE_SEAT = (
     .where(SEATS.c.game_id == bindparam("where_game_id"), SEATS.c.seat == bindparam("where_seat"))
     .values({name: bindparam(f"new_{name}") for name in _SEAT_COLUMNS if name != "seat"})
 )
+_SAVE_POSTGRES = _postgres_save()
 _INSERT_GAME = insert(GAMES)
 _INSERT_SEATS = insert(SEATS)
 _INSERT_ACTIONS = insert(ACTIONS)
@@ -102,8 +144,14 @@ class GameRepository:
 
     def __init__(self, connection: Connection) -> None:
         self.connection = connection
+        self.is_postgres = connection.dialect.name == "postgresql"
         self._actions: list[dict[str, Any]] = []
         self._tricks: list[dict[str, Any]] = []
+
+    @property
+    def saves_in_one_statement(self) -> bool:
+        """:meth:`save` of a game already stored is a single statement (atomic without a transaction)."""
+        return self.is_postgres
 
     def get(self, game_id: str, *, lock: bool = False) -> GameRecord | None:
         """The game with its seats: one statement to read; to write (``lock``), the game's row
@@ -131,27 +179,44 @@ class GameRepository:
         """Queue a completed trick row (written by :meth:`save`)."""
         self._tricks.append({"game_id": game_id, **values})
 
-    def save(self, game: GameRecord) -> None:
-        """Write the game (insert or update, checking the version it was loaded at), its
-        changed seats, and the queued actions and tricks."""
+    def save(self, game: GameRecord) -> bool:
+        """Write the game (insert, or update at the version it was loaded at), its changed seats,
+        and the queued actions and tricks. False, with nothing written, when the stored game is
+        no longer at that version (another request changed it since it was read)."""
         if game.loaded_version is None:
             self.connection.execute(_INSERT_GAME, [{name: getattr(game, name) for name in _GAME_COLUMNS}])
             self.connection.execute(_INSERT_SEATS, [_seat_values(game.id, seat) for seat in game.seats])
+            self._insert_queued()
+        elif self.is_postgres:
+            values = self._update_values(game)
+            values["seats"] = [_seat_json(game.seats[number]) for number in sorted(game.changed_seats)]
+            values["actions"] = [_row_json(row) for row in self._actions]
+            values["tricks"] = [_row_json(row) for row in self._tricks]
+            if self.connection.execute(_SAVE_POSTGRES, values).scalar_one() != 1:
+                return False
         else:
-            values = {f"new_{name}": getattr(game, name) for name in _GAME_COLUMNS if name != "id"}
-            values.update(where_id=game.id, where_version=game.loaded_version)
-            if self.connection.execute(_UPDATE_GAME, values).rowcount != 1:
-                raise ConcurrentUpdate(f"game {game.id} changed under its lock")
+            if self.connection.execute(_UPDATE_GAME, self._update_values(game)).rowcount != 1:
+                return False
             for number in sorted(game.changed_seats):
                 seat = {f"new_{name}": getattr(game.seats[number], name) for name in _SEAT_COLUMNS if name != "seat"}
                 self.connection.execute(_UPDATE_SEAT, {**seat, "where_game_id": game.id, "where_seat": number})
+            self._insert_queued()
+        self._actions, self._tricks = [], []
+        game.loaded_version = game.version
+        game.changed_seats.clear()
+        return True
+
+    def _insert_queued(self) -> None:
         if self._actions:
             self.connection.execute(_INSERT_ACTIONS, self._actions)
         if self._tricks:
             self.connection.execute(_INSERT_TRICKS, self._tricks)
-        self._actions, self._tricks = [], []
-        game.loaded_version = game.version
-        game.changed_seats.clear()
+
+    @staticmethod
+    def _update_values(game: GameRecord) -> dict[str, Any]:
+        values = {f"new_{name}": getattr(game, name) for name in _GAME_COLUMNS if name != "id"}
+        values.update(where_id=game.id, where_version=game.loaded_version)
+        return values
 
     def list_games(self, *, status: str | None, before_id: str | None, limit: int) -> list[GameRecord]:
         """Games newest first (ids sort by creation time), after the cursor ``before_id``; two statements."""
@@ -203,3 +268,12 @@ def _seat_record(row: Row[Any]) -> SeatRecord:
 
 def _seat_values(game_id: str, seat: SeatRecord) -> dict[str, Any]:
     return {"game_id": game_id, **{name: getattr(seat, name) for name in _SEAT_COLUMNS}}
+
+
+def _seat_json(seat: SeatRecord) -> dict[str, Any]:
+    return _row_json({name: getattr(seat, name) for name in _SEAT_COLUMNS})
+
+
+def _row_json(row: dict[str, Any]) -> dict[str, Any]:
+    """A row for ``jsonb_populate_recordset``: timestamps as ISO 8601 with their offset."""
+    return {key: value.isoformat() if isinstance(value, datetime) else value for key, value in row.items()}

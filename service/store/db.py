@@ -32,7 +32,7 @@ except ImportError:  # not on Windows: SQLite's busy handler alone then queues w
 
 __all__ = ["Database", "DatabaseUnavailable"]
 
-_WRITE = "coins_write"
+_BEGIN = "coins_begin"  # SQLite: how the next transaction begins (IMMEDIATE, DEFERRED, or None: not at all)
 _AUTOCOMMIT = "AUTOCOMMIT"
 _TRANSACTION = "READ COMMITTED"
 
@@ -86,12 +86,15 @@ class Database:
 
         ``write``: on SQLite, queue for the write lock and take it at once (``BEGIN IMMEDIATE``).
         ``one_statement``: the block runs a single statement, atomic on its own; PostgreSQL then
-        runs it in autocommit mode, without the BEGIN and COMMIT round trips.
+        runs it in autocommit mode, without the BEGIN and COMMIT round trips, and SQLite a read
+        without BEGIN.
         """
         with _unavailable_as_503():
             if self.is_sqlite:
+                # A lone statement needs no BEGIN: outside one, SQLite runs it as a transaction of its own.
+                begin = "IMMEDIATE" if write else None if one_statement else "DEFERRED"
                 with self._writer_turn(write):
-                    connection.execution_options(**{_WRITE: write})
+                    connection.execution_options(**{_BEGIN: begin})
                     with connection.begin():
                         yield connection
             elif one_statement:
@@ -226,8 +229,9 @@ def _configure_sqlite(engine: Engine, busy_timeout_ms: int) -> None:
 
     @event.listens_for(engine, "begin")
     def on_begin(connection: Any) -> None:
-        mode = "IMMEDIATE" if connection.get_execution_options().get(_WRITE) else "DEFERRED"
-        connection.exec_driver_sql(f"BEGIN {mode}")
+        mode = connection.get_execution_options().get(_BEGIN, "DEFERRED")
+        if mode is not None:
+            connection.exec_driver_sql(f"BEGIN {mode}")
 
 
 def _switch_to_wal(cursor: Any, busy_timeout_ms: int) -> None:

@@ -26,7 +26,7 @@ CREATE_EXAMPLE = {
 @blp.route("")
 class GameViews(MethodView):
     @blp.doc(operationId="listGames", summary="List games, newest first")
-    @blp.arguments(ListGamesQuerySchema, location="query", as_kwargs=True)
+    @blp.arguments(ListGamesQuerySchema(), location="query", as_kwargs=True)
     @blp.response(200, GamePageSchema, headers={"Link": "Link"})
     @blp.problems("invalid_cursor", "validation_error", "database_unavailable")
     def get(self, limit: int, status: str | None = None, cursor: str | None = None) -> Any:
@@ -40,7 +40,7 @@ class GameViews(MethodView):
         return page, 200, next_link("games.GameViews", page.next_cursor, limit=limit, **filters)
 
     @blp.doc(operationId="createGame", summary="Create a game", responses={201: {"links": CREATED_GAME_LINKS}})
-    @blp.arguments(CreateGameSchema, example=CREATE_EXAMPLE, required=False)  # every field has a default
+    @blp.arguments(CreateGameSchema(), example=CREATE_EXAMPLE, required=False)  # every field has a default
     @blp.response(201, CreatedGameSchema, headers={"Location": "Location", "ETag": "ETag"})
     @blp.problems(
         "malformed_json", "payload_too_large", "unsupported_media_type", "validation_error", "database_unavailable"

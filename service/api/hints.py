@@ -16,7 +16,7 @@ blp = Blueprint("hints", __name__, url_prefix="/v1/games", description="Advice f
 @blp.route("/<game_id>/hint", parameters=[GAME_ID, "IfNoneMatch"])
 class HintViews(MethodView):
     @blp.doc(operationId="getHint", summary="Ask which card to play", security=[{"playerToken": []}])
-    @blp.arguments(HintQuerySchema, location="query", as_kwargs=True)
+    @blp.arguments(HintQuerySchema(), location="query", as_kwargs=True)
     @blp.response(200, HintSchema, headers={"ETag": "ETag"})
     @blp.alt_response(304, description="Not modified.")
     @blp.problems(

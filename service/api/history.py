@@ -16,7 +16,7 @@ blp = Blueprint("history", __name__, url_prefix="/v1/games", description="The pu
 @blp.route("/<game_id>/actions", parameters=[GAME_ID, "IfNoneMatch"])
 class ActionViews(MethodView):
     @blp.doc(operationId="listActions", summary="List a game's actions")
-    @blp.arguments(ListActionsQuerySchema, location="query", as_kwargs=True)
+    @blp.arguments(ListActionsQuerySchema(), location="query", as_kwargs=True)
     @blp.response(200, ActionPageSchema, headers={"ETag": "ETag", "Link": "Link"})
     @blp.alt_response(304, description="Not modified.")
     @blp.problems("game_not_found", "invalid_cursor", "validation_error", "database_unavailable")

@@ -20,7 +20,7 @@ blp = Blueprint(
 @blp.route("/<game_id>/players", parameters=[GAME_ID, "IfMatch"])
 class PlayerViews(MethodView):
     @blp.doc(operationId="joinGame", summary="Take an open seat", responses={201: {"links": JOINED_GAME_LINKS}})
-    @blp.arguments(JoinGameSchema, example={"name": "Cy", "age": 30, "seat": 2})
+    @blp.arguments(JoinGameSchema(), example={"name": "Cy", "age": 30, "seat": 2})
     @blp.response(201, JoinedGameSchema, headers={"ETag": "ETag"})
     @blp.problems(
         "malformed_json",
@@ -46,7 +46,7 @@ class PlayerViews(MethodView):
 @blp.route("/<game_id>/players/<int:seat>/leave", parameters=[GAME_ID, SEAT, "IfMatch"])
 class LeaveViews(MethodView):
     @blp.doc(operationId="leaveGame", summary="Leave: hand your seat to a bot", security=[{"playerToken": []}])
-    @blp.arguments(LeaveSchema, example={"bot": "basic"}, required=False)
+    @blp.arguments(LeaveSchema(), example={"bot": "basic"}, required=False)
     @blp.response(200, GameSchema, headers={"ETag": "ETag"})
     @blp.problems(
         "malformed_json",

@@ -16,7 +16,7 @@ blp = Blueprint("plays", __name__, url_prefix="/v1/games", description="Play car
 @blp.route("/<game_id>/plays", parameters=[GAME_ID, "IfMatch"])
 class PlayViews(MethodView):
     @blp.doc(operationId="playCard", summary="Play a card", security=[{"playerToken": []}])
-    @blp.arguments(PlayCardSchema, example={"card": "ace-coins"})
+    @blp.arguments(PlayCardSchema(), example={"card": "ace-coins"})
     @blp.response(201, PlayResultSchema, headers={"ETag": "ETag"})
     @blp.problems(
         "malformed_json",

@@ -16,7 +16,7 @@ blp = Blueprint("tricks", __name__, url_prefix="/v1/games", description="The his
 @blp.route("/<game_id>/tricks", parameters=[GAME_ID, "IfNoneMatch"])
 class TrickViews(MethodView):
     @blp.doc(operationId="listTricks", summary="List the completed tricks")
-    @blp.arguments(ListTricksQuerySchema, location="query", as_kwargs=True)
+    @blp.arguments(ListTricksQuerySchema(), location="query", as_kwargs=True)
     @blp.response(200, TrickPageSchema, headers={"ETag": "ETag", "Link": "Link"})
     @blp.alt_response(304, description="Not modified.")
     @blp.problems("game_not_found", "invalid_cursor", "validation_error", "database_unavailable")

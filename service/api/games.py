@@ -65,13 +65,7 @@ class GameViews(MethodView):
         )
         created: Created = games().create(request)
         location = url_for("games.GameByIdViews", game_id=created.game.id)
-        return _created_body(created), 201, with_etag(created.game.etag, {"Location": location})
-
-
-def _created_body(created: Created) -> dict[str, Any]:
-    body: dict[str, Any] = {field: getattr(created.game, field) for field in GameSchema().fields}
-    body["credentials"] = created.credentials
-    return body
+        return created, 201, with_etag(created.game.etag, {"Location": location})
 
 
 @blp.route("/<game_id>", parameters=[GAME_ID, "IfNoneMatch"])

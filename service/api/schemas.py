@@ -9,7 +9,7 @@ from marshmallow import fields, validate
 
 from ..bots import STRENGTHS
 from ..engine import MAX_TARGET, MIN_TARGET
-from ..records import STATUSES, PlayResult
+from ..records import STATUSES, Created, PlayResult
 from .fields import CardField
 from .problems import PROBLEMS
 
@@ -315,6 +315,12 @@ class CredentialSchema(ma.Schema):
 
 class CreatedGameSchema(GameSchema):
     credentials = fields.List(fields.Nested(CredentialSchema), required=True)
+
+    @ma.pre_dump
+    def _flatten(self, created: Created, **_kwargs: Any) -> dict[str, Any]:
+        # The game's fields at the top level, next to the credentials.
+        body = {name: getattr(created.game, name) for name in GameSchema._declared_fields}
+        return {**body, "credentials": created.credentials}
 
 
 class JoinedGameSchema(ma.Schema):

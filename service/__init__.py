@@ -10,6 +10,7 @@ from .api import init_api
 from .api.context import EXTENSION
 from .api.cors import init_cors
 from .api.docs import configure_docs
+from .api.jsonprovider import FastJSONProvider
 from .api.problems import Problem
 from .config import Settings
 from .games import GameService
@@ -29,7 +30,7 @@ def create_app(settings: Settings | None = None) -> Flask:
     app = Flask(__name__)
     app.config["MAX_CONTENT_LENGTH"] = settings.max_request_bytes
     app.config["COINS_SETTINGS"] = settings
-    app.json.sort_keys = False  # type: ignore[attr-defined]
+    app.json = FastJSONProvider(app)  # orjson; keys in the order the serializers give them
 
     db = Database(settings.sqlalchemy_url, pool_size=settings.db_pool_size, busy_timeout_ms=settings.db_busy_timeout_ms)
     if settings.auto_migrate:

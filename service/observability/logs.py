@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 import sys
 from datetime import UTC, datetime
 from typing import IO, Any
+
+from .. import jsonio
 
 __all__ = ["JsonFormatter", "configure_logging"]
 
@@ -39,7 +40,7 @@ class JsonFormatter(logging.Formatter):
             entry["exception"] = _redact(record.exc_text)
         if record.stack_info:
             entry["stack"] = record.stack_info
-        return json.dumps(entry, default=str, ensure_ascii=False)
+        return jsonio.dumps(entry, default=str)
 
 
 def _redact(text: str) -> str:

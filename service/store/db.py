@@ -25,6 +25,8 @@ from typing import Any
 from sqlalchemy import Connection, Engine, create_engine, event, exc
 from sqlalchemy.engine import make_url
 
+from .. import jsonio
+
 try:
     import fcntl
 except ImportError:  # not on Windows: SQLite's busy handler alone then queues writers
@@ -50,6 +52,7 @@ class Database:
         self.is_sqlite = parsed.get_backend_name() == "sqlite"
         # hide_parameters: an error's text never carries bound values (a deal's secret seed).
         kwargs: dict[str, Any] = {"echo": echo, "hide_parameters": True}
+        kwargs.update(json_serializer=jsonio.dumps, json_deserializer=jsonio.loads)  # snapshots: orjson
         if self.is_sqlite:
             database = parsed.database
             if database and database != ":memory:":

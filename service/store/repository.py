@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, fields
 from datetime import datetime
 from typing import Any, cast
 
-from sqlalchemy import Connection, Row, Table, bindparam, insert, select, text, update
+from sqlalchemy import Connection, Row, Select, Table, bindparam, case, insert, select, text, update
 from sqlalchemy.sql.elements import TextClause
 
 from .models import ActionRow, GameRow, JsonType, SeatRow, TrickRow
@@ -111,11 +111,17 @@ _SEAT_COLUMNS = tuple(f.name for f in fields(SeatRecord))
 # The statements of a request, built once: SQLAlchemy then reuses their compiled form
 # without working out a cache key per execution.
 # A read takes a game and its three seats in one statement (one row per seat, the seat's
-# columns labelled seat_*). A write first locks the game's row, then reads the seats in a
-# second statement: under PostgreSQL's READ COMMITTED a locking SELECT that waited re-reads
-# only the rows it locks, so seats joined into it could be older than the game row.
-_SELECT_GAME_AND_SEATS = (
-    select(GAMES, *(SEATS.c[name].label(f"seat_{name}") for name in _SEAT_COLUMNS))
+# columns labelled seat_*); the snapshot, the one large column, comes with seat 0's row only,
+# so it is sent and decoded once, not three times. A locked read (the fallback of a write that
+# lost its races) first locks the game's row, then reads the seats in a second statement: under
+# PostgreSQL's READ COMMITTED a locking SELECT that waited re-reads only the rows it locks, so
+# seats joined into it could be older than the game row.
+_SELECT_GAME_AND_SEATS: Select[Any] = (
+    select(
+        *(GAMES.c[name] for name in _GAME_COLUMNS if name != "state"),
+        case((SEATS.c.seat == 0, GAMES.c.state)).label("state"),
+        *(SEATS.c[name].label(f"seat_{name}") for name in _SEAT_COLUMNS),
+    )
     .join(SEATS, SEATS.c.game_id == GAMES.c.id)
     .where(GAMES.c.id == bindparam("game_id"))
     .order_by(SEATS.c.seat)

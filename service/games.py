@@ -120,10 +120,13 @@ class GameService:
             updated_at=now,
             seats=seats,
         )
-        with self.db.transaction(write=True) as connection:
+        with self.db.connect() as connection:
             repo = GameRepository(connection)
+            # A full table starts at once (three bots may play the whole game here): the moves
+            # are made before the write, so SQLite's write lock is held for the INSERTs alone.
             game = _start(row, repo, now) if row.open_seats == 0 else None
-            repo.save(row)
+            with self.db.begin(connection, write=True):
+                repo.save(row)
             return Created(_public(row, game), tuple(credentials))
 
     def join(self, game_id: str, player: NewPlayer, *, seat: int | None, if_match: Sequence[str] | None) -> Joined:

@@ -10,4 +10,3 @@ def test_ids_made_in_one_process_sort_in_the_order_they_were_made() -> None:
     assert ids == sorted(ids)
     assert len(set(ids)) == len(ids)
     assert all(is_game_id(game_id) for game_id in ids)
-

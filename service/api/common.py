@@ -78,17 +78,32 @@ class Blueprint(flask_smorest.Blueprint):  # type: ignore[misc]  # flask-smorest
                 headers: dict[str, Any] | None = {"WWW-Authenticate": "WWW-Authenticate"} if status == 401 else None
                 if status == 503:
                     headers = {"Retry-After": {"description": "Seconds to wait.", "schema": {"type": "integer"}}}
-                func = self.alt_response(
+                document = self.alt_response(
                     status,
                     schema=ProblemSchema,
                     content_type=PROBLEM_MEDIA_TYPE,
                     description=description,
                     headers=headers,
                     example=_example(status_codes[0]),
-                )(func)
+                )
+                func = _documented(document, func)
             return func
 
         return decorator
+
+    @staticmethod
+    def doc(**kwargs: Any) -> Callable[[F], F]:
+        """flask-smorest's ``doc``, without its run-time wrapper (see :func:`_documented`)."""
+        document = flask_smorest.Blueprint.doc(**kwargs)
+        return lambda func: _documented(document, func)
+
+
+def _documented(document: Callable[[F], F], func: F) -> F:
+    """Apply a flask-smorest decorator that only documents, and keep its documentation but not its
+    wrapper: each such wrapper (``doc``, and ``alt_response`` once per documented status) would
+    otherwise be one more call through ``current_app.ensure_sync`` on every request."""
+    func._apidoc = document(func)._apidoc  # type: ignore[attr-defined]
+    return func
 
 
 def _example(code: str) -> dict[str, Any]:

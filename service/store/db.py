@@ -29,7 +29,7 @@ from .. import jsonio
 
 try:
     import fcntl
-except ImportError:  # not on Windows: SQLite's busy handler alone then queues writers
+except ImportError:  # Windows has no flock: SQLite's busy handler alone then queues writers
     fcntl = None  # type: ignore[assignment]
 
 __all__ = ["Database", "DatabaseUnavailable"]

@@ -160,8 +160,8 @@ class GameRepository:
         return self.is_postgres
 
     def get(self, game_id: str, *, lock: bool = False) -> GameRecord | None:
-        """The game with its seats: one statement to read; to write (``lock``), the game's row
-        locked until commit, then its seats."""
+        """The game with its seats in one statement; with ``lock`` (a write that lost its races),
+        the game's row locked until commit, then its seats."""
         key = {"game_id": game_id}
         if lock:
             row = self.connection.execute(_LOCK_GAME, key).one_or_none()

@@ -34,8 +34,6 @@ import json
 import math
 import os
 import random
-import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -54,6 +52,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from bench.baseline_app import ROWS, prepare  # noqa: E402
+from tests.support.server import free_port, serve  # noqa: E402
 
 HOST = "127.0.0.1"
 POSTGRES_URL = "postgresql://postgres@127.0.0.1:5432/test"
@@ -67,13 +66,6 @@ GOALS = {"ratio_at_16": 0.60, "p99_ms_at_1": 15.0, "p99_ms_at_4": 50.0}
 
 
 # -- the server -----------------------------------------------------------------------------
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind((HOST, 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 @dataclass
@@ -130,37 +122,10 @@ def gunicorn(
     }
     env.pop("PROMETHEUS_MULTIPROC_DIR", None)  # gunicorn.conf.py makes a fresh one
     log_path = workdir / f"{app.split(':')[0]}-{port}.log"
-    with log_path.open("wb") as log:
-        process = subprocess.Popen(command, cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT)
-    server = Server(port, process, log_path)
-    try:
-        _wait_ready(server)
-        yield server
-    finally:
-        process.send_signal(signal.SIGTERM)
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=10)
-
-
-def _wait_ready(server: Server) -> None:
-    deadline = time.monotonic() + START_TIMEOUT
-    while time.monotonic() < deadline:
-        if server.process.poll() is not None:
-            raise RuntimeError(f"gunicorn exited with {server.process.returncode}; see {server.log_path}")
-        try:
-            connection = http.client.HTTPConnection(HOST, server.port, timeout=2)
-            connection.request("GET", "/readyz")
-            if connection.getresponse().status == 200:
-                connection.close()
-                return
-            connection.close()
-        except OSError:
-            pass
-        time.sleep(0.2)
-    raise RuntimeError(f"gunicorn was not ready within {START_TIMEOUT:.0f} s; see {server.log_path}")
+    with serve(
+        command, port=port, env=env, cwd=REPO, log=log_path, start_seconds=START_TIMEOUT, stop_seconds=20
+    ) as live:
+        yield Server(port, live.process, log_path)
 
 
 # -- the clients ----------------------------------------------------------------------------

@@ -4,31 +4,14 @@ from __future__ import annotations
 
 import contextlib
 import os
-import signal
-import socket
-import subprocess
 import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
+from tests.support.server import free_port, serve
+
 ROOT = Path(__file__).resolve().parents[2]
 START_SECONDS = 30
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-def _ready(url: str) -> bool:
-    try:
-        with urllib.request.urlopen(f"{url}/readyz", timeout=2) as response:
-            return bool(response.status == 200)
-    except OSError:
-        return False
 
 
 @contextlib.contextmanager
@@ -46,22 +29,6 @@ def live_server(directory: Path, workers: int = 2) -> Iterator[str]:
     command = [sys.executable, "-m", "gunicorn", "wsgi:app"]
     if (ROOT / "gunicorn.conf.py").exists():
         command[3:3] = ["-c", "gunicorn.conf.py"]
-    log = (directory / "gunicorn.log").open("w")
-    server = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + START_SECONDS
-        while not _ready(url):
-            if server.poll() is not None or time.monotonic() > deadline:
-                log.flush()
-                raise RuntimeError(f"gunicorn did not start:\n{(directory / 'gunicorn.log').read_text()[-3000:]}")
-            time.sleep(0.1)
-        yield url
-    finally:
-        server.send_signal(signal.SIGTERM)
-        try:
-            server.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
-        log.close()
+    log = directory / "gunicorn.log"
+    with serve(command, port=port, env=env, cwd=ROOT, log=log, start_seconds=START_SECONDS, stop_seconds=15) as server:
+        yield server.url

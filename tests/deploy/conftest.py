@@ -6,11 +6,8 @@ import http.client
 import json
 import os
 import shutil
-import signal
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -18,6 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+from tests.support.server import free_port, serve
 
 ROOT = Path(__file__).resolve().parents[2]
 START_SECONDS = 60  # gunicorn up and the database migrated
@@ -78,12 +77,6 @@ def image_app_dir(directory: Path) -> Path:
     return app
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @dataclass
 class Server:
     process: subprocess.Popen[bytes]
@@ -113,21 +106,6 @@ class Server:
         return self.log.read_text(errors="replace")[-5000:]
 
 
-def wait_until_ready(server: Server) -> None:
-    deadline = time.monotonic() + START_SECONDS
-    while time.monotonic() < deadline:
-        if server.process.poll() is not None:
-            pytest.fail(f"the server exited with {server.process.returncode}:\n{server.output()}")
-        try:
-            status, _, _ = server.request("GET", "/healthz")
-            if status == 200:
-                return
-        except OSError:
-            pass
-        time.sleep(0.2)
-    pytest.fail(f"the server was not ready within {START_SECONDS} s:\n{server.output()}")
-
-
 @contextmanager
 def running_server(
     directory: Path,
@@ -149,28 +127,17 @@ def running_server(
         WEB_CONCURRENCY=str(workers),
         LOG_LEVEL="WARNING",
     )
-    log = directory / "server.log"
-    with log.open("wb") as output:
-        process = subprocess.Popen(
-            command or dockerfile_command(),
-            cwd=cwd or image_app_dir(directory),
-            env=env,
-            stdout=output,
-            stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL,
-        )
-    running = Server(process, port, log)
-    try:
-        wait_until_ready(running)
-        yield running
-    finally:
-        if process.poll() is None:
-            process.send_signal(signal.SIGTERM)
-            try:
-                process.wait(STOP_SECONDS)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait(STOP_SECONDS)
+    with serve(
+        command or dockerfile_command(),
+        port=port,
+        env=env,
+        cwd=cwd or image_app_dir(directory),
+        log=directory / "server.log",
+        ready_path="/healthz",
+        start_seconds=START_SECONDS,
+        stop_seconds=STOP_SECONDS,
+    ) as live:
+        yield Server(live.process, port, live.log)
 
 
 @pytest.fixture(scope="session")

@@ -7,7 +7,6 @@ import http.client
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -17,6 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
+from tests.support.server import answers, free_port, serve
 
 from .test_metrics import metric
 
@@ -47,12 +48,6 @@ class Server:
         return {int(path.stem.rpartition("_")[2]) for path in self.metrics_dir.glob("counter_*.db")}
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def _wait_for(condition, timeout: float, what: str) -> None:  # type: ignore[no-untyped-def]
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -64,7 +59,7 @@ def _wait_for(condition, timeout: float, what: str) -> None:  # type: ignore[no-
 
 @pytest.fixture
 def server(tmp_path: Path, database_url: str) -> Iterator[Server]:
-    port = _free_port()
+    port = free_port()
     metrics_dir = tmp_path / "prometheus"
     metrics_dir.mkdir()
     (metrics_dir / "counter_1.db").write_bytes(b"stale")  # left by an earlier run: wiped at start
@@ -77,34 +72,18 @@ def server(tmp_path: Path, database_url: str) -> Iterator[Server]:
         "LOG_LEVEL": "INFO",
     }
     stdout, stderr = tmp_path / "stdout.log", tmp_path / "stderr.log"
-    with stdout.open("wb") as out, stderr.open("wb") as err:
-        process = subprocess.Popen(
-            [str(GUNICORN), "-c", "gunicorn.conf.py", "--worker-class", "sync", "--no-control-socket", "wsgi:app"],
-            cwd=REPO,
-            env=env,
-            stdout=out,
-            stderr=err,
-        )
-    running = Server(port, process, metrics_dir, stdout, stderr)
-    try:
-        _wait_for(lambda: _ready(running), START_TIMEOUT, "gunicorn to answer /readyz")
+    command = [str(GUNICORN), "-c", "gunicorn.conf.py", "--worker-class", "sync", "--no-control-socket", "wsgi:app"]
+    with serve(
+        command, port=port, env=env, cwd=REPO, log=stdout, stderr_log=stderr, start_seconds=START_TIMEOUT
+    ) as live:
+        running = Server(port, live.process, metrics_dir, stdout, stderr)
         _wait_for(lambda: len(running.worker_pids()) == 2, START_TIMEOUT, "both workers")
         yield running
-    finally:
-        process.send_signal(signal.SIGTERM)
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=10)
 
 
 def _ready(server: Server) -> bool:
     assert server.process.poll() is None, server.stderr.read_text()[-3000:]
-    try:
-        return server.get("/readyz")[0] == 200
-    except OSError:
-        return False
+    return answers(server.port, "/readyz")
 
 
 def _healthz_count(server: Server) -> float:

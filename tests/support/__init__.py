@@ -1,0 +1,1 @@
+"""Tooling shared by the tests and bench/: no tests here, and nothing the service ships."""

@@ -15,9 +15,10 @@ from dataclasses import dataclass, field, fields
 from datetime import datetime
 from typing import Any, cast
 
-from sqlalchemy import Connection, Row, Select, Table, bindparam, case, insert, select, text, update
+from sqlalchemy import Connection, Row, Table, bindparam, case, insert, select, text, update
 from sqlalchemy.sql.elements import TextClause
 
+from .driver import Prepared
 from .models import ActionRow, GameRow, JsonType, SeatRow, TrickRow
 
 __all__ = ["ConcurrentUpdate", "GameRecord", "GameRepository", "SeatRecord"]
@@ -42,7 +43,7 @@ def _postgres_save() -> TextClause:
     def columns(table: Table, alias: str = "") -> str:  # all but game_id, which comes from g
         return ", ".join(f"{alias}{column.name}" for column in table.c if column.name != "game_id")
 
-    updated = [name for name in _GAME_COLUMNS if name != "id"]
+    updated = _CHANGING_GAME_COLUMNS
     seat_values = ", ".join(f"{name} = r.{name}" for name in _SEAT_COLUMNS if name != "seat")
     sql = f"""
         WITH g AS (
@@ -107,42 +108,78 @@ class GameRecord:
 
 _GAME_COLUMNS = tuple(f.name for f in fields(GameRecord) if f.name not in ("seats", "loaded_version", "changed_seats"))
 _SEAT_COLUMNS = tuple(f.name for f in fields(SeatRecord))
+# What a change to a game may touch; the other columns are set once, when the game is created.
+_CHANGING_GAME_COLUMNS = (
+    "version",
+    "status",
+    "turn_deadline",
+    "open_seats",
+    "trick_count",
+    "action_count",
+    "state",
+    "updated_at",
+)
+_ACTION_COLUMNS = ("game_id", "seq", "kind", "seat", "hand_number", "cause", "card", "seed", "created_at")
+_TRICK_COLUMNS = (
+    "game_id",
+    "number",
+    "hand_number",
+    "trick_number",
+    "leader",
+    "plays",
+    "winner",
+    "points",
+    "created_at",
+)
 
-# The statements of a request, built once: SQLAlchemy then reuses their compiled form
-# without working out a cache key per execution.
-# A read takes a game and its three seats in one statement (one row per seat, the seat's
-# columns labelled seat_*); the snapshot, the one large column, comes with seat 0's row only,
-# so it is sent and decoded once, not three times. A locked read (the fallback of a write that
-# lost its races) first locks the game's row, then reads the seats in a second statement: under
-# PostgreSQL's READ COMMITTED a locking SELECT that waited re-reads only the rows it locks, so
-# seats joined into it could be older than the game row.
-_SELECT_GAME_AND_SEATS: Select[Any] = (
+
+def _insert(table: Table, columns: Sequence[str]) -> Prepared:
+    return Prepared(insert(table).values({name: bindparam(name, type_=table.c[name].type) for name in columns}))
+
+
+# The statements of a play, built once and run on the driver's cursor (see .driver).
+# A read takes a game and its three seats in one statement: one row per seat, the game's
+# columns in GameRecord's order, then the seat's. The snapshot, the one large column, comes
+# with seat 0's row only, so it is sent and decoded once, not three times. A locked read (the
+# fallback of a write that lost its races) first locks the game's row, then reads the seats
+# in a second statement: under PostgreSQL's READ COMMITTED a locking SELECT that waited
+# re-reads only the rows it locks, so seats joined into it could be older than the game row.
+_SELECT_GAME_AND_SEATS = Prepared(
     select(
-        *(GAMES.c[name] for name in _GAME_COLUMNS if name != "state"),
-        case((SEATS.c.seat == 0, GAMES.c.state)).label("state"),
+        *(
+            case((SEATS.c.seat == 0, GAMES.c.state)).label("state") if name == "state" else GAMES.c[name]
+            for name in _GAME_COLUMNS
+        ),
         *(SEATS.c[name].label(f"seat_{name}") for name in _SEAT_COLUMNS),
     )
     .join(SEATS, SEATS.c.game_id == GAMES.c.id)
     .where(GAMES.c.id == bindparam("game_id"))
     .order_by(SEATS.c.seat)
 )
-_LOCK_GAME = select(GAMES).where(GAMES.c.id == bindparam("game_id")).with_for_update()
-_SELECT_SEATS = select(SEATS).where(SEATS.c.game_id == bindparam("game_id")).order_by(SEATS.c.seat)
-_UPDATE_GAME = (
+_LOCK_GAME = Prepared(
+    select(*(GAMES.c[name] for name in _GAME_COLUMNS)).where(GAMES.c.id == bindparam("game_id")).with_for_update()
+)
+_SELECT_SEATS = Prepared(
+    select(*(SEATS.c[name] for name in _SEAT_COLUMNS))
+    .where(SEATS.c.game_id == bindparam("game_id"))
+    .order_by(SEATS.c.seat)
+)
+_UPDATE_GAME = Prepared(
     update(GAMES)
     .where(GAMES.c.id == bindparam("where_id"), GAMES.c.version == bindparam("where_version"))
-    .values({name: bindparam(f"new_{name}") for name in _GAME_COLUMNS if name != "id"})
+    .values({name: bindparam(f"new_{name}", type_=GAMES.c[name].type) for name in _CHANGING_GAME_COLUMNS})
 )
-_UPDATE_SEAT = (
+_UPDATE_SEAT = Prepared(
     update(SEATS)
     .where(SEATS.c.game_id == bindparam("where_game_id"), SEATS.c.seat == bindparam("where_seat"))
-    .values({name: bindparam(f"new_{name}") for name in _SEAT_COLUMNS if name != "seat"})
+    .values({name: bindparam(f"new_{name}", type_=SEATS.c[name].type) for name in _SEAT_COLUMNS if name != "seat"})
 )
-_SAVE_POSTGRES = _postgres_save()
-_INSERT_GAME = insert(GAMES)
-_INSERT_SEATS = insert(SEATS)
-_INSERT_ACTIONS = insert(ACTIONS)
-_INSERT_TRICKS = insert(TRICKS)
+_SAVE_POSTGRES = Prepared(_postgres_save())
+_INSERT_GAME = _insert(GAMES, _GAME_COLUMNS)
+_INSERT_SEATS = _insert(SEATS, ("game_id", *_SEAT_COLUMNS))
+_INSERT_ACTIONS = _insert(ACTIONS, _ACTION_COLUMNS)
+_INSERT_TRICKS = _insert(TRICKS, _TRICK_COLUMNS)
+_GAME_WIDTH = len(_GAME_COLUMNS)
 
 
 class GameRepository:
@@ -164,17 +201,17 @@ class GameRepository:
         the game's row locked until commit, then its seats."""
         key = {"game_id": game_id}
         if lock:
-            row = self.connection.execute(_LOCK_GAME, key).one_or_none()
-            if row is None:
+            locked = _LOCK_GAME.run(self.connection, key)
+            if not locked.rows:
                 return None
-            game = _game_record(row)
-            game.seats = [_seat_record(seat) for seat in self.connection.execute(_SELECT_SEATS, key)]
+            game = _game_record(locked.row(0))
+            game.seats = [SeatRecord(*row) for row in _SELECT_SEATS.run(self.connection, key).all()]
             return game
-        rows = self.connection.execute(_SELECT_GAME_AND_SEATS, key).all()
-        if not rows:
+        joined = _SELECT_GAME_AND_SEATS.run(self.connection, key)
+        if not joined.rows:
             return None
-        game = _game_record(rows[0])
-        game.seats = [SeatRecord(**{name: row._mapping[f"seat_{name}"] for name in _SEAT_COLUMNS}) for row in rows]
+        game = _game_record(joined.row(0))  # the game's columns are the same on every row: read once
+        game.seats = [SeatRecord(*joined.row(index, start=_GAME_WIDTH)) for index in range(len(joined.rows))]
         return game
 
     def append_action(self, game_id: str, **values: Any) -> None:
@@ -189,23 +226,24 @@ class GameRepository:
         """Write the game (insert, or update at the version it was loaded at), its changed seats,
         and the queued actions and tricks. False, with nothing written, when the stored game is
         no longer at that version (another request changed it since it was read)."""
+        connection = self.connection
         if game.loaded_version is None:
-            self.connection.execute(_INSERT_GAME, [{name: getattr(game, name) for name in _GAME_COLUMNS}])
-            self.connection.execute(_INSERT_SEATS, [_seat_values(game.id, seat) for seat in game.seats])
+            _INSERT_GAME.run(connection, {name: getattr(game, name) for name in _GAME_COLUMNS})
+            _INSERT_SEATS.run_many(connection, [_seat_values(game.id, seat) for seat in game.seats])
             self._insert_queued()
         elif self.is_postgres:
             values = self._update_values(game)
             values["seats"] = [_seat_json(game.seats[number]) for number in sorted(game.changed_seats)]
             values["actions"] = [_row_json(row) for row in self._actions]
             values["tricks"] = [_row_json(row) for row in self._tricks]
-            if self.connection.execute(_SAVE_POSTGRES, values).scalar_one() != 1:
+            if _SAVE_POSTGRES.run(connection, values).rows != [(1,)]:
                 return False
         else:
-            if self.connection.execute(_UPDATE_GAME, self._update_values(game)).rowcount != 1:
+            if _UPDATE_GAME.run(connection, self._update_values(game)).rowcount != 1:
                 return False
             for number in sorted(game.changed_seats):
                 seat = {f"new_{name}": getattr(game.seats[number], name) for name in _SEAT_COLUMNS if name != "seat"}
-                self.connection.execute(_UPDATE_SEAT, {**seat, "where_game_id": game.id, "where_seat": number})
+                _UPDATE_SEAT.run(connection, {**seat, "where_game_id": game.id, "where_seat": number})
             self._insert_queued()
         self._actions, self._tricks = [], []
         game.loaded_version = game.version
@@ -214,13 +252,13 @@ class GameRepository:
 
     def _insert_queued(self) -> None:
         if self._actions:
-            self.connection.execute(_INSERT_ACTIONS, self._actions)
+            _INSERT_ACTIONS.run_many(self.connection, self._actions)
         if self._tricks:
-            self.connection.execute(_INSERT_TRICKS, self._tricks)
+            _INSERT_TRICKS.run_many(self.connection, self._tricks)
 
     @staticmethod
     def _update_values(game: GameRecord) -> dict[str, Any]:
-        values = {f"new_{name}": getattr(game, name) for name in _GAME_COLUMNS if name != "id"}
+        values = {f"new_{name}": getattr(game, name) for name in _CHANGING_GAME_COLUMNS}
         values.update(where_id=game.id, where_version=game.loaded_version)
         return values
 
@@ -231,7 +269,7 @@ class GameRepository:
             query = query.where(GAMES.c.status == status)
         if before_id is not None:
             query = query.where(GAMES.c.id < before_id)
-        games = [_game_record(row) for row in self.connection.execute(query)]
+        games = [_game_from_row(row) for row in self.connection.execute(query)]
         if games:
             by_id = {game.id: game for game in games}
             seats = select(SEATS).where(SEATS.c.game_id.in_(by_id)).order_by(SEATS.c.game_id, SEATS.c.seat)
@@ -260,11 +298,15 @@ class GameRepository:
         return self.connection.execute(query).all()
 
 
-def _game_record(row: Row[Any]) -> GameRecord:
-    mapping = row._mapping
-    game = GameRecord(**{name: mapping[name] for name in _GAME_COLUMNS})
+def _game_record(row: Sequence[Any]) -> GameRecord:
+    """A game from a row whose first columns are the game's, in :data:`_GAME_COLUMNS` order."""
+    game = GameRecord(*row[:_GAME_WIDTH])
     game.loaded_version = game.version
     return game
+
+
+def _game_from_row(row: Row[Any]) -> GameRecord:
+    return _game_record(tuple(getattr(row, name) for name in _GAME_COLUMNS))
 
 
 def _seat_record(row: Row[Any]) -> SeatRecord:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .cards import parse_card
+from .cards import DECK, parse_card
 from .errors import CoinsError, UnsupportedFormat
 from .game import Game, GameSetup
 from .records import (
@@ -38,6 +38,11 @@ __all__ = [
 
 FORMAT_VERSION = 1
 JSON = dict[str, Any]
+
+# Restoring a snapshot looks each card and play up here (a stored game is restored on every
+# request): a code that is not a card raises KeyError, reported as malformed data.
+_CARD_BY_CODE = {card.code: card for card in DECK}
+_PLAY_BY_SEAT_AND_CODE = {(seat, card.code): Play(seat, card) for seat in range(3) for card in DECK}
 
 
 def setup_to_dict(setup: GameSetup) -> JSON:
@@ -82,9 +87,15 @@ def _trick_to_dict(trick: CompletedTrick) -> JSON:
 
 
 def _trick_from_dict(data: JSON) -> CompletedTrick:
-    a, b, c = (Play(seat, parse_card(code)) for seat, code in data["plays"])
+    (seat_a, a), (seat_b, b), (seat_c, c) = data["plays"]
+    plays = _PLAY_BY_SEAT_AND_CODE
     return CompletedTrick(
-        data["hand_number"], data["trick_number"], data["leader"], (a, b, c), data["winner"], data["points"]
+        data["hand_number"],
+        data["trick_number"],
+        data["leader"],
+        (plays[seat_a, a], plays[seat_b, b], plays[seat_c, c]),
+        data["winner"],
+        data["points"],
     )
 
 
@@ -143,9 +154,10 @@ def from_snapshot(data: JSON) -> Game:
         g._dealer = state["dealer"]
         g._leader = state["leader"]
         g._turn = state["turn"]
-        a, b, c = ([parse_card(code) for code in cards] for cards in state["hands"])
+        card = _CARD_BY_CODE.__getitem__
+        a, b, c = ([card(code) for code in cards] for cards in state["hands"])
         g._hands = (a, b, c)
-        g._trick = [Play(seat, parse_card(code)) for seat, code in state["trick"]]
+        g._trick = [_PLAY_BY_SEAT_AND_CODE[seat, code] for seat, code in state["trick"]]
         g._hand_tricks = [_trick_from_dict(t) for t in state["hand_tricks"]]
         g._last_trick = _trick_from_dict(state["last_trick"]) if state["last_trick"] else None
         g._scores = list(state["scores"])

@@ -166,9 +166,19 @@ def test_unknown_path_is_problem_404(client):
     assert response.json["code"] == "not_found"
 
 
-def test_malformed_json_is_400(client):
-    response = client.post("/v1/games", data="{not json", content_type="application/json")
+@pytest.mark.parametrize(
+    "body",
+    [b"{not json", b'{"target_score": 15', b'{"seats": [{"name": "\xff"}]}', b'{"target_score": NaN}', b"[1, 2,]"],
+    ids=["garbage", "truncated", "not-utf-8", "nan", "trailing-comma"],
+)
+def test_malformed_json_is_400(client, body):
+    response = client.post("/v1/games", data=body, content_type="application/json")
     assert response.status_code == 400 and response.json["code"] == "malformed_json"
+
+
+def test_an_empty_json_body_is_no_arguments(client):
+    response = client.post("/v1/games", data=b"", content_type="application/json")
+    assert response.status_code == 201 and response.json["target_score"] == 15
 
 
 @pytest.mark.parametrize("content_type", ["text/plain", "application/x-www-form-urlencoded", "application/xml"])

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
+from types import CodeType, FunctionType, MethodType
+from typing import Any
 
 from flask import Flask, request
 
@@ -24,10 +27,34 @@ BODY_METHODS = ("POST", "PUT", "PATCH")
 log = logging.getLogger(__name__)
 
 
+class _Flask(Flask):
+    """Flask, remembering which functions it found to be plain (not coroutine) functions.
+
+    Flask and flask-smorest pass each view function, wrapper and hook through ``ensure_sync`` on
+    every request, and each time ``inspect`` examines the function's flags: some ten times per
+    request. The answer for a function's code does not change, so it is looked up once.
+    """
+
+    def __init__(self, import_name: str) -> None:
+        super().__init__(import_name)
+        self._plain_code: set[CodeType] = set()
+
+    def ensure_sync(self, func: Callable[..., Any]) -> Callable[..., Any]:
+        function = func.__func__ if isinstance(func, MethodType) else func
+        if not isinstance(function, FunctionType) or hasattr(function, "_is_coroutine_marker"):
+            return super().ensure_sync(func)
+        if function.__code__ in self._plain_code:
+            return func
+        synchronous = super().ensure_sync(func)
+        if synchronous is func:
+            self._plain_code.add(function.__code__)
+        return synchronous
+
+
 def create_app(settings: Settings | None = None) -> Flask:
     """The WSGI application. Without ``settings`` they come from the environment."""
     settings = settings or Settings.from_env()
-    app = Flask(__name__)
+    app = _Flask(__name__)
     app.config["MAX_CONTENT_LENGTH"] = settings.max_request_bytes
     app.config["COINS_SETTINGS"] = settings
     app.json = FastJSONProvider(app)  # orjson; keys in the order the serializers give them

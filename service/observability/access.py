@@ -111,8 +111,13 @@ def _finish(response: Response) -> Response:
             "game_id": game_id,
             "remote_addr": request.remote_addr,
         }
-        log.log(level, "%s %s %d", method, route, status, extra=fields)
+        # what Logger.log does, less its search of the stack for the caller: known to be here
+        args = (method, route, status)
+        log.handle(log.makeRecord(log.name, level, __file__, _LINE, "%s %s %d", args, None, "_finish", fields))
     return response
+
+
+_LINE = _finish.__code__.co_firstlineno
 
 
 _children: dict[tuple[str, str, int], tuple[Any, Any]] = {}

@@ -71,6 +71,8 @@ class Database:
             if database and database != ":memory:":
                 Path(database).parent.mkdir(parents=True, exist_ok=True)
             kwargs["connect_args"] = {"timeout": busy_timeout_ms / 1000, "check_same_thread": False}
+            if database and database != ":memory:":
+                kwargs["pool_size"] = 0  # no limit: every thread keeps a connection (_KeptConnections)
         else:
             if parsed.drivername == "postgresql":  # psycopg 3 is the driver we ship
                 url = parsed.set(drivername="postgresql+psycopg").render_as_string(hide_password=False)
@@ -78,10 +80,13 @@ class Database:
             kwargs.update(isolation_level=_AUTOCOMMIT, connect_args={"connect_timeout": 3})
         self.engine: Engine = create_engine(url, **kwargs)
         self._writers: _WriterQueue | None = None
+        self._kept: _KeptConnections | None = None
         if self.is_sqlite:
             _configure_sqlite(self.engine, busy_timeout_ms)
-            if parsed.database and parsed.database != ":memory:" and fcntl is not None:
-                self._writers = _WriterQueue(Path(f"{parsed.database}.writers"))
+            if parsed.database and parsed.database != ":memory:":
+                self._kept = _KeptConnections(self.engine)
+                if fcntl is not None:
+                    self._writers = _WriterQueue(Path(f"{parsed.database}.writers"))
 
     @contextmanager
     def transaction(self, *, write: bool) -> Iterator[Connection]:
@@ -92,16 +97,18 @@ class Database:
 
     @contextmanager
     def connect(self) -> Iterator[Connection]:
-        """One pooled connection (one pre-ping on PostgreSQL), for one or more :meth:`begin` blocks."""
-        with _unavailable_as_503(), self.engine.connect() as connection:
-            try:
-                yield connection
-            except _DRIVER_ERRORS as error:
-                # SQLAlchemy invalidates a connection that fails under its own statements; one that
-                # failed under a statement sent to the driver is dropped here, not put back in the pool
-                if _is_unavailable(error, None) and not connection.invalidated:
-                    connection.invalidate()
-                raise
+        """A connection for one or more :meth:`begin` blocks: on PostgreSQL one from the pool
+        (pre-pinged), on an SQLite file the one this thread keeps (see :class:`_KeptConnections`)."""
+        with _unavailable_as_503():
+            kept = self._kept.take() if self._kept is not None else None
+            if kept is not None:
+                try:
+                    yield from _dropping_when_unavailable(kept)
+                finally:
+                    self._kept.give_back(kept)  # type: ignore[union-attr]
+                return
+            with self.engine.connect() as connection:
+                yield from _dropping_when_unavailable(connection)
 
     @contextmanager
     def begin(self, connection: Connection, *, write: bool, one_statement: bool = False) -> Iterator[Connection]:
@@ -164,7 +171,60 @@ class Database:
             connection.exec_driver_sql("SELECT 1")
 
     def dispose(self) -> None:
+        """Close every connection: the pool's, and those SQLite threads keep."""
+        if self._kept is not None:
+            self._kept.close_all()
         self.engine.dispose()
+
+
+class _KeptConnections:
+    """One SQLite connection per thread, kept from request to request.
+
+    A file database needs no pool: opening a connection is cheap and there is nothing to
+    ping. What the pool costs is its checkout and checkin (SQLAlchemy's Connection, the pool's
+    queue, the reset on return), some 40 µs per request, so each thread checks one out once and
+    keeps it. A connection is kept only between whole uses: a nested :meth:`Database.connect` in
+    the same thread gets its own from the pool, and one left in a transaction (which
+    :meth:`Database.begin` never does) is rolled back when given back. After a fork the child
+    opens its own. The pool has no size limit, as every thread may keep one.
+    """
+
+    def __init__(self, engine: Engine) -> None:
+        self._engine = engine
+        self._local = threading.local()
+        self._lock = threading.Lock()
+        self._every: list[Connection] = []  # of every thread, for close_all
+
+    def take(self) -> Connection | None:
+        """This thread's connection, or None while it is in use (the caller uses the pool)."""
+        local = self._local
+        if getattr(local, "busy", False):
+            return None
+        connection: Connection | None = getattr(local, "connection", None)
+        if connection is None or connection.closed or connection.invalidated or local.pid != os.getpid():
+            connection = self._engine.connect()
+            local.connection, local.pid = connection, os.getpid()
+            with self._lock:
+                self._every.append(connection)
+        local.busy = True
+        return connection
+
+    def give_back(self, connection: Connection) -> None:
+        self._local.busy = False
+        if connection.closed or connection.invalidated:
+            self._local.connection = None
+            return
+        if connection.in_transaction():
+            connection.rollback()
+        driver = driver_connection(connection)
+        if driver.in_transaction:
+            driver.rollback()
+
+    def close_all(self) -> None:
+        with self._lock:
+            every, self._every = self._every, []
+        for connection in every:
+            connection.close()
 
 
 class _WriterQueue:
@@ -193,6 +253,17 @@ class _WriterQueue:
                 self._local.held = False
         finally:
             os.close(fd)  # releases the lock
+
+
+def _dropping_when_unavailable(connection: Connection) -> Iterator[Connection]:
+    """Yield ``connection``; if a statement sent to the driver found the database gone, invalidate it.
+    SQLAlchemy does that itself for its own statements, not for those (see .driver)."""
+    try:
+        yield connection
+    except _DRIVER_ERRORS as error:
+        if _is_unavailable(error, None) and not connection.invalidated:
+            connection.invalidate()
+        raise
 
 
 def _sqlite_transaction(connection: Connection, mode: str | None) -> Iterator[Connection]:

@@ -49,7 +49,7 @@ def _count_statements(app):
         def checkin(dbapi_connection, record):
             dbapi_connection.cursor_factory = psycopg.Cursor
 
-    db.engine.dispose()  # no connection checked out before the listeners
+    db.dispose()  # no connection checked out (nor kept by a thread) before the listeners
     event.listen(db.engine, "checkout", checkout)
     event.listen(db.engine, "checkin", checkin)
     return counts

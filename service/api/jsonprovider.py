@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
+from flask import Response
 from flask.json.provider import DefaultJSONProvider
+from werkzeug.sansio.response import Response as BaseResponse
 
 from .. import jsonio
 
@@ -24,3 +26,11 @@ class FastJSONProvider(DefaultJSONProvider):
 
     def loads(self, s: str | bytes, **kwargs: Any) -> Any:
         return jsonio.loads(s)
+
+    def response(self, *args: Any, **kwargs: Any) -> BaseResponse:
+        """``jsonify``: compact bodies go from orjson's bytes straight into the response (Flask's
+        own way turns them into text and back); indented ones (debug mode) are Flask's."""
+        if (self.compact is None and self._app.debug) or self.compact is False:
+            return super().response(*args, **kwargs)
+        body = jsonio.encode(self._prepare_response_obj(args, kwargs), default=self.default) + b"\n"
+        return cast(type[Response], self._app.response_class)(body, mimetype=self.mimetype)

@@ -230,9 +230,11 @@ class _KeptConnections:
 class _WriterQueue:
     """SQLite writers of every process on this host take turns on an exclusive ``flock`` of one
     file. A waiting writer sleeps in the kernel and wakes as soon as the lock is released (SQLite's
-    own busy handler sleeps a fixed 1 to 100 ms between attempts). Each turn opens the file anew,
-    so threads of one process queue as well. A writer that hangs holds the queue only as long as
-    gunicorn lets a worker hang (its timeout kills the worker, which releases the lock)."""
+    own busy handler sleeps a fixed 1 to 100 ms between attempts). Each thread locks through a
+    descriptor of its own, opened once (a flock belongs to the open file, so threads of one
+    process queue as well; a forked child opens its own, as it must not unlock its parent's). A
+    writer that hangs holds the queue only as long as gunicorn lets a worker hang (its timeout
+    kills the worker, which releases the lock)."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -240,19 +242,32 @@ class _WriterQueue:
 
     @contextmanager
     def turn(self) -> Iterator[None]:
-        if getattr(self._local, "held", False):  # a nested write transaction of the same thread
+        local = self._local
+        lock: _LockFile | None = getattr(local, "lock", None)
+        if lock is None or lock.pid != os.getpid():  # this thread's first turn, or a forked child's
+            lock = local.lock = _LockFile(self.path)
+            local.held = False
+        if local.held:  # a nested write transaction of the same thread
             yield
             return
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        fcntl.flock(lock.fd, fcntl.LOCK_EX)
+        local.held = True
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            self._local.held = True
-            try:
-                yield
-            finally:
-                self._local.held = False
+            yield
         finally:
-            os.close(fd)  # releases the lock
+            local.held = False
+            fcntl.flock(lock.fd, fcntl.LOCK_UN)
+
+
+class _LockFile:
+    """A descriptor of the writers' lock file, closed with the thread (or queue) that opened it."""
+
+    def __init__(self, path: Path) -> None:
+        self.pid = os.getpid()
+        self.fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+
+    def __del__(self) -> None:
+        os.close(self.fd)  # in a forked child, only its copy: the parent's lock is not touched
 
 
 def _dropping_when_unavailable(connection: Connection) -> Iterator[Connection]:

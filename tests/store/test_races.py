@@ -4,6 +4,8 @@ SQLite writers take turns on a file lock beside the database."""
 
 from __future__ import annotations
 
+import multiprocessing
+import os
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -169,5 +171,31 @@ def test_sqlite_writers_take_turns_on_a_file_lock(tmp_path: Path) -> None:
         assert second_in.is_set() and not any(thread.is_alive() for thread in threads)
         with db.transaction(write=False) as connection:
             assert connection.scalar(text("SELECT n FROM counter")) == 10  # (0 + 1) * 10: in turn
+    finally:
+        db.dispose()
+
+
+def _take_a_turn(db: Database, entered: Any) -> None:
+    assert db._writers is not None
+    with db._writers.turn():
+        entered.set()
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="fork")
+def test_a_forked_child_queues_behind_its_parent(tmp_path: Path) -> None:
+    """The child inherits the parent's descriptor of the lock file: it must open its own, or its
+    turn would share (and end) the parent's."""
+    db = Database(Settings(database_url=f"sqlite:///{tmp_path / 'fork.sqlite3'}").sqlalchemy_url)
+    assert db._writers is not None
+    context = multiprocessing.get_context("fork")
+    entered = context.Event()
+    try:
+        with db._writers.turn():  # the parent holds the queue, through its thread's descriptor
+            child = context.Process(target=_take_a_turn, args=(db, entered))
+            child.start()
+            assert not entered.wait(timeout=0.5)
+        assert entered.wait(timeout=10)
+        child.join(timeout=10)
+        assert child.exitcode == 0
     finally:
         db.dispose()

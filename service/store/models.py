@@ -15,6 +15,12 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
 JsonType = JSON().with_variant(JSONB(), "postgresql")
 
+# SQLite keeps a table with a primary key other than one integer as a rowid table plus an index
+# on the key: two B-trees to search on a read and to write on an INSERT. The small rows keyed by
+# (game_id, …) are kept in one, ordered by their key, instead (WITHOUT ROWID). Not the games:
+# a row holding a snapshot is too large for it. Other databases ignore the option.
+_CLUSTERED = {"sqlite_with_rowid": False}
+
 
 class UTCDateTime(TypeDecorator[datetime]):
     """Timestamps stored in UTC and always read back timezone-aware (SQLite keeps no offset)."""
@@ -73,6 +79,7 @@ class SeatRow(Base):
     """One of the three seats of a game: open, a player's (with a token hash), or a bot's."""
 
     __tablename__ = "seats"
+    __table_args__ = _CLUSTERED
 
     game_id: Mapped[str] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), primary_key=True)
     seat: Mapped[int] = mapped_column(SmallInteger, primary_key=True)
@@ -89,6 +96,7 @@ class ActionRow(Base):
     """The append-only log of a game's actions, numbered from 1. A deal row holds its seed: secret."""
 
     __tablename__ = "actions"
+    __table_args__ = _CLUSTERED
 
     game_id: Mapped[str] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), primary_key=True)
     seq: Mapped[int] = mapped_column(Integer, primary_key=True)
@@ -105,6 +113,7 @@ class TrickRow(Base):
     """A completed trick, numbered from 1 across the whole game: public once played."""
 
     __tablename__ = "tricks"
+    __table_args__ = _CLUSTERED
 
     game_id: Mapped[str] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), primary_key=True)
     number: Mapped[int] = mapped_column(Integer, primary_key=True)

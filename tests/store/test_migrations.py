@@ -14,7 +14,7 @@ from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import inspect
+from sqlalchemy import inspect, text
 
 from service import create_app
 from service.config import Settings
@@ -157,3 +157,59 @@ def test_command_line_reports_an_unreachable_database(tmp_path: Path) -> None:
     result = run_cli("postgresql://nobody@127.0.0.1:9/none")  # port 9 (discard): nothing listens
     assert result.returncode == 3
     assert "unavailable" in result.stderr
+
+
+CLUSTERED = ("seats", "actions", "tricks")
+
+
+def _create_sql(db: Database) -> dict[str, str]:
+    with db.engine.connect() as connection:
+        rows = connection.execute(text("SELECT name, sql FROM sqlite_master WHERE type = 'table'"))
+        return {name: sql for name, sql in rows}
+
+
+def _migrate(db: Database, revision: str, *, down: bool = False) -> None:
+    with db.schema_lock() as connection:
+        (command.downgrade if down else command.upgrade)(alembic_config(connection), revision)
+
+
+def test_sqlite_keeps_the_small_tables_without_rowid_and_0002_copies_their_rows(database: Database) -> None:
+    if not database.is_sqlite:
+        pytest.skip("an SQLite storage option (PostgreSQL: revision 0002 does nothing)")
+    _migrate(database, "0001")
+    assert not any("WITHOUT ROWID" in sql for sql in _create_sql(database).values())
+    rows = {
+        "games": "INSERT INTO games VALUES ('g1', 1, 'playing', 15, 0, NULL, NULL, NULL, NULL, 0, 1, 1, NULL,"
+        " '2026-11-30 12:00:00.000000', '2026-11-30 12:00:00.000000')",
+        "seats": "INSERT INTO seats VALUES ('g1', 0, 'Ana', 41, NULL, NULL, '2026-11-30 12:00:00.000000')",
+        "actions": "INSERT INTO actions VALUES ('g1', 1, 'deal', 0, 1, 'player', NULL, 'ab', '2026-11-30 12:00:00')",
+        "tricks": "INSERT INTO tricks VALUES ('g1', 1, 1, 1, 0, '[[0, \"ace-coins\"]]', 1, 11, '2026-11-30 12:00:00')",
+    }
+    with database.transaction(write=True) as connection:
+        for statement in rows.values():
+            connection.execute(text(statement))
+    before = {table: _rows(database, table) for table in rows}
+
+    _migrate(database, "head")
+    created = _create_sql(database)
+    assert all(created[table].rstrip().endswith("WITHOUT ROWID") for table in CLUSTERED)
+    assert "WITHOUT ROWID" not in created["games"]
+    assert {table: _rows(database, table) for table in rows} == before
+    assert schema_differences(database) == []
+    with database.transaction(write=True) as connection:  # the foreign keys came along: deletes cascade
+        connection.execute(text("DELETE FROM games WHERE id = 'g1'"))
+    assert all(_rows(database, table) == [] for table in CLUSTERED)
+
+    _migrate(database, "0001", down=True)
+    assert not any("WITHOUT ROWID" in sql for sql in _create_sql(database).values())
+
+
+def _rows(db: Database, table: str) -> list[tuple[object, ...]]:
+    with db.engine.connect() as connection:
+        return [tuple(row) for row in connection.execute(text(f"SELECT * FROM {table}"))]
+
+
+def test_command_line_prints_the_sqlite_copy(tmp_path: Path) -> None:
+    result = run_cli(f"sqlite:///{tmp_path / 'printed.db'}", "--sql")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.count("WITHOUT ROWID") == len(CLUSTERED)

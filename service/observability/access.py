@@ -14,7 +14,7 @@ import re
 import time
 from typing import Any
 
-from flask import Flask, Response, g, has_request_context, request
+from flask import Flask, Request, Response, g, has_request_context, request
 
 from .metrics import CARDS_PLAYED, GAMES_CREATED, REQUEST_SECONDS, REQUESTS
 
@@ -55,36 +55,40 @@ class RequestIdFilter(logging.Filter):
         return True
 
 
-def _request_id() -> str:
-    supplied = request.headers.get(REQUEST_ID_HEADER, "")
-    if _SANE_ID.fullmatch(supplied) and not _is_token(supplied):
-        return supplied
+def _request_id(headers: Any) -> str:
+    supplied = headers.get(REQUEST_ID_HEADER, "")
+    if supplied and _SANE_ID.fullmatch(supplied) and not _is_token(headers, supplied):
+        return str(supplied)
     return os.urandom(16).hex()
 
 
-def _is_token(value: str) -> bool:
+def _is_token(headers: Any, value: str) -> bool:
     """A client that sends its own token as (part of) the request id must not get it logged."""
-    token = request.headers.get("Authorization", "").partition(" ")[2].strip()
+    token = headers.get("Authorization", "").partition(" ")[2].strip()
     return bool(token) and token in value
 
 
 def _start() -> None:
-    g.request_started = time.perf_counter()
-    g.request_id = _request_id()
+    context = g._get_current_object()  # each attribute of a proxy is a context lookup of its own
+    context.request_started = time.perf_counter()
+    context.request_id = _request_id(request.headers)
 
 
 def _finish(response: Response) -> Response:
-    started = g.get("request_started")
+    context = g._get_current_object()
+    started = context.get("request_started")
     if started is None:  # a before_request hook failed before ours ran
         _start()
-        started = g.request_started
+        started = context.request_started
     seconds = time.perf_counter() - started
-    request_id = g.request_id
-    response.headers[REQUEST_ID_HEADER] = request_id
+    request_id = context.request_id
+    headers = response.headers
+    headers[REQUEST_ID_HEADER] = request_id
 
-    rule = request.url_rule
+    current: Request = request._get_current_object()  # type: ignore[attr-defined]  # the proxy's object
+    rule = current.url_rule
     route = rule.rule if rule is not None else UNMATCHED
-    method = request.method if request.method in KNOWN_METHODS else OTHER_METHOD
+    method = current.method if current.method in KNOWN_METHODS else OTHER_METHOD
     status = response.status_code
     _observe(method, route, status, seconds)
     if status == 201:
@@ -95,9 +99,9 @@ def _finish(response: Response) -> Response:
 
     level = logging.DEBUG if route in QUIET_ROUTES else logging.INFO
     if log.isEnabledFor(level):
-        game_id = (request.view_args or {}).get("game_id")
+        game_id = (current.view_args or {}).get("game_id")
         if game_id is None and status == 201:
-            location = response.headers.get("Location", "")
+            location = headers.get("Location", "")
             if location.startswith(GAME_PATH_PREFIX):
                 game_id = location[len(GAME_PATH_PREFIX) :]
         if game_id is not None:
@@ -109,7 +113,7 @@ def _finish(response: Response) -> Response:
             "duration_ms": round(seconds * 1000, 3),
             "request_id": request_id,
             "game_id": game_id,
-            "remote_addr": request.remote_addr,
+            "remote_addr": current.remote_addr,
         }
         # what Logger.log does, less its search of the stack for the caller: known to be here
         args = (method, route, status)

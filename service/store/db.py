@@ -99,7 +99,7 @@ class Database:
     def connect(self) -> Iterator[Connection]:
         """A connection for one or more :meth:`begin` blocks: on PostgreSQL one from the pool
         (pre-pinged), on an SQLite file the one this thread keeps (see :class:`_KeptConnections`)."""
-        with _unavailable_as_503():
+        with _unavailable_as_503:
             kept = self._kept.take() if self._kept is not None else None
             if kept is not None:
                 try:
@@ -119,11 +119,14 @@ class Database:
         runs it in autocommit mode, without the BEGIN and COMMIT round trips, and SQLite a read
         without BEGIN.
         """
-        with _unavailable_as_503():
+        with _unavailable_as_503:
             if self.is_sqlite:
                 # A lone statement needs no BEGIN: outside one, SQLite runs it as a transaction of its own.
                 mode = "IMMEDIATE" if write else None if one_statement else "DEFERRED"
-                with self._writer_turn(write):
+                if write and self._writers is not None:
+                    with self._writers.turn():
+                        yield from _sqlite_transaction(connection, mode)
+                else:
                     yield from _sqlite_transaction(connection, mode)
             elif one_statement:
                 try:
@@ -141,14 +144,6 @@ class Database:
                 finally:
                     if not connection.invalidated:
                         connection.execution_options(isolation_level=_AUTOCOMMIT)
-
-    @contextmanager
-    def _writer_turn(self, write: bool) -> Iterator[None]:
-        if write and self._writers is not None:
-            with self._writers.turn():
-                yield
-        else:
-            yield
 
     @contextmanager
     def schema_lock(self) -> Iterator[Connection]:
@@ -303,21 +298,27 @@ def _sqlite_transaction(connection: Connection, mode: str | None) -> Iterator[Co
         driver.commit()
 
 
-@contextmanager
-def _unavailable_as_503() -> Iterator[None]:
-    """Turn every way of not reaching the database into :class:`DatabaseUnavailable`."""
-    try:
-        yield
-    except exc.DBAPIError as error:
-        if _is_unavailable(error.orig, error):
-            raise DatabaseUnavailable(str(error.orig or error)) from error
-        raise
-    except _DRIVER_ERRORS as error:  # from a statement sent to the driver itself (see .driver)
-        if _is_unavailable(error, None):
-            raise DatabaseUnavailable(str(error)) from error
-        raise
-    except exc.TimeoutError as error:  # no pooled connection came free in time
-        raise DatabaseUnavailable("connection pool exhausted") from error
+class _UnavailableAs503:
+    """Turns every way of not reaching the database into :class:`DatabaseUnavailable` (a class,
+    not a generator: it wraps every block of statements, several per request)."""
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, _tb: Any) -> None:
+        if error is None:
+            return
+        if isinstance(error, exc.DBAPIError):
+            if _is_unavailable(error.orig, error):
+                raise DatabaseUnavailable(str(error.orig or error)) from error
+        elif isinstance(error, _DRIVER_ERRORS):  # from a statement sent to the driver itself (see .driver)
+            if _is_unavailable(error, None):
+                raise DatabaseUnavailable(str(error)) from error
+        elif isinstance(error, exc.TimeoutError):  # no pooled connection came free in time
+            raise DatabaseUnavailable("connection pool exhausted") from error
+
+
+_unavailable_as_503 = _UnavailableAs503()
 
 
 # SQLSTATE classes: 08 connection exception, 57P operator intervention (shutdown, starting up),

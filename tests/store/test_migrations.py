@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import multiprocessing
 import os
 import subprocess
@@ -213,3 +214,35 @@ def test_command_line_prints_the_sqlite_copy(tmp_path: Path) -> None:
     result = run_cli(f"sqlite:///{tmp_path / 'printed.db'}", "--sql")
     assert result.returncode == 0, result.stderr
     assert result.stdout.count("WITHOUT ROWID") == len(CLUSTERED)
+
+
+def _state_column(db: Database) -> tuple[str, object]:
+    with db.engine.connect() as connection:
+        data_type = connection.scalar(
+            text(
+                "SELECT data_type FROM information_schema.columns"
+                " WHERE table_schema = current_schema() AND table_name = 'games' AND column_name = 'state'"
+            )
+        )
+        return str(data_type), connection.scalar(text("SELECT state FROM games WHERE id = 'g1'"))
+
+
+def test_postgres_keeps_the_snapshot_as_json_and_0003_converts_it(database: Database) -> None:
+    if database.is_sqlite:
+        pytest.skip("a PostgreSQL column type (SQLite: revision 0003 does nothing)")
+    _migrate(database, "0002")
+    state = {"format": 1, "hands": [["ace-coins"], [], []], "name": "Zoë"}
+    with database.transaction(write=True) as connection:
+        connection.execute(
+            text(
+                "INSERT INTO games VALUES ('g1', 1, 'playing', 15, false, NULL, NULL, NULL, NULL, 0, 0, 0,"
+                " CAST(:state AS jsonb), now(), now())"
+            ),
+            {"state": json.dumps(state)},
+        )
+    assert _state_column(database) == ("jsonb", state)
+    _migrate(database, "head")
+    assert _state_column(database) == ("json", state)
+    assert schema_differences(database) == []
+    _migrate(database, "0002", down=True)
+    assert _state_column(database) == ("jsonb", state)

@@ -12,14 +12,16 @@ spent per request (read from /proc: unlike wall-clock rates, it holds on a busy 
 
 The BASELINE is bench/baseline_app.py under the same gunicorn settings and database: one
 endpoint, one single-row UPDATE transaction per request, driven by the same number of
-client threads. Both servers run side by side and their windows alternate, ``--repeats``
-times per level; medians are reported. ``ratio`` is service plays/s over baseline updates/s.
+client threads. Both servers run side by side; each level runs ``--repeats`` pairs of windows,
+one per server, back to back and in alternating order (service first, then baseline first),
+and medians are reported. ``ratio`` is the median over the pairs of service plays/s over
+baseline updates/s: the two windows of a pair share whatever else the machine was doing.
 
 Goals (both databases): plays/s at 16 concurrent games >= 60% of the baseline; p99 < 15 ms
 for a lone game and < 50 ms at 4 concurrent games; zero non-2xx answers.
 
     .venv/bin/python bench/http_load.py [--db sqlite,postgres] [--levels 1,4,16] [--seconds 10]
-        [--repeats 3] [--postgres-url postgresql://postgres@127.0.0.1:5432/test] [--log-level INFO]
+        [--repeats 5] [--postgres-url postgresql://postgres@127.0.0.1:5432/test] [--log-level INFO]
         [--json out.json]
 
 Everything talks to 127.0.0.1 only; every loop is bounded in count and time. The last line is
@@ -325,8 +327,9 @@ def database_urls(name: str, workdir: Path, postgres_url: str) -> tuple[str, str
 
 
 def measure(name: str, levels: list[int], args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
-    """Both servers up at once; at each level, alternate service and baseline windows ``--repeats``
-    times (so a busy spell on the machine hits both) and keep the medians."""
+    """Both servers up at once; at each level, ``--repeats`` pairs of windows, one of each server,
+    back to back (so a busy spell on the machine hits both), in alternating order; the medians,
+    and the median of the pairs' ratios."""
     service_url, baseline_url = database_urls(name, workdir, args.postgres_url)
     prepare(baseline_url)
     results: dict[str, Any] = {"db": name, "levels": {}, "loadavg_before": round(os.getloadavg()[0], 2)}
@@ -342,12 +345,16 @@ def measure(name: str, levels: list[int], args: argparse.Namespace, workdir: Pat
     ):
         for concurrency in levels:
             runs: list[tuple[Level, Level]] = []
-            for _ in range(args.repeats):
-                s = drive(service, concurrency, args.seconds, "play", args.warmup)
-                _print_level(name, "service", s)
-                b = drive(baseline, concurrency, args.seconds, "update", args.warmup)
-                _print_level(name, "baseline", b)
-                runs.append((s, b))
+            for repeat in range(args.repeats):
+                # service then baseline, then baseline then service, …: a machine slowing down or
+                # speeding up through a pair does not favour the one that always goes first
+                order = ["service", "baseline"] if repeat % 2 == 0 else ["baseline", "service"]
+                pair: dict[str, Level] = {}
+                for app in order:
+                    server, counted = (service, "play") if app == "service" else (baseline, "update")
+                    pair[app] = drive(server, concurrency, args.seconds, counted, args.warmup)
+                    _print_level(name, app, pair[app])
+                runs.append((pair["service"], pair["baseline"]))
             results["levels"][concurrency] = _medians(runs)
         results["service_log_lines"] = service.log_lines()
         for server in (service, baseline):
@@ -436,7 +443,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--levels", default="1,4,16", help="concurrent games, comma-separated")
     parser.add_argument("--seconds", type=float, default=10.0, help="measuring window of each level")
     parser.add_argument("--warmup", type=float, default=1.0, help="unmeasured run before each window")
-    parser.add_argument("--repeats", type=int, default=3, help="windows per level and app (medians are reported)")
+    parser.add_argument("--repeats", type=int, default=5, help="windows per level and app (medians are reported)")
     parser.add_argument("--postgres-url", default=os.environ.get("BENCH_POSTGRES_URL", POSTGRES_URL))
     parser.add_argument("--log-level", default="INFO", help="LOG_LEVEL of the servers (INFO: one line per request)")
     parser.add_argument("--json", type=Path, help="also write the results here")

@@ -188,7 +188,7 @@ class _KeptConnections:
         self._engine = engine
         self._local = threading.local()
         self._lock = threading.Lock()
-        self._every: list[Connection] = []  # of every thread, for close_all
+        self._every: dict[int, tuple[int, Connection]] = {}  # every thread's, for close_all: pid too
 
     def take(self) -> Connection | None:
         """This thread's connection, or None while it is in use (the caller uses the pool)."""
@@ -200,14 +200,17 @@ class _KeptConnections:
             connection = self._engine.connect()
             local.connection, local.pid = connection, os.getpid()
             with self._lock:
-                self._every.append(connection)
+                self._every[id(connection)] = (os.getpid(), connection)
         local.busy = True
         return connection
 
     def give_back(self, connection: Connection) -> None:
         self._local.busy = False
-        if connection.closed or connection.invalidated:
+        if connection.closed or connection.invalidated:  # dropped: the next use opens another
             self._local.connection = None
+            with self._lock:
+                self._every.pop(id(connection), None)
+            connection.close()
             return
         if connection.in_transaction():
             connection.rollback()
@@ -216,10 +219,12 @@ class _KeptConnections:
             driver.rollback()
 
     def close_all(self) -> None:
+        """Close the connections this process opened (a forked child leaves its parent's alone)."""
         with self._lock:
-            every, self._every = self._every, []
-        for connection in every:
-            connection.close()
+            every, self._every = self._every, {}
+        for pid, connection in every.values():
+            if pid == os.getpid():
+                connection.close()
 
 
 class _WriterQueue:

@@ -77,3 +77,13 @@ def test_after_a_fork_the_child_opens_its_own(db, monkeypatch):
     monkeypatch.setattr(os, "getpid", lambda: -1)  # as the child sees it
     with db.connect() as child:
         assert child is not parent
+
+
+def test_an_invalidated_connection_is_dropped_not_hoarded(db):
+    for _ in range(5):
+        with db.connect() as connection:
+            connection.invalidate()  # as after the database was found gone
+    assert db._kept is not None and len(db._kept._every) == 0
+    with db.connect() as connection:
+        assert connection.execute(text("SELECT 1")).scalar_one() == 1
+    assert len(db._kept._every) == 1

@@ -15,6 +15,7 @@ import time
 from typing import Any
 
 from flask import Flask, Request, Response, g, has_request_context, request
+from werkzeug.datastructures import Headers
 
 from .metrics import CARDS_PLAYED, GAMES_CREATED, REQUEST_SECONDS, REQUESTS
 
@@ -55,14 +56,14 @@ class RequestIdFilter(logging.Filter):
         return True
 
 
-def _request_id(headers: Any) -> str:
+def _request_id(headers: Headers) -> str:
     supplied = headers.get(REQUEST_ID_HEADER, "")
     if supplied and _SANE_ID.fullmatch(supplied) and not _is_token(headers, supplied):
         return str(supplied)
     return os.urandom(16).hex()
 
 
-def _is_token(headers: Any, value: str) -> bool:
+def _is_token(headers: Headers, value: str) -> bool:
     """A client that sends its own token as (part of) the request id must not get it logged."""
     token = headers.get("Authorization", "").partition(" ")[2].strip()
     return bool(token) and token in value

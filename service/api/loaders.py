@@ -16,21 +16,19 @@ from typing import Any
 
 import marshmallow as ma
 
-from ..engine import DECK
+from ..engine import CARD_BY_CODE
 from .schemas import PlayCardSchema
 
 __all__ = ["LOADERS", "Loader"]
 
 Loader = Callable[[Any], "dict[str, Any] | None"]
 
-_CARD_BY_CODE = {card.code: card for card in DECK}
-
 
 def _play_card(body: Any) -> dict[str, Any] | None:
     if type(body) is not dict or len(body) != 1:
         return None
     code = body.get("card")
-    card = _CARD_BY_CODE.get(code) if type(code) is str else None
+    card = CARD_BY_CODE.get(code) if type(code) is str else None
     return None if card is None else {"card": card}
 
 

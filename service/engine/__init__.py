@@ -1,6 +1,6 @@
 """The rules of Coins (a game by Mark Steere), as a pure, standard-library-only package."""
 
-from .cards import CARD_CODES, DECK, RANKS, SUITS, Card, Rank, Suit, parse_card, sort_cards
+from .cards import CARD_BY_CODE, CARD_CODES, DECK, RANKS, SUITS, Card, Rank, Suit, parse_card, sort_cards
 from .deal import commitment, deal_hands, deal_order, derive_hand_seed
 from .errors import (
     CardNotInHand,
@@ -44,7 +44,7 @@ from .tricks import trick_points, trick_winner
 from .views import PrivateView, PublicView, private_view, public_view
 
 __all__ = [
-    "CARD_CODES", "DECK", "RANKS", "SUITS", "Card", "Rank", "Suit", "parse_card", "sort_cards",
+    "CARD_BY_CODE", "CARD_CODES", "DECK", "RANKS", "SUITS", "Card", "Rank", "Suit", "parse_card", "sort_cards",
     "commitment", "deal_hands", "deal_order", "derive_hand_seed",
     "CardNotInHand", "CoinsError", "GameFinished", "HandInProgress", "InvalidCard", "InvalidSeat",
     "InvalidSetup", "NoHandInProgress", "NotDealer", "NotYourTurn", "UnsupportedFormat",

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import ClassVar
 
 from .errors import InvalidCard
 
-__all__ = ["Suit", "Rank", "Card", "DECK", "CARD_CODES", "parse_card", "sort_cards"]
+__all__ = ["Suit", "Rank", "Card", "DECK", "CARD_CODES", "CARD_BY_CODE", "parse_card", "sort_cards"]
 
 
 class Suit(enum.Enum):
@@ -123,7 +123,9 @@ DECK: tuple[Card, ...] = tuple(Card._make(rank, suit) for suit in SUITS for rank
 """The 48 cards in canonical order: cups, coins, swords, clubs; ace high to 2 low."""
 
 CARD_CODES: tuple[str, ...] = tuple(card.code for card in DECK)
-_BY_CODE = {card.code: card for card in DECK}
+CARD_BY_CODE: Mapping[str, Card] = {card.code: card for card in DECK}
+"""Each card by its exact code: a lookup for input already known to be well formed (stored
+games, bodies checked elsewhere); :func:`parse_card` says what is wrong with any other."""
 _RANK_CODES = ", ".join(rank.value for rank in RANKS)
 _SUIT_CODES = ", ".join(suit.value for suit in SUITS)
 _RANK_VALUES = frozenset(rank.value for rank in RANKS)
@@ -135,7 +137,7 @@ def parse_card(code: str) -> Card:
     """Parse a card code; raise :class:`InvalidCard` saying exactly what is wrong."""
     if not isinstance(code, str):
         raise InvalidCard(f"a card code is a string such as 'ace-coins', not {type(code).__name__}")
-    card = _BY_CODE.get(code)
+    card = CARD_BY_CODE.get(code)
     if card is not None:
         return card
     hyphens = code.count("-")
@@ -143,7 +145,7 @@ def parse_card(code: str) -> Card:
         raise InvalidCard(f"{code!r} is not a card code: {_FORM}")
     if hyphens > 1:
         raise InvalidCard(f"{code!r} is not a card code: it has {hyphens} hyphens; {_FORM}")
-    lower = _BY_CODE.get(code.lower())
+    lower = CARD_BY_CODE.get(code.lower())
     if lower is not None:
         raise InvalidCard(f"{code!r} is not a card code: card codes are lower case: {lower.code!r}")
     rank, _, suit = code.partition("-")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .cards import DECK, parse_card
+from .cards import CARD_BY_CODE, DECK, parse_card
 from .errors import CoinsError, UnsupportedFormat
 from .game import Game, GameSetup
 from .records import (
@@ -39,9 +39,8 @@ __all__ = [
 FORMAT_VERSION = 1
 JSON = dict[str, Any]
 
-# Restoring a snapshot looks each card and play up here (a stored game is restored on every
-# request): a code that is not a card raises KeyError, reported as malformed data.
-_CARD_BY_CODE = {card.code: card for card in DECK}
+# Restoring a snapshot (every request does) looks each card (CARD_BY_CODE) and each play up in
+# a table: a code that is not a card raises KeyError, reported as malformed data.
 _PLAY_BY_SEAT_AND_CODE = {(seat, card.code): Play(seat, card) for seat in range(3) for card in DECK}
 
 
@@ -154,7 +153,7 @@ def from_snapshot(data: JSON) -> Game:
         g._dealer = state["dealer"]
         g._leader = state["leader"]
         g._turn = state["turn"]
-        card = _CARD_BY_CODE.__getitem__
+        card = CARD_BY_CODE.__getitem__
         a, b, c = ([card(code) for code in cards] for cards in state["hands"])
         g._hands = (a, b, c)
         g._trick = [_PLAY_BY_SEAT_AND_CODE[seat, code] for seat, code in state["trick"]]

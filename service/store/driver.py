@@ -63,10 +63,6 @@ class Prepared:
         finally:
             cursor.close()
 
-    def sql(self, dialect: Dialect) -> str:
-        """The SQL text sent to the driver on ``dialect``."""
-        return self._for(dialect).sql
-
     def _for(self, dialect: Dialect) -> _Compiled:
         compiled = self._compiled.get(dialect.name)
         if compiled is None:

@@ -119,18 +119,8 @@ _CHANGING_GAME_COLUMNS = (
     "state",
     "updated_at",
 )
-_ACTION_COLUMNS = ("game_id", "seq", "kind", "seat", "hand_number", "cause", "card", "seed", "created_at")
-_TRICK_COLUMNS = (
-    "game_id",
-    "number",
-    "hand_number",
-    "trick_number",
-    "leader",
-    "plays",
-    "winner",
-    "points",
-    "created_at",
-)
+_ACTION_COLUMNS = tuple(ACTIONS.c.keys())  # every column: an action row is written whole
+_TRICK_COLUMNS = tuple(TRICKS.c.keys())
 
 
 def _insert(table: Table, columns: Sequence[str]) -> Prepared:

@@ -15,6 +15,18 @@ from .errors import (
     NotYourTurn,
     UnsupportedFormat,
 )
+from .events import (
+    Action,
+    CompletedTrick,
+    DealAction,
+    Dealt,
+    FirstDealerReason,
+    HandEnded,
+    Play,
+    PlayAction,
+    Played,
+    Status,
+)
 from .game import (
     DEFAULT_TARGET,
     MAX_TARGET,
@@ -28,18 +40,6 @@ from .game import (
     right_of,
 )
 from .persist import FORMAT_VERSION, from_dict, from_snapshot, snapshot, to_dict
-from .records import (
-    Action,
-    CompletedTrick,
-    DealAction,
-    Dealt,
-    FirstDealerReason,
-    HandEnded,
-    Play,
-    PlayAction,
-    Played,
-    Status,
-)
 from .tricks import trick_points, trick_winner
 from .views import PrivateView, PublicView, private_view, public_view
 

@@ -25,7 +25,7 @@ from .errors import (
     NotDealer,
     NotYourTurn,
 )
-from .records import (
+from .events import (
     Action,
     CompletedTrick,
     DealAction,

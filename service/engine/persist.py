@@ -12,8 +12,7 @@ from typing import Any
 
 from .cards import CARD_BY_CODE, DECK, parse_card
 from .errors import CoinsError, UnsupportedFormat
-from .game import Game, GameSetup
-from .records import (
+from .events import (
     Action,
     CompletedTrick,
     DealAction,
@@ -23,6 +22,7 @@ from .records import (
     PlayAction,
     Status,
 )
+from .game import Game, GameSetup
 
 __all__ = [
     "FORMAT_VERSION",

@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .cards import Card
+from .events import CompletedTrick, FirstDealerReason, HandEnded, Play, Status
 from .game import Game
-from .records import CompletedTrick, FirstDealerReason, HandEnded, Play, Status
 
 __all__ = ["PublicView", "PrivateView", "public_view", "private_view"]
 

@@ -1,4 +1,4 @@
-"""Frozen records: the actions of a game and what each one did."""
+"""What happens in a game: the actions players take and the events they cause, as frozen values."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Records: frozen, equal by value, and the engine's fast-built ones indistinguishable from constructed ones."""
+"""Engine events: frozen, equal by value, and the fast-built ones indistinguishable from constructed ones."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from service.engine import (
     Played,
     Status,
 )
-from service.engine.records import new_completed_trick, new_played
+from service.engine.events import new_completed_trick, new_played
 
 A, B, C = DECK[0], DECK[13], DECK[40]
 PLAYS = (Play(1, A), Play(2, B), Play(0, C))
@@ -35,7 +35,7 @@ TRICK = CompletedTrick(2, 16, 1, PLAYS, 2, 1)
     ],
     ids=["CompletedTrick", "Played, completing", "Played, leading"],
 )
-def test_fast_records_are_ordinary_records(fast: object, slow: object) -> None:
+def test_fast_events_are_ordinary_events(fast: object, slow: object) -> None:
     assert type(fast) is type(slow)
     assert fast == slow and hash(fast) == hash(slow) and repr(fast) == repr(slow)
     assert dataclasses.asdict(fast) == dataclasses.asdict(slow)  # type: ignore[call-overload]

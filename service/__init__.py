@@ -18,7 +18,7 @@ from .api.problems import Problem
 from .config import Settings
 from .games import GameService
 from .observability import init_observability
-from .store import Database, DatabaseUnavailable
+from .store import Database, DatabaseUnavailable, GameStore
 from .store.migrate import upgrade
 
 __all__ = ["create_app"]
@@ -63,7 +63,7 @@ def create_app(settings: Settings | None = None) -> Flask:
     if settings.auto_migrate:
         _migrate_when_reachable(app, db)
     app.extensions["coins.db"] = db
-    app.extensions[EXTENSION] = GameService(db)
+    app.extensions[EXTENSION] = GameService(GameStore(db))
 
     @app.before_request
     def require_json_body() -> None:
@@ -72,9 +72,9 @@ def create_app(settings: Settings | None = None) -> Flask:
             raise Problem("unsupported_media_type", "send the body as application/json")
 
     configure_docs(app)
-    api = init_api(app)
+    init_api(app)
     init_cors(app, settings.cors_origins)
-    init_observability(app, settings, api)
+    init_observability(app, settings)
     return app
 
 

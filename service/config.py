@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, fields
 
 __all__ = ["ConfigError", "Settings"]
 
@@ -27,7 +27,6 @@ class Settings:
     db_pool_size: int = 5
     db_busy_timeout_ms: int = 30_000
     auto_migrate: bool = True
-    extra: dict[str, object] = field(default_factory=dict)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -37,7 +36,7 @@ class Settings:
         values: dict[str, object] = {}
         for f in fields(cls):
             name = f.name.upper()
-            if f.name == "extra" or name not in env:
+            if name not in env:
                 continue
             raw = env[name].strip()
             values[f.name] = _parse(f.name, raw)

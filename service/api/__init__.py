@@ -11,7 +11,7 @@ from flask_smorest.utils import prepare_response
 
 from ..bots import STRENGTHS
 from ..engine import CARD_CODES
-from ..records import STATUSES
+from ..games import STATUSES
 from .fields import CARD_SCHEMA, CardField, card_field_to_ref
 from .openapi import any_of_schemas, named_enum_to_ref
 from .problems import PROBLEM_MEDIA_TYPE, PROBLEMS, register_problem_handlers
@@ -105,7 +105,7 @@ def init_api(app: Flask) -> Api:
         api.spec.components.parameter(name, "header", parameter)
     register_problem_handlers(app)
 
-    from . import games, hands, hints, history, players, plays, tricks
+    from . import games, hands, health, hints, history, players, plays, tricks
 
     for module in (games, players, hands, plays, hints, tricks, history):
         api.register_blueprint(module.blp)
@@ -113,6 +113,7 @@ def init_api(app: Flask) -> Api:
     api.spec.components.schema("NewPerson", schema=NewPersonSchema)
     api.spec.components.schema("NewBot", schema=NewBotSchema)
     api.spec.components.schemas.pop("NewSeat", None)
+    api.register_blueprint(health.blp)  # the probes, outside /v1
     return api
 
 

@@ -7,7 +7,8 @@ from typing import Any
 from flask import Response, url_for
 from flask.views import MethodView
 
-from ..records import Created, NewGame, NewPlayer, PublicGame
+from ..games import NewGame, NewPlayer
+from ..games.results import Created, PublicGame
 from .common import Blueprint, next_link, not_modified, with_etag
 from .context import GAME_ID, games
 from .openapi import CREATED_GAME_LINKS

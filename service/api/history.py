@@ -25,4 +25,4 @@ class ActionViews(MethodView):
         a bot seat, the server's auto-deal, or a stand-in after a `timeout`. A deal shows its
         commitment at once and its seed once the hand is over, so any deal can be verified."""
         page = games().history(game_id, cursor=cursor, limit=limit)
-        return game_page(page, f"{page.game_id}.{page.version}", "history.ActionViews", game_id=game_id, limit=limit)
+        return game_page(page, page.etag, "history.ActionViews", game_id=game_id, limit=limit)

@@ -6,7 +6,7 @@ from typing import Any
 
 from flask.views import MethodView
 
-from ..records import NewPlayer
+from ..games import NewPlayer
 from .common import Blueprint, bearer_token, if_match, with_etag
 from .context import GAME_ID, SEAT, games
 from .openapi import JOINED_GAME_LINKS

@@ -2,7 +2,7 @@
 
 Every failure a client can act on has one ``code`` here, with its HTTP status and title.
 Exceptions from the engine (:mod:`service.engine.errors`) and the use cases
-(:mod:`service.errors`) carry their code; HTTP-level failures (404, 405, 413, 415, …) are
+(:mod:`service.games.errors`) carry their code; HTTP-level failures (404, 405, 413, 415, …) are
 mapped by status. Nothing else reaches the client: no HTML page, no stack trace.
 """
 
@@ -15,8 +15,7 @@ from flask import Flask, Response, json, request
 from werkzeug.exceptions import HTTPException
 
 from ..engine import CoinsError
-from ..errors import ServiceError
-from ..store import DatabaseUnavailable
+from ..games.errors import DatabaseUnavailable, ServiceError
 
 __all__ = ["PROBLEMS", "PROBLEM_MEDIA_TYPE", "Problem", "problem_response", "register_problem_handlers"]
 
@@ -151,6 +150,8 @@ def register_problem_handlers(app: Flask) -> None:
 
     @app.errorhandler(ServiceError)
     def on_service(error: ServiceError) -> Response:
+        if error.code not in PROBLEMS or PROBLEMS[error.code][0] >= 500:  # a use case's bug
+            return on_unexpected(error)
         headers = {"WWW-Authenticate": 'Bearer realm="coins"'} if PROBLEMS[error.code][0] == 401 else None
         return problem_response(Problem(error.code, str(error), headers=headers))
 

@@ -9,7 +9,7 @@ from marshmallow import fields, validate
 
 from ..bots import STRENGTHS
 from ..engine import MAX_TARGET, MIN_TARGET
-from ..records import STATUSES, Created, PlayResult
+from ..games.results import STATUSES, Created, PlayResult
 from .fields import CardField
 from .problems import PROBLEMS
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import marshmallow as ma
 
-from ..records import (
+from ..games.results import (
     ActionPage,
     ActionState,
     Created,

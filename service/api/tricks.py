@@ -24,4 +24,4 @@ class TrickViews(MethodView):
         """Every completed trick of the game, oldest first, with its winner and points, a page
         at a time. Only cards already played appear here."""
         page = games().tricks(game_id, cursor=cursor, limit=limit)
-        return game_page(page, f"{page.game_id}.{page.version}", "tricks.TrickViews", game_id=game_id, limit=limit)
+        return game_page(page, page.etag, "tricks.TrickViews", game_id=game_id, limit=limit)

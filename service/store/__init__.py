@@ -1,8 +1,14 @@
-"""Persistence: SQLAlchemy 2 models, the database handle and the game repository. Never imports Flask."""
+"""Persistence: the tables, the database handle and the game store. Never imports Flask.
+
+The use cases see :class:`GameStore` and its sessions, and the stored dataclasses; statements,
+drivers and transactions stay inside this package.
+"""
 
 from .db import Database, DatabaseUnavailable
 from .models import ActionRow, Base, GameRow, SeatRow, TrickRow
-from .repository import ConcurrentUpdate, GameRecord, GameRepository, SeatRecord
+from .repository import ConcurrentUpdate
+from .session import GameStore, StoreSession
+from .stored import StoredAction, StoredGame, StoredSeat, StoredTrick
 
 __all__ = [
     "ActionRow",
@@ -10,10 +16,13 @@ __all__ = [
     "ConcurrentUpdate",
     "Database",
     "DatabaseUnavailable",
-    "GameRecord",
-    "GameRepository",
     "GameRow",
-    "SeatRecord",
+    "GameStore",
     "SeatRow",
+    "StoreSession",
+    "StoredAction",
+    "StoredGame",
+    "StoredSeat",
+    "StoredTrick",
     "TrickRow",
 ]

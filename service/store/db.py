@@ -47,9 +47,6 @@ _TRANSACTION = "READ COMMITTED"
 # What the drivers raise for statements sent to them directly (see .driver): SQLAlchemy wraps
 # the errors of the statements it runs in exc.DBAPIError, but not these.
 _DRIVER_ERRORS: tuple[type[Exception], ...] = (sqlite3.Error,) + ((psycopg.Error,) if psycopg else ())
-_OPERATIONAL_ERRORS: tuple[type[Exception], ...] = (sqlite3.OperationalError,) + (
-    (psycopg.OperationalError, psycopg.InterfaceError) if psycopg else ()
-)
 
 
 class DatabaseUnavailable(Exception):
@@ -327,37 +324,24 @@ _unavailable_as_503 = _UnavailableAs503()
 
 
 # SQLSTATE classes: 08 connection exception, 57P operator intervention (shutdown, starting up),
-# 57014 statement timeout, 53300 too many connections. psycopg raises failures to connect
-# (refused, timed out, server starting) without a SQLSTATE: those are recognised by message.
+# 57014 statement timeout, 53300 too many connections.
 _UNAVAILABLE_SQLSTATES = ("08", "57P", "57014", "53300")
-_UNAVAILABLE_MARKERS = (
-    "connection",
-    "could not connect",
-    "server closed",
-    "terminating",
-    "shutting down",
-    "starting up",
-    "timeout expired",
-    "too many clients",
-)
 
 
 def _is_unavailable(driver_error: BaseException | None, wrapped: exc.DBAPIError | None) -> bool:
-    """Whether a driver's error (as raised, or wrapped by SQLAlchemy) means the database cannot be reached."""
+    """Whether a driver's error (as raised, or wrapped by SQLAlchemy) means the database cannot be
+    reached: decided by the error's class and SQLSTATE, never by its message, so that a bug (a bad
+    statement, a broken constraint) is never disguised as an outage."""
     if wrapped is not None and wrapped.connection_invalidated:
         return True
-    if isinstance(driver_error, sqlite3.Error):  # a file, not a server: only a missing one counts
-        return "unable to open database file" in str(driver_error)
-    sqlstate = getattr(driver_error, "sqlstate", None)
-    if isinstance(sqlstate, str):
+    if isinstance(driver_error, sqlite3.Error):  # a file, not a server: only one that cannot be opened
+        return getattr(driver_error, "sqlite_errorcode", None) == sqlite3.SQLITE_CANTOPEN
+    if psycopg is not None and isinstance(driver_error, psycopg.Error):
+        sqlstate = driver_error.sqlstate
+        if sqlstate is None:  # psycopg's own failures to connect or to talk to the server carry none
+            return isinstance(driver_error, psycopg.OperationalError | psycopg.InterfaceError)
         return sqlstate.startswith(_UNAVAILABLE_SQLSTATES)
-    if isinstance(driver_error, _DRIVER_ERRORS):
-        if not isinstance(driver_error, _OPERATIONAL_ERRORS):
-            return False
-    elif not isinstance(wrapped, exc.OperationalError | exc.InterfaceError):
-        return False
-    text = str(driver_error or wrapped).lower()
-    return any(marker in text for marker in _UNAVAILABLE_MARKERS)
+    return False
 
 
 def _configure_sqlite(engine: Engine, busy_timeout_ms: int) -> None:

@@ -1,7 +1,7 @@
-"""Queries on one game at a time, in SQLAlchemy Core: load (and lock), save, append, list.
+"""Queries on one game at a time, in SQLAlchemy Core: load (and lock), save, list.
 
-The ORM models (:mod:`service.store.models`) define the schema; requests work on plain
-records through Core statements on one connection, which costs a fraction of the ORM's
+The ORM models (:mod:`service.store.models`) define the schema; requests work on the plain
+dataclasses of :mod:`service.store.stored` through Core statements on one connection, which costs a fraction of the ORM's
 unit of work on this hot path. A play reads the game and its seats in one SELECT, then
 saves: on PostgreSQL in one statement (the UPDATE of the game, checked against the version
 read, with the INSERTs of its new actions and tricks as data-modifying CTEs); on SQLite,
@@ -11,7 +11,6 @@ where a statement costs no round trip, as one UPDATE and one or two INSERTs.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field, fields
 from datetime import datetime
 from typing import Any, cast
 
@@ -20,8 +19,18 @@ from sqlalchemy.sql.elements import TextClause
 
 from .driver import Prepared
 from .models import ActionRow, GameRow, JsonType, SeatRow, TrickRow
+from .stored import (
+    ACTION_COLUMNS,
+    GAME_COLUMNS,
+    SEAT_COLUMNS,
+    TRICK_COLUMNS,
+    StoredAction,
+    StoredGame,
+    StoredSeat,
+    StoredTrick,
+)
 
-__all__ = ["ConcurrentUpdate", "GameRecord", "GameRepository", "SeatRecord"]
+__all__ = ["ConcurrentUpdate", "GameRepository"]
 
 GAMES = cast(Table, GameRow.__table__)
 SEATS = cast(Table, SeatRow.__table__)
@@ -70,44 +79,8 @@ def _postgres_save() -> TextClause:
     return text(sql).bindparams(*typed)
 
 
-@dataclass(slots=True)
-class SeatRecord:
-    """One seat: open (no token hash, no bot), a person's (token hash) or a bot's."""
-
-    seat: int
-    name: str | None = None
-    age: int | None = None
-    token_hash: str | None = None
-    bot: str | None = None
-    joined_at: datetime | None = None
-
-
-@dataclass(slots=True)
-class GameRecord:
-    """One game's row and seats, as loaded; changed in memory, then saved once."""
-
-    id: str
-    version: int
-    status: str
-    target_score: int
-    auto_deal: bool
-    seed: str | None
-    requested_first_dealer: int | None
-    turn_timeout_seconds: int | None
-    turn_deadline: datetime | None
-    open_seats: int
-    trick_count: int
-    action_count: int
-    state: dict[str, Any] | None
-    created_at: datetime
-    updated_at: datetime
-    seats: list[SeatRecord] = field(default_factory=list)
-    loaded_version: int | None = None  # None for a game not yet inserted
-    changed_seats: set[int] = field(default_factory=set)
-
-
-_GAME_COLUMNS = tuple(f.name for f in fields(GameRecord) if f.name not in ("seats", "loaded_version", "changed_seats"))
-_SEAT_COLUMNS = tuple(f.name for f in fields(SeatRecord))
+_GAME_COLUMNS = GAME_COLUMNS
+_SEAT_COLUMNS = SEAT_COLUMNS
 # What a change to a game may touch; the other columns are set once, when the game is created.
 _CHANGING_GAME_COLUMNS = (
     "version",
@@ -119,8 +92,6 @@ _CHANGING_GAME_COLUMNS = (
     "state",
     "updated_at",
 )
-_ACTION_COLUMNS = tuple(ACTIONS.c.keys())  # every column: an action row is written whole
-_TRICK_COLUMNS = tuple(TRICKS.c.keys())
 
 
 def _insert(table: Table, columns: Sequence[str]) -> Prepared:
@@ -129,7 +100,7 @@ def _insert(table: Table, columns: Sequence[str]) -> Prepared:
 
 # The statements of a play, built once and run on the driver's cursor (see .driver).
 # A read takes a game and its three seats in one statement: one row per seat, the game's
-# columns in GameRecord's order, then the seat's. The snapshot, the one large column, comes
+# columns in StoredGame's order, then the seat's. The snapshot, the one large column, comes
 # with seat 0's row only, so it is sent and decoded once, not three times. A locked read (the
 # fallback of a write that lost its races) first locks the game's row, then reads the seats
 # in a second statement: under PostgreSQL's READ COMMITTED a locking SELECT that waited
@@ -167,26 +138,24 @@ _UPDATE_SEAT = Prepared(
 _SAVE_POSTGRES = Prepared(_postgres_save())
 _INSERT_GAME = _insert(GAMES, _GAME_COLUMNS)
 _INSERT_SEATS = _insert(SEATS, ("game_id", *_SEAT_COLUMNS))
-_INSERT_ACTIONS = _insert(ACTIONS, _ACTION_COLUMNS)
-_INSERT_TRICKS = _insert(TRICKS, _TRICK_COLUMNS)
+_INSERT_ACTIONS = _insert(ACTIONS, ("game_id", *ACTION_COLUMNS))
+_INSERT_TRICKS = _insert(TRICKS, ("game_id", *TRICK_COLUMNS))
 _GAME_WIDTH = len(_GAME_COLUMNS)
 
 
 class GameRepository:
-    """The game-shaped statements of one transaction. The caller owns the transaction."""
+    """The game-shaped statements on one connection. The caller (:mod:`.session`) owns the transaction."""
 
     def __init__(self, connection: Connection) -> None:
         self.connection = connection
         self.is_postgres = connection.dialect.name == "postgresql"
-        self._actions: list[dict[str, Any]] = []
-        self._tricks: list[dict[str, Any]] = []
 
     @property
     def saves_in_one_statement(self) -> bool:
         """:meth:`save` of a game already stored is a single statement (atomic without a transaction)."""
         return self.is_postgres
 
-    def get(self, game_id: str, *, lock: bool = False) -> GameRecord | None:
+    def get(self, game_id: str, *, lock: bool = False) -> StoredGame | None:
         """The game with its seats in one statement; with ``lock`` (a write that lost its races),
         the game's row locked until commit, then its seats."""
         key = {"game_id": game_id}
@@ -194,38 +163,32 @@ class GameRepository:
             locked = _LOCK_GAME.run(self.connection, key)
             if not locked.rows:
                 return None
-            game = _game_record(locked.row(0))
-            game.seats = [SeatRecord(*row) for row in _SELECT_SEATS.run(self.connection, key).all()]
+            game = _stored_game(locked.row(0))
+            game.seats = [StoredSeat(*row) for row in _SELECT_SEATS.run(self.connection, key).all()]
             return game
         joined = _SELECT_GAME_AND_SEATS.run(self.connection, key)
         if not joined.rows:
             return None
-        game = _game_record(joined.row(0))  # the game's columns are the same on every row: read once
-        game.seats = [SeatRecord(*joined.row(index, start=_GAME_WIDTH)) for index in range(len(joined.rows))]
+        game = _stored_game(joined.row(0))  # the game's columns are the same on every row: read once
+        game.seats = [StoredSeat(*joined.row(index, start=_GAME_WIDTH)) for index in range(len(joined.rows))]
         return game
 
-    def append_action(self, game_id: str, **values: Any) -> None:
-        """Queue an action row (written by :meth:`save`)."""
-        self._actions.append({"game_id": game_id, "card": None, "seed": None, **values})
-
-    def append_trick(self, game_id: str, **values: Any) -> None:
-        """Queue a completed trick row (written by :meth:`save`)."""
-        self._tricks.append({"game_id": game_id, **values})
-
-    def save(self, game: GameRecord) -> bool:
+    def save(self, game: StoredGame) -> bool:
         """Write the game (insert, or update at the version it was loaded at), its changed seats,
-        and the queued actions and tricks. False, with nothing written, when the stored game is
+        and its queued actions and tricks. False, with nothing written, when the stored game is
         no longer at that version (another request changed it since it was read)."""
         connection = self.connection
+        actions = [_action_values(game.id, action) for action in game.new_actions]
+        tricks = [_trick_values(game.id, trick) for trick in game.new_tricks]
         if game.loaded_version is None:
             _INSERT_GAME.run(connection, {name: getattr(game, name) for name in _GAME_COLUMNS})
             _INSERT_SEATS.run_many(connection, [_seat_values(game.id, seat) for seat in game.seats])
-            self._insert_queued()
+            self._insert(actions, tricks)
         elif self.is_postgres:
             values = self._update_values(game)
             values["seats"] = [_seat_json(game.seats[number]) for number in sorted(game.changed_seats)]
-            values["actions"] = [_row_json(row) for row in self._actions]
-            values["tricks"] = [_row_json(row) for row in self._tricks]
+            values["actions"] = [_row_json(row) for row in actions]
+            values["tricks"] = [_row_json(row) for row in tricks]
             if _SAVE_POSTGRES.run(connection, values).rows != [(1,)]:
                 return False
         else:
@@ -234,81 +197,85 @@ class GameRepository:
             for number in sorted(game.changed_seats):
                 seat = {f"new_{name}": getattr(game.seats[number], name) for name in _SEAT_COLUMNS if name != "seat"}
                 _UPDATE_SEAT.run(connection, {**seat, "where_game_id": game.id, "where_seat": number})
-            self._insert_queued()
-        self._actions, self._tricks = [], []
+            self._insert(actions, tricks)
+        game.new_actions, game.new_tricks = [], []
         game.loaded_version = game.version
         game.changed_seats.clear()
         return True
 
-    def _insert_queued(self) -> None:
-        if self._actions:
-            _INSERT_ACTIONS.run_many(self.connection, self._actions)
-        if self._tricks:
-            _INSERT_TRICKS.run_many(self.connection, self._tricks)
+    def _insert(self, actions: list[dict[str, Any]], tricks: list[dict[str, Any]]) -> None:
+        if actions:
+            _INSERT_ACTIONS.run_many(self.connection, actions)
+        if tricks:
+            _INSERT_TRICKS.run_many(self.connection, tricks)
 
     @staticmethod
-    def _update_values(game: GameRecord) -> dict[str, Any]:
+    def _update_values(game: StoredGame) -> dict[str, Any]:
         values = {f"new_{name}": getattr(game, name) for name in _CHANGING_GAME_COLUMNS}
         values.update(where_id=game.id, where_version=game.loaded_version)
         return values
 
-    def list_games(self, *, status: str | None, before_id: str | None, limit: int) -> list[GameRecord]:
+    def list_games(self, *, status: str | None, before_id: str | None, limit: int) -> list[StoredGame]:
         """Games newest first (ids sort by creation time), after the cursor ``before_id``; two statements."""
         query = select(GAMES).order_by(GAMES.c.id.desc()).limit(limit)
         if status is not None:
             query = query.where(GAMES.c.status == status)
         if before_id is not None:
             query = query.where(GAMES.c.id < before_id)
-        games = [_game_from_row(row) for row in self.connection.execute(query)]
+        games = [_stored_game(_columns(row, _GAME_COLUMNS)) for row in self.connection.execute(query)]
         if games:
             by_id = {game.id: game for game in games}
             seats = select(SEATS).where(SEATS.c.game_id.in_(by_id)).order_by(SEATS.c.game_id, SEATS.c.seat)
             for row in self.connection.execute(seats):
-                by_id[row.game_id].seats.append(_seat_record(row))
+                by_id[row.game_id].seats.append(StoredSeat(*_columns(row, _SEAT_COLUMNS)))
         return games
 
-    def list_actions(self, game_id: str, *, after: int, limit: int) -> Sequence[Row[Any]]:
+    def list_actions(self, game_id: str, *, after: int, limit: int) -> list[StoredAction]:
         """The action log oldest first, numbered after ``after``."""
         query = (
-            select(ACTIONS)
+            select(*(ACTIONS.c[name] for name in ACTION_COLUMNS))
             .where(ACTIONS.c.game_id == game_id, ACTIONS.c.seq > after)
             .order_by(ACTIONS.c.seq)
             .limit(limit)
         )
-        return self.connection.execute(query).all()
+        return [StoredAction(*row) for row in self.connection.execute(query)]
 
-    def list_tricks(self, game_id: str, *, after: int, limit: int) -> Sequence[Row[Any]]:
+    def list_tricks(self, game_id: str, *, after: int, limit: int) -> list[StoredTrick]:
         """Completed tricks oldest first, numbered after ``after``."""
         query = (
-            select(TRICKS)
+            select(*(TRICKS.c[name] for name in TRICK_COLUMNS))
             .where(TRICKS.c.game_id == game_id, TRICKS.c.number > after)
             .order_by(TRICKS.c.number)
             .limit(limit)
         )
-        return self.connection.execute(query).all()
+        return [StoredTrick(*row) for row in self.connection.execute(query)]
 
 
-def _game_record(row: Sequence[Any]) -> GameRecord:
+def _stored_game(row: Sequence[Any]) -> StoredGame:
     """A game from a row whose first columns are the game's, in :data:`_GAME_COLUMNS` order."""
-    game = GameRecord(*row[:_GAME_WIDTH])
+    game = StoredGame(*row[:_GAME_WIDTH])
     game.loaded_version = game.version
     return game
 
 
-def _game_from_row(row: Row[Any]) -> GameRecord:
-    return _game_record(tuple(getattr(row, name) for name in _GAME_COLUMNS))
-
-
-def _seat_record(row: Row[Any]) -> SeatRecord:
+def _columns(row: Row[Any], names: Sequence[str]) -> tuple[Any, ...]:
     mapping = row._mapping
-    return SeatRecord(**{name: mapping[name] for name in _SEAT_COLUMNS})
+    return tuple(mapping[name] for name in names)
 
 
-def _seat_values(game_id: str, seat: SeatRecord) -> dict[str, Any]:
+def _seat_values(game_id: str, seat: StoredSeat) -> dict[str, Any]:
     return {"game_id": game_id, **{name: getattr(seat, name) for name in _SEAT_COLUMNS}}
 
 
-def _seat_json(seat: SeatRecord) -> dict[str, Any]:
+def _action_values(game_id: str, action: StoredAction) -> dict[str, Any]:
+    return {"game_id": game_id, **{name: getattr(action, name) for name in ACTION_COLUMNS}}
+
+
+def _trick_values(game_id: str, trick: StoredTrick) -> dict[str, Any]:
+    return {"game_id": game_id, **{name: getattr(trick, name) for name in TRICK_COLUMNS}}
+
+
+def _seat_json(seat: StoredSeat) -> dict[str, Any]:
     return _row_json({name: getattr(seat, name) for name in _SEAT_COLUMNS})
 
 

@@ -163,7 +163,7 @@ def test_history_hides_a_seed_until_its_hand_is_over(client, new_table):
 
 
 def test_experts_search_less_only_when_no_person_is_at_the_table(client, monkeypatch):
-    import service.games as games
+    from service.games import server_moves as games
 
     seen: list[dict] = []
     real = games.make_bot

@@ -10,7 +10,7 @@ import pytest
 
 from service import engine
 from service.engine import CARD_CODES, DealAction, Game, PlayAction
-from service.store import GameRepository
+from service.store.repository import GameRepository
 
 CARD_PATTERN = re.compile("|".join(sorted(map(re.escape, CARD_CODES), key=len, reverse=True)))
 
@@ -28,7 +28,7 @@ def _this_hand(game: dict, hand_number: int) -> dict:
 def _replay_from_store(app, game_id: str) -> Game:
     with app.extensions["coins.db"].transaction(write=False) as connection:
         repo = GameRepository(connection)
-        setup = engine.persist.setup_from_dict(repo.get(game_id).state["setup"])
+        setup = engine.from_snapshot(repo.get(game_id).state).setup
         actions = repo.list_actions(game_id, after=0, limit=10_000)
     log = [
         DealAction(a.seat, bytes.fromhex(a.seed)) if a.kind == "deal" else PlayAction(a.seat, engine.parse_card(a.card))

@@ -34,7 +34,7 @@ from service.api.schemas import (
 )
 from service.api.serialize import SERIALIZERS
 from service.engine import DECK, Play
-from service.records import (
+from service.games.results import (
     STATUSES,
     ActionPage,
     ActionState,

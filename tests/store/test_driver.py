@@ -13,20 +13,21 @@ import psycopg
 import pytest
 from sqlalchemy import insert, select
 
-from service.store import Database, DatabaseUnavailable, GameRecord, GameRepository, SeatRecord
-from service.store.repository import GAMES, SEATS
+from service.store import Database, DatabaseUnavailable, StoredGame, StoredSeat
+from service.store.repository import GAMES, SEATS, GameRepository
+from service.store.stored import GAME_COLUMNS
 
 WHEN = datetime(2026, 11, 30, 12, 0, 0, 5, tzinfo=UTC)  # microseconds, to catch a lossy format
 STATE = {"format": 1, "hands": [["ace-coins", "two-cups"], [], []], "nested": {"ü": [1, 2.5, None, True]}}
 
 
-def _record(game_id: str) -> GameRecord:
+def _record(game_id: str) -> StoredGame:
     seats = [
-        SeatRecord(0, "Ana", 41, "a" * 64, None, WHEN),
-        SeatRecord(1, None, None, None, "expert", WHEN + timedelta(seconds=1)),
-        SeatRecord(2),
+        StoredSeat(0, "Ana", 41, "a" * 64, None, WHEN),
+        StoredSeat(1, None, None, None, "expert", WHEN + timedelta(seconds=1)),
+        StoredSeat(2),
     ]
-    return GameRecord(
+    return StoredGame(
         id=game_id, version=3, status="playing", target_score=15, auto_deal=True, seed="s",
         requested_first_dealer=2, turn_timeout_seconds=60, turn_deadline=WHEN + timedelta(minutes=1),
         open_seats=1, trick_count=0, action_count=0, state=STATE, created_at=WHEN, updated_at=WHEN,
@@ -34,8 +35,8 @@ def _record(game_id: str) -> GameRecord:
     )  # fmt: skip
 
 
-def _fields(game: GameRecord) -> dict[str, object]:
-    return {name: getattr(game, name) for name in GameRecord.__dataclass_fields__ if name != "changed_seats"}
+def _fields(game: StoredGame) -> dict[str, object]:
+    return {name: getattr(game, name) for name in (*GAME_COLUMNS, "seats", "loaded_version")}
 
 
 @pytest.fixture
@@ -56,8 +57,8 @@ def test_written_through_the_driver_read_through_sqlalchemy(db):
     assert seats == [_seat(seat) for seat in _record("g1").seats]
 
 
-def _seat(seat: SeatRecord) -> dict[str, object]:
-    return {name: getattr(seat, name) for name in SeatRecord.__dataclass_fields__}
+def _seat(seat: StoredSeat) -> dict[str, object]:
+    return {name: getattr(seat, name) for name in StoredSeat.__dataclass_fields__}
 
 
 def test_written_through_sqlalchemy_read_through_the_driver(db):

@@ -1,7 +1,8 @@
-"""What the use cases take and give back: requests, and frozen records of public information only.
+"""What the use cases give back: frozen results holding public information only.
 
-Nothing here can hold a card that is still in someone's hand; the API serialises these
-records (service.api.schemas) and never sees a game's secret state.
+Nothing here can hold a card that is still in someone's hand (but a seat's own, for that
+seat); the API serialises these results (service.api.schemas) and never sees a game's
+secret state.
 """
 
 from __future__ import annotations
@@ -9,15 +10,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from . import engine
-from .bots import STRENGTHS
-from .engine import Card, CompletedTrick, Play, Status
+from ..engine import Card, CompletedTrick, Play, Status
 
 __all__ = [
     "WAITING_FOR_PLAYERS",
     "STATUSES",
-    "NewPlayer",
-    "NewGame",
     "SeatState",
     "TrickState",
     "PublicGame",
@@ -37,41 +34,6 @@ __all__ = [
 
 WAITING_FOR_PLAYERS = "waiting_for_players"
 STATUSES = (WAITING_FOR_PLAYERS, *(status.value for status in Status))
-
-
-# -- requests ---------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class NewPlayer:
-    """A person (name, optional age) or a bot (strength, optional name) taking a seat."""
-
-    name: str | None = None
-    age: int | None = None
-    bot: str | None = None
-
-    def __post_init__(self) -> None:
-        if self.bot is not None and self.bot not in STRENGTHS:
-            raise ValueError(f"bot must be one of {', '.join(STRENGTHS)}")
-        if self.bot is None and not self.name:
-            raise ValueError("a player needs a name")
-
-    @property
-    def display_name(self) -> str:
-        return self.name or f"{(self.bot or '').capitalize()} bot"
-
-
-@dataclass(frozen=True, slots=True)
-class NewGame:
-    target_score: int = engine.DEFAULT_TARGET
-    seats: tuple[NewPlayer | None, NewPlayer | None, NewPlayer | None] = (None, None, None)
-    first_dealer: int | None = None
-    auto_deal: bool = False
-    seed: str | None = None
-    turn_timeout_seconds: int | None = None
-
-
-# -- results: public information only ----------------------------------------------------
 
 
 @dataclass(frozen=True, slots=True)
@@ -219,6 +181,10 @@ class TrickPage:
     tricks: tuple[TrickState, ...]
     next_cursor: str | None
 
+    @property
+    def etag(self) -> str:
+        return etag_for(self.game_id, self.version)
+
 
 @dataclass(frozen=True, slots=True)
 class ActionPage:
@@ -226,6 +192,10 @@ class ActionPage:
     version: int
     actions: tuple[ActionState, ...]
     next_cursor: str | None
+
+    @property
+    def etag(self) -> str:
+        return etag_for(self.game_id, self.version)
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from ..store import DatabaseUnavailable
+
 __all__ = [
+    "DatabaseUnavailable",
     "ServiceError",
     "GameNotFound",
     "MissingToken",
@@ -17,9 +20,12 @@ __all__ = [
 
 
 class ServiceError(Exception):
-    """Base of the use-case errors; ``code`` is the stable identifier the API reports."""
+    """Base of the use-case errors; ``code`` is the stable identifier the API reports.
 
-    code = "service_error"
+    Every subclass names its own code; the base's is ``internal_error``, so one raised bare
+    (a bug) is reported as such rather than breaking the error handler."""
+
+    code = "internal_error"
 
 
 class GameNotFound(ServiceError):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from service.ids import is_game_id, new_game_id
+from service.games.ids import is_game_id, new_game_id
 
 
 def test_ids_made_in_one_process_sort_in_the_order_they_were_made() -> None:

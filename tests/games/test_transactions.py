@@ -15,10 +15,10 @@ import pytest
 from flask import Flask
 from sqlalchemy import func, select, text, update
 
-from service import games as use_cases
 from service.config import Settings
-from service.store import Database, GameRepository
-from service.store.repository import ACTIONS, GAMES
+from service.games import transactions
+from service.store import Database, StoredAction
+from service.store.repository import ACTIONS, GAMES, GameRepository
 
 
 @pytest.fixture
@@ -28,15 +28,15 @@ def interloper(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[[int, Calla
 
     def install(times: int, act: Callable[[], None]) -> list[int]:
         calls = [0]
-        real = use_cases._game_of
+        real = transactions.restore
 
-        def game_of(row: Any) -> Any:
+        def restore(stored: Any) -> Any:
             calls[0] += 1
             if calls[0] <= times:
                 act()
-            return real(row)
+            return real(stored)
 
-        monkeypatch.setattr(use_cases, "_game_of", game_of)
+        monkeypatch.setattr(transactions, "restore", restore)
         return calls
 
     yield install
@@ -80,11 +80,11 @@ def test_a_play_that_loses_a_race_reads_again_and_applies_once(app, new_table, i
 
 def test_after_three_lost_races_the_write_takes_the_lock(app, new_table, interloper) -> None:
     table, seat, card, version = _ready(new_table)
-    reads = interloper(use_cases.OPTIMISTIC_ATTEMPTS, bump_version(app, table.id))
+    reads = interloper(transactions.OPTIMISTIC_ATTEMPTS, bump_version(app, table.id))
     response = table.play(seat, card)
     assert response.status_code == 201, response.json
-    assert reads[0] == use_cases.OPTIMISTIC_ATTEMPTS + 1  # the last read is the locked one
-    assert table.state()["version"] == version + use_cases.OPTIMISTIC_ATTEMPTS + 1
+    assert reads[0] == transactions.OPTIMISTIC_ATTEMPTS + 1  # the last read is the locked one
+    assert table.state()["version"] == version + transactions.OPTIMISTIC_ATTEMPTS + 1
     assert play_actions(app, table.id) == 1
 
 
@@ -124,10 +124,9 @@ def test_a_save_at_a_stale_version_writes_nothing(app, new_table) -> None:
         row.status = "finished"
         row.seats[0].name = "Changed"
         row.changed_seats.add(0)
-        repo.append_action(
-            table.id, seq=row.action_count + 1, kind="play", seat=seat, hand_number=1, cause="player",
-            created_at=row.updated_at, card=card,
-        )  # fmt: skip
+        row.new_actions.append(
+            StoredAction(row.action_count + 1, "play", seat, 1, "player", row.updated_at, card=card)
+        )
         assert repo.save(row) is False
     state = table.state()
     assert state["version"] == version + 1 and state["status"] == "playing"

@@ -6,14 +6,13 @@ import logging
 from typing import Any
 
 import marshmallow as ma
-from flask import current_app
 from flask.views import MethodView
 from marshmallow import fields
-from sqlalchemy.exc import SQLAlchemyError
 
-from ..api.common import Blueprint
-from ..api.problems import RETRY_AFTER_SECONDS, Problem
-from ..store import Database, DatabaseUnavailable
+from ..games import DatabaseUnavailable
+from .common import Blueprint
+from .context import games
+from .problems import RETRY_AFTER_SECONDS, Problem
 
 __all__ = ["blp"]
 
@@ -49,10 +48,9 @@ class ReadinessViews(MethodView):
     def get(self) -> Any:
         """Answers 200 when the database answers a trivial query, 503 `database_unavailable`
         (with `Retry-After`) when it does not."""
-        db: Database = current_app.extensions["coins.db"]
         try:
-            db.ping()
-        except (DatabaseUnavailable, SQLAlchemyError) as error:
+            games().ping()
+        except DatabaseUnavailable as error:
             log.warning("readiness check failed: %s", type(error).__name__)
             raise Problem(
                 "database_unavailable",

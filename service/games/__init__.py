@@ -1,0 +1,32 @@
+"""The use cases: create and join games, deal, play, hints, leaving, and reads. Imports no Flask.
+
+One job a module:
+
+- :mod:`.operations`: :class:`GameService`, the use cases themselves;
+- :mod:`.transactions`: how each touches one game (optimistic writes, the game's lock, reads);
+- :mod:`.server_moves`: the server's own moves (auto-deals, bots, stand-ins);
+- :mod:`.projections`: stored games, actions and tricks as public results;
+- :mod:`.commands` and :mod:`.results`: what the use cases take and give back;
+- :mod:`.seats`, :mod:`.tokens`, :mod:`.cursors`, :mod:`.ids`, :mod:`.errors`.
+"""
+
+from .commands import NewGame, NewPlayer
+from .errors import DatabaseUnavailable, ServiceError
+from .operations import GameService
+from .results import STATUSES, WAITING_FOR_PLAYERS, etag_for
+from .server_moves import BOTS_ONLY_EXPERT_PLAYOUTS, STAND_IN
+from .tokens import hash_token
+
+__all__ = [
+    "BOTS_ONLY_EXPERT_PLAYOUTS",
+    "STAND_IN",
+    "STATUSES",
+    "WAITING_FOR_PLAYERS",
+    "DatabaseUnavailable",
+    "GameService",
+    "NewGame",
+    "NewPlayer",
+    "ServiceError",
+    "etag_for",
+    "hash_token",
+]

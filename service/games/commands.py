@@ -1,0 +1,39 @@
+"""What the use cases take: a new game and the players who take its seats, checked on construction."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .. import engine
+from ..bots import STRENGTHS
+
+__all__ = ["NewGame", "NewPlayer"]
+
+
+@dataclass(frozen=True, slots=True)
+class NewPlayer:
+    """A person (name, optional age) or a bot (strength, optional name) taking a seat."""
+
+    name: str | None = None
+    age: int | None = None
+    bot: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.bot is not None and self.bot not in STRENGTHS:
+            raise ValueError(f"bot must be one of {', '.join(STRENGTHS)}")
+        if self.bot is None and not self.name:
+            raise ValueError("a player needs a name")
+
+    @property
+    def display_name(self) -> str:
+        return self.name or f"{(self.bot or '').capitalize()} bot"
+
+
+@dataclass(frozen=True, slots=True)
+class NewGame:
+    target_score: int = engine.DEFAULT_TARGET
+    seats: tuple[NewPlayer | None, NewPlayer | None, NewPlayer | None] = (None, None, None)
+    first_dealer: int | None = None
+    auto_deal: bool = False
+    seed: str | None = None
+    turn_timeout_seconds: int | None = None

@@ -1,0 +1,277 @@
+"""The use cases: create and join games, deal, play, hints, leaving, and reads.
+
+No Flask here: the API turns HTTP into these calls and their results (public information
+only, :mod:`.results`) back into JSON. Each call touches one game, through
+:class:`.transactions.Transactions`; the server's own moves (:mod:`.server_moves`) happen in
+the request that makes them due.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
+
+from .. import engine
+from ..bots import make_bot
+from ..engine import Card, Game, GameFinished, NoHandInProgress, Status
+from ..store import GameStore, StoredGame, StoredSeat, StoreSession
+from .commands import NewGame, NewPlayer
+from .cursors import ACTIONS, GAMES, TRICKS, decode_cursor, encode_cursor, number_cursor
+from .errors import InvalidCursor, NotYourSeat, SeatsFull, SeatsOpen, SeatTaken, VersionMismatch
+from .ids import new_game_id
+from .projections import action_state, hands_over, public_game, trick_state
+from .results import (
+    WAITING_FOR_PLAYERS,
+    ActionPage,
+    Created,
+    Credential,
+    DealResult,
+    GamePage,
+    HandState,
+    Hint,
+    Joined,
+    PlayResult,
+    PublicGame,
+    TrickPage,
+    TrickState,
+    etag_for,
+)
+from .seats import is_open, take_seat
+from .server_moves import record_deal, record_play, settle, start, touch
+from .tokens import authenticate
+from .transactions import Transactions, restore
+
+__all__ = ["GameService"]
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+class GameService:
+    """The use cases over one store. Stateless between calls: any number can run side by side."""
+
+    def __init__(self, store: GameStore, *, clock: Callable[[], datetime] = _now) -> None:
+        self.store = store
+        self._games = Transactions(store, clock)
+
+    @property
+    def clock(self) -> Callable[[], datetime]:
+        """What tells the time: deadlines of turns, times of actions (tests set their own)."""
+        return self._games.clock
+
+    @clock.setter
+    def clock(self, clock: Callable[[], datetime]) -> None:
+        self._games.clock = clock
+
+    # -- writes -----------------------------------------------------------------------
+
+    def create(self, request: NewGame) -> Created:
+        now = self.clock()
+        credentials: list[Credential] = []
+        seats = []
+        for number, player in enumerate(request.seats):
+            seat = StoredSeat(number)
+            if player is not None:
+                token = take_seat(seat, player, now)
+                if token is not None:
+                    credentials.append(Credential(number, token))
+            seats.append(seat)
+        stored = StoredGame(
+            id=new_game_id(),
+            version=1,
+            status=WAITING_FOR_PLAYERS,
+            target_score=request.target_score,
+            auto_deal=request.auto_deal,
+            seed=request.seed,
+            requested_first_dealer=request.first_dealer,
+            turn_timeout_seconds=request.turn_timeout_seconds,
+            turn_deadline=None,
+            open_seats=sum(1 for player in request.seats if player is None),
+            trick_count=0,
+            action_count=0,
+            state=None,
+            created_at=now,
+            updated_at=now,
+            seats=seats,
+        )
+        # A full table starts at once (three bots may play the whole game here), before a
+        # connection is taken: the store is held for the INSERTs alone.
+        game = start(stored, now) if stored.open_seats == 0 else None
+        with self.store.session() as session:
+            session.save(stored)
+        return Created(public_game(stored, game), tuple(credentials))
+
+    def join(self, game_id: str, player: NewPlayer, *, seat: int | None, if_match: Sequence[str] | None) -> Joined:
+        def change(stored: StoredGame, game: Game | None, now: datetime) -> Joined:
+            _check_version(stored, if_match)
+            open_seats = [s for s in stored.seats if is_open(s)]
+            if not open_seats:
+                raise SeatsFull("all three seats are taken")
+            if seat is None:
+                taken = open_seats[0]
+            else:
+                taken = stored.seats[seat]
+                if not is_open(taken):
+                    free = ", ".join(str(s.seat) for s in open_seats)
+                    raise SeatTaken(f"seat {seat} is taken; open: {free}")
+            token = take_seat(taken, NewPlayer(player.name, player.age), now)
+            assert token is not None
+            stored.changed_seats.add(taken.seat)
+            stored.open_seats -= 1
+            if stored.open_seats == 0:
+                game = start(stored, now)
+            touch(stored, now)
+            return Joined(taken.seat, token, public_game(stored, game))
+
+        return self._games.change(game_id, change)
+
+    def deal(self, game_id: str, token: str | None, *, if_match: Sequence[str] | None) -> DealResult:
+        def change(stored: StoredGame, game: Game | None, now: datetime) -> DealResult:
+            seat = authenticate(stored.seats, token)
+            _check_version(stored, if_match)
+            game = _running(stored, game)
+            dealt = game.deal(seat)
+            record_deal(stored, game, "player", now)
+            settle(stored, game, now)
+            touch(stored, now)
+            return DealResult(
+                dealt.hand_number,
+                dealt.dealer,
+                dealt.shuffler,
+                dealt.cutter,
+                dealt.leader,
+                dealt.commitment,
+                public_game(stored, game),
+            )
+
+        return self._games.change(game_id, change)
+
+    def play(self, game_id: str, token: str | None, card: Card, *, if_match: Sequence[str] | None) -> PlayResult:
+        def change(stored: StoredGame, game: Game | None, now: datetime) -> PlayResult:
+            seat = authenticate(stored.seats, token)
+            _check_version(stored, if_match)
+            game = _running(stored, game)
+            leader = game.leader
+            played = game.play(seat, card)
+            record_play(stored, played, "player", now)
+            if played.completed is not None:
+                trick = TrickState.of(played.completed)
+            else:
+                assert leader is not None
+                trick = TrickState(leader, played.trick, played.hand_number, played.trick_number)
+            settle(stored, game, now)
+            touch(stored, now)
+            return PlayResult(seat, card, trick, public_game(stored, game))
+
+        return self._games.change(game_id, change)
+
+    def leave(
+        self, game_id: str, seat: int, token: str | None, *, bot: str, if_match: Sequence[str] | None
+    ) -> PublicGame:
+        """Hand a seat to a bot for good (or, before the game starts, give it up)."""
+
+        def change(stored: StoredGame, game: Game | None, now: datetime) -> PublicGame:
+            caller = authenticate(stored.seats, token)
+            if caller != seat:
+                raise NotYourSeat(f"the token acts for seat {caller}, not seat {seat}")
+            _check_version(stored, if_match)
+            if game is not None and game.is_over:
+                raise GameFinished("the game is over")
+            leaving = stored.seats[seat]
+            leaving.token_hash = None
+            stored.changed_seats.add(seat)
+            if game is None:  # not started: the seat is open again
+                leaving.name = leaving.age = leaving.joined_at = None
+                stored.open_seats += 1
+            else:
+                leaving.bot = bot
+                settle(stored, game, now)
+            touch(stored, now)
+            return public_game(stored, game)
+
+        return self._games.change(game_id, change)
+
+    # -- reads ------------------------------------------------------------------------
+
+    def get(self, game_id: str) -> PublicGame:
+        return self._games.read(game_id, lambda _session, stored: public_game(stored, restore(stored)))
+
+    def hand(self, game_id: str, token: str | None) -> HandState:
+        def read(_session: StoreSession, stored: StoredGame) -> HandState:
+            seat = authenticate(stored.seats, token)
+            game = restore(stored)
+            if game is None:
+                return HandState(seat, 0, (), stored.version, stored.id)
+            return HandState(seat, game.hand_number, game.hand(seat), stored.version, stored.id)
+
+        return self._games.read(game_id, read)
+
+    def hint(self, game_id: str, token: str | None, strength: str) -> Hint:
+        """The card a bot of ``strength`` would play for the caller now, and why. Deterministic."""
+
+        def read(_session: StoreSession, stored: StoredGame) -> Hint:
+            seat = authenticate(stored.seats, token)
+            game = _running(stored, restore(stored))
+            if game.is_over:
+                raise GameFinished("the game is over")
+            if game.status is not Status.PLAYING:
+                raise NoHandInProgress(f"hand {game.hand_number + 1} has not been dealt yet")
+            rng = random.Random(f"hint/{stored.id}/{stored.version}/{seat}/{strength}")
+            decision = make_bot(strength, seat, rng).decide(engine.private_view(game, seat))
+            return Hint(seat, decision.card, strength, decision.reason, stored.version, stored.id)
+
+        return self._games.read(game_id, read)
+
+    def tricks(self, game_id: str, *, cursor: str | None, limit: int) -> TrickPage:
+        after = number_cursor(cursor, TRICKS)
+
+        def read(session: StoreSession, stored: StoredGame) -> TrickPage:
+            found = session.tricks(game_id, after=after, limit=limit + 1)
+            tricks = tuple(trick_state(trick) for trick in found[:limit])
+            next_cursor = encode_cursor(TRICKS, str(found[limit - 1].number)) if len(found) > limit else None
+            return TrickPage(stored.id, stored.version, tricks, next_cursor)
+
+        return self._games.read(game_id, read, several_statements=True)
+
+    def history(self, game_id: str, *, cursor: str | None, limit: int) -> ActionPage:
+        after = number_cursor(cursor, ACTIONS)
+
+        def read(session: StoreSession, stored: StoredGame) -> ActionPage:
+            found = session.actions(game_id, after=after, limit=limit + 1)
+            over = hands_over(restore(stored))
+            actions = tuple(action_state(action, over) for action in found[:limit])
+            next_cursor = encode_cursor(ACTIONS, str(found[limit - 1].seq)) if len(found) > limit else None
+            return ActionPage(stored.id, stored.version, actions, next_cursor)
+
+        return self._games.read(game_id, read, several_statements=True)
+
+    def list_games(self, *, status: str | None, cursor: str | None, limit: int) -> GamePage:
+        before = decode_cursor(cursor, GAMES) if cursor else None
+        if before is not None and not before.isalnum():
+            raise InvalidCursor("the cursor is not one this service issued")
+        with self.store.session() as session, session.reading():
+            found = session.games(status=status, before_id=before, limit=limit + 1)
+        more = len(found) > limit
+        found = found[:limit]
+        games = tuple(public_game(stored, restore(stored)) for stored in found)
+        next_cursor = encode_cursor(GAMES, found[-1].id) if more else None
+        return GamePage(games, next_cursor)
+
+    def ping(self) -> None:
+        """Raise :class:`.DatabaseUnavailable` unless the store can be reached (readiness)."""
+        self.store.ping()
+
+
+def _check_version(stored: StoredGame, if_match: Sequence[str] | None) -> None:
+    if if_match is None or "*" in if_match:
+        return
+    if etag_for(stored.id, stored.version) not in if_match:
+        raise VersionMismatch(f"the game is at version {stored.version}; read it again and retry")
+
+
+def _running(stored: StoredGame, game: Game | None) -> Game:
+    if game is None:
+        raise SeatsOpen(f"{stored.open_seats} seat(s) still open: the game starts when all three are taken")
+    return game

@@ -1,0 +1,83 @@
+"""Projections: what a stored game, action or trick shows the public, as use-case results."""
+
+from __future__ import annotations
+
+from .. import engine
+from ..engine import Game, Play, Status
+from ..store import StoredAction, StoredGame, StoredTrick
+from .results import WAITING_FOR_PLAYERS, ActionState, PublicGame, SeatState, TrickState
+from .seats import is_open
+
+__all__ = ["action_state", "hands_over", "public_game", "trick_state"]
+
+
+def public_game(stored: StoredGame, game: Game | None) -> PublicGame:
+    """The game as anyone may see it (``game`` is None until all three seats are taken)."""
+    if game is None:
+        seats = tuple(SeatState(s.seat, s.name, is_open(s), s.bot, 0, 0, 0) for s in stored.seats)
+        return PublicGame(
+            stored.id, WAITING_FOR_PLAYERS, stored.target_score, stored.seed is not None, stored.auto_deal,
+            stored.turn_timeout_seconds, None, stored.version, stored.created_at, stored.updated_at, seats,
+            0, None, None, None, None, None, None, None, None,
+        )  # fmt: skip
+    view = engine.public_view(game)
+    seats = tuple(
+        SeatState(
+            s.seat, s.name, False, s.bot, view.scores[s.seat], view.cards_in_hand[s.seat], view.tricks_won[s.seat]
+        )
+        for s in stored.seats
+    )
+    trick = None
+    if view.status is Status.PLAYING:
+        assert view.leader is not None
+        trick = TrickState(view.leader, view.trick, view.hand_number, view.trick_number)
+    return PublicGame(
+        id=stored.id,
+        status=view.status.value,
+        target_score=view.target_score,
+        seeded=view.seeded,
+        auto_deal=stored.auto_deal,
+        turn_timeout_seconds=stored.turn_timeout_seconds,
+        turn_deadline=stored.turn_deadline,
+        version=stored.version,
+        created_at=stored.created_at,
+        updated_at=stored.updated_at,
+        seats=seats,
+        hand_number=view.hand_number,
+        dealer=view.dealer,
+        turn=view.turn,
+        trick=trick,
+        last_trick=TrickState.of(view.last_trick) if view.last_trick else None,
+        winner=view.winner,
+        first_dealer=view.first_dealer,
+        first_dealer_chosen_by=view.first_dealer_reason.value,
+        commitment=view.commitment,
+    )
+
+
+def trick_state(trick: StoredTrick) -> TrickState:
+    plays = tuple(Play(seat, engine.parse_card(code)) for seat, code in trick.plays)
+    return TrickState(trick.leader, plays, trick.hand_number, trick.trick_number, trick.winner, trick.points)
+
+
+def hands_over(game: Game | None) -> int:
+    """The highest hand number whose seed may be shown: every hand but one being played."""
+    if game is None:
+        return 0
+    return game.hand_number - 1 if game.status is Status.PLAYING else game.hand_number
+
+
+def action_state(action: StoredAction, hands_over: int) -> ActionState:
+    """An entry of the public history: a deal's seed only once its hand is over."""
+    seed = bytes.fromhex(action.seed) if action.seed else None
+    return ActionState(
+        seq=action.seq,
+        kind=action.kind,
+        seat=action.seat,
+        hand_number=action.hand_number,
+        cause=action.cause,
+        created_at=action.created_at,
+        card=engine.parse_card(action.card) if action.card else None,
+        commitment=engine.commitment(seed) if seed else None,
+        seed=seed.hex() if seed and action.hand_number <= hands_over else None,
+    )

@@ -1,0 +1,115 @@
+"""How a use case touches one game: optimistic writes with retries, the game's lock when needed, reads.
+
+Every call reads one game, and a change writes it back once: a refusal (an exception from the
+change) writes nothing. Overdue stand-in moves are made, and committed, before the change or
+read that finds them due.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from typing import TypeVar
+
+from .. import engine
+from ..engine import Game
+from ..store import GameStore, StoredGame, StoreSession
+from .errors import GameNotFound
+from .server_moves import settle, stand_in, timed_out, touch
+
+__all__ = ["Change", "OPTIMISTIC_ATTEMPTS", "Read", "Transactions", "restore"]
+
+T = TypeVar("T")
+#: A change to a game in memory: the stored game, its engine state (None until it starts), the time.
+Change = Callable[[StoredGame, Game | None, datetime], T]
+#: A read of a game: the session (for its history) and the stored game.
+Read = Callable[[StoreSession, StoredGame], T]
+
+OPTIMISTIC_ATTEMPTS = 3  # lost races on one game before a write takes the game's lock instead
+
+
+def restore(stored: StoredGame) -> Game | None:
+    """The engine's game from its stored snapshot (None until all three seats are taken)."""
+    return engine.from_snapshot(stored.state) if stored.state is not None else None
+
+
+class Transactions:
+    """Runs changes and reads of one game each against the store."""
+
+    def __init__(self, store: GameStore, clock: Callable[[], datetime]) -> None:
+        self.store = store
+        self.clock = clock
+
+    def change(self, game_id: str, change: Change[T]) -> T:
+        """Apply ``change`` to the game and save the result in one write.
+
+        Optimistic first: read the game without a lock, apply the change in memory, and save it
+        only if the game is still at the version read. If another request saved first, read
+        again and retry. After ``OPTIMISTIC_ATTEMPTS`` lost races, or when a stand-in move is
+        due, the game's lock is held from the read to the write instead.
+        """
+        for _ in range(OPTIMISTIC_ATTEMPTS):
+            with self.store.session() as session:
+                stored = _found(session.load(game_id), game_id)
+                now = self.clock()
+                if timed_out(stored, now):
+                    break
+                result = change(stored, restore(stored), now)
+                if session.save(stored):
+                    return result
+        return self._change_locked(game_id, change)
+
+    def read(self, game_id: str, read: Read[T], *, several_statements: bool = False) -> T:
+        """``read`` the game, after any stand-in move that an expired turn makes due. With
+        ``several_statements`` (a page of its history, say) they share one read transaction."""
+        with self.store.session() as session:
+            if several_statements:
+                with session.reading():
+                    stored = _found(session.load(game_id), game_id)
+                    if not timed_out(stored, self.clock()):
+                        return read(session, stored)
+            else:
+                stored = _found(session.load(game_id), game_id)
+                if not timed_out(stored, self.clock()):
+                    return read(session, stored)
+        self._catch_up(game_id)
+        with self.store.session() as session, session.reading():
+            return read(session, _found(session.load(game_id), game_id))
+
+    def _change_locked(self, game_id: str, change: Change[T]) -> T:
+        """:meth:`change` in one transaction holding the game's lock. An overdue stand-in move is
+        first committed in a transaction of its own, so the request (which that move may make
+        invalid) sees the game as it now stands, and a refusal does not undo the move."""
+        with self.store.session() as session, session.locked(game_id) as locked:
+            stored = _found(locked, game_id)
+            now = self.clock()
+            if not timed_out(stored, now):
+                return _saved(session, stored, change(stored, restore(stored), now))
+        self._catch_up(game_id)
+        with self.store.session() as session, session.locked(game_id) as locked:
+            stored = _found(locked, game_id)
+            return _saved(session, stored, change(stored, restore(stored), self.clock()))
+
+    def _catch_up(self, game_id: str) -> None:
+        """If the player to act has let their time pass, the stand-in moves for them (committed)."""
+        with self.store.session() as session, session.locked(game_id) as locked:
+            stored = _found(locked, game_id)
+            now = self.clock()
+            game = restore(stored)
+            if game is None or not timed_out(stored, now):
+                return
+            stand_in(stored, game, now)
+            settle(stored, game, now)
+            touch(stored, now)
+            session.save(stored)
+
+
+def _saved(session: StoreSession, stored: StoredGame, result: T) -> T:
+    session.save(stored)
+    return result
+
+
+def _found(stored: StoredGame | None, game_id: str) -> StoredGame:
+    if stored is None:
+        raise GameNotFound(f"there is no game {game_id!r}")
+    return stored

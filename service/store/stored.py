@@ -1,0 +1,93 @@
+"""What the store holds, as the use cases see it: a game with its seats, its actions and its tricks.
+
+Plain dataclasses, not driver rows or ORM objects: a game is loaded whole, changed in memory
+(its new actions and tricks queued on it), and saved once. The snapshot in ``state`` is the
+engine's (:func:`service.engine.snapshot`): only the engine reads or writes what is inside it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from datetime import datetime
+from typing import Any
+
+__all__ = ["StoredAction", "StoredGame", "StoredSeat", "StoredTrick"]
+
+
+@dataclass(slots=True)
+class StoredSeat:
+    """One seat: open (no token hash, no bot), a person's (token hash) or a bot's."""
+
+    seat: int
+    name: str | None = None
+    age: int | None = None
+    token_hash: str | None = None
+    bot: str | None = None
+    joined_at: datetime | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class StoredAction:
+    """One entry of a game's action log, numbered from 1. A deal holds its seed: secret until its hand is over."""
+
+    seq: int
+    kind: str  # "deal" or "play"
+    seat: int
+    hand_number: int
+    cause: str  # "player", "bot", "auto" or "timeout"
+    created_at: datetime
+    card: str | None = None
+    seed: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class StoredTrick:
+    """A completed trick, numbered from 1 across the whole game."""
+
+    number: int
+    hand_number: int
+    trick_number: int
+    leader: int
+    plays: list[list[Any]]  # [[seat, card code], …] in the order played
+    winner: int
+    points: int
+    created_at: datetime
+
+
+@dataclass(slots=True)
+class StoredGame:
+    """One game's row and seats, as loaded; changed in memory, then saved once with what it queued."""
+
+    id: str
+    version: int
+    status: str
+    target_score: int
+    auto_deal: bool
+    seed: str | None
+    requested_first_dealer: int | None
+    turn_timeout_seconds: int | None
+    turn_deadline: datetime | None
+    open_seats: int
+    trick_count: int
+    action_count: int
+    state: dict[str, Any] | None  # the engine's snapshot; None until all three seats are taken
+    created_at: datetime
+    updated_at: datetime
+    seats: list[StoredSeat] = field(default_factory=list)
+    loaded_version: int | None = None  # None for a game not yet inserted
+    changed_seats: set[int] = field(default_factory=set)
+    new_actions: list[StoredAction] = field(default_factory=list)
+    new_tricks: list[StoredTrick] = field(default_factory=list)
+
+    @property
+    def is_stored(self) -> bool:
+        return self.loaded_version is not None
+
+
+_BOOKKEEPING = frozenset({"seats", "loaded_version", "changed_seats", "new_actions", "new_tricks"})
+
+#: Each table's columns (but game_id), by the fields above; tests/store checks them against the tables.
+GAME_COLUMNS = tuple(f.name for f in fields(StoredGame) if f.name not in _BOOKKEEPING)
+SEAT_COLUMNS = tuple(f.name for f in fields(StoredSeat))
+ACTION_COLUMNS = tuple(f.name for f in fields(StoredAction))
+TRICK_COLUMNS = tuple(f.name for f in fields(StoredTrick))

@@ -5,7 +5,7 @@ bot's seat and the first dealer over all nine combinations, and plays every game
 target of 15 through the engine's :class:`Game` (seeded deals). It prints each match's win
 rate with a 95% Wilson interval (a fair share is 33.3%) and the expert's time per move.
 
-    .venv/bin/python bench/bots.py [--games 300] [--seed 1] [--workers 2] [--matches all]
+    .venv/bin/python -m bench.bots [--games 300] [--seed 1] [--workers 2] [--matches all]
 """
 
 from __future__ import annotations

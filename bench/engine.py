@@ -9,7 +9,7 @@ Rates are per second of this process's CPU time (``time.process_time``): the thr
 one core, which stays meaningful when other work shares the machine. The wall-clock rate is
 printed alongside; on an idle machine the two agree.
 
-    .venv/bin/python bench/engine.py [--games 2000] [--repeats 5] [--target 15]
+    .venv/bin/python -m bench.engine [--games 2000] [--repeats 5] [--target 15]
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ baseline updates/s: the two windows of a pair share whatever else the machine wa
 Goals (both databases): plays/s at 16 concurrent games >= 60% of the baseline; p99 < 15 ms
 for a lone game and < 50 ms at 4 concurrent games; zero non-2xx answers.
 
-    .venv/bin/python bench/http_load.py [--db sqlite,postgres] [--levels 1,4,16] [--seconds 10]
+    .venv/bin/python -m bench.http_load [--db sqlite,postgres] [--levels 1,4,16] [--seconds 10]
         [--repeats 5] [--postgres-url postgresql://postgres@127.0.0.1:5432/test] [--log-level INFO]
         [--json out.json]
 
@@ -50,11 +50,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
+from bench.baseline_app import ROWS, prepare
+from tests.support.server import free_port, serve
 
-from bench.baseline_app import ROWS, prepare  # noqa: E402
-from tests.support.server import free_port, serve  # noqa: E402
+REPO = Path(__file__).resolve().parent.parent
 
 HOST = "127.0.0.1"
 POSTGRES_URL = "postgresql://postgres@127.0.0.1:5432/test"

@@ -9,7 +9,7 @@ spend on requests, waits on the database included; the time they sit waiting for
 connection is not counted.
 
     pip install py-spy   # not a dependency of the service
-    .venv/bin/python bench/http_profile.py [--db sqlite|postgres] [--games 4] [--seconds 10] [--raw out]
+    .venv/bin/python -m bench.http_profile [--db sqlite|postgres] [--games 4] [--seconds 10] [--raw out]
 """
 
 from __future__ import annotations
@@ -24,8 +24,6 @@ import threading
 import time
 from collections import Counter
 from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.http_load import POSTGRES_URL, database_urls, drive, gunicorn
 

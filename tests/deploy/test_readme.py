@@ -76,10 +76,23 @@ def configuration_table() -> set[str]:
 
 def test_every_setting_is_in_the_configuration_table() -> None:
     documented = configuration_table()
-    settings = {name.upper() for name in Settings.__dataclass_fields__ if name != "extra"}
+    settings = {name.upper() for name in Settings.__dataclass_fields__}
     gunicorn = set(
         re.findall(r"""(?:_int\(|environ\.get\()["']([A-Z_]+)["']""", (ROOT / "gunicorn.conf.py").read_text())
     )
     start = set(re.findall(r"\$\{([A-Z_]+):-", (ROOT / "bin" / "start").read_text()))
     assert settings and gunicorn and start
     assert settings | gunicorn | start <= documented, sorted((settings | gunicorn | start) - documented)
+
+
+def test_the_layout_names_every_folder_and_package() -> None:
+    """The README's layout lists each top-level folder and each package and module of service/."""
+    section = README.split("## Layout", 1)[1].split("\n## ", 1)[0]
+    named = set(re.findall(r"^ *([\w.-]+/?)", section.split("```")[1], re.MULTILINE))
+    folders = {f"{path.name}/" for path in ROOT.iterdir() if path.is_dir() and (ROOT / ".git").exists()}
+    tracked = {folder for folder in folders if not folder.startswith(".") and folder not in {"node_modules/", "var/"}}
+    tracked -= {folder for folder in tracked if not any((ROOT / folder).glob("*")) or folder.endswith(".egg-info/")}
+    service = {f"{path.name}/" if path.is_dir() else path.name for path in (ROOT / "service").iterdir()}
+    service = {name for name in service if name not in {"__pycache__/", "__init__.py", "py.typed"}}
+    assert tracked <= named, sorted(tracked - named)
+    assert service <= named, sorted(service - named)

@@ -8,6 +8,7 @@ import multiprocessing
 import os
 import threading
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -124,9 +125,7 @@ def test_a_save_at_a_stale_version_writes_nothing(app, new_table) -> None:
         row.status = "finished"
         row.seats[0].name = "Changed"
         row.changed_seats.add(0)
-        row.new_actions.append(
-            StoredAction(row.action_count + 1, "play", seat, 1, "player", row.updated_at, card=card)
-        )
+        row.new_actions.append(StoredAction(row.action_count + 1, "play", seat, 1, "player", row.updated_at, card=card))
         assert repo.save(row) is False
     state = table.state()
     assert state["version"] == version + 1 and state["status"] == "playing"
@@ -198,3 +197,32 @@ def test_a_forked_child_queues_behind_its_parent(tmp_path: Path) -> None:
         assert child.exitcode == 0
     finally:
         db.dispose()
+
+
+def test_a_table_of_bots_plays_before_a_connection_is_taken(app, client, monkeypatch) -> None:
+    """createGame with three bots plays the whole game in memory, then takes a connection to save it."""
+    from service.games import server_moves
+    from service.store import GameStore
+
+    holding = [False]
+    moves_while_holding = []
+    real_session, real_make_bot = GameStore.session, server_moves.make_bot
+
+    @contextmanager
+    def session(self):
+        holding[0] = True
+        try:
+            with real_session(self) as opened:
+                yield opened
+        finally:
+            holding[0] = False
+
+    def make_bot(*args, **kwargs):
+        moves_while_holding.append(holding[0])
+        return real_make_bot(*args, **kwargs)
+
+    monkeypatch.setattr(GameStore, "session", session)
+    monkeypatch.setattr(server_moves, "make_bot", make_bot)
+    created = client.post("/v1/games", json={"seats": [{"bot": "random"}] * 3, "target_score": 5, "seed": "pool"})
+    assert created.status_code == 201 and created.json["status"] == "finished"
+    assert moves_while_holding and not any(moves_while_holding)

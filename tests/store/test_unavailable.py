@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
+import psycopg
 import pytest
+from flask import Flask
 from sqlalchemy import create_engine, text
 
 from service.config import Settings
 from service.store import Database, DatabaseUnavailable
+from service.store.db import _is_unavailable
 
 
 @pytest.fixture
@@ -62,3 +66,40 @@ def test_a_bad_query_is_not_unavailable(tmp_path: Path) -> None:
         assert not isinstance(raised.value, DatabaseUnavailable)
     finally:
         db.dispose()
+
+
+# How an error is classified: by its class and SQLSTATE, never by the words in its message.
+_sqlite_cantopen = sqlite3.OperationalError("unable to open database file")
+_sqlite_cantopen.sqlite_errorcode = sqlite3.SQLITE_CANTOPEN  # type: ignore[attr-defined]
+_sqlite_bug = sqlite3.OperationalError("no such table: connection_lost")
+_sqlite_bug.sqlite_errorcode = sqlite3.SQLITE_ERROR  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    ("error", "unavailable"),
+    [
+        (psycopg.OperationalError("connection refused"), True),  # a failure to connect: no SQLSTATE
+        (psycopg.InterfaceError("the connection is closed"), True),
+        (psycopg.errors.lookup("08006")("server closed the connection"), True),  # connection failure
+        (psycopg.errors.lookup("57P01")("terminating connection"), True),  # admin shutdown
+        (psycopg.errors.lookup("53300")("too many clients"), True),
+        (psycopg.errors.lookup("42P01")('relation "connection_lost" does not exist'), False),  # a bug
+        (psycopg.errors.lookup("23505")('duplicate key "connection_pkey"'), False),
+        (psycopg.ProgrammingError("query has no connection parameter"), False),
+        (_sqlite_cantopen, True),
+        (_sqlite_bug, False),
+        (sqlite3.IntegrityError("UNIQUE constraint failed: connection.id"), False),
+    ],
+    ids=repr,
+)
+def test_unavailable_is_decided_by_class_and_sqlstate(error: Exception, unavailable: bool) -> None:
+    assert _is_unavailable(error, None) is unavailable
+
+
+def test_a_bug_that_mentions_connection_is_not_an_outage(app: Flask) -> None:
+    """On either database: a statement that fails with "connection" in its message is still a bug."""
+    db: Database = app.extensions["coins.db"]
+    with pytest.raises(Exception) as raised, db.transaction(write=False) as connection:
+        connection.exec_driver_sql("SELECT * FROM connection_lost_table")
+    assert not isinstance(raised.value, DatabaseUnavailable)
+    db.ping()

@@ -12,7 +12,7 @@ bounded in time and in count; a server that exits or never answers raises Server
 the end of its output.
 
 Imported as ``tests.support.server`` with the repository's root on sys.path: pytest puts it
-there (``pythonpath`` in pyproject.toml), and bench/ scripts insert it themselves.
+there (``pythonpath`` in pyproject.toml), and the bench/ scripts run as modules from it (``python -m bench.http_load``).
 """
 
 from __future__ import annotations

@@ -176,15 +176,24 @@ class Replay:
 
 
 @dataclass
-class HandPlay:
-    """One hand being replayed: the hands still held (when the seed is known) and the trick on the table."""
+class Trick:
+    """A completed trick as the rules settle it."""
 
-    name: str
+    leader: int
+    plays: list[tuple[int, str]]
+    winner: int
+    points: int
+
+
+@dataclass
+class HandPlay:
+    """One hand being replayed: the dealt hands (when the seed is known), the cards played, the trick on the table."""
+
     dealt: list[list[str]] | None
     turn: int
     played: set[str] = field(default_factory=set)
     table: list[tuple[int, str]] = field(default_factory=list)
-    tricks: list[tuple[int, list[tuple[int, str]], int, int]] = field(default_factory=list)
+    tricks: list[Trick] = field(default_factory=list)
 
 
 def verify(record: Any) -> str:
@@ -213,13 +222,14 @@ def _setup(record: Any) -> Setup:
     target = _get(setup, "target_score", int, "setup")
     if not 1 <= target <= 100:
         raise Discrepancy(f"setup: the target score {target} is not from 1 to 100")
-    first_dealer = _seat(setup, "first_dealer", "setup") if setup.get("first_dealer") is not None else 0
+    if not record.get("hands") and setup.get("first_dealer") is None:
+        return Setup(target, 0, _names(record))  # seats still open: no first dealer yet
     chosen_by = setup.get("first_dealer_chosen_by")
-    if record.get("hands") and chosen_by not in FIRST_DEALER_CHOICES:
+    if chosen_by not in FIRST_DEALER_CHOICES:
         raise Discrepancy(
             f"setup: first_dealer_chosen_by {chosen_by!r} is not one of {', '.join(FIRST_DEALER_CHOICES)}"
         )
-    return Setup(target, first_dealer, _names(record))
+    return Setup(target, _seat(setup, "first_dealer", "setup"), _names(record))
 
 
 def _names(record: Any) -> list[str]:
@@ -239,7 +249,7 @@ def _check_hand(replay: Replay, hand: Any, number: int, *, is_last: bool) -> Non
     if stated != number:
         raise Discrepancy(f"{where}: the record numbers it hand {stated}: hand {number} is missing or out of place")
     dealer = _check_roles(replay, hand, where)
-    play = HandPlay(where, _dealt(hand, dealer, where), left_of(dealer))
+    play = HandPlay(_dealt(hand, dealer, where), left_of(dealer))
     for index, entry in enumerate(_get(hand, "plays", list, where)):
         _check_play(replay, play, entry, f"{where}, play {index + 1}")
     _check_tricks(hand, play, where)
@@ -311,7 +321,7 @@ def _settle_trick(replay: Replay, hand: HandPlay) -> None:
     cards = [card for _, card in hand.table]
     winner = hand.table[trick_winner(cards)][0]
     points = trick_points(cards)
-    hand.tricks.append((hand.table[0][0], hand.table, winner, points))
+    hand.tricks.append(Trick(hand.table[0][0], hand.table, winner, points))
     hand.table = []
     hand.turn = winner
     replay.scores[winner] += points
@@ -325,20 +335,24 @@ def _check_tricks(hand: Any, play: HandPlay, where: str) -> None:
         raise Discrepancy(
             f"{where}: the record lists {len(stated)} completed tricks, but its plays make {len(play.tricks)}"
         )
-    for number, (trick, (leader, plays, winner, points)) in enumerate(zip(stated, play.tricks, strict=True), 1):
-        at = f"{where}, trick {number}"
-        if _get(trick, "number", int, at) != number or _seat(trick, "leader", at) != leader:
-            raise Discrepancy(f"{at}: the record's number or leader is wrong (seat {leader} led it)")
-        if _trick_plays(trick, at) != plays:
-            raise Discrepancy(f"{at}: the trick's cards are not the plays listed for the hand")
-        if _seat(trick, "winner", at) != winner:
-            raise Discrepancy(
-                f"{at}: the record says seat {trick['winner']} won, but by the rules seat {winner} did ({', '.join(c for _, c in plays)})"
-            )
-        if _get(trick, "points", int, at) != points:
-            raise Discrepancy(
-                f"{at}: the record gives {trick['points']} point(s), but the trick holds {points} coins card(s)"
-            )
+    for number, (trick, computed) in enumerate(zip(stated, play.tricks, strict=True), 1):
+        _check_trick(trick, computed, number, f"{where}, trick {number}")
+
+
+def _check_trick(trick: Any, computed: Trick, number: int, where: str) -> None:
+    if _get(trick, "number", int, where) != number or _seat(trick, "leader", where) != computed.leader:
+        raise Discrepancy(f"{where}: the record's number or leader is wrong (seat {computed.leader} led it)")
+    if _trick_plays(trick, where) != computed.plays:
+        raise Discrepancy(f"{where}: the trick's cards are not the plays listed for the hand")
+    if _seat(trick, "winner", where) != computed.winner:
+        cards = ", ".join(card for _, card in computed.plays)
+        raise Discrepancy(
+            f"{where}: the record says seat {trick['winner']} won, but by the rules seat {computed.winner} did ({cards})"
+        )
+    if _get(trick, "points", int, where) != computed.points:
+        raise Discrepancy(
+            f"{where}: the record gives {trick['points']} point(s), but the trick holds {computed.points} coins card(s)"
+        )
 
 
 def _trick_plays(trick: Any, where: str) -> list[tuple[int, str]]:
@@ -349,9 +363,8 @@ def _close_hand(replay: Replay, hand: Any, play: HandPlay, where: str, *, is_las
     """Whether the hand is over, its seed and scores, and who deals next."""
     over = replay.winner is not None or len(play.tricks) == CARDS_EACH
     if _get(hand, "over", bool, where) != over:
-        raise Discrepancy(
-            f"{where}: the record says the hand is {'' if hand['over'] else 'not '}over, but by its plays it is {'' if over else 'not '}over"
-        )
+        said, truth = ("over", "not over") if hand["over"] else ("not over", "over")
+        raise Discrepancy(f"{where}: the record says the hand is {said}, but by its plays it is {truth}")
     if over and play.dealt is None:
         raise Discrepancy(f"{where}: the hand is over but its seed is not revealed, so its deal cannot be checked")
     if not over and "seed" in hand:
@@ -364,7 +377,7 @@ def _close_hand(replay: Replay, hand: Any, play: HandPlay, where: str, *, is_las
     replay.last_hand_over = over
     replay.last_hand_tricks = len(play.tricks)
     if play.tricks:
-        replay.next_dealer = right_of(play.tricks[-1][2])
+        replay.next_dealer = right_of(play.tricks[-1].winner)
 
 
 def _check_scores(stated: Any, scores: list[int], what: str) -> None:
@@ -406,9 +419,10 @@ def _who(seat: Any) -> str:
 def _summary(record: Any, replay: Replay) -> str:
     head = f"game {record.get('id')}, {_count(replay.hands, 'hand')}, {_count(replay.plays, 'play')}"
     if replay.winner is not None:
-        winner = replay.winner
+        seat = replay.winner
         when = " mid-hand" if replay.last_hand_tricks < CARDS_EACH else ""
-        return f"OK: {head}, finished{when}, winner seat {winner} ({replay.setup.names[winner]}) with {replay.scores[winner]}"
+        winner = f"seat {seat} ({replay.setup.names[seat]}) with {replay.scores[seat]}"
+        return f"OK: {head}, finished{when}, winner {winner}"
     pending = "" if replay.last_hand_over else f"; hand {replay.hands}'s deal is checked once its seed is revealed"
     scores = "-".join(str(score) for score in replay.scores)
     return f"OK so far: {head}, in progress, scores {scores}{pending}"

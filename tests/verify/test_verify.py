@@ -6,6 +6,7 @@ import ast
 import copy
 import hashlib
 import io
+import itertools
 import json
 import re
 import shutil
@@ -19,7 +20,8 @@ from typing import Any
 import pytest
 
 from service import verify
-from service.engine import FirstDealerReason
+from service.engine import DECK, FirstDealerReason, trick_points, trick_winner
+from tests.engine.test_engine_fair_deals import VECTORS
 from tests.support.records import Table, play
 
 Record = dict[str, Any]
@@ -73,6 +75,38 @@ def test_a_genuine_record_verifies(
     out = capsys.readouterr().out
     assert out.endswith("\n") and out.count("\n") == 1
     assert re.search(summary, out.rstrip("\n")), out
+
+
+# -- the rules, re-implemented ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("vector", VECTORS, ids=lambda vector: vector["seed"][:16])
+def test_the_verifier_deals_the_published_vectors(vector: dict[str, str]) -> None:
+    seed = bytes.fromhex(vector["seed"])
+    assert verify.commitment(seed) == vector["commitment"]
+    hands = verify.deal(seed, int(vector["dealer"]))
+    assert hands == [vector[f"hand {seat}"].split() for seat in range(3)]
+
+
+@pytest.mark.parametrize(
+    ("cards", "winner"),
+    [
+        (("2-cups", "ace-coins", "ace-swords"), 0),
+        (("2-cups", "ace-coins", "3-clubs"), 2),
+        (("ace-clubs", "king-cups", "knight-cups"), 1),
+        (("9-coins", "knave-coins", "2-coins"), 1),
+    ],
+    ids=["clubs absent", "swords absent", "a pair", "one suit"],
+)
+def test_the_verifier_settles_the_worked_examples_of_the_rules(cards: tuple[str, str, str], winner: int) -> None:
+    assert verify.trick_winner(cards) == winner
+
+
+def test_the_verifier_and_the_engine_agree_on_every_trick() -> None:
+    for cards in itertools.permutations(DECK, 3):
+        codes = [card.code for card in cards]
+        assert verify.trick_winner(codes) == trick_winner(cards), codes
+        assert verify.trick_points(codes) == trick_points(cards), codes
 
 
 # -- tampering ------------------------------------------------------------------------------

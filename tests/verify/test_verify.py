@@ -377,3 +377,21 @@ def test_verify_runs_as_a_file_copied_alone(tmp_path: Path) -> None:
     )
     assert (done.returncode, done.stderr) == (0, "")
     assert done.stdout.startswith("OK: game 01TESTTAMPERED, 3 hands, ")
+
+
+# -- the documentation ----------------------------------------------------------------------------
+
+DOC = Path(__file__).resolve().parents[2] / "docs" / "records.md"
+
+
+def _found(pattern: str, text: str) -> str:
+    match = re.search(pattern, text, flags=re.S)
+    assert match is not None, pattern
+    return match.group(1)
+
+
+def test_the_documented_example_verifies_with_the_documented_answer() -> None:
+    text = DOC.read_text()
+    example = json.loads(_found(r"```json\n(.*?)\n```", text))
+    assert verify.verify(example) == _found(r"\$ coins-verify record\.json\n(.*?)\n", text)
+    assert example == play(Table(target=1), "a").record()

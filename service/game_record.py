@@ -19,6 +19,7 @@ from typing import Any
 
 from . import engine
 from .engine import CompletedTrick, Dealt, Game, GameSetup
+from .records import WAITING_FOR_PLAYERS
 
 __all__ = ["FORMAT", "FORMAT_VERSION", "GameInfo", "SeatInfo", "ActionEntry", "build_record"]
 
@@ -81,6 +82,7 @@ def build_record(
     replay = _Replay(Game(setup) if setup is not None else None)
     for action in sorted(actions, key=lambda entry: entry.seq):
         replay.apply(action)
+    replay.check_status(game.status)
     return {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
@@ -182,6 +184,12 @@ class _Replay:
             self._play(self.game, action)
         else:
             raise ValueError(f"action {action.seq} is of unknown kind {action.kind!r}")
+
+    def check_status(self, stored: str) -> None:
+        """The stored status must be the one the log leads to."""
+        replayed = self.game.status.value if self.game is not None else WAITING_FOR_PLAYERS
+        if stored != replayed:
+            raise ValueError(f"the game is stored as {stored}, but its log leaves it {replayed}")
 
     def _deal(self, game: Game, action: ActionEntry) -> None:
         if action.seed is None:

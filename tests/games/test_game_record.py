@@ -156,6 +156,12 @@ def test_a_log_the_engine_refuses_is_not_recorded(corrupt: Any, error: type[Exce
         build_record(played.info, SEATS, corrupt(played.actions), played.game.setup)
 
 
+def test_a_stored_status_the_log_contradicts_is_refused() -> None:
+    played = play(Table(stop_after=10))
+    with pytest.raises(ValueError, match="stored as finished, but its log leaves it playing"):
+        build_record(replace(played.info, status="finished"), SEATS, played.actions, played.game.setup)
+
+
 def test_a_record_is_plain_json() -> None:
     played = play(Table(target=5))
     record = played.record()

@@ -13,6 +13,7 @@ dealt hands are never listed: anyone can recompute them from the revealed seeds.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -68,8 +69,8 @@ class ActionEntry:
 
 def build_record(
     game: GameInfo,
-    seats: tuple[SeatInfo, ...],
-    actions: tuple[ActionEntry, ...],
+    seats: Iterable[SeatInfo],
+    actions: Iterable[ActionEntry],
     setup: GameSetup | None,
     *,
     now: datetime | None = None,

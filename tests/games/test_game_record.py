@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from service.engine import CARD_CODES, FirstDealerReason, NotYourTurn, commitment
-from service.game_record import FORMAT, FORMAT_VERSION, ActionEntry, GameInfo, SeatInfo, build_record
+from service.games.game_record import FORMAT, FORMAT_VERSION, ActionEntry, GameInfo, SeatInfo, build_record
 from tests.support.records import SEATS, START, Played, Table, play
 
 CARD_PATTERN = re.compile("|".join(rf'"{re.escape(code)}"' for code in CARD_CODES))

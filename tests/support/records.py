@@ -9,7 +9,7 @@ from typing import Any
 
 from service.bots import make_bot
 from service.engine import FirstDealerReason, Game, GameSetup, Status, private_view
-from service.game_record import ActionEntry, GameInfo, SeatInfo, build_record
+from service.games.game_record import ActionEntry, GameInfo, SeatInfo, build_record
 
 START = datetime(2026, 11, 30, 18, 0, tzinfo=UTC)
 SEATS = (SeatInfo(0, "Ana", None), SeatInfo(1, "Bo", None), SeatInfo(2, "Basic bot", "basic"))

@@ -21,7 +21,7 @@ import pytest
 
 from service import verify
 from service.engine import DECK, FirstDealerReason, trick_points, trick_winner
-from tests.engine.test_engine_fair_deals import VECTORS
+from tests.engine.test_fair_deals import VECTORS
 from tests.support.records import Table, play
 
 Record = dict[str, Any]

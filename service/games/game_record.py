@@ -18,9 +18,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from . import engine
-from .engine import CompletedTrick, Dealt, Game, GameSetup
-from .records import WAITING_FOR_PLAYERS
+from .. import engine
+from ..engine import CompletedTrick, Dealt, Game, GameSetup
+from .results import WAITING_FOR_PLAYERS
 
 __all__ = ["FORMAT", "FORMAT_VERSION", "GameInfo", "SeatInfo", "ActionEntry", "build_record"]
 

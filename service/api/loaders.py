@@ -2,7 +2,7 @@
 
 A play's body is ``{"card": "<code>"}``. Loading it through webargs and marshmallow costs some
 60 µs per request, several times what the rest of reading the request does. At run time
-:class:`~service.api.common.Blueprint` first offers a JSON body whose schema has a function in
+:class:`~service.api.smorest_overrides.Blueprint` first offers a JSON body whose schema has a function in
 :data:`LOADERS` to that function. It returns the loaded arguments (what the schema's ``load``
 returns for the same body) only for a body it is sure is valid; for anything else it returns
 None, and the body goes through webargs and the schema as usual, which answer any error in

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import marshmallow as ma
@@ -9,7 +10,7 @@ from marshmallow import fields, validate
 
 from ..bots import STRENGTHS
 from ..engine import MAX_TARGET, MIN_TARGET
-from ..games.results import STATUSES, Created, PlayResult
+from ..games.results import STATUSES
 from .fields import CardField
 from .problems import PROBLEMS
 
@@ -40,6 +41,24 @@ class JsonBoolean(fields.Boolean):
         if not isinstance(value, bool):
             raise self.make_error("invalid", input=value)
         return value
+
+
+class Itself(fields.Nested):
+    """The dumped object itself, seen through another schema: a play result is also the play
+    it records (its ``seat`` and ``card``). Documented as the nested schema, like ``Nested``."""
+
+    def get_value(self, obj: Any, attr: str, accessor: Any = None, default: Any = ma.missing) -> Any:
+        return obj
+
+
+def fields_of(schema: type[ma.Schema], attribute: str) -> dict[str, ma.fields.Field[Any]]:
+    """Copies of ``schema``'s declared fields that read their values from ``<attribute>.<name>``:
+    a nested object's fields at the top level of another schema."""
+    copies = {}
+    for name, declared in schema._declared_fields.items():
+        copies[name] = copy.copy(declared)
+        copies[name].attribute = f"{attribute}.{declared.attribute or name}"
+    return copies
 
 
 # -- requests ---------------------------------------------------------------------------
@@ -313,14 +332,14 @@ class CredentialSchema(ma.Schema):
     )
 
 
-class CreatedGameSchema(GameSchema):
-    credentials = fields.List(fields.Nested(CredentialSchema), required=True)
-
-    @ma.pre_dump
-    def _flatten(self, created: Created, **_kwargs: Any) -> dict[str, Any]:
-        # The game's fields at the top level, next to the credentials.
-        body = {name: getattr(created.game, name) for name in GameSchema._declared_fields}
-        return {**body, "credentials": created.credentials}
+# The game's fields at the top level (read from ``Created.game``), next to the credentials.
+CreatedGameSchema = ma.Schema.from_dict(
+    {
+        **fields_of(GameSchema, "game"),
+        "credentials": fields.List(fields.Nested(CredentialSchema), required=True),
+    },
+    name="CreatedGameSchema",
+)
 
 
 class JoinedGameSchema(ma.Schema):
@@ -386,17 +405,16 @@ class ScoreSchema(ma.Schema):
 
 
 class PlayResultSchema(ma.Schema):
-    play = fields.Nested(PlaySchema, required=True, metadata={"description": "The card just played."})
+    # Named schemas for every part (not Method fields), so the spec types them for SDKs.
+    play = Itself(PlaySchema, required=True, metadata={"description": "The card just played."})
     trick = fields.Nested(TrickSchema, required=True, metadata={"description": "The trick as it now stands."})
     scores = fields.List(
-        fields.Nested(ScoreSchema), required=True, metadata={"description": "Every seat's score after this play."}
+        fields.Nested(ScoreSchema),
+        required=True,
+        attribute="game.seats",
+        metadata={"description": "Every seat's score after this play."},
     )
     game = fields.Nested(GameSchema, required=True)
-
-    @ma.pre_dump
-    def _parts(self, result: PlayResult, **_kwargs: Any) -> dict[str, Any]:
-        # Named schemas for every part (not Method fields), so the spec types them for SDKs.
-        return {"play": result, "trick": result.trick, "scores": result.game.seats, "game": result.game}
 
 
 class HandSchema(ma.Schema):

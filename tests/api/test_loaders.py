@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from service.api import common
+from service.api import smorest_overrides
 from service.api.loaders import LOADERS
 from service.api.schemas import PlayCardSchema
 from service.engine import CARD_CODES
@@ -58,9 +58,9 @@ def test_a_valid_play_skips_webargs_and_an_invalid_one_does_not(new_table, monke
     table.deal(0)
     seat = table.state()["turn"]
     parsed = []
-    real_parse = common.Blueprint.ARGUMENTS_PARSER.parse
+    real_parse = smorest_overrides.Blueprint.ARGUMENTS_PARSER.parse
     monkeypatch.setattr(
-        common.Blueprint.ARGUMENTS_PARSER, "parse", lambda *a, **k: parsed.append(a) or real_parse(*a, **k)
+        smorest_overrides.Blueprint.ARGUMENTS_PARSER, "parse", lambda *a, **k: parsed.append(a) or real_parse(*a, **k)
     )
     response = table.client.post(f"/v1/games/{table.id}/plays", json={"card": "two"}, headers=table.auth(seat))
     assert response.status_code == 422 and response.json["code"] == "validation_error"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -37,7 +38,15 @@ def _default_workers() -> int:
 # Where to listen: BIND (host:port, or unix:/path) wins over PORT (all interfaces).
 bind = [os.environ.get("BIND") or f"0.0.0.0:{_int('PORT', 8000)}"]
 workers = max(1, _int("WEB_CONCURRENCY", _default_workers()))
-threads = max(1, _int("GUNICORN_THREADS", 1))  # more than 1 switches to the gthread worker
+# gthread workers: a pool of threads per worker, one for each request in progress. An event
+# stream holds its thread for as long as it is open (idle, it sleeps on a condition: no CPU), so
+# each worker has a thread per stream it may hold (STREAMS_PER_WORKER; beyond it, 503) on top of
+# GUNICORN_THREADS for everything else. docs/benchmarks.md ("Live events") has the measurements
+# behind this choice; with STREAMS_PER_WORKER=0 and GUNICORN_THREADS=1, the sync worker.
+streams_per_worker = _int("STREAMS_PER_WORKER", 400)
+threads = max(1, _int("GUNICORN_THREADS", 4)) + streams_per_worker
+worker_class = "gthread" if threads > 1 else "sync"
+worker_connections = threads + 100  # gthread: connections a worker holds (kept-alive ones wait unthreaded)
 timeout = _int("GUNICORN_TIMEOUT", 30)  # a silent worker is killed and replaced after this long
 graceful_timeout = _int("GUNICORN_GRACEFUL_TIMEOUT", 30)  # on SIGTERM, in-flight requests get this long
 keepalive = _int("GUNICORN_KEEPALIVE", 5)  # gthread only: behind a load balancer, above its idle timeout
@@ -67,6 +76,22 @@ def on_starting(server: Any) -> None:
     directory.mkdir(parents=True, exist_ok=True)
     for stale in directory.glob("*.db"):
         stale.unlink()
+
+
+def post_worker_init(worker: Any) -> None:
+    """Event streams never end by themselves: on SIGTERM the worker ends them first (their
+    clients reconnect to another worker with Last-Event-ID), so it can stop within its
+    graceful timeout instead of being killed with them open."""
+    stop = signal.getsignal(signal.SIGTERM)
+
+    def end_streams_then_stop(signum: int, frame: Any) -> None:
+        feed = getattr(worker.wsgi, "extensions", {}).get("coins.feed")
+        if feed is not None:
+            feed.close()
+        if callable(stop):
+            stop(signum, frame)
+
+    signal.signal(signal.SIGTERM, end_streams_then_stop)
 
 
 def child_exit(server: Any, worker: Any) -> None:

@@ -13,9 +13,12 @@ from .api import init_api
 from .api.context import EXTENSION
 from .api.cors import init_cors
 from .api.docs import configure_docs
+from .api.event_schemas import render_event
+from .api.events import FEED_EXTENSION
 from .api.jsonprovider import FastJSONProvider
 from .api.problems import Problem
 from .config import Settings
+from .events import EventFeed
 from .games import GameService
 from .observability import init_observability
 from .store import Database, DatabaseUnavailable, GameStore
@@ -63,7 +66,12 @@ def create_app(settings: Settings | None = None) -> Flask:
     if settings.auto_migrate:
         _migrate_when_reachable(app, db)
     app.extensions["coins.db"] = db
-    app.extensions[EXTENSION] = GameService(GameStore(db))
+    store = GameStore(db)
+    games = GameService(store, render_event)
+    app.extensions[EXTENSION] = games
+    app.extensions[FEED_EXTENSION] = EventFeed(
+        games, store, max_streams=settings.streams_per_worker, idle_seconds=settings.stream_heartbeat_seconds
+    )
 
     @app.before_request
     def require_json_body() -> None:

@@ -27,11 +27,14 @@ class Settings:
     db_pool_size: int = 5
     db_busy_timeout_ms: int = 30_000
     auto_migrate: bool = True
+    streams_per_worker: int = 400
+    stream_heartbeat_seconds: int = 15
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
         """Read ``DATABASE_URL``, ``LOG_LEVEL``, ``CORS_ORIGINS`` (comma-separated),
-        ``MAX_REQUEST_BYTES``, ``DB_POOL_SIZE``, ``DB_BUSY_TIMEOUT_MS`` and ``AUTO_MIGRATE``."""
+        ``MAX_REQUEST_BYTES``, ``DB_POOL_SIZE``, ``DB_BUSY_TIMEOUT_MS``, ``AUTO_MIGRATE``, ``STREAMS_PER_WORKER`` and
+        ``STREAM_HEARTBEAT_SECONDS``."""
         env = os.environ if env is None else env
         values: dict[str, object] = {}
         for f in fields(cls):
@@ -55,6 +58,10 @@ class Settings:
             raise ConfigError("DB_POOL_SIZE must be between 1 and 100")
         if not 0 <= self.db_busy_timeout_ms <= 600_000:
             raise ConfigError("DB_BUSY_TIMEOUT_MS must be between 0 and 600000")
+        if not 0 <= self.streams_per_worker <= 10_000:
+            raise ConfigError("STREAMS_PER_WORKER must be between 0 and 10000")
+        if not 1 <= self.stream_heartbeat_seconds <= 19:
+            raise ConfigError("STREAM_HEARTBEAT_SECONDS must be between 1 and 19")
 
     @property
     def sqlalchemy_url(self) -> str:
@@ -68,7 +75,13 @@ class Settings:
 
 def _parse(name: str, raw: str) -> object:
     upper = name.upper()
-    if name in ("max_request_bytes", "db_pool_size", "db_busy_timeout_ms"):
+    if name in (
+        "max_request_bytes",
+        "db_pool_size",
+        "db_busy_timeout_ms",
+        "streams_per_worker",
+        "stream_heartbeat_seconds",
+    ):
         try:
             return int(raw)
         except ValueError:

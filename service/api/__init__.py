@@ -13,7 +13,7 @@ from ..bots import STRENGTHS
 from ..engine import CARD_CODES
 from ..games import STATUSES
 from .fields import CARD_SCHEMA, CardField, card_field_to_ref
-from .openapi import any_of_schemas, named_enum_to_ref
+from .openapi import any_of_schemas, items_ref, named_enum_to_ref
 from .problems import PROBLEM_MEDIA_TYPE, PROBLEMS, register_problem_handlers
 from .schemas import FIRST_DEALER_CHOICES, NewBotSchema, NewPersonSchema, ProblemSchema
 
@@ -58,6 +58,7 @@ class Api(flask_smorest.Api):  # type: ignore[misc]  # flask-smorest ships no ty
         # Runs inside init_app, before ProblemSchema is converted: its `code` refers to ProblemCode.
         self.ma_plugin.converter.add_attribute_function(named_enum_to_ref)
         self.ma_plugin.converter.add_attribute_function(any_of_schemas)
+        self.ma_plugin.converter.add_attribute_function(items_ref)
         for status in http.HTTPStatus:
             response: dict[str, Any] = {"description": status.phrase}
             if status >= 400:
@@ -105,10 +106,16 @@ def init_api(app: Flask) -> Api:
         api.spec.components.parameter(name, "header", parameter)
     register_problem_handlers(app)
 
-    from . import games, hands, health, hints, history, players, plays, tricks
+    from . import events, games, hands, health, hints, history, players, plays, tricks
+    from .event_schemas import EVENT_SCHEMAS, FEED_EVENT_COMPONENT
 
-    for module in (games, players, hands, plays, hints, tricks, history):
+    for module in (games, players, hands, plays, hints, tricks, history, events):
         api.register_blueprint(module.blp)
+    for schema in EVENT_SCHEMAS.values():  # each event's own schema, named as FEED_EVENT_COMPONENT refers to it
+        name = schema.__name__.removesuffix("Schema")
+        if name not in api.spec.components.schemas:
+            api.spec.components.schema(name, schema=schema)
+    api.spec.components.schema("FeedEvent", FEED_EVENT_COMPONENT)
     # A seat of createGame is documented as NewPerson or NewBot; NewSeat only loads it.
     api.spec.components.schema("NewPerson", schema=NewPersonSchema)
     api.spec.components.schema("NewBot", schema=NewBotSchema)

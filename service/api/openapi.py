@@ -6,7 +6,7 @@ from typing import Any
 
 import marshmallow as ma
 
-__all__ = ["CREATED_GAME_LINKS", "JOINED_GAME_LINKS", "any_of_schemas", "named_enum_to_ref"]
+__all__ = ["CREATED_GAME_LINKS", "JOINED_GAME_LINKS", "any_of_schemas", "items_ref", "named_enum_to_ref"]
 
 
 def named_enum_to_ref(
@@ -39,6 +39,16 @@ def any_of_schemas(_converter: Any, field: ma.fields.Field[Any], ret: dict[str, 
     if field.allow_none:
         forms.append({"type": "null"})
     return {"anyOf": forms}
+
+
+def items_ref(_converter: Any, field: ma.fields.Field[Any], ret: dict[str, Any], **_kwargs: Any) -> dict[str, Any]:
+    """apispec attribute function: a list with ``metadata={"items_ref": name}`` holds items of that
+    named schema (one that no marshmallow schema describes: a union, say)."""
+    name = field.metadata.get("items_ref")
+    if not name:
+        return {}
+    ret.pop("items", None)
+    return {"items": {"$ref": f"#/components/schemas/{name}"}}
 
 
 def _links(game_id: str, seat: str, token: str, operations: dict[str, str]) -> dict[str, Any]:

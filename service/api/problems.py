@@ -51,6 +51,7 @@ PROBLEMS: dict[str, tuple[int, str]] = {
     "too_many_requests": (429, "Too many requests"),
     "internal_error": (500, "Internal error"),
     "database_unavailable": (503, "The database is unavailable"),
+    "too_many_streams": (503, "This server holds as many event streams as it can"),
 }
 
 _BY_STATUS = {

@@ -19,6 +19,7 @@ from ..store import GameStore, StoredGame, StoredSeat, StoreSession
 from .commands import NewGame, NewPlayer
 from .cursors import ACTIONS, GAMES, TRICKS, decode_cursor, encode_cursor, number_cursor
 from .errors import InvalidCursor, NotYourSeat, SeatsFull, SeatsOpen, SeatTaken, VersionMismatch
+from .feed import FeedLog, FeedStart, GameEvent, Renderer, SeatLeftEvent, SeatTakenEvent
 from .ids import new_game_id
 from .projections import action_state, hands_over, public_game, trick_state
 from .results import (
@@ -38,7 +39,7 @@ from .results import (
     etag_for,
 )
 from .seats import is_open, take_seat
-from .server_moves import record_deal, record_play, settle, start, touch
+from .server_moves import begin, changed, record_deal, record_play, settle
 from .tokens import authenticate
 from .transactions import Transactions, restore
 
@@ -52,9 +53,10 @@ def _now() -> datetime:
 class GameService:
     """The use cases over one store. Stateless between calls: any number can run side by side."""
 
-    def __init__(self, store: GameStore, *, clock: Callable[[], datetime] = _now) -> None:
+    def __init__(self, store: GameStore, render: Renderer, *, clock: Callable[[], datetime] = _now) -> None:
+        """``render`` turns the feed's events into the JSON clients receive (the API's)."""
         self.store = store
-        self._games = Transactions(store, clock)
+        self._games = Transactions(store, clock, render)
 
     @property
     def clock(self) -> Callable[[], datetime]:
@@ -91,6 +93,7 @@ class GameService:
             open_seats=sum(1 for player in request.seats if player is None),
             trick_count=0,
             action_count=0,
+            event_count=0,
             state=None,
             created_at=now,
             updated_at=now,
@@ -98,13 +101,18 @@ class GameService:
         )
         # A full table starts at once (three bots may play the whole game here), before a
         # connection is taken: the store is held for the INSERTs alone.
-        game = start(stored, now) if stored.open_seats == 0 else None
+        game = None
+        if stored.open_seats == 0:
+            game = begin(stored)
+            log = FeedLog()
+            settle(stored, game, now, log)
+            log.queue(stored, self._games.render, now)
         with self.store.session() as session:
             session.save(stored)
         return Created(public_game(stored, game), tuple(credentials))
 
     def join(self, game_id: str, player: NewPlayer, *, seat: int | None, if_match: Sequence[str] | None) -> Joined:
-        def change(stored: StoredGame, game: Game | None, now: datetime) -> Joined:
+        def change(stored: StoredGame, game: Game | None, now: datetime, log: FeedLog) -> Joined:
             _check_version(stored, if_match)
             open_seats = [s for s in stored.seats if is_open(s)]
             if not open_seats:
@@ -121,21 +129,23 @@ class GameService:
             stored.changed_seats.add(taken.seat)
             stored.open_seats -= 1
             if stored.open_seats == 0:
-                game = start(stored, now)
-            touch(stored, now)
+                game = begin(stored)
+            changed(stored, game, now)
+            log.add(stored, SeatTakenEvent, public_game(stored, game), seat=taken.seat, name=taken.name, bot=None)
+            if game is not None:
+                settle(stored, game, now, log)
             return Joined(taken.seat, token, public_game(stored, game))
 
         return self._games.change(game_id, change)
 
     def deal(self, game_id: str, token: str | None, *, if_match: Sequence[str] | None) -> DealResult:
-        def change(stored: StoredGame, game: Game | None, now: datetime) -> DealResult:
+        def change(stored: StoredGame, game: Game | None, now: datetime, log: FeedLog) -> DealResult:
             seat = authenticate(stored.seats, token)
             _check_version(stored, if_match)
             game = _running(stored, game)
             dealt = game.deal(seat)
-            record_deal(stored, game, "player", now)
-            settle(stored, game, now)
-            touch(stored, now)
+            record_deal(stored, game, dealt, "player", now, log)
+            settle(stored, game, now, log)
             return DealResult(
                 dealt.hand_number,
                 dealt.dealer,
@@ -149,20 +159,19 @@ class GameService:
         return self._games.change(game_id, change)
 
     def play(self, game_id: str, token: str | None, card: Card, *, if_match: Sequence[str] | None) -> PlayResult:
-        def change(stored: StoredGame, game: Game | None, now: datetime) -> PlayResult:
+        def change(stored: StoredGame, game: Game | None, now: datetime, log: FeedLog) -> PlayResult:
             seat = authenticate(stored.seats, token)
             _check_version(stored, if_match)
             game = _running(stored, game)
             leader = game.leader
             played = game.play(seat, card)
-            record_play(stored, played, "player", now)
+            record_play(stored, game, played, "player", now, log)
             if played.completed is not None:
                 trick = TrickState.of(played.completed)
             else:
                 assert leader is not None
                 trick = TrickState(leader, played.trick, played.hand_number, played.trick_number)
-            settle(stored, game, now)
-            touch(stored, now)
+            settle(stored, game, now, log)
             return PlayResult(seat, card, trick, public_game(stored, game))
 
         return self._games.change(game_id, change)
@@ -172,7 +181,7 @@ class GameService:
     ) -> PublicGame:
         """Hand a seat to a bot for good (or, before the game starts, give it up)."""
 
-        def change(stored: StoredGame, game: Game | None, now: datetime) -> PublicGame:
+        def change(stored: StoredGame, game: Game | None, now: datetime, log: FeedLog) -> PublicGame:
             caller = authenticate(stored.seats, token)
             if caller != seat:
                 raise NotYourSeat(f"the token acts for seat {caller}, not seat {seat}")
@@ -187,8 +196,10 @@ class GameService:
                 stored.open_seats += 1
             else:
                 leaving.bot = bot
-                settle(stored, game, now)
-            touch(stored, now)
+            changed(stored, game, now)
+            log.add(stored, SeatLeftEvent, public_game(stored, game), seat=seat, bot=leaving.bot)
+            if game is not None:
+                settle(stored, game, now, log)
             return public_game(stored, game)
 
         return self._games.change(game_id, change)
@@ -258,6 +269,22 @@ class GameService:
         games = tuple(public_game(stored, restore(stored)) for stored in found)
         next_cursor = encode_cursor(GAMES, found[-1].id) if more else None
         return GamePage(games, next_cursor)
+
+    def feed_start(self, game_id: str, token: str | None) -> FeedStart:
+        """Where a reader of the game's feed starts: the whole state now, as the ``game`` event
+        (with the reader's own hand, for a seat's token), numbered as the last event it includes."""
+
+        def read(_session: StoreSession, stored: StoredGame) -> FeedStart:
+            seat = authenticate(stored.seats, token) if token is not None else None
+            game = restore(stored)
+            hand = None
+            if seat is not None and game is not None and game.status is Status.PLAYING:
+                hand = HandState(seat, game.hand_number, game.hand(seat), stored.version, stored.id)
+            state = GameEvent(id=stored.event_count, version=stored.version, game=public_game(stored, game), hand=hand)
+            finished = game is not None and game.is_over
+            return FeedStart(seat, stored.event_count, finished, self._games.render(state))
+
+        return self._games.read(game_id, read)
 
     def ping(self) -> None:
         """Raise :class:`.DatabaseUnavailable` unless the store can be reached (readiness)."""

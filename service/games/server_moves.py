@@ -1,8 +1,9 @@
 """The server's own moves: auto-deals, bot seats, and stand-ins for a player whose turn timed out.
 
 They happen inside the request that makes them due, on the game in memory, before it is saved:
-no background worker, no state kept in the process. Each move is also queued on the stored
-game as an entry of its action log (and a completed trick as a trick).
+no background worker, no state kept in the process. Each move, the server's or a player's, is
+recorded here: queued on the stored game as an entry of its action log (a completed trick as a
+trick), given a new version, and logged for the feed as its events.
 """
 
 from __future__ import annotations
@@ -14,17 +15,28 @@ from .. import engine
 from ..bots import make_bot
 from ..engine import Game, GameSetup, Status
 from ..store import StoredAction, StoredGame, StoredTrick
+from .feed import (
+    CardPlayedEvent,
+    FeedLog,
+    GameFinishedEvent,
+    HandDealtEvent,
+    HandEndedEvent,
+    HandEvent,
+    TrickWonEvent,
+)
+from .projections import public_game
+from .results import TrickState
 
 __all__ = [
     "BOTS_ONLY_EXPERT_PLAYOUTS",
     "STAND_IN",
+    "begin",
+    "changed",
     "record_deal",
     "record_play",
     "settle",
     "stand_in",
-    "start",
     "timed_out",
-    "touch",
 ]
 
 STAND_IN = "basic"  # the strength that plays for a player whose turn timed out
@@ -35,60 +47,71 @@ MAX_SERVER_MOVES = 5_000  # one request of three bots plays a whole game: bounde
 BOTS_ONLY_EXPERT_PLAYOUTS = 25
 
 
-def start(stored: StoredGame, now: datetime) -> Game:
-    """All seats taken: choose the first dealer, start the engine's game, make any moves due."""
+def begin(stored: StoredGame) -> Game:
+    """All seats taken: choose the first dealer and start the engine's game (the caller settles it)."""
     ages = [seat.age for seat in stored.seats]
     setup = GameSetup.choose(
         stored.target_score, ages=ages, first_dealer=stored.requested_first_dealer, seed=stored.seed
     )
-    game = Game(setup)
-    settle(stored, game, now)
-    return game
+    return Game(setup)
 
 
-def settle(stored: StoredGame, game: Game, now: datetime) -> None:
+def settle(stored: StoredGame, game: Game, now: datetime, log: FeedLog) -> None:
     """Make the moves the server owes (auto-deals, bot seats), then store the new state."""
     for _ in range(MAX_SERVER_MOVES):
         if game.turn is None:  # finished
             break
         actor = stored.seats[game.turn]  # the dealer while waiting for a deal
         if actor.bot is not None:
-            _server_move(stored, game, now, actor.bot, "bot")
+            _server_move(stored, game, now, actor.bot, "bot", log)
         elif game.status is Status.WAITING_FOR_DEAL and stored.auto_deal:
-            _server_move(stored, game, now, STAND_IN, "auto")
+            _server_move(stored, game, now, STAND_IN, "auto", log)
         else:
             break
     stored.state = engine.snapshot(game)
-    stored.status = game.status.value
-    waiting_on_person = game.turn is not None and stored.seats[game.turn].bot is None
-    timeout = stored.turn_timeout_seconds
-    stored.turn_deadline = now + timedelta(seconds=timeout) if timeout and waiting_on_person else None
+    _set_status(stored, game, now)
 
 
-def stand_in(stored: StoredGame, game: Game, now: datetime) -> None:
+def stand_in(stored: StoredGame, game: Game, now: datetime, log: FeedLog) -> None:
     """The player to act let their time pass: the stand-in bot moves for them, once."""
-    _server_move(stored, game, now, STAND_IN, "timeout")
+    _server_move(stored, game, now, STAND_IN, "timeout", log)
 
 
 def timed_out(stored: StoredGame, now: datetime) -> bool:
     return stored.turn_deadline is not None and stored.turn_deadline <= now
 
 
-def touch(stored: StoredGame, now: datetime) -> None:
-    """The game changed: a new version."""
+def changed(stored: StoredGame, game: Game | None, now: datetime) -> None:
+    """The game changed: a new version, and the status and turn deadline it now has."""
     stored.version += 1
     stored.updated_at = now
+    if game is not None:
+        _set_status(stored, game, now)
 
 
-def record_deal(stored: StoredGame, game: Game, cause: str, now: datetime) -> None:
-    """Queue the deal just made for the action log (with its seed: secret until the hand is over)."""
+def record_deal(stored: StoredGame, game: Game, dealt: engine.Dealt, cause: str, now: datetime, log: FeedLog) -> None:
+    """Record the deal just made: the action (with its seed: secret until the hand is over), and
+    for the feed the deal, then each person's own cards for their eyes only."""
     action = game.log[-1]
     assert isinstance(action, engine.DealAction)
     _append_action(stored, "deal", action.seat, game.hand_number, cause, now, seed=action.seed.hex())
+    changed(stored, game, now)
+    state = public_game(stored, game)
+    log.add(
+        stored, HandDealtEvent, state, hand_number=dealt.hand_number, dealer=dealt.dealer, shuffler=dealt.shuffler,
+        cutter=dealt.cutter, leader=dealt.leader, commitment=dealt.commitment, cause=cause,
+    )  # fmt: skip
+    for seat in stored.seats:
+        if seat.token_hash is not None:
+            log.add(
+                stored, HandEvent, state, to=seat.seat, seat=seat.seat, hand_number=dealt.hand_number,
+                cards=game.hand(seat.seat),
+            )  # fmt: skip
 
 
-def record_play(stored: StoredGame, played: engine.Played, cause: str, now: datetime) -> None:
-    """Queue the play just made for the action log, and the trick it completed, if it did."""
+def record_play(stored: StoredGame, game: Game, played: engine.Played, cause: str, now: datetime, log: FeedLog) -> None:
+    """Record the play just made: the action, the trick it completed, and for the feed the card,
+    then what it settled (the trick, the hand with its revealed seed, the game)."""
     _append_action(stored, "play", played.seat, played.hand_number, cause, now, card=played.card.code)
     trick = played.completed
     if trick is not None:
@@ -105,6 +128,22 @@ def record_play(stored: StoredGame, played: engine.Played, cause: str, now: date
                 created_at=now,
             )
         )
+    changed(stored, game, now)
+    state = public_game(stored, game)
+    log.add(
+        stored, CardPlayedEvent, state, seat=played.seat, card=played.card, cause=cause,
+        hand_number=played.hand_number, trick_number=played.trick_number,
+    )  # fmt: skip
+    if trick is not None:
+        log.add(stored, TrickWonEvent, state, trick=TrickState.of(trick))
+    ended = played.hand_ended
+    if ended is not None:
+        log.add(
+            stored, HandEndedEvent, state, hand_number=ended.hand_number, seed=ended.seed.hex(),
+            commitment=ended.commitment, scores=game.scores,
+        )  # fmt: skip
+    if played.winner is not None:
+        log.add(stored, GameFinishedEvent, state, winner=played.winner, scores=game.scores)
 
 
 def _append_action(
@@ -128,15 +167,21 @@ def _bot_rng(stored: StoredGame) -> random.Random:
     return random.Random(f"bot/{stored.seed if stored.seed is not None else stored.id}/{stored.action_count}")
 
 
-def _server_move(stored: StoredGame, game: Game, now: datetime, strength: str, cause: str) -> None:
+def _set_status(stored: StoredGame, game: Game, now: datetime) -> None:
+    stored.status = game.status.value
+    waiting_on_person = game.turn is not None and stored.seats[game.turn].bot is None
+    timeout = stored.turn_timeout_seconds
+    stored.turn_deadline = now + timedelta(seconds=timeout) if timeout and waiting_on_person else None
+
+
+def _server_move(stored: StoredGame, game: Game, now: datetime, strength: str, cause: str, log: FeedLog) -> None:
     """The server acts for the seat whose turn it is: deals, or plays as a bot of ``strength``."""
     if game.status is Status.WAITING_FOR_DEAL:
-        game.deal(game.dealer)
-        record_deal(stored, game, cause, now)
+        record_deal(stored, game, game.deal(game.dealer), cause, now, log)
         return
     seat = game.turn
     assert seat is not None
     bots_only = all(s.bot is not None for s in stored.seats)
     options = {"playouts": BOTS_ONLY_EXPERT_PLAYOUTS} if strength == "expert" and bots_only else {}
     decision = make_bot(strength, seat, _bot_rng(stored), **options).decide(engine.private_view(game, seat))
-    record_play(stored, game.play(seat, decision.card), cause, now)
+    record_play(stored, game, game.play(seat, decision.card), cause, now, log)

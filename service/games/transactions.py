@@ -15,13 +15,15 @@ from .. import engine
 from ..engine import Game
 from ..store import GameStore, StoredGame, StoreSession
 from .errors import GameNotFound
-from .server_moves import settle, stand_in, timed_out, touch
+from .feed import FeedLog, Renderer
+from .server_moves import settle, stand_in, timed_out
 
 __all__ = ["Change", "OPTIMISTIC_ATTEMPTS", "Read", "Transactions", "restore"]
 
 T = TypeVar("T")
-#: A change to a game in memory: the stored game, its engine state (None until it starts), the time.
-Change = Callable[[StoredGame, Game | None, datetime], T]
+#: A change to a game in memory: the stored game, its engine state (None until it starts), the
+#: time, and the log for the events of the change.
+Change = Callable[[StoredGame, Game | None, datetime, FeedLog], T]
 #: A read of a game: the session (for its history) and the stored game.
 Read = Callable[[StoreSession, StoredGame], T]
 
@@ -36,9 +38,10 @@ def restore(stored: StoredGame) -> Game | None:
 class Transactions:
     """Runs changes and reads of one game each against the store."""
 
-    def __init__(self, store: GameStore, clock: Callable[[], datetime]) -> None:
+    def __init__(self, store: GameStore, clock: Callable[[], datetime], render: Renderer) -> None:
         self.store = store
         self.clock = clock
+        self.render = render
 
     def change(self, game_id: str, change: Change[T]) -> T:
         """Apply ``change`` to the game and save the result in one write.
@@ -54,7 +57,7 @@ class Transactions:
                 now = self.clock()
                 if timed_out(stored, now):
                     break
-                result = change(stored, restore(stored), now)
+                result = self._apply(change, stored, now)
                 if session.save(stored):
                     return result
         return self._change_locked(game_id, change)
@@ -84,11 +87,18 @@ class Transactions:
             stored = _found(locked, game_id)
             now = self.clock()
             if not timed_out(stored, now):
-                return _saved(session, stored, change(stored, restore(stored), now))
+                return _saved(session, stored, self._apply(change, stored, now))
         self._catch_up(game_id)
         with self.store.session() as session, session.locked(game_id) as locked:
             stored = _found(locked, game_id)
-            return _saved(session, stored, change(stored, restore(stored), self.clock()))
+            return _saved(session, stored, self._apply(change, stored, self.clock()))
+
+    def _apply(self, change: Change[T], stored: StoredGame, now: datetime) -> T:
+        """Make the change in memory and queue its events, rendered, on the stored game."""
+        log = FeedLog()
+        result = change(stored, restore(stored), now, log)
+        log.queue(stored, self.render, now)
+        return result
 
     def _catch_up(self, game_id: str) -> None:
         """If the player to act has let their time pass, the stand-in moves for them (committed)."""
@@ -98,9 +108,10 @@ class Transactions:
             game = restore(stored)
             if game is None or not timed_out(stored, now):
                 return
-            stand_in(stored, game, now)
-            settle(stored, game, now)
-            touch(stored, now)
+            log = FeedLog()
+            stand_in(stored, game, now, log)
+            settle(stored, game, now, log)
+            log.queue(stored, self.render, now)
             session.save(stored)
 
 

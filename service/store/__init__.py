@@ -8,7 +8,7 @@ from .db import Database, DatabaseUnavailable
 from .models import ActionRow, Base, GameRow, SeatRow, TrickRow
 from .repository import ConcurrentUpdate
 from .session import GameStore, StoreSession
-from .stored import StoredAction, StoredGame, StoredSeat, StoredTrick
+from .stored import StoredAction, StoredEvent, StoredGame, StoredSeat, StoredTrick
 
 __all__ = [
     "ActionRow",
@@ -21,6 +21,7 @@ __all__ = [
     "SeatRow",
     "StoreSession",
     "StoredAction",
+    "StoredEvent",
     "StoredGame",
     "StoredSeat",
     "StoredTrick",

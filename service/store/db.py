@@ -93,11 +93,12 @@ class Database:
             yield connection
 
     @contextmanager
-    def connect(self) -> Iterator[Connection]:
+    def connect(self, *, keep: bool = True) -> Iterator[Connection]:
         """A connection for one or more :meth:`begin` blocks: on PostgreSQL one from the pool
-        (pre-pinged), on an SQLite file the one this thread keeps (see :class:`_KeptConnections`)."""
+        (pre-pinged), on an SQLite file the one this thread keeps (see :class:`_KeptConnections`),
+        unless ``keep`` is False (then one from the pool there too)."""
         with _unavailable_as_503:
-            kept = self._kept.take() if self._kept is not None else None
+            kept = self._kept.take() if self._kept is not None and keep else None
             if kept is not None:
                 try:
                     yield from _dropping_when_unavailable(kept)

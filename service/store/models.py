@@ -1,4 +1,4 @@
-"""The tables: games, their seats, their append-only action log and their completed tricks.
+"""The tables: games, their seats, their append-only action log, their completed tricks and their events.
 
 Every table is keyed by game id first, so every transaction touches exactly one game and
 the schema can be sharded by game id later.
@@ -9,7 +9,19 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import JSON, DateTime, Dialect, ForeignKey, Index, Integer, SmallInteger, String, TypeDecorator, func
+from sqlalchemy import (
+    JSON,
+    DateTime,
+    Dialect,
+    ForeignKey,
+    Index,
+    Integer,
+    SmallInteger,
+    String,
+    Text,
+    TypeDecorator,
+    func,
+)
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
@@ -63,6 +75,7 @@ class GameRow(Base):
     open_seats: Mapped[int] = mapped_column(SmallInteger, nullable=False)
     trick_count: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
     action_count: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
+    event_count: Mapped[int] = mapped_column(Integer, nullable=False, default=0, server_default="0")
     # The engine's snapshot (hands, the hand's seed): None until all three seats are taken.
     # Plain JSON, not JSONB, on PostgreSQL: it is only ever written and read whole, and JSONB
     # would parse its ~3 KB into the binary form (and compress it) on every write and turn it
@@ -126,4 +139,21 @@ class TrickRow(Base):
     plays: Mapped[list[list[Any]]] = mapped_column(JsonType, nullable=False)  # [[seat, card], …]
     winner: Mapped[int] = mapped_column(SmallInteger, nullable=False)
     points: Mapped[int] = mapped_column(SmallInteger, nullable=False)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False, server_default=func.now())
+
+
+class EventRow(Base):
+    """A game's feed of changes, numbered from 1: each change as the event clients receive, its
+    JSON text rendered once when the change is saved. A private event (a seat's own cards) names
+    its seat; a public one has none."""
+
+    __tablename__ = "events"
+    __table_args__ = _CLUSTERED
+
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), primary_key=True)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    type: Mapped[str] = mapped_column(String(16), nullable=False)
+    version: Mapped[int] = mapped_column(Integer, nullable=False)
+    seat: Mapped[int | None] = mapped_column(SmallInteger)  # None: public; else only for that seat
+    data: Mapped[str] = mapped_column(Text, nullable=False)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False, server_default=func.now())

@@ -18,13 +18,15 @@ from sqlalchemy import Connection, Row, Table, bindparam, case, insert, select, 
 from sqlalchemy.sql.elements import TextClause
 
 from .driver import Prepared
-from .models import ActionRow, GameRow, JsonType, SeatRow, TrickRow
+from .models import ActionRow, EventRow, GameRow, JsonType, SeatRow, TrickRow
 from .stored import (
     ACTION_COLUMNS,
+    EVENT_COLUMNS,
     GAME_COLUMNS,
     SEAT_COLUMNS,
     TRICK_COLUMNS,
     StoredAction,
+    StoredEvent,
     StoredGame,
     StoredSeat,
     StoredTrick,
@@ -36,6 +38,7 @@ GAMES = cast(Table, GameRow.__table__)
 SEATS = cast(Table, SeatRow.__table__)
 ACTIONS = cast(Table, ActionRow.__table__)
 TRICKS = cast(Table, TrickRow.__table__)
+EVENTS = cast(Table, EventRow.__table__)
 
 
 class ConcurrentUpdate(Exception):
@@ -71,11 +74,15 @@ def _postgres_save() -> TextClause:
             INSERT INTO tricks (game_id, {columns(TRICKS)})
             SELECT g.id, {columns(TRICKS, "r.")}
             FROM g, jsonb_populate_recordset(NULL::tricks, :tricks) AS r
+        ), e AS (
+            INSERT INTO events (game_id, {columns(EVENTS)})
+            SELECT g.id, {columns(EVENTS, "r.")}
+            FROM g, jsonb_populate_recordset(NULL::events, :events) AS r
         )
         SELECT count(*) FROM g
     """
     typed = [bindparam(f"new_{name}", type_=GAMES.c[name].type) for name in updated]
-    typed += [bindparam(name, type_=JsonType) for name in ("seats", "actions", "tricks")]
+    typed += [bindparam(name, type_=JsonType) for name in ("seats", "actions", "tricks", "events")]
     return text(sql).bindparams(*typed)
 
 
@@ -89,6 +96,7 @@ _CHANGING_GAME_COLUMNS = (
     "open_seats",
     "trick_count",
     "action_count",
+    "event_count",
     "state",
     "updated_at",
 )
@@ -140,6 +148,14 @@ _INSERT_GAME = _insert(GAMES, _GAME_COLUMNS)
 _INSERT_SEATS = _insert(SEATS, ("game_id", *_SEAT_COLUMNS))
 _INSERT_ACTIONS = _insert(ACTIONS, ("game_id", *ACTION_COLUMNS))
 _INSERT_TRICKS = _insert(TRICKS, ("game_id", *TRICK_COLUMNS))
+_INSERT_EVENTS = _insert(EVENTS, ("game_id", *EVENT_COLUMNS))
+# A stream reads a game's new events on every change (see service.events): the driver's cursor.
+_SELECT_EVENTS = Prepared(
+    select(*(EVENTS.c[name] for name in EVENT_COLUMNS))
+    .where(EVENTS.c.game_id == bindparam("game_id"), EVENTS.c.id > bindparam("after"))
+    .order_by(EVENTS.c.id)
+    .limit(bindparam("limit"))
+)
 _GAME_WIDTH = len(_GAME_COLUMNS)
 
 
@@ -180,15 +196,17 @@ class GameRepository:
         connection = self.connection
         actions = [_action_values(game.id, action) for action in game.new_actions]
         tricks = [_trick_values(game.id, trick) for trick in game.new_tricks]
+        events = [_event_values(game.id, event) for event in game.new_events]
         if game.loaded_version is None:
             _INSERT_GAME.run(connection, {name: getattr(game, name) for name in _GAME_COLUMNS})
             _INSERT_SEATS.run_many(connection, [_seat_values(game.id, seat) for seat in game.seats])
-            self._insert(actions, tricks)
+            self._insert(actions, tricks, events)
         elif self.is_postgres:
             values = self._update_values(game)
             values["seats"] = [_seat_json(game.seats[number]) for number in sorted(game.changed_seats)]
             values["actions"] = [_row_json(row) for row in actions]
             values["tricks"] = [_row_json(row) for row in tricks]
+            values["events"] = [_row_json(row) for row in events]
             if _SAVE_POSTGRES.run(connection, values).rows != [(1,)]:
                 return False
         else:
@@ -197,17 +215,21 @@ class GameRepository:
             for number in sorted(game.changed_seats):
                 seat = {f"new_{name}": getattr(game.seats[number], name) for name in _SEAT_COLUMNS if name != "seat"}
                 _UPDATE_SEAT.run(connection, {**seat, "where_game_id": game.id, "where_seat": number})
-            self._insert(actions, tricks)
-        game.new_actions, game.new_tricks = [], []
+            self._insert(actions, tricks, events)
+        game.new_actions, game.new_tricks, game.new_events = [], [], []
         game.loaded_version = game.version
         game.changed_seats.clear()
         return True
 
-    def _insert(self, actions: list[dict[str, Any]], tricks: list[dict[str, Any]]) -> None:
+    def _insert(
+        self, actions: list[dict[str, Any]], tricks: list[dict[str, Any]], events: list[dict[str, Any]]
+    ) -> None:
         if actions:
             _INSERT_ACTIONS.run_many(self.connection, actions)
         if tricks:
             _INSERT_TRICKS.run_many(self.connection, tricks)
+        if events:
+            _INSERT_EVENTS.run_many(self.connection, events)
 
     @staticmethod
     def _update_values(game: StoredGame) -> dict[str, Any]:
@@ -250,6 +272,11 @@ class GameRepository:
         )
         return [StoredTrick(*row) for row in self.connection.execute(query)]
 
+    def list_events(self, game_id: str, *, after: int, limit: int) -> list[StoredEvent]:
+        """Events numbered after ``after``, oldest first: every seat's (the feed filters them)."""
+        values = {"game_id": game_id, "after": after, "limit": limit}
+        return [StoredEvent(*row) for row in _SELECT_EVENTS.run(self.connection, values).all()]
+
 
 def _stored_game(row: Sequence[Any]) -> StoredGame:
     """A game from a row whose first columns are the game's, in :data:`_GAME_COLUMNS` order."""
@@ -273,6 +300,10 @@ def _action_values(game_id: str, action: StoredAction) -> dict[str, Any]:
 
 def _trick_values(game_id: str, trick: StoredTrick) -> dict[str, Any]:
     return {"game_id": game_id, **{name: getattr(trick, name) for name in TRICK_COLUMNS}}
+
+
+def _event_values(game_id: str, event: StoredEvent) -> dict[str, Any]:
+    return {"game_id": game_id, **{name: getattr(event, name) for name in EVENT_COLUMNS}}
 
 
 def _seat_json(seat: StoredSeat) -> dict[str, Any]:

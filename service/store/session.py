@@ -8,31 +8,45 @@ load or a save takes, and whether it needs a transaction, is decided here, by da
   transaction holding the write lock (queued for: see :class:`.db.Database`);
 - inside :meth:`StoreSession.locked` or :meth:`StoreSession.reading` every statement joins the
   block's one transaction.
+
+A save that added events tells the other processes once it has committed (:mod:`.notifications`).
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
+
+import psycopg
+from sqlalchemy.engine import make_url
 
 from .db import Database
+from .driver import driver_connection
+from .notifications import InProcessNotifications, Notifications, PostgresNotifications, SocketNotifications
 from .repository import ConcurrentUpdate, GameRepository
-from .stored import StoredAction, StoredGame, StoredTrick
+from .stored import StoredAction, StoredEvent, StoredGame, StoredTrick
 
 __all__ = ["GameStore", "StoreSession"]
+
+log = logging.getLogger(__name__)
 
 
 class GameStore:
     """Games in one database. Holds no game between calls: any number of processes share it."""
 
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, notifications: Notifications | None = None) -> None:
         self.db = db
+        self.notifications = notifications if notifications is not None else notifications_for(db)
 
     @contextmanager
-    def session(self) -> Iterator[StoreSession]:
-        """One connection for a request's loads and saves (on PostgreSQL, one pooled checkout)."""
-        with self.db.connect() as connection:
-            yield StoreSession(self.db, GameRepository(connection))
+    def session(self, *, keep: bool = True) -> Iterator[StoreSession]:
+        """One connection for a request's loads and saves (on PostgreSQL, one pooled checkout).
+        ``keep=False``: not the connection an SQLite thread keeps (for threads that only wait, and
+        read now and then: an event stream's)."""
+        with self.db.connect(keep=keep) as connection:
+            yield StoreSession(self.db, GameRepository(connection), self.notifications)
 
     def ping(self) -> None:
         """Raise :class:`.DatabaseUnavailable` unless the database answers."""
@@ -42,10 +56,12 @@ class GameStore:
 class StoreSession:
     """Loads and saves on one connection; see the module's docstring for the transactions they take."""
 
-    def __init__(self, db: Database, repository: GameRepository) -> None:
+    def __init__(self, db: Database, repository: GameRepository, notifications: Notifications) -> None:
         self._db = db
         self._repository = repository
+        self._notifications = notifications
         self._in_transaction = False
+        self._changed: list[str] = []  # games whose new events commit with the transaction
 
     def load(self, game_id: str) -> StoredGame | None:
         """The game and its seats, as they are now (one statement, no lock)."""
@@ -62,13 +78,19 @@ class StoreSession:
         joins that transaction, where no other writer can come first (a lost race there raises
         :class:`.ConcurrentUpdate`: a bug)."""
         repository = self._repository
+        has_events = bool(game.new_events)
         if self._in_transaction:
             if not repository.save(game):
                 raise ConcurrentUpdate(f"game {game.id} changed under its lock")
+            if has_events:
+                self._changed.append(game.id)
             return True
         one_statement = game.is_stored and repository.saves_in_one_statement
         with self._db.begin(repository.connection, write=True, one_statement=one_statement):
-            return repository.save(game)
+            saved = repository.save(game)
+        if saved and has_events:
+            self._publish(game.id)
+        return saved
 
     @contextmanager
     def locked(self, game_id: str) -> Iterator[StoredGame | None]:
@@ -91,6 +113,11 @@ class StoreSession:
         """Up to ``limit`` completed tricks numbered after ``after``, oldest first."""
         return self._repository.list_tricks(game_id, after=after, limit=limit)
 
+    def events(self, game_id: str, *, after: int, limit: int) -> list[StoredEvent]:
+        """Up to ``limit`` events numbered after ``after``, oldest first, every seat's: public ones and
+        private ones (the feed gives each to its seat alone). One statement."""
+        return self._repository.list_events(game_id, after=after, limit=limit)
+
     def games(self, *, status: str | None, before_id: str | None, limit: int) -> list[StoredGame]:
         """Up to ``limit`` games newest first, with ids before ``before_id``, of one ``status`` if given."""
         return self._repository.list_games(status=status, before_id=before_id, limit=limit)
@@ -103,3 +130,28 @@ class StoreSession:
                 yield
             finally:
                 self._in_transaction = False
+        changed, self._changed = self._changed, []
+        for game_id in changed:  # committed: now others may read the events
+            self._publish(game_id)
+
+    def _publish(self, game_id: str) -> None:
+        """Tell the listeners. The change is already committed: a failure here is logged, not
+        raised (streams also re-read every watched game now and then)."""
+        try:
+            self._notifications.publish(game_id, self._driver())
+        except Exception as error:
+            log.warning("could not announce a change of game %s: %s", game_id, type(error).__name__)
+
+    def _driver(self) -> object:
+        return driver_connection(self._repository.connection) if self._repository.is_postgres else None
+
+
+def notifications_for(db: Database) -> Notifications:
+    """How the processes that use ``db`` tell each other of changes: see :mod:`.notifications`."""
+    url = db.engine.url
+    if url.get_backend_name() == "postgresql":
+        conninfo = make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
+        return PostgresNotifications(lambda: psycopg.connect(conninfo, autocommit=True, connect_timeout=3))
+    if url.database and url.database != ":memory:":
+        return SocketNotifications(Path(url.database))
+    return InProcessNotifications()

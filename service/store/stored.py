@@ -1,4 +1,4 @@
-"""What the store holds, as the use cases see it: a game with its seats, its actions and its tricks.
+"""What the store holds, as the use cases see it: a game with its seats, actions, tricks and events.
 
 Plain dataclasses, not driver rows or ORM objects: a game is loaded whole, changed in memory
 (its new actions and tricks queued on it), and saved once. The snapshot in ``state`` is the
@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, fields
 from datetime import datetime
 from typing import Any
 
-__all__ = ["StoredAction", "StoredGame", "StoredSeat", "StoredTrick"]
+__all__ = ["StoredAction", "StoredEvent", "StoredGame", "StoredSeat", "StoredTrick"]
 
 
 @dataclass(slots=True)
@@ -54,6 +54,19 @@ class StoredTrick:
     created_at: datetime
 
 
+@dataclass(frozen=True, slots=True)
+class StoredEvent:
+    """One event of a game's feed, numbered from 1, as clients receive it (``data``: its JSON text).
+    A private event names the only ``seat`` that may see it."""
+
+    id: int
+    type: str
+    version: int
+    seat: int | None
+    data: str
+    created_at: datetime
+
+
 @dataclass(slots=True)
 class StoredGame:
     """One game's row and seats, as loaded; changed in memory, then saved once with what it queued."""
@@ -70,6 +83,7 @@ class StoredGame:
     open_seats: int
     trick_count: int
     action_count: int
+    event_count: int
     state: dict[str, Any] | None  # the engine's snapshot; None until all three seats are taken
     created_at: datetime
     updated_at: datetime
@@ -78,16 +92,18 @@ class StoredGame:
     changed_seats: set[int] = field(default_factory=set)
     new_actions: list[StoredAction] = field(default_factory=list)
     new_tricks: list[StoredTrick] = field(default_factory=list)
+    new_events: list[StoredEvent] = field(default_factory=list)
 
     @property
     def is_stored(self) -> bool:
         return self.loaded_version is not None
 
 
-_BOOKKEEPING = frozenset({"seats", "loaded_version", "changed_seats", "new_actions", "new_tricks"})
+_BOOKKEEPING = frozenset({"seats", "loaded_version", "changed_seats", "new_actions", "new_tricks", "new_events"})
 
 #: Each table's columns (but game_id), by the fields above; tests/store checks them against the tables.
 GAME_COLUMNS = tuple(f.name for f in fields(StoredGame) if f.name not in _BOOKKEEPING)
 SEAT_COLUMNS = tuple(f.name for f in fields(StoredSeat))
 ACTION_COLUMNS = tuple(f.name for f in fields(StoredAction))
 TRICK_COLUMNS = tuple(f.name for f in fields(StoredTrick))
+EVENT_COLUMNS = tuple(f.name for f in fields(StoredEvent))

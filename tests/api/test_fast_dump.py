@@ -29,6 +29,7 @@ from hypothesis import strategies as st
 import service.api
 from service.api import fast_dump
 from service.api.context import EXTENSION
+from service.api.event_schemas import EventPageSchema
 from service.api.fields import CardField
 from service.api.schemas import Itself
 from service.api.smorest_overrides import Blueprint
@@ -51,6 +52,10 @@ def _response_schemas(blueprints: list[Blueprint]) -> dict[type[ma.Schema], ma.S
 
 
 RESPONSE_SCHEMAS = _response_schemas(_blueprints())
+# Response schemas that document a body their view writes itself, never dumped at run time:
+# the long poll's page is put together around the events' stored JSON text, which the event
+# schemas rendered when each event was saved (tests/api/test_event_schemas.py checks them).
+WRITTEN_BY_THEIR_VIEW = {EventPageSchema}
 
 
 def _outcome(dump: Any, obj: Any) -> Any:
@@ -300,7 +305,8 @@ def test_views_dump_what_the_schemas_dump(client, new_table, recorder, clock, du
     _drive_every_kind_of_game(client, new_table, clock, seed)
     for path in ("/healthz", "/readyz"):
         _ok(client.get(path))
-    undriven = sorted(schema.__name__ for schema in RESPONSE_SCHEMAS if dumps[schema] < 2)
+    dumped_by_views = set(RESPONSE_SCHEMAS) - WRITTEN_BY_THEIR_VIEW
+    undriven = sorted(schema.__name__ for schema in dumped_by_views if dumps[schema] < 2)
     assert not undriven, f"no driven game dumps {undriven} twice: add their requests to _read_everything"
     games = [r for r in recorder.returned if isinstance(r, PublicGame)]
     statuses = {game.status for game in games}

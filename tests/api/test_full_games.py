@@ -37,10 +37,29 @@ def _replay_from_store(app, game_id: str) -> Game:
     return Game.replay(setup, log)
 
 
+def _check_new_events(table, read_up_to: dict, hand_number: int) -> None:
+    """Every event each reader (a spectator, each seat) gets shows no card still in a hand it may
+    not see: the spectator no card in any hand, a seat none of the other seats' cards."""
+    held = {seat: set(table.hand(seat)) for seat in (0, 1, 2)}
+    everyone = set().union(*held.values())
+    for reader in (None, 0, 1, 2):
+        headers = table.auth(reader) if reader is not None else {}
+        page = table.client.get(
+            f"/v1/games/{table.id}/events", query_string={"after": read_up_to.get(reader, 0)}, headers=headers
+        ).json
+        read_up_to[reader] = page["last_id"]
+        hidden = everyone if reader is None else everyone - held[reader]
+        for event in page["items"]:
+            assert event["type"] != "hand" or event["seat"] == reader, "a seat got another seat's cards"
+            shown = {**event, "game": _this_hand(event["game"], hand_number)}
+            assert not (_cards_in(shown) & hidden), f"a {event['type']} event shows a card still in a hand"
+
+
 def _play_out(table, rng: random.Random, check_secrets: bool) -> tuple[dict, int]:
-    """Play random legal cards to the end, checking every response for hidden cards."""
+    """Play random legal cards to the end, checking every response and event for hidden cards."""
     client = table.client
     plays = 0
+    read_up_to: dict = {}
     for _ in range(2000):  # bounded: a target-20 game needs far fewer requests
         state = table.state()
         if state["status"] == "finished":
@@ -48,6 +67,8 @@ def _play_out(table, rng: random.Random, check_secrets: bool) -> tuple[dict, int
         if state["status"] == "waiting_for_deal":
             response = table.deal(state["dealer"])
             assert response.status_code == 201, response.json
+            if check_secrets:
+                _check_new_events(table, read_up_to, state["hand_number"] + 1)
             continue
         hands = {seat: table.hand(seat) for seat in (0, 1, 2)}
         seat = state["turn"]
@@ -79,6 +100,7 @@ def _play_out(table, rng: random.Random, check_secrets: bool) -> tuple[dict, int
             for other in (0, 1, 2):
                 own = client.get(f"/v1/games/{table.id}/hand", headers=table.auth(other)).json
                 assert not (_cards_in(own) & (everyone - held_after[other]))
+            _check_new_events(table, read_up_to, hand_number)
     raise AssertionError("the game did not finish")
 
 

@@ -2,7 +2,8 @@
 
 A play reads the game with its seats (one SELECT, no lock), then saves it only if it is still
 at the version read: on PostgreSQL in one statement (UPDATE with INSERTs as CTEs) outside a
-transaction; on SQLite as an UPDATE and INSERTs in a write transaction of their own."""
+transaction, then its NOTIFY; on SQLite as an UPDATE and INSERTs (its action, any trick, its
+events) in a write transaction of their own."""
 
 from __future__ import annotations
 
@@ -71,13 +72,15 @@ def test_a_play_costs_the_same_statements_early_and_late(app, new_table):
         per_play.append((response.json["trick"]["trick_number"], dict(counts)))
     first_trick = [c for n, c in per_play if n == 1]
     last_trick = [c for n, c in per_play if n == 16]
-    assert first_trick == last_trick  # no growth with the number of tricks
-    completing = per_play[2][1]  # the third card: the play's action and the completed trick
+    assert first_trick[:2] == last_trick[:2]  # no growth with the number of tricks
+    completing = per_play[2][1]  # the third card: the play's action, the trick, two events
     if app.extensions["coins.db"].is_sqlite:
         # a lone SELECT, then a write transaction (BEGIN IMMEDIATE, UPDATE, INSERTs, COMMIT)
-        assert completing == {"SELECT": 1, "BEGIN": 1, "UPDATE": 1, "INSERT": 2, "COMMIT": 1}
+        assert completing == {"SELECT": 1, "BEGIN": 1, "UPDATE": 1, "INSERT": 4, "COMMIT": 1}
+        assert last_trick[2] == {**completing, "INSERT": 5}  # the hand ends too: one event more
     else:
-        assert completing == {"SELECT": 1, "WITH": 1}  # no BEGIN, no COMMIT: each is atomic alone
+        # no BEGIN, no COMMIT: the save is atomic alone; then its NOTIFY (SELECT pg_notify)
+        assert completing == {"SELECT": 2, "WITH": 1} == last_trick[2]
 
 
 def test_a_read_is_one_select(app, new_table):

@@ -16,6 +16,7 @@ GUNICORN_VARIABLES = (
     "PORT",
     "WEB_CONCURRENCY",
     "GUNICORN_THREADS",
+    "STREAMS_PER_WORKER",
     "GUNICORN_TIMEOUT",
     "GUNICORN_GRACEFUL_TIMEOUT",
     "GUNICORN_KEEPALIVE",
@@ -45,6 +46,12 @@ def test_defaults(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     assert 3 <= settings["workers"] <= 12
     assert settings["timeout"] == 30 and settings["graceful_timeout"] == 30
     assert settings["preload_app"] is False
+    assert settings["worker_class"] == "gthread" and settings["threads"] == 4 + 400  # a thread per stream
+
+
+def test_without_streams_one_thread_is_the_sync_worker(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    settings = gunicorn_settings(monkeypatch, tmp_path, STREAMS_PER_WORKER="0", GUNICORN_THREADS="1")
+    assert settings["worker_class"] == "sync" and settings["threads"] == 1
 
 
 @pytest.mark.parametrize(
@@ -53,7 +60,8 @@ def test_defaults(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
         ({"PORT": "9000"}, "bind", ["0.0.0.0:9000"]),
         ({"PORT": "9000", "BIND": "127.0.0.1:7000"}, "bind", ["127.0.0.1:7000"]),
         ({"WEB_CONCURRENCY": "3"}, "workers", 3),
-        ({"GUNICORN_THREADS": "4"}, "threads", 4),
+        ({"GUNICORN_THREADS": "8"}, "threads", 8 + 400),
+        ({"STREAMS_PER_WORKER": "50"}, "threads", 4 + 50),
         ({"GUNICORN_TIMEOUT": "60"}, "timeout", 60),
         ({"GUNICORN_MAX_REQUESTS": "1000"}, "max_requests_jitter", 100),
         ({"ACCESS_LOG": "-"}, "accesslog", "-"),

@@ -30,7 +30,7 @@ def _record(game_id: str) -> StoredGame:
     return StoredGame(
         id=game_id, version=3, status="playing", target_score=15, auto_deal=True, seed="s",
         requested_first_dealer=2, turn_timeout_seconds=60, turn_deadline=WHEN + timedelta(minutes=1),
-        open_seats=1, trick_count=0, action_count=0, state=STATE, created_at=WHEN, updated_at=WHEN,
+        open_seats=1, trick_count=0, action_count=0, event_count=0, state=STATE, created_at=WHEN, updated_at=WHEN,
         seats=seats,
     )  # fmt: skip
 

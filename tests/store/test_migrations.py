@@ -22,7 +22,7 @@ from service.config import Settings
 from service.store import Base, Database
 from service.store.migrate import alembic_config, current_revision, head_revision, upgrade
 
-TABLES = {"games", "seats", "actions", "tricks"}
+TABLES = {"games", "seats", "actions", "tricks", "events"}
 TIMEOUT = 120  # seconds for any child process
 
 
@@ -160,7 +160,7 @@ def test_command_line_reports_an_unreachable_database(tmp_path: Path) -> None:
     assert "unavailable" in result.stderr
 
 
-CLUSTERED = ("seats", "actions", "tricks")
+CLUSTERED = ("seats", "actions", "tricks", "events")  # WITHOUT ROWID on SQLite (0002, and 0004 for events)
 
 
 def _create_sql(db: Database) -> dict[str, str]:
@@ -191,11 +191,13 @@ def test_sqlite_keeps_the_small_tables_without_rowid_and_0002_copies_their_rows(
             connection.execute(text(statement))
     before = {table: _rows(database, table) for table in rows}
 
+    _migrate(database, "0003")
+    assert {table: _rows(database, table) for table in rows} == before
     _migrate(database, "head")
     created = _create_sql(database)
     assert all(created[table].rstrip().endswith("WITHOUT ROWID") for table in CLUSTERED)
     assert "WITHOUT ROWID" not in created["games"]
-    assert {table: _rows(database, table) for table in rows} == before
+    assert _rows(database, "games")[0][-1] == 0  # 0004: event_count of a game stored before it
     assert schema_differences(database) == []
     with database.transaction(write=True) as connection:  # the foreign keys came along: deletes cascade
         connection.execute(text("DELETE FROM games WHERE id = 'g1'"))

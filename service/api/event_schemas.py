@@ -1,0 +1,215 @@
+"""The feed's events as the contract describes them: one schema per type, discriminated by ``type``.
+
+Each schema generates its part of the OpenAPI document (``FeedEvent`` is the union of them all,
+so generated SDKs get typed events) and, built into a dumper (:mod:`.fast_dump`), renders each
+event once, when its change is saved: streams send that text as it is.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import marshmallow as ma
+from marshmallow import fields, validate
+
+from .. import jsonio
+from ..bots import STRENGTHS
+from ..games.feed import (
+    EVENT_TYPES,
+    CardPlayedEvent,
+    FeedEvent,
+    GameEvent,
+    GameFinishedEvent,
+    HandDealtEvent,
+    HandEndedEvent,
+    HandEvent,
+    SeatLeftEvent,
+    SeatTakenEvent,
+    TrickWonEvent,
+)
+from .fast_dump import build_dumper
+from .fields import CardField
+from .schemas import GameSchema, HandSchema, TrickSchema
+
+__all__ = ["EVENT_SCHEMAS", "FEED_EVENT_COMPONENT", "EventPageSchema", "EventsQuerySchema", "render_event"]
+
+CAUSES = ("player", "bot", "auto", "timeout")
+
+
+def _type(event: type[FeedEvent], description: str) -> fields.String:
+    return fields.String(
+        required=True,
+        validate=validate.OneOf([event.TYPE]),
+        metadata={"description": description, "example": event.TYPE},
+    )
+
+
+def _seat(description: str) -> fields.Integer:
+    return fields.Integer(required=True, validate=validate.Range(0, 2), metadata={"description": description})
+
+
+def _cause() -> fields.String:
+    return fields.String(
+        required=True,
+        validate=validate.OneOf(CAUSES),
+        metadata={"description": "Who made the move: the `player`, a `bot` seat, the server's `auto`-deal, "
+        "or a stand-in after a `timeout`."},
+    )  # fmt: skip
+
+
+class _EventSchema(ma.Schema):
+    id = fields.Integer(
+        required=True,
+        metadata={"description": "The event's number in this game's feed: resume after it.", "example": 42},
+    )
+    version = fields.Integer(required=True, metadata={"description": "The game's version after the change."})
+    game = fields.Nested(
+        GameSchema, required=True, metadata={"description": "The game's public state after the change."}
+    )
+
+
+class GameEventSchema(_EventSchema):
+    type = _type(GameEvent, "The whole current state: the first event of every stream that does not resume.")
+    hand = fields.Nested(
+        HandSchema,
+        allow_none=True,
+        required=True,
+        metadata={"description": "Your own hand, when you authenticated as a seat and a hand is being played."},
+    )
+
+
+class SeatTakenEventSchema(_EventSchema):
+    type = _type(SeatTakenEvent, "A player took an open seat.")
+    seat = _seat("The seat taken.")
+    name = fields.String(allow_none=True, required=True)
+    bot = fields.String(
+        allow_none=True,
+        required=True,
+        validate=validate.OneOf(STRENGTHS),
+        metadata={"description": "A bot's strength; null for a person.", "enum_schema": "BotStrength"},
+    )
+
+
+class SeatLeftEventSchema(_EventSchema):
+    type = _type(SeatLeftEvent, "A person left: a bot plays the seat now, or (before the start) it is open again.")
+    seat = _seat("The seat left.")
+    bot = fields.String(
+        allow_none=True,
+        required=True,
+        validate=validate.OneOf(STRENGTHS),
+        metadata={
+            "description": "The bot that took the seat over; null when it is open again.",
+            "enum_schema": "BotStrength",
+        },
+    )
+
+
+class HandDealtEventSchema(_EventSchema):
+    type = _type(HandDealtEvent, "A hand was dealt: its commitment binds the deal (the seed comes with `hand_ended`).")
+    hand_number = fields.Integer(required=True)
+    dealer = _seat("The dealer.")
+    shuffler = _seat("The player on the dealer's right, who shuffled.")
+    cutter = _seat("The player on the dealer's left, who cut.")
+    leader = _seat("Who leads the first trick.")
+    commitment = fields.String(required=True, metadata={"description": "SHA-256 of the hand's secret seed, in hex."})
+    cause = _cause()
+
+
+class HandEventSchema(_EventSchema):
+    type = _type(HandEvent, "Private: the cards dealt to your seat. Sent only to a stream authenticated as that seat.")
+    seat = _seat("Your seat.")
+    hand_number = fields.Integer(required=True)
+    cards = fields.List(CardField(), required=True, metadata={"description": "Sorted as `getHand` sorts them."})
+
+
+class CardPlayedEventSchema(_EventSchema):
+    type = _type(CardPlayedEvent, "A card was played.")
+    seat = _seat("Who played it.")
+    card = CardField(required=True)
+    cause = _cause()
+    hand_number = fields.Integer(required=True)
+    trick_number = fields.Integer(required=True)
+
+
+class TrickWonEventSchema(_EventSchema):
+    type = _type(TrickWonEvent, "The third card settled a trick.")
+    trick = fields.Nested(TrickSchema, required=True)
+
+
+class HandEndedEventSchema(_EventSchema):
+    type = _type(HandEndedEvent, "A hand is over: its seed is revealed, so anyone can check its deal.")
+    hand_number = fields.Integer(required=True)
+    seed = fields.String(
+        required=True, metadata={"description": "The hand's seed, in hex: SHA-256 of it is the commitment."}
+    )
+    commitment = fields.String(required=True)
+    scores = fields.List(fields.Integer(), required=True, metadata={"description": "Every seat's score, by seat."})
+
+
+class GameFinishedEventSchema(_EventSchema):
+    type = _type(GameFinishedEvent, "The game is over: the stream ends after this event.")
+    winner = _seat("The winner.")
+    scores = fields.List(fields.Integer(), required=True, metadata={"description": "Final scores, by seat."})
+
+
+#: The schema of each type of event.
+EVENT_SCHEMAS: dict[str, type[ma.Schema]] = {
+    GameEvent.TYPE: GameEventSchema,
+    SeatTakenEvent.TYPE: SeatTakenEventSchema,
+    SeatLeftEvent.TYPE: SeatLeftEventSchema,
+    HandDealtEvent.TYPE: HandDealtEventSchema,
+    HandEvent.TYPE: HandEventSchema,
+    CardPlayedEvent.TYPE: CardPlayedEventSchema,
+    TrickWonEvent.TYPE: TrickWonEventSchema,
+    HandEndedEvent.TYPE: HandEndedEventSchema,
+    GameFinishedEvent.TYPE: GameFinishedEventSchema,
+}
+assert EVENT_SCHEMAS.keys() == EVENT_TYPES.keys(), "every type of event has its schema"
+
+#: The union of every event, for the spec: what a stream's `data:` and a long poll's items hold.
+FEED_EVENT_COMPONENT: dict[str, Any] = {
+    "description": "One change of a game (or, first, its whole state), told by its `type`.",
+    "anyOf": [
+        {"$ref": f"#/components/schemas/{schema.__name__.removesuffix('Schema')}"} for schema in EVENT_SCHEMAS.values()
+    ],
+    "discriminator": {
+        "propertyName": "type",
+        "mapping": {
+            name: f"#/components/schemas/{schema.__name__.removesuffix('Schema')}"
+            for name, schema in EVENT_SCHEMAS.items()
+        },
+    },
+}
+
+_DUMPERS = {name: build_dumper(schema()) for name, schema in EVENT_SCHEMAS.items()}
+
+
+def render_event(event: FeedEvent) -> str:
+    """The event as the JSON text clients receive (rendered once, when its change is saved)."""
+    return jsonio.dumps(_DUMPERS[event.TYPE](event))
+
+
+class EventsQuerySchema(ma.Schema):
+    after = fields.Integer(
+        validate=validate.Range(0, 2**31 - 1),
+        metadata={"description": "Resume after this event `id` (as `Last-Event-ID` does for a stream)."},
+    )
+    wait = fields.Integer(
+        load_default=0,
+        validate=validate.Range(0, 30),
+        metadata={"description": "Long poll: seconds to wait for an event when there is none after `after` yet."},
+    )
+
+
+class EventPageSchema(ma.Schema):
+    # Documents the page; the view writes it around the stored events' text. Items are any
+    # FeedEvent (items_ref): the Nested schema only gives the list something to describe.
+    items = fields.List(
+        fields.Nested(GameEventSchema),
+        required=True,
+        metadata={"description": "The events after `after`, oldest first (without `after`: the `game` event).",
+                  "items_ref": "FeedEvent"},
+    )  # fmt: skip
+    last_id = fields.Integer(
+        required=True, metadata={"description": "The id of the last event given (or `after`): the next `after`."}
+    )

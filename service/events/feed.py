@@ -1,0 +1,143 @@
+"""A game's feed for one reader: the whole state first, then each change after it, none missing.
+
+A reader is a stream or a long poll. It starts from the game's state (the ``game`` event) or
+resumes after an event id, and then takes the events that follow as they are saved, the public
+ones and its own seat's. Ids resume exactly: a reader that resumes after ``n`` gets every event
+after ``n`` that it may see, once.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+from ..games import GameService
+from ..store import GameStore, StoredEvent
+from .hub import Hub, Watch
+
+__all__ = ["EventFeed", "Item", "Reader"]
+
+GAME_FINISHED = "game_finished"
+READ_LIMIT = 512  # events per read of the database
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    """One event as sent: its id, its type and its JSON text."""
+
+    id: int
+    type: str
+    data: str
+
+
+class EventFeed:
+    """The feeds of every game, for the readers of this process (at most ``max_streams`` at once)."""
+
+    def __init__(self, games: GameService, store: GameStore, *, max_streams: int, idle_seconds: float = 15.0) -> None:
+        self._games = games
+        self._store = store
+        self.hub = Hub(self._read, max_streams=max_streams)
+        self.idle_seconds = idle_seconds
+        self._listening_pid = 0
+        self._lock = threading.Lock()
+        self._looked_at: dict[str, float] = {}  # game -> when a reader last looked at it unprompted
+
+    @contextmanager
+    def open(self, game_id: str, token: str | None, *, after: int | None) -> Iterator[Reader]:
+        """A reader of ``game_id``'s feed, as the seat of ``token`` (or a spectator without one),
+        from the start (``after`` None) or after that event. Raises the use cases' errors (no such
+        game, a token not of this game) and :class:`.StreamsFull`."""
+        self._listen()
+        start = self._games.feed_start(game_id, token)
+        with self.hub.watch(game_id) as watch:
+            yield Reader(self, game_id, watch, start.seat, start.last_id, start.finished, start.text, after)
+
+    def close(self) -> None:
+        """End every reader of this process (it is stopping)."""
+        self.hub.close()
+
+    def look_at(self, game_id: str) -> None:
+        """A reader found nothing for a while: read the game as a request would, once per idle period
+        per game, so that a stand-in moves for a player whose turn ran out (its events then follow)."""
+        now = time.monotonic()
+        with self._lock:
+            if now - self._looked_at.get(game_id, 0.0) < self.idle_seconds / 2:
+                return
+            self._looked_at[game_id] = now
+            if len(self._looked_at) > 4 * max(self.hub.max_streams, 1):
+                self._looked_at = {
+                    game: when for game, when in self._looked_at.items() if now - when < self.idle_seconds
+                }
+        self._games.get(game_id)
+
+    def _listen(self) -> None:
+        """Hear the store's notifications from now on (once per process: a forked worker listens anew)."""
+        with self._lock:
+            if self._listening_pid == os.getpid():
+                return
+            self._listening_pid = os.getpid()
+        self._store.notifications.listen(self.hub.notice)
+
+    def _read(self, game_id: str, after: int, limit: int) -> list[StoredEvent]:
+        with self._store.session(keep=False) as session:
+            return session.events(game_id, after=after, limit=limit)
+
+
+class Reader:
+    """One reader's place in a game's feed."""
+
+    def __init__(
+        self,
+        feed: EventFeed,
+        game_id: str,
+        watch: Watch,
+        seat: int | None,
+        last_id: int,
+        finished: bool,
+        state: str,
+        after: int | None,
+    ) -> None:
+        self.seat = seat
+        self._feed = feed
+        self._game_id = game_id
+        self._watch = watch
+        self._last_id = last_id  # the last event when the reader started
+        self._was_finished = finished
+        self.position = last_id if after is None else after
+        self._first = [Item(last_id, "game", state)] if after is None else []
+        self.finished = finished and self.position >= last_id
+
+    def first(self) -> list[Item]:
+        """Without ``after``: the ``game`` event (the whole state). Resuming: what follows ``after`` now."""
+        if self._first:
+            first, self._first = self._first, []
+            return first
+        return self._take()
+
+    def next(self, timeout: float) -> list[Item]:
+        """The next events this reader may see, waiting up to ``timeout`` seconds for one (then [])."""
+        items = self._take()
+        if items or self.finished:
+            return items
+        if self._watch.wait(self.position, timeout):
+            return self._take()
+        if self._feed.hub.closing.is_set():
+            return []
+        self._feed.look_at(self._game_id)
+        return self._take(refresh=True)
+
+    @property
+    def closing(self) -> bool:
+        return self._feed.hub.closing.is_set()
+
+    def _take(self, *, refresh: bool = False) -> list[Item]:
+        events, self.position = self._watch.take(self.position, self.seat, refresh=refresh)
+        if any(event.type == GAME_FINISHED for event in events) or (
+            self._was_finished and self.position >= self._last_id
+        ):
+            self.finished = True
+        return [Item(event.id, event.type, event.data) for event in events]

@@ -1,0 +1,198 @@
+""" "Game X changed", told to every process that serves the game's feed, after the change commits.
+
+A notification carries only the game's id: the events themselves are read from the database.
+Each process listens on one channel (one listener connection or socket per process, not per
+stream) and hands each game id to a callback; ``None`` means "anything may have changed" (the
+listener was cut off and is back), so every watched game is read again.
+
+- PostgreSQL: ``LISTEN``/``NOTIFY`` on one channel. The ``NOTIFY`` is its own statement, sent
+  in autocommit after the game's write has committed, never inside that write's transaction:
+  a transaction that notifies takes a database-wide lock when it commits, which would make
+  every writer wait for every other.
+- SQLite (one host): a Unix datagram socket per process in a folder named for the database
+  (under the temporary directory: a socket's path must stay short); a writer sends the id to
+  each socket there. A socket whose process is gone refuses the datagram and is removed.
+- An in-memory SQLite database lives in one process: a callback list in memory.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import secrets
+import socket
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Protocol
+
+__all__ = ["InProcessNotifications", "Notifications", "PostgresNotifications", "SocketNotifications"]
+
+log = logging.getLogger(__name__)
+
+Listener = Callable[[str | None], None]
+CHANNEL = "coins_games"
+RECONNECT_SECONDS = (0.1, 0.5, 1.0, 2.0, 5.0)  # waits between attempts to listen again, then the last
+
+
+class Notifications(Protocol):
+    """Tells other processes that a game changed, and hears when one did."""
+
+    def publish(self, game_id: str, connection: Any) -> None:
+        """Say that ``game_id`` changed (its write has committed); ``connection`` is the writer's
+        driver connection, in autocommit, for a database that notifies through it."""
+
+    def listen(self, listener: Listener) -> None:
+        """Call ``listener`` with each changed game's id, from a thread of this process, from now on."""
+
+    def close(self) -> None:
+        """Stop listening."""
+
+
+class _Listeners:
+    """The callbacks of one process; the listening thread starts with the first."""
+
+    def __init__(self, start: Callable[[], None]) -> None:
+        self._start = start
+        self._callbacks: list[Listener] = []
+        self._lock = threading.Lock()
+        self._pid = 0
+
+    def add(self, listener: Listener) -> None:
+        with self._lock:
+            if self._pid != os.getpid():  # first use in this process (a forked worker, say)
+                self._callbacks, self._pid = [], os.getpid()
+                self._start()
+            self._callbacks.append(listener)
+
+    def tell(self, game_id: str | None) -> None:
+        for callback in list(self._callbacks):
+            try:
+                callback(game_id)
+            except Exception:  # one listener's bug must not stop the others hearing
+                log.exception("event listener failed")
+
+
+class InProcessNotifications:
+    """For a database only this process can see (in-memory SQLite)."""
+
+    def __init__(self) -> None:
+        self._listeners = _Listeners(lambda: None)
+
+    def publish(self, game_id: str, connection: Any) -> None:
+        self._listeners.tell(game_id)
+
+    def listen(self, listener: Listener) -> None:
+        self._listeners.add(listener)
+
+    def close(self) -> None:
+        return None
+
+
+class SocketNotifications:
+    """Between the processes of one host that use the SQLite file ``database``, through datagram sockets."""
+
+    def __init__(self, database: Path) -> None:
+        key = hashlib.sha256(str(database.resolve()).encode()).hexdigest()[:16]
+        self.folder = Path(tempfile.gettempdir()) / f"coins-events-{key}"
+        self._listeners = _Listeners(self._start)
+        self._socket: socket.socket | None = None
+        self._path: Path | None = None
+        self._sender: socket.socket | None = None
+        self._sender_pid = 0
+
+    def publish(self, game_id: str, connection: Any) -> None:
+        message = game_id.encode()
+        sender = self._sending_socket()
+        try:
+            paths = list(self.folder.iterdir())
+        except FileNotFoundError:  # nobody has listened yet
+            return
+        for path in paths:
+            try:
+                sender.sendto(message, str(path))
+            except (ConnectionRefusedError, FileNotFoundError):  # its process is gone
+                path.unlink(missing_ok=True)
+            except BlockingIOError:  # that process is far behind: it reads everything on its next wake
+                log.warning("event socket %s is full; dropped a notification", path.name)
+            except OSError as error:
+                log.warning("event socket %s: %s", path.name, error)
+
+    def listen(self, listener: Listener) -> None:
+        self._listeners.add(listener)
+
+    def close(self) -> None:
+        if self._socket is not None:
+            self._socket.close()
+            self._socket = None
+        if self._path is not None:
+            self._path.unlink(missing_ok=True)
+
+    def _sending_socket(self) -> socket.socket:
+        if self._sender is None or self._sender_pid != os.getpid():
+            self._sender = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+            self._sender.setblocking(False)
+            self._sender_pid = os.getpid()
+        return self._sender
+
+    def _start(self) -> None:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        path = self.folder / f"{os.getpid()}-{secrets.token_hex(4)}.sock"
+        receiver = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        receiver.bind(str(path))
+        self._socket, self._path = receiver, path
+        threading.Thread(target=self._receive, args=(receiver,), name="coins-events-listener", daemon=True).start()
+
+    def _receive(self, receiver: socket.socket) -> None:
+        while True:
+            try:
+                message = receiver.recv(256)
+            except OSError:  # closed
+                return
+            self._listeners.tell(message.decode(errors="replace"))
+
+
+class PostgresNotifications:
+    """Between every process of every instance on one PostgreSQL: LISTEN/NOTIFY on one channel."""
+
+    def __init__(self, connect: Callable[[], Any]) -> None:
+        """``connect`` opens a new psycopg connection (autocommit) for this process's listener."""
+        self._connect = connect
+        self._listeners = _Listeners(self._start)
+        self._closed = threading.Event()
+
+    def publish(self, game_id: str, connection: Any) -> None:
+        connection.execute("SELECT pg_notify(%s, %s)", (CHANNEL, game_id))
+
+    def listen(self, listener: Listener) -> None:
+        self._listeners.add(listener)
+
+    def close(self) -> None:
+        self._closed.set()
+
+    def _start(self) -> None:
+        threading.Thread(target=self._listen_forever, name="coins-events-listener", daemon=True).start()
+
+    def _listen_forever(self) -> None:
+        """One connection that LISTENs; when it drops, connect again (backing off) and tell every
+        listener that anything may have changed while nobody heard."""
+        failures = 0
+        while not self._closed.is_set():
+            try:
+                with self._connect() as connection:
+                    connection.execute(f"LISTEN {CHANNEL}")
+                    if failures:
+                        log.info("listening for game changes again")
+                        self._listeners.tell(None)
+                    failures = 0
+                    while not self._closed.is_set():
+                        for notify in connection.notifies(timeout=1.0):
+                            self._listeners.tell(notify.payload)
+            except Exception as error:  # the server went away, or refused us: try again
+                if failures == 0:
+                    log.warning("listener for game changes lost: %s", type(error).__name__)
+                failures += 1
+                time.sleep(RECONNECT_SECONDS[min(failures, len(RECONNECT_SECONDS)) - 1])

@@ -27,19 +27,9 @@ from .events import (
     Played,
     Status,
 )
-from .game import (
-    DEFAULT_TARGET,
-    MAX_TARGET,
-    MIN_TARGET,
-    SEATS,
-    TRICKS_PER_HAND,
-    Game,
-    GameSetup,
-    choose_first_dealer,
-    left_of,
-    right_of,
-)
+from .game import TRICKS_PER_HAND, Game
 from .persist import FORMAT_VERSION, from_dict, from_snapshot, snapshot, to_dict
+from .setup import DEFAULT_TARGET, MAX_TARGET, MIN_TARGET, SEATS, GameSetup, choose_first_dealer, left_of, right_of
 from .tricks import trick_points, trick_winner
 from .views import PrivateView, PublicView, private_view, public_view
 

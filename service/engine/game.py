@@ -7,13 +7,11 @@ A game is its setup plus its list of actions: :meth:`Game.replay` rebuilds it ex
 
 from __future__ import annotations
 
-import secrets
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable
 from operator import attrgetter
 
 from .cards import DECK, Card
-from .deal import DealStream, commitment, deal_hands, derive_hand_seed, new_hand_seed
+from .deal import commitment, deal_hands, derive_hand_seed, new_hand_seed
 from .errors import (
     CardNotInHand,
     GameFinished,
@@ -30,7 +28,6 @@ from .events import (
     CompletedTrick,
     DealAction,
     Dealt,
-    FirstDealerReason,
     HandEnded,
     Play,
     PlayAction,
@@ -39,26 +36,15 @@ from .events import (
     new_completed_trick,
     new_played,
 )
+from .setup import SEATS, GameSetup, check_seat, left_of, right_of
 from .tricks import trick_winner
 
 __all__ = [
-    "SEATS",
     "TRICKS_PER_HAND",
-    "MIN_TARGET",
-    "MAX_TARGET",
-    "DEFAULT_TARGET",
-    "GameSetup",
     "Game",
-    "left_of",
-    "right_of",
-    "choose_first_dealer",
 ]
 
-SEATS = (0, 1, 2)
 TRICKS_PER_HAND = 16
-MIN_TARGET = 1
-MAX_TARGET = 100
-DEFAULT_TARGET = 15
 
 # Hot-path constants: an enum member costs a class attribute lookup each time it is named.
 _WAITING_FOR_DEAL = Status.WAITING_FOR_DEAL
@@ -68,78 +54,6 @@ _FINISHED = Status.FINISHED
 _PLAYS = tuple(tuple(Play(seat, card) for card in DECK) for seat in SEATS)
 _PLAY_ACTIONS = tuple(tuple(PlayAction(seat, card) for card in DECK) for seat in SEATS)
 _card_order = attrgetter("order")
-
-
-def left_of(seat: int) -> int:
-    """The next seat clockwise: play passes to the left."""
-    return (seat + 1) % 3
-
-
-def right_of(seat: int) -> int:
-    """The previous seat clockwise."""
-    return (seat + 2) % 3
-
-
-def _check_seat(seat: object) -> int:
-    if type(seat) is not int or seat not in SEATS:
-        raise InvalidSeat(f"seat must be 0, 1 or 2, not {seat!r}")
-    return seat
-
-
-def choose_first_dealer(
-    ages: Sequence[int | None] = (None, None, None),
-    named: int | None = None,
-    seed: str | None = None,
-) -> tuple[int, FirstDealerReason]:
-    """The first dealer: the named seat; else the oldest player; else a random draw.
-
-    The oldest player is known only when all three ages are given and one is the
-    greatest. A seeded game draws from its seed so that it replays exactly.
-    """
-    if len(ages) != 3:
-        raise InvalidSetup("ages must list one entry per seat")
-    for age in ages:
-        if age is not None and (type(age) is not int or age < 0):
-            raise InvalidSetup(f"an age is a whole number of years or None, not {age!r}")
-    if named is not None:
-        return _check_seat(named), FirstDealerReason.NAMED
-    if all(age is not None for age in ages):
-        known = [age for age in ages if age is not None]
-        oldest = max(known)
-        if known.count(oldest) == 1:
-            return known.index(oldest), FirstDealerReason.OLDEST
-    if seed is not None:
-        stream = DealStream(f"coins/v1/first-dealer/{seed}".encode())
-        return stream.below(3), FirstDealerReason.DRAWN
-    return secrets.randbelow(3), FirstDealerReason.DRAWN
-
-
-@dataclass(frozen=True, slots=True)
-class GameSetup:
-    """Everything fixed when a game starts."""
-
-    target_score: int = DEFAULT_TARGET
-    first_dealer: int = 0
-    first_dealer_reason: FirstDealerReason = FirstDealerReason.NAMED
-    seed: str | None = None  # a caller's seed makes every deal reproducible
-
-    def __post_init__(self) -> None:
-        if type(self.target_score) is not int or not MIN_TARGET <= self.target_score <= MAX_TARGET:
-            raise InvalidSetup(f"target_score must be a whole number from {MIN_TARGET} to {MAX_TARGET}")
-        _check_seat(self.first_dealer)
-
-    @classmethod
-    def choose(
-        cls,
-        target_score: int = DEFAULT_TARGET,
-        *,
-        ages: Sequence[int | None] = (None, None, None),
-        first_dealer: int | None = None,
-        seed: str | None = None,
-    ) -> GameSetup:
-        """A setup whose first dealer follows the rules (named, else oldest, else drawn)."""
-        dealer, reason = choose_first_dealer(ages, first_dealer, seed)
-        return cls(target_score, dealer, reason, seed)
 
 
 class Game:
@@ -282,7 +196,7 @@ class Game:
 
     def hand(self, seat: int) -> tuple[Card, ...]:
         """The cards ``seat`` holds, sorted by suit in cycle order, then rank high to low. Secret."""
-        return tuple(self._hands[_check_seat(seat)])
+        return tuple(self._hands[check_seat(seat)])
 
     def legal_cards(self, seat: int) -> tuple[Card, ...]:
         """The cards ``seat`` may play now: its whole hand on its turn (no duty to follow suit), else none."""
@@ -294,7 +208,7 @@ class Game:
 
     def verify_deal(self, seat: int) -> None:
         """Raise the precise error if ``seat`` may not deal now."""
-        _check_seat(seat)
+        check_seat(seat)
         if self._status is _FINISHED:
             raise GameFinished("the game is over")
         if self._status is _PLAYING:
@@ -344,12 +258,12 @@ class Game:
         """Raise the precise error if ``seat`` may not play ``card`` now."""
         status = self._status
         if status is not _PLAYING:
-            _check_seat(seat)
+            check_seat(seat)
             if status is _FINISHED:
                 raise GameFinished("the game is over")
             raise NoHandInProgress(f"hand {self._hand_number + 1} has not been dealt yet")
         if seat != self._turn or type(seat) is not int:
-            _check_seat(seat)
+            check_seat(seat)
             raise NotYourTurn(f"it is seat {self._turn}'s turn, not seat {seat}'s")
         if type(card) is not Card:
             raise InvalidCard(f"{card!r} is not a card")

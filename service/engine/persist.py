@@ -22,7 +22,8 @@ from .events import (
     PlayAction,
     Status,
 )
-from .game import Game, GameSetup
+from .game import Game
+from .setup import GameSetup
 
 __all__ = [
     "FORMAT_VERSION",

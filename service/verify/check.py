@@ -1,155 +1,25 @@
-"""coins-verify: checks a Coins game record (``GET /v1/games/{id}/record``) from the document alone.
-
-Standard library only, and nothing imported from the service: copy this one file anywhere
-and run ``python3 verify.py record.json`` (``-`` reads standard input). It re-implements,
-on purpose and independently of ``service.engine``, the deal algorithm of
-``docs/fair-deals.md``, the trick rules, scoring, the end of the game and the dealer
-rotation of the rules of Coins (a game by Mark Steere): a verifier that shared the engine's
-code would share its bugs, and could not be run by someone who does not trust the server.
-
-It checks every revealed seed against its hand's commitment, recomputes every deal, and
-replays every play: from the player's dealt hand, in turn, each trick won and scored by the
-rules, the scores after each hand and at the end, and the end of the game. Exit status: 0
-and a one-line summary when the record holds; 1 and the first discrepancy in plain words;
-2 when the file is unreadable, not JSON, or not a record of a format this verifier knows.
-"""
+"""The checks: the record replayed hand by hand, play by play, against the rules and its commitments."""
 
 from __future__ import annotations
 
-import argparse
-import hashlib
-import json
-import sys
-from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
-FORMAT = "coins-record"
-FORMAT_VERSION = 1
-SUITS = ("cups", "coins", "swords", "clubs")  # each beats the next; clubs beat cups
-RANKS = ("ace", "king", "knight", "knave", "9", "8", "7", "6", "5", "4", "3", "2")  # high to low
-DECK = tuple(f"{rank}-{suit}" for suit in SUITS for rank in RANKS)
-CARDS_EACH = 16
-CAUSES = ("player", "bot", "auto", "timeout")
-FIRST_DEALER_CHOICES = ("named", "oldest", "drawn")
-
-
-class Discrepancy(Exception):
-    """The record contradicts itself, the rules or a commitment: exit status 1."""
-
-
-class InvalidRecord(Exception):
-    """Not a record this verifier can read: exit status 2."""
-
-
-# -- the deal (docs/fair-deals.md) -------------------------------------------------------
-
-
-def _stream(seed: bytes) -> Iterator[int]:
-    """Step 1: SHA-256(seed || counter) read as big-endian 32-bit words, counter 0, 1, 2, …"""
-    counter = 0
-    while True:
-        block = hashlib.sha256(seed + counter.to_bytes(8, "big")).digest()
-        for offset in range(0, 32, 4):
-            yield int.from_bytes(block[offset : offset + 4], "big")
-        counter += 1
-
-
-def _draw(words: Iterator[int], n: int) -> int:
-    """Step 2: a uniform integer in [0, n), discarding words at or above the rejection limit."""
-    limit = 2**32 - (2**32 % n)
-    word = next(words)
-    while word >= limit:
-        word = next(words)
-    return word % n
-
-
-def deal(seed: bytes, dealer: int) -> list[list[str]]:
-    """Steps 3 to 5: the three hands, by seat, in the order dealt."""
-    words = _stream(seed)
-    deck = list(DECK)
-    for i in range(len(deck) - 1, 0, -1):
-        j = _draw(words, i + 1)
-        deck[i], deck[j] = deck[j], deck[i]
-    cut = 1 + _draw(words, len(deck) - 1)
-    deck = deck[cut:] + deck[:cut]
-    return [[card for k, card in enumerate(deck) if (dealer + 1 + k) % 3 == seat] for seat in range(3)]
-
-
-def commitment(seed: bytes) -> str:
-    return hashlib.sha256(seed).hexdigest()
-
-
-# -- the rules ---------------------------------------------------------------------------
-
-
-def left_of(seat: int) -> int:
-    return (seat + 1) % 3
-
-
-def right_of(seat: int) -> int:
-    return (seat + 2) % 3
-
-
-def _suit(card: str) -> str:
-    return card.rpartition("-")[2]
-
-
-def _rank(card: str) -> int:
-    """0 for an ace, up to 11 for a 2: lower is higher."""
-    return RANKS.index(card.rpartition("-")[0])
-
-
-def trick_winner(cards: Sequence[str]) -> int:
-    """The position within ``cards`` of the winning card, by the three cases of the rules."""
-    suits = [_suit(card) for card in cards]
-    if len(set(suits)) == 3:
-        absent = next(suit for suit in SUITS if suit not in suits)
-        winning_suit = SUITS[(SUITS.index(absent) + 1) % 4]  # the suit the absent one beats
-        return suits.index(winning_suit)
-    shared = max(suits, key=suits.count)  # the pair's suit, or the one suit of all three
-    contenders = [i for i, suit in enumerate(suits) if suit == shared]
-    return min(contenders, key=lambda i: _rank(cards[i]))
-
-
-def trick_points(cards: Sequence[str]) -> int:
-    return sum(1 for card in cards if _suit(card) == "coins")
-
-
-# -- reading the document ----------------------------------------------------------------
-
-
-def _get(obj: Any, key: str, kinds: type | tuple[type, ...], where: str) -> Any:
-    """``obj[key]``, which must be of ``kinds`` (a bool is not taken for an int)."""
-    if not isinstance(obj, dict) or key not in obj:
-        raise InvalidRecord(f"{where}: '{key}' is missing")
-    value = obj[key]
-    if isinstance(value, bool) and bool not in (kinds if isinstance(kinds, tuple) else (kinds,)):
-        raise InvalidRecord(f"{where}: '{key}' has the wrong type")
-    if not isinstance(value, kinds):
-        raise InvalidRecord(f"{where}: '{key}' has the wrong type")
-    return value
-
-
-def _seat(obj: Any, key: str, where: str) -> int:
-    value = _get(obj, key, int, where)
-    if value not in (0, 1, 2):
-        raise InvalidRecord(f"{where}: '{key}' is not a seat (0, 1 or 2)")
-    return int(value)
-
-
-def _seed(hand: Any, where: str) -> bytes | None:
-    if "seed" not in hand:
-        return None
-    try:
-        seed = bytes.fromhex(_get(hand, "seed", str, where))
-    except ValueError:
-        raise Discrepancy(f"{where}: the seed is not hexadecimal") from None
-    if not seed:
-        raise Discrepancy(f"{where}: the seed is empty")
-    return seed
-
+from .document import Discrepancy, InvalidRecord, read_seat, read_seed, read_value
+from .rules import (
+    CARDS_EACH,
+    CAUSES,
+    DECK,
+    FIRST_DEALER_CHOICES,
+    FORMAT,
+    FORMAT_VERSION,
+    commitment,
+    deal,
+    left_of,
+    right_of,
+    trick_points,
+    trick_winner,
+)
 
 # -- the game as replayed ----------------------------------------------------------------
 
@@ -201,7 +71,7 @@ def verify(record: Any) -> str:
     _check_format(record)
     replay = Replay(_setup(record))
     replay.next_dealer = replay.setup.first_dealer
-    hands = _get(record, "hands", list, "record")
+    hands = read_value(record, "hands", list, "record")
     for index, hand in enumerate(hands):
         _check_hand(replay, hand, index + 1, is_last=index == len(hands) - 1)
     _check_outcome(record, replay)
@@ -218,8 +88,8 @@ def _check_format(record: Any) -> None:
 
 
 def _setup(record: Any) -> Setup:
-    setup = _get(record, "setup", dict, "record")
-    target = _get(setup, "target_score", int, "setup")
+    setup = read_value(record, "setup", dict, "record")
+    target = read_value(setup, "target_score", int, "setup")
     if not 1 <= target <= 100:
         raise Discrepancy(f"setup: the target score {target} is not from 1 to 100")
     if not record.get("hands") and setup.get("first_dealer") is None:
@@ -229,12 +99,12 @@ def _setup(record: Any) -> Setup:
         raise Discrepancy(
             f"setup: first_dealer_chosen_by {chosen_by!r} is not one of {', '.join(FIRST_DEALER_CHOICES)}"
         )
-    return Setup(target, _seat(setup, "first_dealer", "setup"), _names(record))
+    return Setup(target, read_seat(setup, "first_dealer", "setup"), _names(record))
 
 
 def _names(record: Any) -> list[str]:
-    seats = _get(record, "seats", list, "record")
-    if [_seat(seat, "seat", "seats") for seat in seats] != [0, 1, 2]:
+    seats = read_value(record, "seats", list, "record")
+    if [read_seat(seat, "seat", "seats") for seat in seats] != [0, 1, 2]:
         raise Discrepancy("seats: the record does not list seats 0, 1 and 2, in order")
     return [str(seat.get("name")) for seat in seats]
 
@@ -245,12 +115,12 @@ def _check_hand(replay: Replay, hand: Any, number: int, *, is_last: bool) -> Non
         raise Discrepancy(f"{where} was dealt after the game had ended (seat {replay.winner} had reached the target)")
     if not replay.last_hand_over:
         raise Discrepancy(f"{where} was dealt before hand {number - 1} was over")
-    stated = _get(hand, "hand_number", int, where)
+    stated = read_value(hand, "hand_number", int, where)
     if stated != number:
         raise Discrepancy(f"{where}: the record numbers it hand {stated}: hand {number} is missing or out of place")
     dealer = _check_roles(replay, hand, where)
     play = HandPlay(_dealt(hand, dealer, where), left_of(dealer))
-    for index, entry in enumerate(_get(hand, "plays", list, where)):
+    for index, entry in enumerate(read_value(hand, "plays", list, where)):
         _check_play(replay, play, entry, f"{where}, play {index + 1}")
     _check_tricks(hand, play, where)
     _close_hand(replay, hand, play, where, is_last=is_last)
@@ -259,14 +129,14 @@ def _check_hand(replay: Replay, hand: Any, number: int, *, is_last: bool) -> Non
 def _check_roles(replay: Replay, hand: Any, where: str) -> int:
     """The dealer follows the rotation; the shuffler, cutter and leader follow the dealer."""
     expected = replay.next_dealer
-    dealer = _seat(hand, "dealer", where)
+    dealer = read_seat(hand, "dealer", where)
     if dealer != expected:
         reason = "the first dealer of the setup" if replay.hands == 0 else "right of the last trick's winner"
         raise Discrepancy(
             f"{where}: the record says seat {dealer} dealt, but the rules make seat {expected} the dealer ({reason})"
         )
     for role, seat in (("shuffler", right_of(dealer)), ("cutter", left_of(dealer)), ("leader", left_of(dealer))):
-        if _seat(hand, role, where) != seat:
+        if read_seat(hand, role, where) != seat:
             raise Discrepancy(
                 f"{where}: the {role} must be seat {seat} when seat {dealer} deals, not seat {hand[role]}"
             )
@@ -275,8 +145,8 @@ def _check_roles(replay: Replay, hand: Any, where: str) -> int:
 
 def _dealt(hand: Any, dealer: int, where: str) -> list[list[str]] | None:
     """The dealt hands, recomputed from the revealed seed; None while the seed is secret."""
-    seed = _seed(hand, where)
-    stated = _get(hand, "commitment", str, where)
+    seed = read_seed(hand, where)
+    stated = read_value(hand, "commitment", str, where)
     if seed is None:
         return None
     if commitment(seed) != stated:
@@ -285,8 +155,8 @@ def _dealt(hand: Any, dealer: int, where: str) -> list[list[str]] | None:
 
 
 def _check_play(replay: Replay, hand: HandPlay, entry: Any, where: str) -> None:
-    seat = _seat(entry, "seat", where)
-    card = _get(entry, "card", str, where)
+    seat = read_seat(entry, "seat", where)
+    card = read_value(entry, "card", str, where)
     _check_cause(entry, where)
     if replay.winner is not None:
         raise Discrepancy(f"{where}: seat {seat} played {card} after the game had ended (seat {replay.winner} had won)")
@@ -302,7 +172,7 @@ def _check_play(replay: Replay, hand: HandPlay, entry: Any, where: str) -> None:
 
 
 def _check_cause(entry: Any, where: str) -> None:
-    cause = _get(entry, "cause", str, where)
+    cause = read_value(entry, "cause", str, where)
     if cause not in CAUSES:
         raise Discrepancy(f"{where}: the cause {cause!r} is not one of {', '.join(CAUSES)}")
 
@@ -330,7 +200,7 @@ def _settle_trick(replay: Replay, hand: HandPlay) -> None:
 
 
 def _check_tricks(hand: Any, play: HandPlay, where: str) -> None:
-    stated = _get(hand, "tricks", list, where)
+    stated = read_value(hand, "tricks", list, where)
     if len(stated) != len(play.tricks):
         raise Discrepancy(
             f"{where}: the record lists {len(stated)} completed tricks, but its plays make {len(play.tricks)}"
@@ -340,29 +210,32 @@ def _check_tricks(hand: Any, play: HandPlay, where: str) -> None:
 
 
 def _check_trick(trick: Any, computed: Trick, number: int, where: str) -> None:
-    if _get(trick, "number", int, where) != number or _seat(trick, "leader", where) != computed.leader:
+    if read_value(trick, "number", int, where) != number or read_seat(trick, "leader", where) != computed.leader:
         raise Discrepancy(f"{where}: the record's number or leader is wrong (seat {computed.leader} led it)")
     if _trick_plays(trick, where) != computed.plays:
         raise Discrepancy(f"{where}: the trick's cards are not the plays listed for the hand")
-    if _seat(trick, "winner", where) != computed.winner:
+    if read_seat(trick, "winner", where) != computed.winner:
         cards = ", ".join(card for _, card in computed.plays)
         raise Discrepancy(
             f"{where}: the record says seat {trick['winner']} won, but by the rules seat {computed.winner} did ({cards})"
         )
-    if _get(trick, "points", int, where) != computed.points:
+    if read_value(trick, "points", int, where) != computed.points:
         raise Discrepancy(
             f"{where}: the record gives {trick['points']} point(s), but the trick holds {computed.points} coins card(s)"
         )
 
 
 def _trick_plays(trick: Any, where: str) -> list[tuple[int, str]]:
-    return [(_seat(p, "seat", where), _get(p, "card", str, where)) for p in _get(trick, "plays", list, where)]
+    return [
+        (read_seat(p, "seat", where), read_value(p, "card", str, where))
+        for p in read_value(trick, "plays", list, where)
+    ]
 
 
 def _close_hand(replay: Replay, hand: Any, play: HandPlay, where: str, *, is_last: bool) -> None:
     """Whether the hand is over, its seed and scores, and who deals next."""
     over = replay.winner is not None or len(play.tricks) == CARDS_EACH
-    if _get(hand, "over", bool, where) != over:
+    if read_value(hand, "over", bool, where) != over:
         said, truth = ("over", "not over") if hand["over"] else ("not over", "over")
         raise Discrepancy(f"{where}: the record says the hand is {said}, but by its plays it is {truth}")
     if over and play.dealt is None:
@@ -387,7 +260,7 @@ def _check_scores(stated: Any, scores: list[int], what: str) -> None:
 
 def _check_outcome(record: Any, replay: Replay) -> None:
     """The status, winner, scores and the end of the game agree with the replay."""
-    status = _get(record, "status", str, "record")
+    status = read_value(record, "status", str, "record")
     if status not in _statuses(replay):
         raise Discrepancy(
             f"the record says the game is {status}, but by its hands it is {' or '.join(_statuses(replay))}"
@@ -430,38 +303,3 @@ def _summary(record: Any, replay: Replay) -> str:
 
 def _count(number: int, noun: str) -> str:
     return f"{number} {noun}{'' if number == 1 else 's'}"
-
-
-# -- the command -------------------------------------------------------------------------
-
-
-def _read(path: str) -> Any:
-    try:
-        text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
-        return json.loads(text)
-    except (OSError, UnicodeDecodeError, ValueError) as error:
-        raise InvalidRecord(f"cannot read {path}: {error}") from None
-
-
-def _fail(message: str, status: int) -> NoReturn:
-    print(message, file=sys.stderr)
-    raise SystemExit(status)
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="coins-verify", description="Check a Coins game record from the record alone."
-    )
-    parser.add_argument("file", help="the record (JSON); - reads standard input")
-    args = parser.parse_args(argv)
-    try:
-        print(verify(_read(args.file)))
-    except InvalidRecord as error:
-        _fail(f"invalid record: {error}", 2)
-    except Discrepancy as error:
-        _fail(f"FAILED: {error}", 1)
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,0 +1,44 @@
+// The browser's SSE parser (service/web/js/events.js): fields, comments, split chunks, line endings.
+
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import { SseParser, readMessages } from "../../service/web/js/events.js";
+
+test("a message has its id, event and data; comments and retry are skipped", () => {
+  const parser = new SseParser();
+  const text = ': keep-alive\n\nretry: 1000\nid: 7\nevent: card_played\ndata: {"id": 7}\n\n';
+  assert.deepEqual(parser.feed(text), [{ id: "7", event: "card_played", data: '{"id": 7}' }]);
+});
+
+test("text split anywhere, even inside a CRLF, gives the same messages", () => {
+  const text = 'id: 1\r\nevent: game\r\ndata: {"a":\r\ndata: 1}\r\n\r\nid: 2\r\ndata: x\r\n\r\n';
+  for (let at = 0; at <= text.length; at += 1) {
+    const parser = new SseParser();
+    const messages = [...parser.feed(text.slice(0, at)), ...parser.feed(text.slice(at))];
+    assert.deepEqual(
+      messages.map((message) => [message.id, message.data]),
+      [["1", '{"a":\n1}'], ["2", "x"]],
+      `split at ${at}`,
+    );
+  }
+});
+
+test("a message without data is not dispatched; the id carries over", () => {
+  const parser = new SseParser();
+  assert.deepEqual(parser.feed("id: 3\n\n"), []);
+});
+
+test("readMessages decodes a byte stream cut inside a multi-byte character", async () => {
+  const bytes = new TextEncoder().encode('id: 1\ndata: {"name": "Zoë 杯子"}\n\n');
+  const body = new ReadableStream({
+    start(controller) {
+      controller.enqueue(bytes.slice(0, 22));
+      controller.enqueue(bytes.slice(22));
+      controller.close();
+    },
+  });
+  const messages = [];
+  for await (const message of readMessages(body)) messages.push(message);
+  assert.deepEqual(messages, [{ id: "1", event: "message", data: '{"name": "Zoë 杯子"}' }]);
+});

@@ -17,6 +17,14 @@ export const loadSeat = (gameId) => read(SEAT_KEY(gameId));
 export const saveSeat = (gameId, credential) => localStorage.setItem(SEAT_KEY(gameId), JSON.stringify(credential));
 export const forgetSeat = (gameId) => localStorage.removeItem(SEAT_KEY(gameId));
 
+/** The ids of the games this browser holds a seat in. @returns {string[]} */
+export function listSeats() {
+  const prefix = SEAT_KEY("");
+  return Object.keys(localStorage)
+    .filter((key) => key.startsWith(prefix))
+    .map((key) => key.slice(prefix.length));
+}
+
 /** The 16 cards dealt to this browser's seat in a hand, kept for the fair-deal check after a reload. */
 export const loadDealt = (gameId, handNumber) => read(DEALT_KEY(gameId, handNumber));
 export function saveDealt(gameId, handNumber, cards) {

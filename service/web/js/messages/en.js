@@ -86,6 +86,7 @@ export default {
   "table.hintSays": "Hint: {card}. {reason}",
   "table.leave": "Leave (a bot takes my seat)",
   "table.leaveConfirm": "Leave this game for good? A bot will play your seat.",
+  "table.stay": "Stay",
   "table.left": "You left the game; a bot plays your seat.",
   "table.scores": "Scores",
   "table.log": "What happened",

@@ -86,6 +86,7 @@ export default {
   "table.hintSays": "Pista: {card}. {reason}",
   "table.leave": "Salir (un bot ocupa mi asiento)",
   "table.leaveConfirm": "¿Dejar esta partida para siempre? Un bot jugará en tu lugar.",
+  "table.stay": "Quedarme",
   "table.left": "Has dejado la partida; un bot juega en tu asiento.",
   "table.scores": "Puntuación",
   "table.log": "Lo que ha pasado",

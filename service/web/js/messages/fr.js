@@ -86,6 +86,7 @@ export default {
   "table.hintSays": "Conseil : {card}. {reason}",
   "table.leave": "Quitter (un robot prend ma place)",
   "table.leaveConfirm": "Quitter cette partie pour de bon ? Un robot jouera à votre place.",
+  "table.stay": "Rester",
   "table.left": "Vous avez quitté la partie ; un robot joue à votre place.",
   "table.scores": "Scores",
   "table.log": "Ce qui s’est passé",

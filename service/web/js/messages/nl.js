@@ -86,6 +86,7 @@ export default {
   "table.hintSays": "Tip: {card}. {reason}",
   "table.leave": "Verlaten (een bot neemt mijn plaats)",
   "table.leaveConfirm": "Dit spel voorgoed verlaten? Een bot speelt je plaats.",
+  "table.stay": "Blijven",
   "table.left": "Je hebt het spel verlaten; een bot speelt je plaats.",
   "table.scores": "Scores",
   "table.log": "Wat er gebeurde",

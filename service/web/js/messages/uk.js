@@ -86,6 +86,7 @@ export default {
   "table.hintSays": "Підказка: {card}. {reason}",
   "table.leave": "Вийти (моє місце займе бот)",
   "table.leaveConfirm": "Вийти з гри назавжди? За ваше місце гратиме бот.",
+  "table.stay": "Залишитися",
   "table.left": "Ви вийшли з гри; за ваше місце грає бот.",
   "table.scores": "Рахунок",
   "table.log": "Що сталося",

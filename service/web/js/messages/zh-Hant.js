@@ -86,6 +86,7 @@ export default {
   "table.hintSays": "提示：{card}。{reason}",
   "table.leave": "離開（由電腦接手我的座位）",
   "table.leaveConfirm": "確定永久離開這場遊戲？電腦會接手你的座位。",
+  "table.stay": "留下",
   "table.left": "你已離開遊戲；電腦接手你的座位。",
   "table.scores": "分數",
   "table.log": "遊戲紀錄",

@@ -1,4 +1,4 @@
-// A person plays a whole game against two bots; the lobby, the table and the end are photographed.
+// A person plays a whole game against two bots, asking for a hint once; the lobby, the table and the end are photographed.
 
 import assert from "node:assert/strict";
 
@@ -8,6 +8,11 @@ await scenario(async (browser) => {
   const page = await openPage(browser);
   await screenshot(page, "lobby");
   await createGame(page, { name: "Ana", target: 5, seats: ["you", "bot:basic", "bot:expert"] });
+  const deal = page.locator("button[data-key=deal]");
+  if (await deal.isVisible()) await deal.click();
+  await page.locator(".your-turn .card-button").first().waitFor();
+  await page.click("button[data-key=hint]");
+  await page.locator(".card-button.hinted").waitFor(); // the expert's advice, marked among your cards
   let photographed = false;
   await playToTheEnd([page], {
     keyboard: true,

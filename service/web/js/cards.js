@@ -94,7 +94,7 @@ export function cardFace(code) {
   }
   const count = Number(rank) || 1;
   if (rank === "king" || rank === "knight" || rank === "knave") {
-    face.append(svg("rect", { x: 11, y: 18, width: 38, height: 54, rx: 3, class: "card-court-frame" }));
+    face.append(svg("rect", { x: 13, y: 20, width: 34, height: 50, rx: 3, class: "card-court-frame" }));
   }
   const scale = count === 1 ? 1.8 : count >= 7 ? 0.62 : 0.8;
   for (const [x, y] of PIP_LAYOUTS[count]) {

@@ -210,59 +210,82 @@ export function mountTable(root, gameId) {
     const game = state.game;
     if (!game) return h("div", {}, state.error ? problemNotice(state.error) : h("p", {}, "…"));
     const seat = mine();
-    const yourTurn = seat !== null && game.turn === seat;
     return h(
       "div",
       { class: "table", "data-status": game.status, "data-version": game.version },
-      state.error && problemNotice(state.error),
       h(
-        "section",
-        { class: "felt", "aria-labelledby": "status-line" },
-        h("p", { class: "status-line", id: "status-line" }, `${game.hand_number ? `${t("table.hand", { n: game.hand_number })} · ` : ""}${statusText(game, seat)}`),
-        game.status === "finished" && game.winner !== null && winnerView(game, seat),
-        seatsView(game, seat),
-        h(
-          "div",
-          { class: "trick-area" },
-          h("div", {}, h("h2", {}, t("table.trick")), trickView(game, game.trick, seat, "current-trick")),
-          h(
-            "div",
-            {},
-            h("h2", {}, t("table.lastTrick")),
-            trickView(game, game.last_trick, seat, "last-trick"),
-            game.last_trick?.winner != null && h("p", {}, t("table.lastTrickWon", { name: name(game.last_trick.winner), points: game.last_trick.points ?? 0 })),
-          ),
-        ),
-        cycleView(),
-      ),
-      game.status !== "finished" &&
-      h(
-        "section",
-        { class: `panel your-hand${yourTurn ? " your-turn" : ""}`, "aria-labelledby": "hand-title" },
-        h("h2", { id: "hand-title" }, t("table.yourCards")),
+        "div",
+        { class: "table-main" },
+        state.error && problemNotice(state.error),
         state.left && infoNotice(t("table.left")),
         seat === null && !state.left && infoNotice(t("table.spectator")),
-        controls(game, seat),
-        state.hint && infoNotice(t("table.hintSays", { card: cardName(state.hint.card), reason: state.hint.reason })),
-        seat !== null &&
-          game.status === "playing" &&
-          state.hand?.hand_number === game.hand_number &&
-          handView({ cards: state.hand.cards, playable: yourTurn, hinted: state.hint?.card ?? null, onPlay: play, label: t("table.yourCards") }),
+        feltView(game, seat),
+        seat !== null && game.status !== "finished" && handPanel(game, seat),
       ),
+      sidePanel(game, seat),
+    );
+  }
+
+  /** The public table: status, winner, seats, the trick, the last trick, the suit cycle. */
+  function feltView(game, seat) {
+    const hand = game.hand_number ? `${t("table.hand", { n: game.hand_number })} · ` : "";
+    const last = game.last_trick;
+    return h(
+      "section",
+      { class: "felt", "aria-labelledby": "status-line" },
+      h("p", { class: "status-line", id: "status-line" }, hand + statusText(game, seat)),
+      game.status === "finished" && game.winner !== null && winnerView(game, seat),
+      seatsView(game, seat),
       h(
-        "aside",
-        {},
-        h("section", { class: "panel" }, h("h2", {}, t("table.scores")), scoresView(game, seat)),
-        game.status === "waiting_for_players" && inviteView(game),
-        fairnessView(game.status === "playing" ? game.commitment : null, [...state.checks.values()].reverse()),
-        h("section", { class: "panel" }, h("h2", {}, t("table.log")), h("p", { class: "live", "data-live": state.live }, t(`live.${state.live === "connecting" ? "reconnecting" : state.live}`)), h("ol", { class: "log" }, state.log.map((line) => h("li", {}, line)))),
-        h("p", {}, h("a", { href: "#/" }, t("table.backToLobby"))),
+        "div",
+        { class: "trick-area" },
+        h("div", {}, h("h2", {}, t("table.trick")), trickView(game, game.trick, seat, "current-trick")),
+        h(
+          "div",
+          {},
+          h("h2", {}, t("table.lastTrick")),
+          trickView(game, last, seat, "last-trick"),
+          last?.winner != null && h("p", {}, t("table.lastTrickWon", { name: name(last.winner), points: last.points ?? 0 })),
+        ),
       ),
+      cycleView(),
+    );
+  }
+
+  /** This seat's controls and cards. */
+  function handPanel(game, seat) {
+    const yourTurn = game.turn === seat;
+    const cards = game.status === "playing" && state.hand?.hand_number === game.hand_number ? state.hand.cards : null;
+    return h(
+      "section",
+      { class: `panel your-hand${yourTurn ? " your-turn" : ""}`, "aria-labelledby": "hand-title" },
+      h("h2", { id: "hand-title" }, t("table.yourCards")),
+      controls(game, seat),
+      state.hint && infoNotice(t("table.hintSays", { card: cardName(state.hint.card), reason: state.hint.reason })),
+      cards && handView({ cards, playable: yourTurn, hinted: state.hint?.card ?? null, onPlay: play, label: t("table.yourCards") }),
+    );
+  }
+
+  /** Scores, invitations, the fair-deal panel and the log. */
+  function sidePanel(game, seat) {
+    return h(
+      "aside",
+      { class: "table-side" },
+      h("section", { class: "panel" }, h("h2", {}, t("table.scores")), scoresView(game, seat)),
+      game.status === "waiting_for_players" && inviteView(game),
+      fairnessView(game.status === "playing" ? game.commitment : null, [...state.checks.values()].reverse()),
+      h(
+        "section",
+        { class: "panel" },
+        h("h2", {}, t("table.log")),
+        h("p", { class: "live", "data-live": state.live }, t(`live.${state.live}`)),
+        h("ol", { class: "log" }, state.log.map((line) => h("li", {}, line))),
+      ),
+      h("p", {}, h("a", { href: "#/" }, t("table.backToLobby"))),
     );
   }
 
   function controls(game, seat) {
-    if (seat === null || game.status === "finished") return null;
     const yourTurn = game.turn === seat;
     return h(
       "div",

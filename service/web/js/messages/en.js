@@ -94,6 +94,7 @@ export default {
   "table.backToLobby": "Back to the lobby",
 
   "live.live": "Live",
+  "live.connecting": "Connecting…",
   "live.reconnecting": "Connection lost: reconnecting…",
   "live.ended": "Live updates have ended.",
 

@@ -94,6 +94,7 @@ export default {
   "table.backToLobby": "Volver al inicio",
 
   "live.live": "En directo",
+  "live.connecting": "Conectando…",
   "live.reconnecting": "Conexión perdida: reconectando…",
   "live.ended": "Las actualizaciones en directo han terminado.",
 

@@ -94,6 +94,7 @@ export default {
   "table.backToLobby": "Retour à l’accueil",
 
   "live.live": "En direct",
+  "live.connecting": "Connexion…",
   "live.reconnecting": "Connexion perdue : reconnexion…",
   "live.ended": "Les mises à jour en direct sont terminées.",
 

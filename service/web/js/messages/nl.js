@@ -94,6 +94,7 @@ export default {
   "table.backToLobby": "Terug naar de lobby",
 
   "live.live": "Live",
+  "live.connecting": "Verbinden…",
   "live.reconnecting": "Verbinding verbroken: opnieuw verbinden…",
   "live.ended": "De live-updates zijn gestopt.",
 

@@ -94,6 +94,7 @@ export default {
   "table.backToLobby": "Назад до лобі",
 
   "live.live": "Наживо",
+  "live.connecting": "Підключення…",
   "live.reconnecting": "З'єднання втрачено: перепідключення…",
   "live.ended": "Оновлення наживо завершено.",
 

@@ -94,6 +94,7 @@ export default {
   "table.backToLobby": "回到大廳",
 
   "live.live": "即時",
+  "live.connecting": "連線中…",
   "live.reconnecting": "連線中斷：重新連線中…",
   "live.ended": "即時更新已結束。",
 

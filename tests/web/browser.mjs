@@ -29,6 +29,8 @@ export async function openPage(browser, options = {}) {
   const page = await context.newPage();
   page.setDefaultTimeout(STEP_MS);
   page.errors = [];
+  page.urls = [];
+  page.on("request", (request) => page.urls.push(request.url()));
   page.on("console", (message) => {
     if (message.type() === "error") page.errors.push(`console: ${message.text()} (${message.location().url})`);
   });
@@ -41,6 +43,18 @@ export async function openPage(browser, options = {}) {
 /** Fail if any page logged an error (a CSP violation is one too). */
 export function assertNoConsoleErrors(...pages) {
   assert.deepEqual(pages.flatMap((page) => page.errors), []);
+}
+
+/** Fail if a seat's token (as the pages keep them in localStorage) appears in any URL any page requested. */
+export async function assertNoTokenInUrls(...pages) {
+  const tokens = [];
+  for (const page of pages) {
+    const stored = await page.evaluate(() => Object.keys(localStorage).filter((key) => key.startsWith("coins.seat.")).map((key) => localStorage.getItem(key)));
+    tokens.push(...stored.map((value) => JSON.parse(value).token));
+  }
+  assert.ok(tokens.length > 0, "no token was kept");
+  const leaks = pages.flatMap((page) => page.urls).filter((url) => tokens.some((token) => url.includes(token) || url.includes(encodeURIComponent(token))));
+  assert.deepEqual(leaks, []);
 }
 
 export async function screenshot(page, name) {

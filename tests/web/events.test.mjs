@@ -1,9 +1,9 @@
-// The browser's SSE parser (service/web/js/events.js): fields, comments, split chunks, line endings.
+// The browser's event stream (service/web/js/events.js): the SSE parser, and following a game with resume.
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { SseParser, readMessages } from "../../service/web/js/events.js";
+import { SseParser, followGame, readMessages } from "../../service/web/js/events.js";
 
 test("a message has its id, event and data; comments and retry are skipped", () => {
   const parser = new SseParser();
@@ -41,4 +41,34 @@ test("readMessages decodes a byte stream cut inside a multi-byte character", asy
   const messages = [];
   for await (const message of readMessages(body)) messages.push(message);
   assert.deepEqual(messages, [{ id: "1", event: "message", data: '{"name": "Zoë 杯子"}' }]);
+});
+
+/** A fetch that answers each call with the next of `bodies` as an SSE stream, recording the headers sent. */
+function fakeFetch(bodies) {
+  const calls = [];
+  const fetch = async (url, options) => {
+    calls.push({ url, headers: options.headers });
+    const text = bodies[calls.length - 1] ?? "";
+    return new Response(text, { status: 200, headers: { "Content-Type": "text/event-stream" } });
+  };
+  return { fetch, calls };
+}
+
+const event = (id, type, status) => `id: ${id}\nevent: ${type}\ndata: ${JSON.stringify({ id, type, version: id, game: { status } })}\n\n`;
+
+test("followGame sends the token in a header, resumes after the last id, and stops once the game is finished", async () => {
+  const { fetch, calls } = fakeFetch([event(1, "game", "playing") + event(2, "card_played", "playing"), event(3, "game_finished", "finished")]);
+  globalThis.fetch = fetch;
+  const seen = [];
+  const ended = new Promise((resolve) => {
+    followGame("g1", { token: "secret", onEvent: (item) => seen.push(item.id), onStatus: (status) => status === "ended" && resolve() });
+  });
+  await ended;
+  assert.deepEqual(seen, [1, 2, 3]);
+  assert.equal(calls.length, 2);
+  assert.equal(calls[0].url, "/v1/games/g1/events");
+  assert.equal(calls[0].headers.Authorization, "Bearer secret");
+  assert.equal(calls[0].headers["Last-Event-ID"], undefined);
+  assert.equal(calls[1].headers["Last-Event-ID"], "2");
+  assert.ok(calls.every((call) => !call.url.includes("secret")));
 });

@@ -2,7 +2,7 @@
 
 import assert from "node:assert/strict";
 
-import { assertNoConsoleErrors, createGame, fairDealMarks, openPage, playToTheEnd, scenario, screenshot, tableState } from "./browser.mjs";
+import { assertNoConsoleErrors, assertNoTokenInUrls, createGame, fairDealMarks, openPage, playToTheEnd, scenario, screenshot, tableState } from "./browser.mjs";
 
 await scenario(async (browser) => {
   const page = await openPage(browser);
@@ -29,5 +29,6 @@ await scenario(async (browser) => {
   assert.ok(marks.verified >= 1, "no hand was verified");
   assert.equal(marks.failed, 0, "a fair-deal check failed");
   await screenshot(page, "finished");
+  await assertNoTokenInUrls(page);
   assertNoConsoleErrors(page);
 });

@@ -2,7 +2,7 @@
 
 import assert from "node:assert/strict";
 
-import { assertNoConsoleErrors, createGame, fairDealMarks, openPage, playToTheEnd, scenario } from "./browser.mjs";
+import { assertNoConsoleErrors, assertNoTokenInUrls, createGame, fairDealMarks, openPage, playToTheEnd, scenario } from "./browser.mjs";
 
 await scenario(async (browser) => {
   const ana = await openPage(browser);
@@ -33,5 +33,6 @@ await scenario(async (browser) => {
   }
   const winners = await Promise.all(people.map((page) => page.locator("#winner").innerText()));
   assert.equal(new Set(winners.map((text) => text.replace(/ \(you\)/, ""))).size, 1, winners.join(" / "));
+  await assertNoTokenInUrls(...people);
   assertNoConsoleErrors(...people);
 });

@@ -104,21 +104,23 @@ export function followGame(gameId, { token, onEvent, onStatus = () => {} }) {
       throw new ApiProblem(problem.code ?? "internal_error", response.status, problem.detail ?? response.statusText);
     }
     onStatus("live");
+    let received = 0;
     for await (const message of readMessages(response.body)) {
+      received += 1;
       /** @type {GameEvent} */
       const event = JSON.parse(message.data);
       lastId = message.id ?? String(event.id);
       finished ||= event.game?.status === "finished";
       onEvent(event);
     }
+    return received;
   }
 
   (async () => {
     let pause = FIRST_RETRY_MS;
     while (!signal.aborted && !finished) {
       try {
-        await connectOnce();
-        pause = FIRST_RETRY_MS; // it was connected: start the backoff again
+        if (await connectOnce()) pause = FIRST_RETRY_MS; // events came through: start the backoff again
       } catch (error) {
         if (signal.aborted) return;
         const refused = error instanceof ApiProblem && error.status >= 400 && error.status < 500 && error.status !== 429;

@@ -17,7 +17,8 @@ export function mountLobby(root) {
   const form = createForm();
   const listing = h("section", { class: "panel", "aria-labelledby": "open-title" });
   const resume = h("div");
-  replace(root, h("h2", { class: "visually-hidden" }, "Coins"), form.element, listing, resume);
+  replace(root, form.element, listing, resume);
+  render();
   refresh();
   const stopLanguage = onLanguageChange(render);
 
@@ -28,11 +29,16 @@ export function mountLobby(root) {
     } catch (error) {
       state.error = error;
     }
-    render();
+    renderListing();
   }
 
   function render() {
     form.render(state.formError);
+    renderListing();
+  }
+
+  /** The open games and this browser's own seats; the form is left alone, so typing is not disturbed. */
+  function renderListing() {
     replace(
       listing,
       h("h2", { id: "open-title" }, t("lobby.open")),
@@ -75,7 +81,7 @@ export function mountLobby(root) {
       location.hash = `#/game/${encodeURIComponent(game.id)}`;
     } catch (error) {
       state.formError = error;
-      render();
+      form.render(error);
     }
   }
 

@@ -23,6 +23,7 @@ from .games import GameService
 from .observability import init_observability
 from .store import Database, DatabaseUnavailable, GameStore
 from .store.migrate import upgrade
+from .web import init_web
 
 __all__ = ["create_app"]
 
@@ -80,6 +81,7 @@ def create_app(settings: Settings | None = None) -> Flask:
             raise Problem("unsupported_media_type", "send the body as application/json")
 
     configure_docs(app)
+    init_web(app)
     init_api(app)
     init_cors(app, settings.cors_origins)
     init_observability(app, settings)

@@ -1,0 +1,75 @@
+// The Coins HTTP API (openapi.yaml): fetch with JSON bodies, bearer tokens and RFC 9457 problems.
+
+/** @typedef {import("./types.js").Game} Game */
+/** @typedef {import("./types.js").Hand} Hand */
+/** @typedef {import("./types.js").Hint} Hint */
+/** @typedef {import("./types.js").Action} Action */
+
+/** An `application/problem+json` answer: `code` is the stable ProblemCode to branch on. */
+export class ApiProblem extends Error {
+  /** @param {string} code @param {number} status @param {string} detail */
+  constructor(code, status, detail) {
+    super(`${status} ${code}: ${detail}`);
+    this.code = code;
+    this.status = status;
+    this.detail = detail;
+  }
+}
+
+/**
+ * @param {string} method
+ * @param {string} path under /v1
+ * @param {{token?: string|null, body?: unknown}} [options]
+ */
+async function call(method, path, { token, body } = {}) {
+  /** @type {Record<string, string>} */
+  const headers = { Accept: "application/json" };
+  if (token) headers.Authorization = `Bearer ${token}`;
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  let response;
+  try {
+    response = await fetch(`/v1${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  } catch {
+    throw new ApiProblem("network_error", 0, "the service could not be reached");
+  }
+  const data = response.status === 204 ? null : await response.json().catch(() => null);
+  if (!response.ok) {
+    throw new ApiProblem(data?.code ?? "internal_error", response.status, data?.detail ?? response.statusText);
+  }
+  return data;
+}
+
+const game = (id) => `/games/${encodeURIComponent(id)}`;
+
+/** @returns {Promise<Game & {credentials: {seat: number, token: string}[]}>} */
+export const createGame = (body) => call("POST", "/games", { body });
+/** @returns {Promise<{items: Game[], next_cursor: string|null}>} */
+export const listOpenGames = () => call("GET", "/games?status=waiting_for_players&limit=20");
+/** @returns {Promise<Game>} */
+export const getGame = (id) => call("GET", game(id));
+/** @returns {Promise<{seat: number, token: string, game: Game}>} */
+export const joinGame = (id, body) => call("POST", `${game(id)}/players`, { body });
+/** @returns {Promise<Hand>} */
+export const getHand = (id, token) => call("GET", `${game(id)}/hand`, { token });
+export const dealHand = (id, token) => call("POST", `${game(id)}/hands`, { token });
+export const playCard = (id, token, card) => call("POST", `${game(id)}/plays`, { token, body: { card } });
+/** @returns {Promise<Hint>} */
+export const getHint = (id, token) => call("GET", `${game(id)}/hint?strength=expert`, { token });
+/** @returns {Promise<Game>} */
+export const leaveGame = (id, token, seat) => call("POST", `${game(id)}/players/${seat}/leave`, { token, body: { bot: "basic" } });
+
+/**
+ * Every deal and play of a game, oldest first (all pages).
+ * @returns {Promise<Action[]>}
+ */
+export async function listActions(id) {
+  const actions = [];
+  let cursor = null;
+  do {
+    const query = cursor ? `?limit=500&cursor=${encodeURIComponent(cursor)}` : "?limit=500";
+    const page = await call("GET", `${game(id)}/actions${query}`);
+    actions.push(...page.items);
+    cursor = page.next_cursor;
+  } while (cursor);
+  return actions;
+}

@@ -1,0 +1,50 @@
+// The client's entry point: the language picker, and routing by the URL's hash to the lobby, a join form or a table.
+
+import { h, replace } from "./dom.js";
+import { MESSAGES, initialLanguage, language, onLanguageChange, setLanguage, t } from "./i18n.js";
+import { mountJoin } from "./join.js";
+import { mountLobby } from "./lobby.js";
+import { loadSeat } from "./store.js";
+import { mountTable } from "./table.js";
+
+const main = /** @type {HTMLElement} */ (document.getElementById("main"));
+const picker = /** @type {HTMLSelectElement} */ (document.getElementById("language"));
+let unmount = () => {};
+
+/**
+ * `#/` the lobby; `#/game/<id>` its table; `#/game/<id>/join?seat=N` the form to take seat N.
+ * @param {string} hash
+ */
+export function parseRoute(hash) {
+  const [path, query = ""] = hash.replace(/^#/, "").split("?");
+  const parts = path.split("/").filter(Boolean).map(decodeURIComponent);
+  if (parts[0] === "game" && parts[1]) {
+    const seat = new URLSearchParams(query).get("seat");
+    if (parts[2] === "join") return { view: "join", gameId: parts[1], seat: seat === null ? null : Number(seat) };
+    return { view: "table", gameId: parts[1] };
+  }
+  return { view: "lobby" };
+}
+
+function route() {
+  unmount();
+  const target = parseRoute(location.hash);
+  if (target.view === "join" && !loadSeat(target.gameId)) unmount = mountJoin(main, target.gameId, target.seat);
+  else if (target.view !== "lobby") unmount = mountTable(main, target.gameId);
+  else unmount = mountLobby(main);
+}
+
+/** The page's own texts (title, byline, picker) in the current language. */
+function renderChrome() {
+  document.getElementById("byline").textContent = t("site.byline");
+  document.getElementById("language-label").textContent = t("site.language");
+  document.querySelector(".skip-link").textContent = t("site.skip");
+  replace(picker, Object.keys(MESSAGES).map((code) => h("option", { value: code, lang: code, selected: code === language() }, MESSAGES[code]["language.name"])));
+  picker.value = language();
+}
+
+onLanguageChange(renderChrome);
+picker.addEventListener("change", () => setLanguage(picker.value));
+window.addEventListener("hashchange", route);
+setLanguage(initialLanguage());
+route();

@@ -1,0 +1,35 @@
+// A tiny DOM builder: h("button", {class: "primary", onclick}, "Deal"), and text helpers.
+
+/**
+ * An element with attributes, properties (`on…` listeners, `value`, `checked`, `disabled`)
+ * and children (nodes or strings; null and false are skipped).
+ * @param {string} tag
+ * @param {Record<string, any>} [attrs]
+ * @param {...(Node|string|number|null|false|undefined)} children
+ * @returns {HTMLElement}
+ */
+export function h(tag, attrs = {}, ...children) {
+  const element = document.createElement(tag);
+  for (const [name, value] of Object.entries(attrs)) {
+    if (value === null || value === undefined || value === false) continue;
+    if (name.startsWith("on")) element.addEventListener(name.slice(2), value);
+    else if (name === "value" || name === "checked" || name === "disabled") element[name] = value;
+    else element.setAttribute(name, value === true ? "" : String(value));
+  }
+  append(element, children);
+  return element;
+}
+
+/** @param {Element} parent @param {Array<Node|string|number|null|false|undefined>} children */
+export function append(parent, children) {
+  for (const child of children.flat()) {
+    if (child === null || child === undefined || child === false) continue;
+    parent.append(child instanceof Node ? child : String(child));
+  }
+}
+
+/** Replace everything inside `parent` with `children`. */
+export function replace(parent, ...children) {
+  parent.replaceChildren();
+  append(parent, children);
+}

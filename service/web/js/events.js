@@ -1,0 +1,138 @@
+// A game's event stream: Server-Sent Events read with fetch (the token in a header), resumed on reconnect.
+
+import { ApiProblem } from "./api.js";
+
+/** @typedef {import("./types.js").GameEvent} GameEvent */
+/** @typedef {{id: string|null, event: string, data: string}} SseMessage */
+
+const FIRST_RETRY_MS = 500;
+const LAST_RETRY_MS = 15000;
+
+/**
+ * The SSE parser of the WHATWG HTML standard, fed text as it arrives: `feed` returns the
+ * messages completed by that text. Comment lines (heartbeats) and `retry:` are skipped.
+ */
+export class SseParser {
+  constructor() {
+    this.buffer = "";
+    this.reset();
+  }
+
+  reset() {
+    /** @type {string[]} */
+    this.data = [];
+    this.event = "";
+    /** @type {string|null} */
+    this.id = null;
+  }
+
+  /** @param {string} text @returns {SseMessage[]} */
+  feed(text) {
+    this.buffer += text;
+    const held = this.buffer.endsWith("\r") ? "\r" : ""; // maybe the first half of a CRLF
+    const lines = this.buffer.slice(0, this.buffer.length - held.length).split(/\r\n|\r|\n/);
+    this.buffer = (lines.pop() ?? "") + held; // an unfinished line waits for more text
+    /** @type {SseMessage[]} */
+    const messages = [];
+    for (const line of lines) {
+      if (line === "") {
+        if (this.data.length) messages.push({ id: this.id, event: this.event || "message", data: this.data.join("\n") });
+        this.reset();
+        continue;
+      }
+      if (line.startsWith(":")) continue;
+      const colon = line.indexOf(":");
+      const field = colon < 0 ? line : line.slice(0, colon);
+      const value = colon < 0 ? "" : line.slice(colon + 1).replace(/^ /, "");
+      if (field === "data") this.data.push(value);
+      else if (field === "event") this.event = value;
+      else if (field === "id" && !value.includes("\0")) this.id = value;
+    }
+    return messages;
+  }
+}
+
+/**
+ * The messages of an SSE response body, as they arrive.
+ * @param {ReadableStream<Uint8Array>} body
+ * @returns {AsyncGenerator<SseMessage>}
+ */
+export async function* readMessages(body) {
+  const reader = body.pipeThrough(new TextDecoderStream()).getReader();
+  const parser = new SseParser();
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return;
+      yield* parser.feed(value);
+    }
+  } finally {
+    reader.releaseLock();
+  }
+}
+
+const sleep = (ms, signal) =>
+  new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener("abort", () => (clearTimeout(timer), resolve(undefined)), { once: true });
+  });
+
+/**
+ * Follow a game's events until the game is finished or `stop()` is called. A dropped
+ * connection is opened again after a growing pause, with `Last-Event-ID` set to the last
+ * event seen, so no event is missed or seen twice.
+ * @param {string} gameId
+ * @param {{token?: string|null, onEvent: (event: GameEvent) => void,
+ *          onStatus?: (status: "live"|"reconnecting"|"ended", problem?: ApiProblem) => void}} options
+ * @returns {() => void} stop
+ */
+export function followGame(gameId, { token, onEvent, onStatus = () => {} }) {
+  const controller = new AbortController();
+  const { signal } = controller;
+  /** @type {string|null} */
+  let lastId = null;
+  let finished = false;
+
+  async function connectOnce() {
+    /** @type {Record<string, string>} */
+    const headers = { Accept: "text/event-stream" };
+    if (token) headers.Authorization = `Bearer ${token}`;
+    if (lastId !== null) headers["Last-Event-ID"] = lastId;
+    const response = await fetch(`/v1/games/${encodeURIComponent(gameId)}/events`, { headers, signal, cache: "no-store" });
+    if (!response.ok || !response.body) {
+      const problem = await response.json().catch(() => ({}));
+      throw new ApiProblem(problem.code ?? "internal_error", response.status, problem.detail ?? response.statusText);
+    }
+    onStatus("live");
+    let received = 0;
+    for await (const message of readMessages(response.body)) {
+      received += 1;
+      /** @type {GameEvent} */
+      const event = JSON.parse(message.data);
+      lastId = message.id ?? String(event.id);
+      finished ||= event.game?.status === "finished";
+      onEvent(event);
+    }
+    return received;
+  }
+
+  (async () => {
+    let pause = FIRST_RETRY_MS;
+    while (!signal.aborted && !finished) {
+      try {
+        if (await connectOnce()) pause = FIRST_RETRY_MS; // events came through: start the backoff again
+      } catch (error) {
+        if (signal.aborted) return;
+        const refused = error instanceof ApiProblem && error.status >= 400 && error.status < 500 && error.status !== 429;
+        if (refused) return onStatus("ended", error); // a bad token or no such game: retrying will not help
+      }
+      if (signal.aborted || finished) break;
+      onStatus("reconnecting");
+      await sleep(pause + Math.random() * pause * 0.3, signal);
+      pause = Math.min(pause * 2, LAST_RETRY_MS);
+    }
+    if (!signal.aborted) onStatus("ended");
+  })();
+
+  return () => controller.abort();
+}

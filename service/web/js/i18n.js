@@ -1,0 +1,83 @@
+// Languages of the client: pick one from navigator.languages or localStorage, translate keys, name cards.
+
+import { parseCard } from "./cards.js";
+import en from "./messages/en.js";
+import es from "./messages/es.js";
+import fr from "./messages/fr.js";
+import nl from "./messages/nl.js";
+import uk from "./messages/uk.js";
+import zhHant from "./messages/zh-Hant.js";
+
+/** Every language offered, by BCP 47 tag. */
+export const MESSAGES = Object.freeze({ en, es, nl, "zh-Hant": zhHant, fr, uk });
+const STORAGE_KEY = "coins.language";
+
+let current = "en";
+/** @type {Set<() => void>} */
+const listeners = new Set();
+
+/**
+ * The offered language that best matches a list of preferred tags (navigator.languages);
+ * any Chinese gets Traditional Chinese, the only Chinese offered; English otherwise.
+ * @param {readonly string[]} preferred
+ */
+export function matchLanguage(preferred) {
+  const offered = Object.keys(MESSAGES);
+  for (const tag of preferred) {
+    const lower = tag.toLowerCase();
+    const exact = offered.find((code) => code.toLowerCase() === lower);
+    if (exact) return exact;
+    const base = lower.split("-")[0];
+    if (base === "zh") return "zh-Hant";
+    if (offered.includes(base)) return base;
+  }
+  return "en";
+}
+
+/** The remembered choice, else the browser's preference. */
+export function initialLanguage() {
+  const saved = localStorage.getItem(STORAGE_KEY);
+  return saved && saved in MESSAGES ? saved : matchLanguage(navigator.languages ?? [navigator.language]);
+}
+
+export const language = () => current;
+
+/** Switch language, remember it, and tell every listener to render again. @param {string} code */
+export function setLanguage(code) {
+  current = code in MESSAGES ? code : "en";
+  localStorage.setItem(STORAGE_KEY, current);
+  document.documentElement.lang = current;
+  for (const listener of listeners) listener();
+}
+
+/** @param {() => void} listener @returns {() => void} unsubscribe */
+export function onLanguageChange(listener) {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
+/**
+ * The message `key` in the current language, `{name}` placeholders filled from `params`.
+ * @param {string} key
+ * @param {Record<string, string|number>} [params]
+ */
+export function t(key, params = {}) {
+  const template = MESSAGES[current][key] ?? en[key] ?? key;
+  return template.replace(/\{(\w+)\}/g, (whole, name) => (name in params ? String(params[name]) : whole));
+}
+
+/** The name of a suit in the current language. */
+export const suitName = (suit) => t(`suit.${suit}`);
+
+/** The full name of a card, e.g. "knight of cups", "caballo de copas". @param {string} code */
+export function cardName(code) {
+  const { rank, suit } = parseCard(code);
+  const rankText = Number(rank) ? rank : t(`rank.${rank}`);
+  return t("card.name", { rank: rankText, suit: suitName(suit) });
+}
+
+/** A human message for a problem `code` of the API (or the client's own `network_error`). */
+export function problemMessage(code) {
+  const key = `problem.${code}`;
+  return key in en ? t(key) : t("problem.unknown", { code });
+}

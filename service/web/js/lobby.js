@@ -1,0 +1,143 @@
+// The lobby: create a game (seats for you, people and bots), list games with open seats, resume your own.
+
+import * as api from "./api.js";
+import { h, replace } from "./dom.js";
+import { onLanguageChange, t } from "./i18n.js";
+import { seatName } from "./names.js";
+import { problemNotice } from "./notice.js";
+import { listSeats, saveSeat } from "./store.js";
+
+const SEAT_CHOICES = ["you", "open", "bot:random", "bot:basic", "bot:expert"];
+const DEFAULT_SEATS = ["you", "bot:basic", "bot:expert"];
+
+/** @param {HTMLElement} root @returns {() => void} unmount */
+export function mountLobby(root) {
+  /** @type {{games: import("./types.js").Game[]|null, error: unknown, formError: unknown}} */
+  const state = { games: null, error: null, formError: null };
+  const form = createForm();
+  const listing = h("section", { class: "panel", "aria-labelledby": "open-title" });
+  const resume = h("div");
+  replace(root, form.element, listing, resume);
+  render();
+  refresh();
+  const stopLanguage = onLanguageChange(render);
+
+  async function refresh() {
+    try {
+      state.games = (await api.listOpenGames()).items;
+      state.error = null;
+    } catch (error) {
+      state.error = error;
+    }
+    renderListing();
+  }
+
+  function render() {
+    form.render(state.formError);
+    renderListing();
+  }
+
+  /** The open games and this browser's own seats; the form is left alone, so typing is not disturbed. */
+  function renderListing() {
+    replace(
+      listing,
+      h("h2", { id: "open-title" }, t("lobby.open")),
+      state.error && problemNotice(state.error),
+      state.games && !state.games.length && h("p", {}, t("lobby.none")),
+      h("ul", { class: "open-games" }, (state.games ?? []).map(openGameItem)),
+      h("button", { type: "button", onclick: refresh }, t("lobby.refresh")),
+    );
+    const mine = listSeats();
+    replace(
+      resume,
+      mine.length > 0 &&
+        h(
+          "section",
+          { class: "panel" },
+          h("h2", {}, t("lobby.rejoin")),
+          h("ul", {}, mine.map((gameId) => h("li", {}, h("a", { href: `#/game/${encodeURIComponent(gameId)}` }, `${t("lobby.resume")} · ${gameId}`)))),
+        ),
+    );
+  }
+
+  /** @param {import("./types.js").Game} game */
+  function openGameItem(game) {
+    const open = game.seats.filter((seat) => seat.open);
+    const names = game.seats.filter((seat) => !seat.open).map((seat) => seatName(seat)).join(", ");
+    return h(
+      "li",
+      { class: "panel", "data-game": game.id },
+      h("span", {}, t("lobby.summary", { names, target: game.target_score, open: open.length })),
+      open.length > 0 && h("a", { class: "button", href: `#/game/${encodeURIComponent(game.id)}/join?seat=${open[0].seat}` }, t("lobby.join")),
+    );
+  }
+
+  async function create(body, yourSeat) {
+    state.formError = null;
+    try {
+      const game = await api.createGame(body);
+      const credential = game.credentials.find((item) => item.seat === yourSeat);
+      if (credential) saveSeat(game.id, credential);
+      location.hash = `#/game/${encodeURIComponent(game.id)}`;
+    } catch (error) {
+      state.formError = error;
+      form.render(error);
+    }
+  }
+
+  function createForm() {
+    const element = h("form", { class: "panel form-grid", "aria-labelledby": "create-title" });
+    const fields = {
+      name: h("input", { id: "create-name", name: "name", required: true, maxlength: 40, autocomplete: "nickname" }),
+      age: h("input", { id: "create-age", name: "age", type: "number", min: 0, max: 150, inputmode: "numeric" }),
+      target: h("input", { id: "create-target", name: "target", type: "number", min: 1, max: 100, value: "15", required: true }),
+      timeout: h("input", { id: "create-timeout", name: "timeout", type: "number", min: 5, max: 86400 }),
+      seats: DEFAULT_SEATS.map((choice, seat) => h("select", { id: `create-seat-${seat}`, name: `seat-${seat}`, "data-choice": choice })),
+    };
+    const message = h("div");
+    element.addEventListener("submit", (event) => {
+      event.preventDefault();
+      const choices = fields.seats.map((select) => select.value);
+      replace(message);
+      if (choices.filter((choice) => choice === "you").length !== 1) {
+        replace(message, h("p", { class: "message error", role: "alert" }, t("lobby.oneYou")));
+        return;
+      }
+      const you = { name: fields.name.value.trim(), age: fields.age.value ? Number(fields.age.value) : null };
+      const seats = choices.map((choice) => (choice === "you" ? you : choice === "open" ? null : { bot: choice.slice(4) }));
+      const timeout = fields.timeout.value ? Number(fields.timeout.value) : null;
+      create({ target_score: Number(fields.target.value), turn_timeout_seconds: timeout, seats }, choices.indexOf("you"));
+    });
+
+    function render(error) {
+      const label = (input, text) => h("label", { for: input.id }, text);
+      replace(
+        element,
+        h("h2", { id: "create-title" }, t("lobby.create")),
+        h("div", {}, label(fields.name, t("lobby.name")), fields.name),
+        h("div", {}, label(fields.age, t("lobby.age")), fields.age),
+        h("div", {}, label(fields.target, t("lobby.target")), fields.target),
+        h("div", {}, label(fields.timeout, t("lobby.timeout")), fields.timeout),
+        fields.seats.map((select, seat) => {
+          const chosen = select.value || select.dataset.choice;
+          replace(select, SEAT_CHOICES.map((choice) => h("option", { value: choice, selected: choice === chosen }, choiceLabel(choice))));
+          select.value = chosen;
+          return h("div", {}, label(select, t("lobby.seat", { n: seat + 1 })), select);
+        }),
+        message,
+        error && problemNotice(error),
+        h("div", { class: "actions" }, h("button", { type: "submit", class: "primary" }, t("lobby.createButton"))),
+      );
+    }
+    return { element, render };
+  }
+
+  return stopLanguage;
+}
+
+/** @param {string} choice */
+function choiceLabel(choice) {
+  if (choice === "you") return t("lobby.seatYou");
+  if (choice === "open") return t("lobby.seatOpen");
+  return t("lobby.seatBot", { strength: t(`strength.${choice.slice(4)}`) });
+}

@@ -1,0 +1,156 @@
+// Shared steps of the browser tests: start chromium, open pages that record console errors, drive the client.
+
+import assert from "node:assert/strict";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+
+import { chromium } from "playwright-core";
+
+export const BASE_URL = process.env.COINS_BASE_URL ?? "http://127.0.0.1:8000";
+export const ARTIFACTS = process.env.COINS_WEB_ARTIFACTS ?? "web-artifacts";
+const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const ARGS = [
+  "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+  "--disable-background-networking", "--disable-component-update", "--disable-sync",
+];
+export const STEP_MS = 30_000; // the longest a single step (a bot's reply, an event) may take
+
+/** Chromium, headless. */
+export const launch = () => chromium.launch({ executablePath: CHROMIUM, args: ARGS, headless: true });
+
+/**
+ * A page in a fresh context (its own localStorage, like another person's browser) that
+ * records every console error and uncaught exception in `page.errors`.
+ * @param {import("playwright-core").Browser} browser
+ * @param {import("playwright-core").BrowserContextOptions} [options]
+ */
+export async function openPage(browser, options = {}) {
+  const context = await browser.newContext({ locale: "en-US", viewport: { width: 1280, height: 900 }, ...options });
+  const page = await context.newPage();
+  page.setDefaultTimeout(STEP_MS);
+  page.errors = [];
+  page.urls = [];
+  page.on("request", (request) => page.urls.push(request.url()));
+  page.on("console", (message) => {
+    if (message.type() === "error") page.errors.push(`console: ${message.text()} (${message.location().url})`);
+  });
+  page.on("pageerror", (error) => page.errors.push(`page: ${error.message}`));
+  await page.goto(`${BASE_URL}/`);
+  await page.locator("#create-name").waitFor();
+  return page;
+}
+
+/** Fail if any page logged an error (a CSP violation is one too). */
+export function assertNoConsoleErrors(...pages) {
+  assert.deepEqual(pages.flatMap((page) => page.errors), []);
+}
+
+/** Fail if a seat's token (as the pages keep them in localStorage) appears in any URL any page requested. */
+export async function assertNoTokenInUrls(...pages) {
+  const tokens = [];
+  for (const page of pages) {
+    const stored = await page.evaluate(() => Object.keys(localStorage).filter((key) => key.startsWith("coins.seat.")).map((key) => localStorage.getItem(key)));
+    tokens.push(...stored.map((value) => JSON.parse(value).token));
+  }
+  assert.ok(tokens.length > 0, "no token was kept");
+  const leaks = pages.flatMap((page) => page.urls).filter((url) => tokens.some((token) => url.includes(token) || url.includes(encodeURIComponent(token))));
+  assert.deepEqual(leaks, []);
+}
+
+export async function screenshot(page, name) {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+}
+
+/**
+ * Create a game from the lobby form. `seats`: three of "you", "open", "bot:random|basic|expert".
+ * @returns {Promise<string>} the game's id
+ */
+export async function createGame(page, { name, target = 5, seats = ["you", "bot:basic", "bot:random"] }) {
+  await page.fill("#create-name", name);
+  await page.fill("#create-target", String(target));
+  for (const [seat, choice] of seats.entries()) await page.selectOption(`#create-seat-${seat}`, choice);
+  await page.click("form button[type=submit]");
+  await page.locator(".table").waitFor();
+  return decodeURIComponent(new URL(page.url()).hash.split("/")[2]);
+}
+
+/** The table's status attribute and version. */
+export const tableState = (page) =>
+  page.locator(".table").evaluate((table) => ({ status: table.dataset.status, version: Number(table.dataset.version) }));
+
+/**
+ * Take this seat's next action if it is its turn: deal, or play its first card (by keyboard
+ * when `keyboard`). Returns whether it acted.
+ */
+export async function actIfMyTurn(page, { keyboard = false } = {}) {
+  const deal = page.locator("button[data-key=deal]");
+  if (await deal.isVisible()) {
+    await deal.click();
+    return true;
+  }
+  const cards = page.locator(".your-turn .card-button");
+  if (!(await cards.count())) return false;
+  if (keyboard) {
+    await cards.first().focus();
+    await page.keyboard.press("ArrowRight");
+    await page.keyboard.press("Enter");
+  } else {
+    await cards.first().click();
+  }
+  return true;
+}
+
+/** Wait until the table's version passes `version`, or the game is finished. */
+export async function waitForChange(page, version) {
+  await page.waitForFunction(
+    (seen) => {
+      const table = document.querySelector(".table");
+      return table && (Number(table.dataset.version) > seen || table.dataset.status === "finished");
+    },
+    version,
+    { timeout: STEP_MS },
+  );
+}
+
+/**
+ * Play on from these pages (one per person at the table) until the game is finished: in each
+ * step the first page whose turn it is acts; when none can, wait for a change to arrive.
+ * Nothing ever reloads a page, so every other player's move must arrive live.
+ */
+export async function playToTheEnd(pages, { maxSteps = 600, keyboard = false, onStep = async () => {} } = {}) {
+  for (let step = 0; step < maxSteps; step += 1) {
+    const states = await Promise.all(pages.map(tableState));
+    if (states.every((state) => state.status === "finished")) return step;
+    await onStep(step);
+    let acted = false;
+    for (const [index, page] of pages.entries()) {
+      if (states[index].status === "finished" || !(await actIfMyTurn(page, { keyboard }))) continue;
+      await waitForChange(page, states[index].version);
+      acted = true;
+      break;
+    }
+    if (!acted) await Promise.any(pages.map((page, index) => waitForChange(page, states[index].version)));
+  }
+  throw new Error(`the game did not finish within ${maxSteps} steps`);
+}
+
+/** The fair-deal marks the page shows: how many hands were verified and whether any warning is up. */
+export async function fairDealMarks(page) {
+  await page.locator("[data-verified]").first().waitFor();
+  await page.waitForFunction(() => !document.querySelector("[data-check]:not([data-verified])"), null, { timeout: STEP_MS });
+  return {
+    verified: await page.locator("[data-verified=true]").count(),
+    failed: await page.locator("[data-verified=false]").count(),
+  };
+}
+
+/** Run a scenario: chromium up, `body(browser)`, chromium down; a failure exits non-zero with its message. */
+export async function scenario(body) {
+  const browser = await launch();
+  try {
+    await body(browser);
+  } finally {
+    await browser.close();
+  }
+}

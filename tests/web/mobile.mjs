@@ -1,0 +1,24 @@
+// On a 390×844 phone screen the table fits the width and a trick is played by tapping.
+
+import assert from "node:assert/strict";
+
+import { assertNoConsoleErrors, createGame, openPage, scenario, screenshot, tableState, waitForChange } from "./browser.mjs";
+
+await scenario(async (browser) => {
+  const page = await openPage(browser, { viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true });
+  await createGame(page, { name: "Ana", target: 5, seats: ["you", "bot:basic", "bot:basic"] });
+  const deal = page.locator("button[data-key=deal]");
+  if (await deal.isVisible()) await deal.tap();
+  const card = page.locator(".your-turn .card-button").first();
+  await card.waitFor();
+  const played = await card.getAttribute("data-card");
+  const { version } = await tableState(page);
+  await card.tap();
+  await waitForChange(page, version);
+  // The trick this card went into is on the table or, complete, shown as the last trick.
+  await page.locator(`.played[data-card="${played}"]`).first().waitFor();
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  assert.ok(overflow <= 0, `the page is ${overflow}px wider than the screen`);
+  await screenshot(page, "mobile");
+  assertNoConsoleErrors(page);
+});

@@ -6,120 +6,240 @@ Standard library only. Take a seat you already hold, or join an open one:
     python examples/seat_client.py --base-url http://127.0.0.1:8000 --game GAME_ID --token TOKEN
     python examples/seat_client.py --base-url http://127.0.0.1:8000 --game GAME_ID --join Cy
 
-It polls the game with `If-None-Match`: while nothing has changed the server answers
-`304 Not Modified` with no body, so waiting is cheap. When the game names this seat in
-`turn`, it deals (if the hand is due and this seat is the dealer) or plays a random card
-from its hand, sending `If-Match` so a stale view of the game is refused (412) rather than
-acted on. Three copies, one per seat, play a whole game together.
+It follows the game's event feed (`GET /v1/games/{id}/events` as Server-Sent Events, see
+docs/events.md) instead of polling: the server tells it of every change as it happens. The
+token goes in the `Authorization` header, so the feed also brings this seat's private `hand`
+events (its cards after each deal). When an event's state names this seat in `turn`, it
+deals (the hand is due and this seat is the dealer) or plays a random card from its hand.
+A dropped connection is resumed with `Last-Event-ID` (no event lost, none repeated), after
+a growing, bounded pause, a bounded number of times in a row. It stops at `game_finished`.
+Three copies, one per seat, play a whole game together.
 """
 
 from __future__ import annotations
 
 import argparse
+import http.client
 import json
 import random
 import sys
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
 from typing import Any
+
+# The server sends an event or a comment line at least every 20 seconds: a stream silent for
+# longer than this is a dead connection, not an idle game.
+STREAM_SILENCE_SECONDS = 30.0
+MAX_ATTEMPTS = 8  # connections in a row that bring no event before giving up
+MAX_BACKOFF_SECONDS = 10.0
+# Refusals that only mean the game moved on before our request arrived (or a stand-in acted
+# for us): the next event tells us what to do.
+STALE = ("not_your_turn", "no_hand_in_progress", "hand_in_progress")
 
 
 class Problem(Exception):
     """An error answer: RFC 9457 problem details with a stable ``code``."""
 
-    def __init__(self, status: int, body: dict[str, Any]) -> None:
+    def __init__(self, status: int, body: dict[str, Any], retry_after: str | None = None) -> None:
         super().__init__(f"{status} {body.get('code')}: {body.get('detail')}")
         self.status = status
         self.code = body.get("code")
+        self.retry_after = float(retry_after) if retry_after and retry_after.isdigit() else None
+
+
+def _problem(error: urllib.error.HTTPError) -> Problem:
+    try:
+        body = json.load(error)
+    except ValueError:  # not the service's answer (a proxy's page, say)
+        body = {"code": None, "detail": error.reason}
+    return Problem(error.code, body, error.headers.get("Retry-After"))
+
+
+def read_events(lines: Iterator[bytes]) -> Iterator[tuple[str | None, str, dict[str, Any]] | None]:
+    """(id, type, data) of each event of a Server-Sent Events body, as its blank line arrives, and
+    None for each comment line (the server's heartbeat: the connection is alive, nothing happened).
+
+    ``retry:`` is ignored (we pace our own reconnects); several ``data:`` lines of one event join
+    with newlines.
+    """
+    event_id: str | None = None
+    event_type = "message"
+    data: list[str] = []
+    for raw in lines:
+        line = raw.decode("utf-8").rstrip("\r\n")
+        if not line:
+            if data:
+                yield event_id, event_type, json.loads("\n".join(data))
+            event_type, data = "message", []
+            continue
+        if line.startswith(":"):
+            yield None
+            continue
+        name, _, value = line.partition(":")
+        value = value.removeprefix(" ")
+        if name == "data":
+            data.append(value)
+        elif name == "event":
+            event_type = value
+        elif name == "id":
+            event_id = value
 
 
 class Seat:
-    """One seat's view of one game: its token, and the game's last ETag."""
+    """One seat's view of one game: its token, its cards, and where it is in the feed."""
 
     def __init__(self, base_url: str, game_id: str, token: str | None = None) -> None:
         self.base_url = base_url.rstrip("/")
         self.game_id = game_id
         self.token = token
-        self.etag: str | None = None
         self.seat: int | None = None
-        self.not_modified = 0  # polls answered 304
+        self.last_event_id: str | None = None  # the last event handled: a reconnect resumes after it
+        self.cards: list[str] | None = None  # this seat's cards in hand `cards_hand`, kept from the feed
+        self.cards_hand = 0
+        self.acted_on = -1  # the game version we last acted on ...
+        self.reached = -1  # ... and the version our last action led to
+        self.events = 0
+        self.reconnects = 0
 
-    def call(self, method: str, path: str, body: Any = None, headers: dict[str, str] | None = None) -> tuple[str, Any]:
-        """(ETag, JSON body or None for 304); a problem answer is raised."""
-        all_headers = {"Accept": "application/json", **(headers or {})}
+    def _headers(self, **extra: str) -> dict[str, str]:
+        headers = {"Accept": "application/json", **extra}
+        if self.token:
+            headers["Authorization"] = f"Bearer {self.token}"
+        return headers
+
+    def call(self, method: str, path: str, body: Any = None) -> Any:
+        """The JSON answer; a problem answer is raised."""
+        headers = self._headers()
         data = None
         if body is not None:
             data = json.dumps(body).encode()
-            all_headers["Content-Type"] = "application/json"
-        if self.token:
-            all_headers["Authorization"] = f"Bearer {self.token}"
+            headers["Content-Type"] = "application/json"
         url = f"{self.base_url}/v1/games/{self.game_id}{path}"
-        request = urllib.request.Request(url, data=data, headers=all_headers, method=method)
+        request = urllib.request.Request(url, data=data, headers=headers, method=method)
         try:
             with urllib.request.urlopen(request, timeout=30) as response:
-                return response.headers.get("ETag", ""), json.load(response)
+                return json.load(response)
         except urllib.error.HTTPError as error:
-            if error.code == 304:
-                return error.headers.get("ETag", ""), None
-            raise Problem(error.code, json.load(error)) from None
+            raise _problem(error) from None
 
     def join(self, name: str) -> None:
-        _, joined = self.call("POST", "/players", {"name": name})
+        joined = self.call("POST", "/players", {"name": name})
         self.token, self.seat = joined["token"], joined["seat"]
         print(f"{name} took seat {self.seat}; token {self.token}", flush=True)
 
-    def read_game(self) -> dict[str, Any] | None:
-        """The game if it changed since the last read, else None (a 304)."""
-        etag, game = self.call("GET", "", headers={"If-None-Match": self.etag} if self.etag else None)
-        # Only what we have read counts: remembering the tag of our own play's answer would
-        # make the next poll a 304 even when it is our turn again (we won the trick and lead).
-        self.etag = etag or None
-        return game  # type: ignore[no-any-return]
+    def open_stream(self, timeout: float) -> http.client.HTTPResponse:
+        """The event stream, resuming after ``last_event_id`` if there is one."""
+        headers = self._headers(Accept="text/event-stream")
+        if self.last_event_id is not None:
+            headers["Last-Event-ID"] = self.last_event_id
+        request = urllib.request.Request(f"{self.base_url}/v1/games/{self.game_id}/events", headers=headers)
+        try:
+            response: http.client.HTTPResponse = urllib.request.urlopen(request, timeout=timeout)
+        except urllib.error.HTTPError as error:
+            raise _problem(error) from None
+        return response
+
+    def take(self, event: dict[str, Any]) -> None:
+        """Keep this seat's cards from the feed: given with `game` and `hand`, spent by `card_played`."""
+        kind = event["type"]
+        if kind == "game" and event["hand"] is not None:
+            self.cards, self.cards_hand = list(event["hand"]["cards"]), event["hand"]["hand_number"]
+        elif kind == "hand":
+            self.cards, self.cards_hand = list(event["cards"]), event["hand_number"]
+        elif kind == "card_played" and event["seat"] == self.seat and self.cards and event["card"] in self.cards:
+            self.cards.remove(event["card"])
+
+    def maybe_act(self, game: dict[str, Any], rng: random.Random) -> None:
+        """Deal or play if this state of the game waits for this seat, and only once per state."""
+        if game["turn"] != self.seat or game["status"] not in ("waiting_for_deal", "playing"):
+            return
+        # Events from before our last action's effect are history (we acted on them already).
+        if game["version"] <= self.acted_on or game["version"] < self.reached:
+            return
+        previous, self.acted_on = self.acted_on, game["version"]
+        try:
+            self.act(game, rng)
+        except Problem as problem:
+            if problem.code not in STALE:
+                raise
+        except OSError:  # the request may not have arrived: act on this event again after resuming
+            self.acted_on = previous
+            raise
 
     def act(self, game: dict[str, Any], rng: random.Random) -> None:
-        guard = {"If-Match": self.etag} if self.etag else None
         if game["status"] == "waiting_for_deal":
-            _, dealt = self.call("POST", "/hands", headers=guard)
+            dealt = self.call("POST", "/hands")
+            self.reached = dealt["game"]["version"]
             print(f"seat {self.seat}: dealt hand {dealt['hand_number']}", flush=True)
             return
-        _, hand = self.call("GET", "/hand")
-        card = rng.choice(hand["cards"])
-        _, result = self.call("POST", "/plays", {"card": card}, headers=guard)
+        if not self.cards or self.cards_hand != game["hand_number"]:  # joined mid-hand, say
+            hand = self.call("GET", "/hand")
+            self.cards, self.cards_hand = list(hand["cards"]), hand["hand_number"]
+        card = rng.choice(self.cards)
+        result = self.call("POST", "/plays", {"card": card})
+        self.reached = result["game"]["version"]
         trick = result["trick"]
         done = f"; seat {trick['winner']} takes {trick['points']}" if trick["winner"] is not None else ""
         print(f"seat {self.seat}: {card} (hand {trick['hand_number']} trick {trick['trick_number']}){done}", flush=True)
 
 
-def play(seat: Seat, rng: random.Random, poll_seconds: float, timeout_seconds: float) -> int:
-    if seat.seat is None:
-        _, hand = seat.call("GET", "/hand")  # tells a token which seat it holds
-        seat.seat = hand["seat"]
-    deadline = time.monotonic() + timeout_seconds
-    game: dict[str, Any] | None = None
-    while time.monotonic() < deadline:
-        fresh = seat.read_game()
-        if fresh is None:  # 304: nobody has moved; wait a little before asking again
-            seat.not_modified += 1
-            time.sleep(poll_seconds)
-            continue
-        game = fresh
-        if game["status"] == "finished":
-            scores = ", ".join(f"seat {s['seat']} {s['score']}" for s in game["seats"])
-            print(f"seat {seat.seat}: game over, seat {game['winner']} wins ({scores})", flush=True)
-            print(f"seat {seat.seat}: {seat.not_modified} polls answered 304 Not Modified", flush=True)
-            return 0
-        if game["turn"] != seat.seat:
-            continue
+def follow(seat: Seat, rng: random.Random, backoff: float, deadline: float) -> dict[str, Any] | None:
+    """Follow the feed and act on it until the game is finished (its state), or None at the deadline."""
+    failures = 0  # connections in a row that brought no event
+    wait = 0.0
+    while time.monotonic() + wait < deadline:
+        time.sleep(wait)
         try:
-            seat.act(game, rng)
+            silence = min(STREAM_SILENCE_SECONDS, max(1.0, deadline - time.monotonic()))
+            with seat.open_stream(silence) as response:
+                for item in read_events(response):
+                    if time.monotonic() >= deadline:
+                        return None
+                    if item is None:  # a heartbeat
+                        continue
+                    event_id, _, event = item
+                    failures = 0
+                    seat.events += 1
+                    seat.take(event)
+                    game: dict[str, Any] = event["game"]
+                    # The last event is `game_finished` (a game already over: its `game` event alone).
+                    if event["type"] == "game_finished" or (event["type"] == "game" and game["status"] == "finished"):
+                        return game
+                    seat.maybe_act(game, rng)
+                    seat.last_event_id = event_id  # handled: a reconnect resumes after it
+            reason = "the server closed the stream"  # a restart, say: the game goes on
+            retry_after = None
         except Problem as problem:
-            # Someone moved between our read and our action (412), or a bot / a timeout
-            # stand-in acted for us: read the game again and decide afresh.
-            if problem.code not in ("precondition_failed", "not_your_turn", "no_hand_in_progress", "hand_in_progress"):
+            if problem.status not in (502, 503, 504):  # too_many_streams, database_unavailable: retry
                 raise
-    print(f"seat {seat.seat}: no end of game within {timeout_seconds:.0f}s", file=sys.stderr)
-    return 2
+            reason, retry_after = str(problem), problem.retry_after
+        except (OSError, http.client.HTTPException) as error:  # refused, reset, silent too long
+            reason, retry_after = f"{type(error).__name__}: {error}", None
+        failures += 1
+        if failures > MAX_ATTEMPTS:
+            raise ConnectionError(f"no event after {MAX_ATTEMPTS} attempts ({reason})")
+        seat.reconnects += 1
+        # Exponential backoff with jitter (so that many clients dropped at once do not return
+        # at once), never shorter than the server's Retry-After.
+        wait = min(MAX_BACKOFF_SECONDS, backoff * 2 ** (failures - 1)) * random.uniform(0.5, 1.0)
+        wait = max(wait, retry_after or 0.0)
+        print(f"seat {seat.seat}: {reason}; resuming after event {seat.last_event_id} in {wait:.1f}s", file=sys.stderr)
+    return None
+
+
+def play(seat: Seat, rng: random.Random, backoff: float, timeout_seconds: float) -> int:
+    if seat.seat is None:
+        seat.seat = seat.call("GET", "/hand")["seat"]  # tells a token which seat it holds
+    game = follow(seat, rng, backoff, time.monotonic() + timeout_seconds)
+    if game is None:
+        print(f"seat {seat.seat}: no end of game within {timeout_seconds:.0f}s", file=sys.stderr)
+        return 2
+    scores = ", ".join(f"seat {s['seat']} {s['score']}" for s in game["seats"])
+    print(f"seat {seat.seat}: game over, seat {game['winner']} wins ({scores})", flush=True)
+    print(f"seat {seat.seat}: {seat.events} events read, {seat.reconnects} reconnects", flush=True)
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -131,7 +251,11 @@ def main(argv: list[str] | None = None) -> int:
     who.add_argument("--join", metavar="NAME", help="take the first open seat under this name")
     parser.add_argument("--seed", type=int, help="seed for the random card choices")
     parser.add_argument(
-        "--poll", type=float, default=0.2, help="seconds between polls while waiting (default %(default)s)"
+        "--poll",
+        type=float,
+        default=0.5,
+        help="seconds before reconnecting a dropped event stream; doubles with each failed attempt, "
+        f"up to {MAX_BACKOFF_SECONDS:.0f} (default %(default)s)",
     )
     parser.add_argument(
         "--timeout", type=float, default=600, help="give up after this many seconds (default %(default)s)"
@@ -142,7 +266,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.join:
             seat.join(args.join)
         return play(seat, random.Random(args.seed), args.poll, args.timeout)
-    except Problem as problem:
+    except (Problem, ConnectionError) as problem:
         print(f"seat {seat.seat}: error: {problem}", file=sys.stderr)
         return 1
 

@@ -71,4 +71,4 @@ def test_three_seat_clients_play_a_game_together(server_url: str) -> None:
     assert final["status"] == "finished"
     for out in outputs:
         assert f"game over, seat {final['winner']} wins" in out
-    assert sum(int(out.split(" polls answered 304")[0].rsplit(" ", 1)[1]) for out in outputs) > 0
+    assert sum(int(out.split(" events read")[0].rsplit(" ", 1)[1]) for out in outputs) > 0

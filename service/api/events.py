@@ -37,21 +37,22 @@ def feed() -> EventFeed:
     return event_feed
 
 
-@blp.route("/<game_id>/events", parameters=[GAME_ID])
+# In the path's parameters, not doc(parameters=...), which would replace the query's (after, wait).
+LAST_EVENT_ID = {
+    "in": "header",
+    "name": "Last-Event-ID",
+    "required": False,
+    "description": "Resume a stream after this event id (as `after` does).",
+    "schema": {"type": "string", "pattern": "^[0-9]{1,10}$"},
+}
+
+
+@blp.route("/<game_id>/events", parameters=[GAME_ID, LAST_EVENT_ID])
 class EventViews(MethodView):
     @blp.doc(
         operationId="getEvents",
         summary="Follow a game's changes (stream or long poll)",
         security=[{}, {"playerToken": []}],
-        parameters=[
-            {
-                "in": "header",
-                "name": "Last-Event-ID",
-                "required": False,
-                "description": "Resume a stream after this event id (as `after` does).",
-                "schema": {"type": "string", "pattern": "^[0-9]{1,10}$"},
-            }
-        ],
         responses={
             200: {
                 "description": "The events: a stream, or a page of them.",

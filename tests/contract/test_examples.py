@@ -55,7 +55,7 @@ def test_three_seat_clients_play_a_game_together(server_url: str) -> None:
             stderr=subprocess.PIPE,
             text=True,
         )
-        for n, who in enumerate([["--token", token], ["--join", "Bo"], ["--join", "Cy"]])
+        for n, who in enumerate([[f"--token={token}"], ["--join", "Bo"], ["--join", "Cy"]])
     ]
     outputs = []
     try:

@@ -15,8 +15,10 @@ from .api.cors import init_cors
 from .api.docs import configure_docs
 from .api.event_schemas import render_event
 from .api.events import FEED_EXTENSION
+from .api.guards import init_guards
 from .api.jsonprovider import FastJSONProvider
 from .api.problems import Problem
+from .api.security_headers import init_security_headers
 from .config import Settings
 from .events import EventFeed
 from .games import GameService
@@ -62,6 +64,8 @@ def create_app(settings: Settings | None = None) -> Flask:
     app.config["MAX_CONTENT_LENGTH"] = settings.max_request_bytes
     app.config["COINS_SETTINGS"] = settings
     app.json = FastJSONProvider(app)  # orjson; keys in the order the serializers give them
+    init_security_headers(app)  # first registered, so its after_request hook runs last: on every response
+    init_guards(app)  # malformed game ids and entity tags, refused before any view reads the database
 
     db = Database(settings.sqlalchemy_url, pool_size=settings.db_pool_size, busy_timeout_ms=settings.db_busy_timeout_ms)
     if settings.auto_migrate:

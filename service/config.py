@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 
 __all__ = ["ConfigError", "Settings"]
 
@@ -29,6 +29,7 @@ class Settings:
     auto_migrate: bool = True
     streams_per_worker: int = 400
     stream_heartbeat_seconds: int = 15
+    metrics_token: str = field(default="", repr=False)  # a secret: kept out of reprs and logs
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:

@@ -13,6 +13,7 @@ from ..bots import STRENGTHS
 from ..engine import CARD_CODES
 from ..games import STATUSES
 from .fields import CARD_SCHEMA, CardField, card_field_to_ref
+from .guards import ENTITY_TAGS_MAX_LENGTH, ENTITY_TAGS_PATTERN
 from .openapi import any_of_schemas, items_ref, named_enum_to_ref
 from .problems import PROBLEM_MEDIA_TYPE, PROBLEMS, register_problem_handlers
 from .schemas import FIRST_DEALER_CHOICES, NewBotSchema, NewPersonSchema, ProblemSchema
@@ -157,17 +158,20 @@ ENUMS: dict[str, dict[str, Any]] = {
     },
 }
 
+# `*` or entity tags; anything else (NUL, control characters, over-long) is 422 validation_error.
+ENTITY_TAGS_SCHEMA = {"type": "string", "maxLength": ENTITY_TAGS_MAX_LENGTH, "pattern": ENTITY_TAGS_PATTERN}
+
 PARAMETERS: dict[str, dict[str, Any]] = {
     "IfNoneMatch": {
         "name": "If-None-Match",
         "required": False,
         "description": "An `ETag` from an earlier read: answers 304 while the game has not changed.",
-        "schema": {"type": "string"},
+        "schema": ENTITY_TAGS_SCHEMA,
     },
     "IfMatch": {
         "name": "If-Match",
         "required": False,
         "description": "An `ETag` of the game: the action applies only if the game is still at that version (else 412).",
-        "schema": {"type": "string"},
+        "schema": ENTITY_TAGS_SCHEMA,
     },
 }

@@ -5,10 +5,16 @@ from __future__ import annotations
 from flask import current_app
 
 from ..games import GameService
+from .guards import GAME_ID_PATTERN
 
 EXTENSION = "coins.games"
 
-GAME_ID = {"in": "path", "name": "game_id", "description": "The game's id.", "schema": {"type": "string"}}
+GAME_ID = {
+    "in": "path",
+    "name": "game_id",
+    "description": "The game's id: 26 characters of Crockford base32 (any other text is no game's id: 404).",
+    "schema": {"type": "string", "minLength": 26, "maxLength": 26, "pattern": GAME_ID_PATTERN},
+}
 SEAT = {
     "in": "path",
     "name": "seat",

@@ -42,8 +42,8 @@ LAST_EVENT_ID = {
     "in": "header",
     "name": "Last-Event-ID",
     "required": False,
-    "description": "Resume a stream after this event id (as `after` does).",
-    "schema": {"type": "string", "pattern": "^[0-9]{1,10}$"},
+    "description": "Resume a stream after this event id (as `after` does); empty: from the start.",
+    "schema": {"type": "string", "pattern": "^([0-9]{1,10})?$"},
 }
 
 
@@ -72,8 +72,9 @@ class EventViews(MethodView):
         after each deal). With `Accept: application/json` (the default) this is a long poll:
         the events after `after` at once, or as soon as one comes within `wait` seconds."""
         streaming = request.accept_mimetypes.best_match(["application/json", EVENT_STREAM]) == EVENT_STREAM
+        last_event_id = _last_event_id()  # checked either way: a malformed one is refused, not ignored
         if after is None and streaming:
-            after = _last_event_id()
+            after = last_event_id
         opened = contextlib.ExitStack()
         try:
             reader = opened.enter_context(feed().open(game_id, bearer_token(), after=after))
@@ -91,7 +92,7 @@ def _last_event_id() -> int | None:
     value = request.headers.get("Last-Event-ID", "").strip()
     if not value:
         return None
-    if not value.isdigit() or len(value) > 10:
+    if not (value.isascii() and value.isdigit()) or len(value) > 10:  # "²".isdigit(), yet int() refuses it
         raise Problem("bad_request", "Last-Event-ID must be an event id (a whole number)")
     return int(value)
 

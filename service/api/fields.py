@@ -1,4 +1,5 @@
-"""The ``Card`` field: a card code on the wire, an engine :class:`~service.engine.Card` in Python."""
+"""Request fields of our own: ``Card`` (a card code on the wire, an engine
+:class:`~service.engine.Card` in Python) and ``Text`` (a string the service stores or queries with)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import marshmallow as ma
 
 from ..engine import CARD_CODES, Card, InvalidCard, parse_card
 
-__all__ = ["CARD_SCHEMA", "CardField", "card_field_to_ref"]
+__all__ = ["CARD_SCHEMA", "NO_NUL_PATTERN", "CardField", "Text", "card_field_to_ref"]
 
 CARD_SCHEMA: dict[str, Any] = {
     "type": "string",
@@ -19,6 +20,30 @@ CARD_SCHEMA: dict[str, Any] = {
     ),
     "example": "ace-coins",
 }
+
+# Any text but U+0000: PostgreSQL cannot store NUL in a text column (nor compare with one), SQLite can.
+NO_NUL_PATTERN = "^[^\\u0000]*$"
+
+
+class Text(ma.fields.String):
+    """A string of a request that the service stores or queries with: a name, a seed, a cursor.
+
+    It may hold any character but U+0000, which PostgreSQL cannot hold in text while SQLite can:
+    both databases refuse it alike, as a ``validation_error`` of the field, before any query.
+    The spec says so with a ``pattern``, so clients and fuzzers know it too.
+    """
+
+    default_error_messages = {"nul": "Must not contain the NUL character (U+0000)."}
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs["metadata"] = {"pattern": NO_NUL_PATTERN, **kwargs.get("metadata", {})}
+        super().__init__(**kwargs)
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> str:
+        text = super()._deserialize(value, attr, data, **kwargs)
+        if "\x00" in text:
+            raise self.make_error("nul")
+        return text
 
 
 class CardField(ma.fields.Field[Card]):

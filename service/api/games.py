@@ -73,8 +73,10 @@ class GameViews(MethodView):
 class GameByIdViews(MethodView):
     @blp.doc(operationId="getGame", summary="Read a game's public state")
     @blp.response(200, GameSchema, headers={"ETag": "ETag"})
-    @blp.alt_response(304, description="Not modified: the game is still at the version of `If-None-Match`.")
-    @blp.problems("game_not_found", "database_unavailable")
+    @blp.alt_response(
+        304, description="Not modified: the game is still at the version of `If-None-Match`.", headers={"ETag": "ETag"}
+    )
+    @blp.problems("game_not_found", "validation_error", "database_unavailable")
     def get(self, game_id: str) -> Any:
         """The public state: seats, scores, dealer, whose turn, the trick in progress and the last one.
         Never a card that is still in someone's hand."""
@@ -86,8 +88,8 @@ class GameByIdViews(MethodView):
 class ScoresViews(MethodView):
     @blp.doc(operationId="getScores", summary="Read the scores")
     @blp.response(200, ScoresSchema, headers={"ETag": "ETag"})
-    @blp.alt_response(304, description="Not modified.")
-    @blp.problems("game_not_found", "database_unavailable")
+    @blp.alt_response(304, description="Not modified.", headers={"ETag": "ETag"})
+    @blp.problems("game_not_found", "validation_error", "database_unavailable")
     def get(self, game_id: str) -> Any:
         """Each seat's score, the target, and the winner once there is one."""
         game = games().get(game_id)

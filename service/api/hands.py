@@ -29,6 +29,7 @@ class HandViews(MethodView):
         "game_finished",
         "precondition_failed",
         "unsupported_media_type",  # it takes no body, but one that is not JSON is refused like anywhere
+        "validation_error",  # a malformed If-Match
         "database_unavailable",
     )
     def post(self, game_id: str) -> Any:
@@ -43,8 +44,8 @@ class HandViews(MethodView):
 class OwnHandViews(MethodView):
     @blp.doc(operationId="getHand", summary="Read your own cards", security=AUTH)
     @blp.response(200, HandSchema, headers={"ETag": "ETag"})
-    @blp.alt_response(304, description="Not modified.")
-    @blp.problems("missing_token", "invalid_token", "game_not_found", "database_unavailable")
+    @blp.alt_response(304, description="Not modified.", headers={"ETag": "ETag"})
+    @blp.problems("missing_token", "invalid_token", "game_not_found", "validation_error", "database_unavailable")
     def get(self, game_id: str) -> Any:
         """The cards your token's seat holds, by suit in cycle order, then rank high to low.
         Empty before the first deal."""

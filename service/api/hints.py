@@ -18,7 +18,7 @@ class HintViews(MethodView):
     @blp.doc(operationId="getHint", summary="Ask which card to play", security=[{"playerToken": []}])
     @blp.arguments(HintQuerySchema(), location="query", as_kwargs=True)
     @blp.response(200, HintSchema, headers={"ETag": "ETag"})
-    @blp.alt_response(304, description="Not modified.")
+    @blp.alt_response(304, description="Not modified.", headers={"ETag": "ETag"})
     @blp.problems(
         "missing_token",
         "invalid_token",

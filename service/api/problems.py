@@ -27,6 +27,7 @@ PROBLEMS: dict[str, tuple[int, str]] = {
     "bad_request": (400, "Bad request"),
     "malformed_json": (400, "The body is not valid JSON"),
     "invalid_cursor": (400, "Unknown pagination cursor"),
+    "unauthorized": (401, "Authentication is required"),
     "missing_token": (401, "A player token is required"),
     "invalid_token": (401, "The player token is not valid for this game"),
     "not_dealer": (403, "Only the dealer may deal"),
@@ -56,6 +57,7 @@ PROBLEMS: dict[str, tuple[int, str]] = {
 
 _BY_STATUS = {
     400: "bad_request",
+    401: "unauthorized",
     404: "not_found",
     405: "method_not_allowed",
     406: "not_acceptable",
@@ -119,6 +121,8 @@ def _from_http(error: HTTPException) -> Problem:
     if status == 405 and error.valid_methods:  # type: ignore[attr-defined]
         headers["Allow"] = ", ".join(sorted(error.valid_methods))  # type: ignore[attr-defined]
     code = _BY_STATUS.get(status, "internal_error" if status >= 500 else "bad_request")
+    if status == 401:  # werkzeug's Unauthorized: keep its challenge
+        headers.update((name, value) for name, value in error.get_headers() if name == "WWW-Authenticate")
     detail = error.description or PROBLEMS[code][1]
     if status == 413:
         detail = "the request body is larger than this service accepts"

@@ -11,7 +11,7 @@ from marshmallow import fields, validate
 from ..bots import STRENGTHS
 from ..engine import MAX_TARGET, MIN_TARGET
 from ..games.results import STATUSES
-from .fields import CardField
+from .fields import CardField, Text
 from .problems import PROBLEMS
 
 SEAT = validate.Range(0, 2)
@@ -65,9 +65,7 @@ def fields_of(schema: type[ma.Schema], attribute: str) -> dict[str, ma.fields.Fi
 
 
 class NewPlayerSchema(ma.Schema):
-    name = fields.String(
-        required=True, validate=NAME, metadata={"description": "Shown to the other players.", "example": "Ana"}
-    )
+    name = Text(required=True, validate=NAME, metadata={"description": "Shown to the other players.", "example": "Ana"})
     age = JsonInteger(
         validate=AGE,
         allow_none=True,
@@ -81,7 +79,7 @@ class NewPlayerSchema(ma.Schema):
 class NewSeatSchema(NewPlayerSchema):
     """A person (`name`, optional `age`) or a computer player (`bot`, optional `name`)."""
 
-    name = fields.String(
+    name = Text(
         validate=NAME, metadata={"description": "Shown to the other players. Required for a person.", "example": "Ana"}
     )
     bot = fields.String(
@@ -119,9 +117,7 @@ class NewBotSchema(ma.Schema):
             "enum_schema": "BotStrength",
         },
     )
-    name = fields.String(
-        validate=NAME, metadata={"description": "Optional: shown to the other players.", "example": "Robo"}
-    )
+    name = Text(validate=NAME, metadata={"description": "Optional: shown to the other players.", "example": "Robo"})
     age = fields.Raw(metadata={"type": "null", "description": "Absent, or null: bots have no age."})
 
 
@@ -157,7 +153,7 @@ class CreateGameSchema(ma.Schema):
             "example": 60,
         },
     )
-    seed = fields.String(
+    seed = Text(
         validate=validate.Length(1, 200),
         allow_none=True,
         metadata={
@@ -196,9 +192,7 @@ class HintQuerySchema(ma.Schema):
 
 class ListActionsQuerySchema(ma.Schema):
     limit = fields.Integer(load_default=100, validate=validate.Range(1, 500), metadata={"description": "Page size."})
-    cursor = fields.String(
-        validate=validate.Length(1, 200), metadata={"description": "`next_cursor` of the previous page."}
-    )
+    cursor = Text(validate=validate.Length(1, 200), metadata={"description": "`next_cursor` of the previous page."})
 
 
 class PlayCardSchema(ma.Schema):
@@ -214,16 +208,12 @@ class ListGamesQuerySchema(ma.Schema):
         },
     )
     limit = fields.Integer(load_default=20, validate=validate.Range(1, 100), metadata={"description": "Page size."})
-    cursor = fields.String(
-        validate=validate.Length(1, 200), metadata={"description": "`next_cursor` of the previous page."}
-    )
+    cursor = Text(validate=validate.Length(1, 200), metadata={"description": "`next_cursor` of the previous page."})
 
 
 class ListTricksQuerySchema(ma.Schema):
     limit = fields.Integer(load_default=50, validate=validate.Range(1, 200), metadata={"description": "Page size."})
-    cursor = fields.String(
-        validate=validate.Length(1, 200), metadata={"description": "`next_cursor` of the previous page."}
-    )
+    cursor = Text(validate=validate.Length(1, 200), metadata={"description": "`next_cursor` of the previous page."})
 
 
 # -- responses --------------------------------------------------------------------------

@@ -35,6 +35,6 @@ def number_cursor(cursor: str | None, kind: str) -> int:
     if not cursor:
         return 0
     value = decode_cursor(cursor, kind)
-    if not value.isdigit():
+    if not (value.isascii() and value.isdigit()):  # str.isdigit() also holds for "²", which int() refuses
         raise InvalidCursor("the cursor is not one this service issued")
     return int(value)

@@ -13,8 +13,9 @@ __all__ = ["current_request_id", "init_observability"]
 
 
 def init_observability(app: Flask, settings: Settings) -> None:
-    """Log as JSON at ``LOG_LEVEL``, give every request an id, count and time it, serve ``/metrics``."""
+    """Log as JSON at ``LOG_LEVEL``, give every request an id, count and time it, serve ``/metrics``
+    (to ``METRICS_TOKEN``'s bearer only, when it is set)."""
     handler = configure_logging(settings.log_level)
     handler.addFilter(RequestIdFilter())
     init_access(app)
-    init_metrics(app)
+    init_metrics(app, token=settings.metrics_token)

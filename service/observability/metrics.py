@@ -8,9 +8,10 @@ in this process's default registry.
 
 from __future__ import annotations
 
+import hmac
 import os
 
-from flask import Flask, Response
+from flask import Flask, Response, request
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
     REGISTRY,
@@ -21,6 +22,8 @@ from prometheus_client import (
     generate_latest,
 )
 from prometheus_client import multiprocess as prometheus_multiprocess
+from werkzeug.datastructures import WWWAuthenticate
+from werkzeug.exceptions import Unauthorized
 
 __all__ = ["CARDS_PLAYED", "GAMES_CREATED", "REQUESTS", "REQUEST_SECONDS", "init_metrics", "render_metrics"]
 
@@ -54,11 +57,21 @@ def render_metrics() -> tuple[bytes, str]:
     return generate_latest(REGISTRY), CONTENT_TYPE_LATEST
 
 
-def init_metrics(app: Flask) -> None:
-    """Serve ``GET /metrics`` (outside the versioned API and its spec)."""
+def init_metrics(app: Flask, token: str = "") -> None:
+    """Serve ``GET /metrics`` (outside the versioned API and its spec); with ``token``
+    (``METRICS_TOKEN``) only to requests that send ``Authorization: Bearer <token>``."""
 
     def metrics() -> Response:
+        if token and not _bearer_is(token):
+            challenge = WWWAuthenticate("bearer", {"realm": "metrics"})
+            raise Unauthorized("send METRICS_TOKEN as 'Authorization: Bearer <token>'", www_authenticate=challenge)
         body, content_type = render_metrics()
         return Response(body, content_type=content_type)
 
     app.add_url_rule("/metrics", endpoint="metrics", view_func=metrics, methods=["GET"])
+
+
+def _bearer_is(token: str) -> bool:
+    """Whether the request's ``Authorization`` is ``Bearer <token>``, compared in constant time."""
+    scheme, _, sent = request.headers.get("Authorization", "").partition(" ")
+    return scheme.lower() == "bearer" and hmac.compare_digest(sent.strip().encode(), token.encode())

@@ -83,7 +83,8 @@ def test_anything_else_is_a_problem_404(client, path):
 
 
 def test_the_api_keeps_its_own_headers(client):
-    assert "Content-Security-Policy" not in client.get("/v1/games").headers
+    # only the default of service/api/security_headers.py: no framing, nothing of the client's policy
+    assert client.get("/v1/games").headers["Content-Security-Policy"] == "frame-ancestors 'none'"
 
 
 @pytest.mark.parametrize("messages", sorted((STATIC_DIR / "js" / "messages").glob("*.js")), ids=lambda path: path.stem)

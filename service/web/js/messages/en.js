@@ -129,6 +129,8 @@ export default {
   "problem.malformed_json": "The request was garbled.",
   "problem.method_not_allowed": "That action is not possible here.",
   "problem.missing_token": "Only the player in this seat can do that.",
+  "problem.unauthorized": "Sign-in is required.",
+  "problem.too_many_streams": "The server is following too many games right now. Retrying shortly.",
   "problem.no_hand_in_progress": "No hand is being played: the dealer must deal first.",
   "problem.not_acceptable": "The service cannot answer in a form this page reads.",
   "problem.not_dealer": "Only the dealer can deal.",

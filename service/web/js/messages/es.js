@@ -129,6 +129,8 @@ export default {
   "problem.malformed_json": "La petición llegó dañada.",
   "problem.method_not_allowed": "Esa acción no es posible aquí.",
   "problem.missing_token": "Solo el jugador de este asiento puede hacer eso.",
+  "problem.unauthorized": "Hace falta identificarse.",
+  "problem.too_many_streams": "El servidor sigue demasiadas partidas ahora mismo. Se reintentará en breve.",
   "problem.no_hand_in_progress": "No se está jugando ninguna mano: primero debe repartir el crupier.",
   "problem.not_acceptable": "El servicio no puede responder en un formato que esta página lea.",
   "problem.not_dealer": "Solo el crupier puede repartir.",

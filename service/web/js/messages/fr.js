@@ -129,6 +129,8 @@ export default {
   "problem.malformed_json": "La requête était illisible.",
   "problem.method_not_allowed": "Cette action n’est pas possible ici.",
   "problem.missing_token": "Seul le joueur de cette place peut faire cela.",
+  "problem.unauthorized": "Une authentification est requise.",
+  "problem.too_many_streams": "Le serveur suit trop de parties en ce moment. Nouvel essai sous peu.",
   "problem.no_hand_in_progress": "Aucune main n’est en cours : le donneur doit d’abord distribuer.",
   "problem.not_acceptable": "Le service ne peut pas répondre sous une forme que cette page lit.",
   "problem.not_dealer": "Seul le donneur peut distribuer.",

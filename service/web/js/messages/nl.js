@@ -129,6 +129,8 @@ export default {
   "problem.malformed_json": "Het verzoek was onleesbaar.",
   "problem.method_not_allowed": "Die actie kan hier niet.",
   "problem.missing_token": "Alleen de speler op deze plaats kan dat doen.",
+  "problem.unauthorized": "Aanmelden is vereist.",
+  "problem.too_many_streams": "De server volgt op dit moment te veel spellen. Zo meteen opnieuw.",
   "problem.no_hand_in_progress": "Er wordt geen hand gespeeld: de deler moet eerst delen.",
   "problem.not_acceptable": "De dienst kan niet antwoorden in een vorm die deze pagina leest.",
   "problem.not_dealer": "Alleen de deler kan delen.",

@@ -129,6 +129,8 @@ export default {
   "problem.malformed_json": "Запит пошкоджено.",
   "problem.method_not_allowed": "Ця дія тут неможлива.",
   "problem.missing_token": "Це може зробити лише гравець на цьому місці.",
+  "problem.unauthorized": "Потрібна автентифікація.",
+  "problem.too_many_streams": "Сервер зараз стежить за надто багатьма іграми. Невдовзі спробуємо знову.",
   "problem.no_hand_in_progress": "Роздача не триває: спочатку має здати той, хто здає.",
   "problem.not_acceptable": "Сервіс не може відповісти у формі, яку читає ця сторінка.",
   "problem.not_dealer": "Здавати може лише той, чия черга здавати.",

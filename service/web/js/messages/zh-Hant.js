@@ -129,6 +129,8 @@ export default {
   "problem.malformed_json": "請求內容損毀。",
   "problem.method_not_allowed": "這裡不能進行這個動作。",
   "problem.missing_token": "只有這個座位的玩家能這麼做。",
+  "problem.unauthorized": "需要驗證身分。",
+  "problem.too_many_streams": "伺服器目前追蹤太多牌局，稍後將重試。",
   "problem.no_hand_in_progress": "目前沒有進行中的回合：莊家要先發牌。",
   "problem.not_acceptable": "服務無法以本頁能讀取的格式回應。",
   "problem.not_dealer": "只有莊家可以發牌。",

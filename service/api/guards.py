@@ -1,0 +1,53 @@
+"""What a request's path and conditional headers must look like, checked before any view runs.
+
+A game id that cannot be one (see :func:`service.games.ids.is_game_id`) names no game: ``404
+game_not_found`` before the database is asked, so no database sees text it cannot hold (PostgreSQL
+refuses U+0000 where SQLite takes it). ``If-Match`` and ``If-None-Match`` must be lists of entity
+tags (RFC 9110) of a bounded length, else ``422 validation_error``. The spec states both patterns.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from flask import Flask, request
+
+from ..games.ids import is_game_id
+from .problems import Problem
+
+__all__ = ["ENTITY_TAGS_MAX_LENGTH", "ENTITY_TAGS_PATTERN", "GAME_ID_PATTERN", "init_guards"]
+
+# is_game_id as a pattern: 26 characters of Crockford base32, lower case (tests hold them equal).
+GAME_ID_PATTERN = "^[0-9a-hjkmnp-tv-z]{26}$"
+# `*`, or entity tags (`"…"` or `W/"…"`, RFC 9110 etagc: ! and # to ~) separated by commas.
+_TAG = '(W/)?"[!#-~]*"'
+ENTITY_TAGS_PATTERN = f"^(\\*|{_TAG}([ \\t]*,[ \\t]*{_TAG})*)?$"  # empty: no tags, as if absent
+ENTITY_TAGS_MAX_LENGTH = 1024
+CONDITIONAL_HEADERS = ("If-Match", "If-None-Match")
+API_PREFIX = "/v1/"
+
+_ENTITY_TAGS = re.compile(ENTITY_TAGS_PATTERN)
+
+
+def reject_malformed_game_id(_endpoint: str | None, values: dict[str, Any] | None) -> None:
+    """Flask calls this with the path's values once the route matched, before any other hook
+    (but for a CORS preflight, which reads no game)."""
+    game_id = (values or {}).get("game_id")
+    if request.method != "OPTIONS" and isinstance(game_id, str) and not is_game_id(game_id):
+        raise Problem("game_not_found", "there is no game with this id: ids are 26 characters of Crockford base32")
+
+
+def reject_malformed_entity_tags() -> None:
+    if request.routing_exception is not None or request.method == "OPTIONS" or not request.path.startswith(API_PREFIX):
+        return  # no such route, not this method (405: that answer comes first), or a CORS preflight
+    for name in CONDITIONAL_HEADERS:
+        value = request.headers.get(name)
+        if value is not None and (len(value) > ENTITY_TAGS_MAX_LENGTH or not _ENTITY_TAGS.fullmatch(value)):
+            message = f'Must be `*` or entity tags such as "7" (at most {ENTITY_TAGS_MAX_LENGTH} characters).'
+            raise Problem("validation_error", f"the {name} header is not valid: see errors", errors={name: [message]})
+
+
+def init_guards(app: Flask) -> None:
+    app.url_value_preprocessor(reject_malformed_game_id)
+    app.before_request(reject_malformed_entity_tags)

@@ -52,7 +52,7 @@ class EventFeed:
         from the start (``after`` None) or after that event. Raises the use cases' errors (no such
         game, a token not of this game) and :class:`.StreamsFull`."""
         self._listen()
-        start = self._games.feed_start(game_id, token)
+        start = self._games.feed_start(game_id, token)  # on a connection this thread does not keep
         with self.hub.watch(game_id) as watch:
             yield Reader(self, game_id, watch, start.seat, start.last_id, start.finished, start.text, after)
 
@@ -135,7 +135,9 @@ class Reader:
         return self._feed.hub.closing.is_set()
 
     def _take(self, *, refresh: bool = False) -> list[Item]:
-        events, self.position = self._watch.take(self.position, self.seat, refresh=refresh)
+        if refresh:  # nothing came for a while: have the hub's reader look at the database again
+            self._watch.ask()
+        events, self.position = self._watch.take(self.position, self.seat)
         if any(event.type == GAME_FINISHED for event in events) or (
             self._was_finished and self.position >= self._last_id
         ):

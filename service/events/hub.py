@@ -1,15 +1,22 @@
-"""One per process: the games its streams watch, a short cache of each one's new events, and wake-ups.
+"""One per process: the games its streams watch, each one's recent events, and one reader that wakes them.
 
-A notification ("game X changed", from :mod:`service.store.notifications`) wakes the streams
-of X in this process. The first of them to look reads X's new events from the database, once
-for all of them (every seat's, kept in a short cache); each stream then takes what follows its
-own last id and is its seat's or public. A stream that wakes without a notification (its
-heartbeat) reads the database anyway, so a notification that never came is only late, never
-lost; after the listener was cut off, every watched game is read again.
+A notification ("game X changed", from :mod:`service.store.notifications`) only marks X as
+changed. The hub's reader thread then reads X's new events from the database, once for the
+whole process (every seat's, kept in a short cache), and wakes X's streams once; each stream
+takes what follows its own last id and is its seat's or public. Measured with 2,000 open
+streams (docs/benchmarks.md, "Live events"): waking every stream to let one of them read, then
+waking them all again, cost more than the reads.
+
+A stream that starts (or falls behind the cache) reads for itself, then asks the reader to look
+once more, so that a change saved while it read is not missed. A stream that idles for its
+heartbeat asks too: a notification that never came makes events late, never lost; after the
+listener was cut off, every watched game is read again.
 """
 
 from __future__ import annotations
 
+import logging
+import os
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -21,6 +28,7 @@ from ..store import StoredEvent
 __all__ = ["Hub", "StreamsFull", "Watch"]
 
 CACHED_EVENTS = 512  # per watched game: enough for every stream that keeps up
+log = logging.getLogger(__name__)
 
 #: Reads a game's events (every seat's) numbered after an id: ``read(game_id, after, limit)``.
 ReadEvents = Callable[[str, int, int], list[StoredEvent]]
@@ -32,26 +40,36 @@ class StreamsFull(Exception):
 
 @dataclass(eq=False)
 class _Game:
-    """What the hub knows of one watched game."""
+    """What the hub knows of one watched game: the events after ``start``, to the last one read."""
 
     changed: threading.Condition
     readers: int = 0
-    notices: int = 0  # notifications heard
-    read_at: int = -1  # ``notices`` when the cache was last brought up to date
-    start: int = -1  # the cache holds every event after this id … (-1: nothing read yet)
-    events: list[StoredEvent] = field(default_factory=list)  # … to the last, in order
-    reading: bool = False
+    start: int = -1  # -1: nothing read yet (the first stream's own read fills the cache)
+    events: list[StoredEvent] = field(default_factory=list)
+
+    @property
+    def last(self) -> int:
+        return self.events[-1].id if self.events else self.start
+
+    def add(self, new: list[StoredEvent]) -> None:
+        """Append events read after :attr:`last`, keeping the newest :data:`CACHED_EVENTS`."""
+        self.events.extend(event for event in new if event.id > self.last)
+        if len(self.events) > CACHED_EVENTS:
+            self.start = self.events[-CACHED_EVENTS - 1].id
+            del self.events[: len(self.events) - CACHED_EVENTS]
 
 
 class Hub:
-    """The watched games of this process, and how many streams it may hold at once."""
+    """The watched games of this process, its reader, and how many streams it may hold at once."""
 
     def __init__(self, read: ReadEvents, *, max_streams: int) -> None:
         self._read = read
         self.max_streams = max_streams
-        self._lock = threading.Lock()
+        self._lock = threading.Condition()
         self._games: dict[str, _Game] = {}
+        self._changed: set[str] = set()  # watched games to read again
         self._streams = 0
+        self._reader_pid = 0
         self.closing = threading.Event()
 
     @property
@@ -59,24 +77,25 @@ class Hub:
         return self._streams
 
     def notice(self, game_id: str | None) -> None:
-        """A game changed (``None``: any may have): wake its streams."""
+        """A game changed (``None``: any may have): the reader reads it and wakes its streams."""
         with self._lock:
-            games = (
-                list(self._games.values())
-                if game_id is None
-                else [self._games[game_id]]
-                if game_id in self._games
-                else []
-            )
-        for game in games:
-            with game.changed:
-                game.notices += 1
-                game.changed.notify_all()
+            if game_id is None:
+                self._changed.update(self._games)
+            elif game_id in self._games:
+                self._changed.add(game_id)
+            else:
+                return
+            self._lock.notify()
 
     def close(self) -> None:
         """The process is stopping: every stream ends (its client reconnects elsewhere)."""
         self.closing.set()
-        self.notice(None)
+        with self._lock:
+            games = list(self._games.values())
+            self._lock.notify()
+        for game in games:
+            with game.changed:
+                game.changed.notify_all()
 
     @contextmanager
     def watch(self, game_id: str) -> Iterator[Watch]:
@@ -89,6 +108,9 @@ class Hub:
             if game is None:
                 game = self._games[game_id] = _Game(threading.Condition())
             game.readers += 1
+            if self._reader_pid != os.getpid():  # first stream of this process (a forked worker's too)
+                self._reader_pid = os.getpid()
+                threading.Thread(target=self._read_changes, name="coins-events-reader", daemon=True).start()
         try:
             yield Watch(self, game_id, game)
         finally:
@@ -97,35 +119,34 @@ class Hub:
                 game.readers -= 1
                 if game.readers == 0:
                     del self._games[game_id]
+                    self._changed.discard(game_id)
 
-    def _bring_up_to_date(self, game_id: str, game: _Game, after: int) -> None:
-        """Read the game's new events into the cache if a notification came since the last read,
-        or if the cache does not reach back to ``after``. One reader reads; the others wait for it."""
+    def _read_changes(self) -> None:
+        """The reader: reads each changed game's new events into its cache, then wakes its streams."""
+        while not self.closing.is_set():
+            with self._lock:
+                while not self._changed and not self.closing.is_set():
+                    self._lock.wait()
+                changed, self._changed = self._changed, set()
+                games = [(game_id, self._games[game_id]) for game_id in changed if game_id in self._games]
+            for game_id, game in games:
+                try:
+                    self._bring_up_to_date(game_id, game)
+                except Exception as error:  # the database is away: the streams' heartbeats ask again
+                    log.warning("could not read the events of game %s: %s", game_id, type(error).__name__)
+
+    def _bring_up_to_date(self, game_id: str, game: _Game) -> None:
         with game.changed:
-            while game.reading:
-                game.changed.wait()
-            covered = game.start != -1 and after >= game.start
-            if covered and game.read_at == game.notices:
+            if game.start == -1:  # no stream has read it yet: the first one's own read fills the cache
                 return
-            game.reading = True
-            notices = game.notices
-            start = game.start if covered else after
-            last = game.events[-1].id if covered and game.events else start
-        new: list[StoredEvent] = []
-        try:
-            new = self._read(game_id, last, CACHED_EVENTS)
-        finally:
-            with game.changed:
-                game.reading = False
-                if start != game.start:  # the first read, or one for a reader from before the cache
-                    game.start, game.events = start, []
-                game.events.extend(new)
-                if len(game.events) > CACHED_EVENTS:
-                    game.start = game.events[-CACHED_EVENTS - 1].id
-                    del game.events[: len(game.events) - CACHED_EVENTS]
-                if len(new) < CACHED_EVENTS:  # read to the end (else the next look reads on)
-                    game.read_at = notices
-                game.changed.notify_all()
+            last = game.last
+        new = self._read(game_id, last, CACHED_EVENTS)
+        with game.changed:
+            if game.start != -1 and game.last == last:  # not replaced meanwhile by a stream's own read
+                game.add(new)
+            game.changed.notify_all()
+        if len(new) == CACHED_EVENTS:  # more to read
+            self.notice(game_id)
 
 
 class Watch:
@@ -136,28 +157,34 @@ class Watch:
         self._game_id = game_id
         self._game = game
 
-    def take(self, after: int, seat: int | None, *, refresh: bool = False) -> tuple[list[StoredEvent], int]:
+    def take(self, after: int, seat: int | None) -> tuple[list[StoredEvent], int]:
         """The events after ``after`` that ``seat`` may see (``None``: public ones only), oldest
-        first, and the id of the last event looked at (seen or not: the next ``after``).
-        ``refresh`` reads the database even if no notification came."""
+        first, and the id of the last event looked at (seen or not: the next ``after``)."""
         game = self._game
-        if refresh:
-            with game.changed:
-                game.notices += 1
-        self._hub._bring_up_to_date(self._game_id, game, after)
         with game.changed:
-            newer = [event for event in game.events if event.id > after]
+            covered = game.start != -1 and after >= game.start
+            newer = [event for event in game.events if event.id > after] if covered else []
+        if not covered:  # starting, or behind the cache: read for itself, then have the reader look again
+            newer = self._hub._read(self._game_id, after, CACHED_EVENTS)
+            with game.changed:
+                if game.start == -1 and len(newer) < CACHED_EVENTS:
+                    game.start, game.events = after, list(newer)
+            self.ask()
         visible = [event for event in newer if event.seat is None or event.seat == seat]
         return visible, newer[-1].id if newer else after
 
+    def ask(self) -> None:
+        """Have the reader read this game again (a heartbeat's check, or after a stream's own read)."""
+        self._hub.notice(self._game_id)
+
     def wait(self, after: int, timeout: float) -> bool:
-        """Sleep until this game has news after ``after`` (True), or the process stops or
+        """Sleep until this game has events after ``after`` (True), or the process stops or
         ``timeout`` passes (False)."""
         game, closing = self._game, self._hub.closing
         deadline = time.monotonic() + timeout
         with game.changed:
             while not closing.is_set():
-                if game.notices != game.read_at or (game.events and game.events[-1].id > after):
+                if game.last > after and game.start != -1:
                     return True
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:

@@ -62,10 +62,11 @@ class Transactions:
                     return result
         return self._change_locked(game_id, change)
 
-    def read(self, game_id: str, read: Read[T], *, several_statements: bool = False) -> T:
+    def read(self, game_id: str, read: Read[T], *, several_statements: bool = False, keep: bool = True) -> T:
         """``read`` the game, after any stand-in move that an expired turn makes due. With
-        ``several_statements`` (a page of its history, say) they share one read transaction."""
-        with self.store.session() as session:
+        ``several_statements`` (a page of its history, say) they share one read transaction;
+        ``keep=False`` for a thread that reads once and then waits (an event stream's)."""
+        with self.store.session(keep=keep) as session:
             if several_statements:
                 with session.reading():
                     stored = _found(session.load(game_id), game_id)

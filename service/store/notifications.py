@@ -142,6 +142,8 @@ class SocketNotifications:
         self.folder.mkdir(parents=True, exist_ok=True)
         path = self.folder / f"{os.getpid()}-{secrets.token_hex(4)}.sock"
         receiver = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        # Room for bursts (every play of every game on the host): a full socket drops notifications.
+        receiver.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 20)
         receiver.bind(str(path))
         self._socket, self._path = receiver, path
         threading.Thread(target=self._receive, args=(receiver,), name="coins-events-listener", daemon=True).start()

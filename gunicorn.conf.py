@@ -43,7 +43,7 @@ workers = max(1, _int("WEB_CONCURRENCY", _default_workers()))
 # each worker has a thread per stream it may hold (STREAMS_PER_WORKER; beyond it, 503) on top of
 # GUNICORN_THREADS for everything else. docs/benchmarks.md ("Live events") has the measurements
 # behind this choice; with STREAMS_PER_WORKER=0 and GUNICORN_THREADS=1, the sync worker.
-streams_per_worker = _int("STREAMS_PER_WORKER", 400)
+streams_per_worker = _int("STREAMS_PER_WORKER", 500)  # 5 workers: 2,000 streams with room (they spread unevenly)
 threads = max(1, _int("GUNICORN_THREADS", 4)) + streams_per_worker
 worker_class = "gthread" if threads > 1 else "sync"
 worker_connections = threads + 100  # gthread: connections a worker holds (kept-alive ones wait unthreaded)

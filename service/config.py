@@ -27,7 +27,7 @@ class Settings:
     db_pool_size: int = 5
     db_busy_timeout_ms: int = 30_000
     auto_migrate: bool = True
-    streams_per_worker: int = 400
+    streams_per_worker: int = 500
     stream_heartbeat_seconds: int = 15
     metrics_token: str = field(default="", repr=False)  # a secret: kept out of reprs and logs
 

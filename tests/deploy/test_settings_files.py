@@ -46,7 +46,7 @@ def test_defaults(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     assert 3 <= settings["workers"] <= 12
     assert settings["timeout"] == 30 and settings["graceful_timeout"] == 30
     assert settings["preload_app"] is False
-    assert settings["worker_class"] == "gthread" and settings["threads"] == 4 + 400  # a thread per stream
+    assert settings["worker_class"] == "gthread" and settings["threads"] == 4 + 500  # a thread per stream
 
 
 def test_without_streams_one_thread_is_the_sync_worker(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
@@ -60,7 +60,7 @@ def test_without_streams_one_thread_is_the_sync_worker(monkeypatch: pytest.Monke
         ({"PORT": "9000"}, "bind", ["0.0.0.0:9000"]),
         ({"PORT": "9000", "BIND": "127.0.0.1:7000"}, "bind", ["127.0.0.1:7000"]),
         ({"WEB_CONCURRENCY": "3"}, "workers", 3),
-        ({"GUNICORN_THREADS": "8"}, "threads", 8 + 400),
+        ({"GUNICORN_THREADS": "8"}, "threads", 8 + 500),
         ({"STREAMS_PER_WORKER": "50"}, "threads", 4 + 50),
         ({"GUNICORN_TIMEOUT": "60"}, "timeout", 60),
         ({"GUNICORN_MAX_REQUESTS": "1000"}, "max_requests_jitter", 100),

@@ -51,9 +51,11 @@ class GameViews(MethodView):
         returned once in `credentials`; a `bot` seat gets a computer player; `null` seats stay
         open for `joinGame`. With all three seats taken the game starts at once
         (`waiting_for_deal`, or `playing` with `auto_deal` or a bot dealer). Bots act on the
-        server within the request that hands them the turn: a game of three bots plays itself
-        to the end in this one request (with no person at the table, `expert` bots search a
-        smaller budget, so that request stays within about a second).
+        server, each request making a bounded share of the moves owed (a few dozen at most, some
+        30 ms of CPU): usually all of them, up to a person's turn. A game of three bots is not
+        played out here: its first moves are, and the rest over the following reads of the game
+        (`getGame`, any other read, or a stream of `getEvents`, which goes on by itself), until
+        it is `finished`.
         """
         seats = tuple(NewPlayer(**seat) if seat is not None else None for seat in body["seats"])
         request = NewGame(

@@ -21,8 +21,9 @@ A hint for a human player is the same call: build a bot for the player's seat an
   strength, a seat other than 0, 1, 2, or an option the strength does not take. Only the
   expert takes options: ``playouts: int`` (default :data:`DEFAULT_PLAYOUTS`, the playouts of
   one decision at the start of a hand, scaled up as the hand shortens) and ``max_seconds:
-  float | None`` (default None: a wall-clock cap on one decision, which makes decisions
-  depend on the machine's speed, so leave it off where they must be reproducible).
+  float | None`` (default None: a cap on the CPU time of one decision, this thread's
+  :func:`time.thread_time`, which makes decisions depend on the machine's speed once it
+  bites, so leave it off where they must be reproducible).
 - ``Bot.decide(view) -> Decision``: always one of ``view.legal_cards``. It raises
   :class:`~service.engine.NotYourTurn` when the seat has no legal card (not its turn) and
   :class:`ValueError` when given another seat's view.

@@ -44,7 +44,7 @@ class ExpertBot:
         self.seat = seat
         self.rng = rng
         self.playouts = playouts
-        self.max_seconds = max_seconds  # a wall-clock cap: decisions then depend on the machine's speed
+        self.max_seconds = max_seconds  # a CPU-time cap: decisions then depend on the machine's speed
 
     def decide(self, view: PrivateView) -> Decision:
         check_turn(self.seat, view)
@@ -52,7 +52,7 @@ class ExpertBot:
         options = candidates(know)
         if len(options) == 1:
             return Decision(card_of(options[0]), "has only one card worth considering")
-        deadline = None if self.max_seconds is None else time.perf_counter() + self.max_seconds
+        deadline = None if self.max_seconds is None else time.thread_time() + self.max_seconds
         best, value, deals = _halve(know, options, self._budget(know), self.rng, deadline)
         reason = f"best of {len(options)} distinct cards over {deals} simulated deals (win chance ~{value:.0%})"
         return Decision(card_of(best), reason)
@@ -96,7 +96,8 @@ def _halve(
 ) -> tuple[int, float, int]:
     """Sequential halving: return the best option, its mean value and the number of deals.
 
-    Past the ``deadline`` (a :func:`time.perf_counter` value) it stops after the current deal.
+    Past the ``deadline`` (a :func:`time.thread_time` value: this thread's CPU time) it stops after
+    the current deal.
     """
     rounds = max(1, math.ceil(math.log2(len(options))))
     alive = list(options)
@@ -109,11 +110,11 @@ def _halve(
             for option in alive:
                 totals[option] += _playout(know, hands, option)
             deals += 1  # the options still alive were all played out on every deal so far
-            if deadline is not None and time.perf_counter() > deadline:
+            if deadline is not None and time.thread_time() > deadline:
                 break
         alive.sort(key=totals.__getitem__, reverse=True)  # stable: the cheaper card first on ties
         alive = alive[: max(1, (len(alive) + 1) // 2)]
-        if deadline is not None and time.perf_counter() > deadline:
+        if deadline is not None and time.thread_time() > deadline:
             break
     best = alive[0]  # every option still alive was played out on every deal
     return best, totals[best] / deals, deals

@@ -4,6 +4,12 @@ A reader is a stream or a long poll. It starts from the game's state (the ``game
 resumes after an event id, and then takes the events that follow as they are saved, the public
 ones and its own seat's. Ids resume exactly: a reader that resumes after ``n`` gets every event
 after ``n`` that it may see, once.
+
+A reader whose game waits on the server (the last event shows a bot's turn, or an auto-deal: moves
+a request left owed, see :mod:`service.games.server_moves`) does not wait for its heartbeat: every
+:data:`SERVER_MOVE_PACE` seconds without news it reads the game as a request would, which makes the
+next moves (once per game and pace in a process, however many streams watch it). So a game of
+bots watched by spectators plays on at a steady pace.
 """
 
 from __future__ import annotations
@@ -15,6 +21,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
+from .. import jsonio
 from ..games import GameService
 from ..store import GameStore, StoredEvent
 from .hub import Hub, Watch
@@ -23,6 +30,7 @@ __all__ = ["EventFeed", "Item", "Reader"]
 
 GAME_FINISHED = "game_finished"
 READ_LIMIT = 512  # events per read of the database
+SERVER_MOVE_PACE = 0.25  # seconds between a stream's reads of a game that waits on the server
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,19 +68,23 @@ class EventFeed:
         """End every reader of this process (it is stopping)."""
         self.hub.close()
 
-    def look_at(self, game_id: str) -> None:
+    def look_at(self, game_id: str, *, owed: bool = False) -> bool:
         """A reader found nothing for a while: read the game as a request would, once per idle period
-        per game, so that a stand-in moves for a player whose turn ran out (its events then follow)."""
+        per game, so that a stand-in moves for a player whose turn ran out (its events then follow);
+        once per :data:`SERVER_MOVE_PACE` when the game is ``owed`` server moves, which that read makes.
+        False if another reader looked too recently."""
         now = time.monotonic()
+        every = SERVER_MOVE_PACE if owed else self.idle_seconds / 2
         with self._lock:
-            if now - self._looked_at.get(game_id, 0.0) < self.idle_seconds / 2:
-                return
+            if now - self._looked_at.get(game_id, 0.0) < every:
+                return False
             self._looked_at[game_id] = now
             if len(self._looked_at) > 4 * max(self.hub.max_streams, 1):
                 self._looked_at = {
                     game: when for game, when in self._looked_at.items() if now - when < self.idle_seconds
                 }
         self._games.get(game_id)
+        return True
 
     def _listen(self) -> None:
         """Hear the store's notifications from now on (once per process: a forked worker listens anew)."""
@@ -110,6 +122,7 @@ class Reader:
         self.position = last_id if after is None else after
         self._first = [Item(last_id, "game", state)] if after is None else []
         self.finished = finished and self.position >= last_id
+        self.owed = _server_moves_next(state)  # the game waits on the server's moves
 
     def first(self) -> list[Item]:
         """Without ``after``: the ``game`` event (the whole state). Resuming: what follows ``after`` now."""
@@ -123,12 +136,18 @@ class Reader:
         items = self._take()
         if items or self.finished:
             return items
-        if self._watch.wait(self.position, timeout):
-            return self._take()
-        if self._feed.hub.closing.is_set():
-            return []
-        self._feed.look_at(self._game_id)
-        return self._take(refresh=True)
+        deadline = time.monotonic() + timeout
+        while True:
+            remaining = deadline - time.monotonic()
+            owed = self.owed and remaining > SERVER_MOVE_PACE
+            if self._watch.wait(self.position, SERVER_MOVE_PACE if owed else max(remaining, 0.0)):
+                return self._take()
+            if self._feed.hub.closing.is_set():
+                return []
+            looked = self._feed.look_at(self._game_id, owed=owed)
+            items = self._take(refresh=looked or not owed)
+            if items or self.finished or not owed:
+                return items
 
     @property
     def closing(self) -> bool:
@@ -138,8 +157,22 @@ class Reader:
         if refresh:  # nothing came for a while: have the hub's reader look at the database again
             self._watch.ask()
         events, self.position = self._watch.take(self.position, self.seat)
+        if events:
+            self.owed = _server_moves_next(events[-1].data)
         if any(event.type == GAME_FINISHED for event in events) or (
             self._was_finished and self.position >= self._last_id
         ):
             self.finished = True
         return [Item(event.id, event.type, event.data) for event in events]
+
+
+def _server_moves_next(data: str) -> bool:
+    """Whether an event (its JSON text) shows the server to move next: a bot's turn, or an auto-deal."""
+    try:
+        game = jsonio.loads(data)["game"]
+        turn = game["turn"]
+        if turn is None:
+            return False
+        return bool(game["seats"][turn]["bot"]) or (game["status"] == "waiting_for_deal" and bool(game["auto_deal"]))
+    except (ValueError, KeyError, IndexError, TypeError):
+        return False

@@ -3,7 +3,7 @@
 No Flask here: the API turns HTTP into these calls and their results (public information
 only, :mod:`.results`) back into JSON. Each call touches one game, through
 :class:`.transactions.Transactions`; the server's own moves (:mod:`.server_moves`) happen in
-the request that makes them due.
+the request that makes them due, as many as its budget allows, and the rest in the next ones.
 """
 
 from __future__ import annotations
@@ -99,8 +99,8 @@ class GameService:
             updated_at=now,
             seats=seats,
         )
-        # A full table starts at once (three bots may play the whole game here), before a
-        # connection is taken: the store is held for the INSERTs alone.
+        # A full table starts at once (bots make their first moves here, within a request's
+        # budget), before a connection is taken: the store is held for the INSERTs alone.
         game = None
         if stored.open_seats == 0:
             game = begin(stored)

@@ -6,7 +6,7 @@ from .. import engine
 from ..engine import Game, Play, Status
 from ..store import StoredAction, StoredGame, StoredTrick
 from .results import WAITING_FOR_PLAYERS, ActionState, PublicGame, SeatState, TrickState
-from .seats import is_open
+from .seats import is_open, owes_server_move
 
 __all__ = ["action_state", "hands_over", "public_game", "trick_state"]
 
@@ -38,7 +38,7 @@ def public_game(stored: StoredGame, game: Game | None) -> PublicGame:
         seeded=view.seeded,
         auto_deal=stored.auto_deal,
         turn_timeout_seconds=stored.turn_timeout_seconds,
-        turn_deadline=stored.turn_deadline,
+        turn_deadline=None if owes_server_move(stored, game) else stored.turn_deadline,  # a bot's: owed
         version=stored.version,
         created_at=stored.created_at,
         updated_at=stored.updated_at,

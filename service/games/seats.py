@@ -1,14 +1,15 @@
-"""Seats: open, taken by a person (who gets a token) or by a bot."""
+"""Seats: open, taken by a person (who gets a token) or by a bot; and whether the server acts next."""
 
 from __future__ import annotations
 
 from datetime import datetime
 
-from ..store import StoredSeat
+from ..engine import Game, Status
+from ..store import StoredGame, StoredSeat
 from .commands import NewPlayer
 from .tokens import hash_token, new_token
 
-__all__ = ["is_open", "take_seat"]
+__all__ = ["is_open", "owes_server_move", "take_seat"]
 
 
 def is_open(seat: StoredSeat) -> bool:
@@ -26,3 +27,10 @@ def take_seat(seat: StoredSeat, player: NewPlayer, now: datetime) -> str | None:
     token = new_token()
     seat.token_hash = hash_token(token)
     return token
+
+
+def owes_server_move(stored: StoredGame, game: Game) -> bool:
+    """Whether the next move is the server's: a bot seat's turn, or an auto-deal."""
+    if game.turn is None:  # finished
+        return False
+    return stored.seats[game.turn].bot is not None or (game.status is Status.WAITING_FOR_DEAL and stored.auto_deal)

@@ -1,7 +1,11 @@
 """The server's own moves: auto-deals, bot seats, and stand-ins for a player whose turn timed out.
 
-They happen inside the request that makes them due, on the game in memory, before it is saved:
-no background worker, no state kept in the process. Each move, the server's or a player's, is
+They happen inside requests, on the game in memory, before it is saved: no background worker, no
+state kept in the process. A request makes the moves it finds owed within a budget
+(:data:`SERVER_MOVES_PER_REQUEST` moves, :data:`SERVER_MOVE_SECONDS` of CPU); what is left stays
+owed, marked by a turn deadline of the moment it fell due, and the next request that touches the
+game (a read, an event stream's look) goes on with it. So a game of three bots plays to the end
+over many short requests, never inside one long one. Each move, the server's or a player's, is
 recorded here: queued on the stored game as an entry of its action log (a completed trick as a
 trick), given a new version, and logged for the feed as its events.
 """
@@ -9,6 +13,7 @@ trick), given a new version, and logged for the feed as its events.
 from __future__ import annotations
 
 import random
+import time
 from datetime import datetime, timedelta
 
 from .. import engine
@@ -26,12 +31,16 @@ from .feed import (
 )
 from .projections import public_game
 from .results import TrickState
+from .seats import owes_server_move
 
 __all__ = [
     "BOTS_ONLY_EXPERT_PLAYOUTS",
+    "SERVER_MOVES_PER_REQUEST",
+    "SERVER_MOVE_SECONDS",
     "STAND_IN",
     "begin",
     "changed",
+    "owes_server_move",
     "record_deal",
     "record_play",
     "settle",
@@ -40,10 +49,15 @@ __all__ = [
 ]
 
 STAND_IN = "basic"  # the strength that plays for a player whose turn timed out
-MAX_SERVER_MOVES = 5_000  # one request of three bots plays a whole game: bounded all the same
-# With no person at the table (three bot seats, from createGame or after leaveGame) the whole
-# rest of the game runs inside one request: experts then search a fixed, smaller budget, so
-# that request costs about a second of CPU for a game to 100 rather than a quarter of a minute.
+# The server's moves one request makes at most: a count, and this thread's CPU time (settle stops
+# before a move once it is spent; an expert's search stops at what is left, at least
+# EXPERT_MIN_SECONDS). A request then costs at most some 40 ms of CPU in all (docs/benchmarks.md).
+SERVER_MOVES_PER_REQUEST = 24
+SERVER_MOVE_SECONDS = 0.030
+EXPERT_MIN_SECONDS = 0.008
+# With no person at the table (three bot seats, from createGame or after leaveGame) nobody waits
+# on a move: experts search a fixed, smaller budget, so that the whole game costs about a second
+# of CPU for a game to 100 (over its reads) rather than a quarter of a minute.
 BOTS_ONLY_EXPERT_PLAYOUTS = 25
 
 
@@ -57,17 +71,19 @@ def begin(stored: StoredGame) -> Game:
 
 
 def settle(stored: StoredGame, game: Game, now: datetime, log: FeedLog) -> None:
-    """Make the moves the server owes (auto-deals, bot seats), then store the new state."""
-    for _ in range(MAX_SERVER_MOVES):
-        if game.turn is None:  # finished
+    """Make the moves the server owes (auto-deals, bot seats) within this request's budget, then
+    store the new state. Moves left over stay owed: the turn deadline is ``now``, already due."""
+    started = time.thread_time()
+    for _ in range(SERVER_MOVES_PER_REQUEST):
+        spent = time.thread_time() - started
+        if spent >= SERVER_MOVE_SECONDS or not owes_server_move(stored, game):
             break
+        assert game.turn is not None
         actor = stored.seats[game.turn]  # the dealer while waiting for a deal
         if actor.bot is not None:
-            _server_move(stored, game, now, actor.bot, "bot", log)
-        elif game.status is Status.WAITING_FOR_DEAL and stored.auto_deal:
-            _server_move(stored, game, now, STAND_IN, "auto", log)
+            _server_move(stored, game, now, actor.bot, "bot", log, max(SERVER_MOVE_SECONDS - spent, EXPERT_MIN_SECONDS))
         else:
-            break
+            _server_move(stored, game, now, STAND_IN, "auto", log)
     stored.state = engine.snapshot(game)
     _set_status(stored, game, now)
 
@@ -168,20 +184,38 @@ def _bot_rng(stored: StoredGame) -> random.Random:
 
 
 def _set_status(stored: StoredGame, game: Game, now: datetime) -> None:
+    """The status, and the turn deadline: ``now`` while the server owes a move (a later request
+    makes it), else the time the person to act has, if the game gives one."""
     stored.status = game.status.value
-    waiting_on_person = game.turn is not None and stored.seats[game.turn].bot is None
     timeout = stored.turn_timeout_seconds
-    stored.turn_deadline = now + timedelta(seconds=timeout) if timeout and waiting_on_person else None
+    if owes_server_move(stored, game):
+        stored.turn_deadline = now
+    elif game.turn is not None and timeout:
+        stored.turn_deadline = now + timedelta(seconds=timeout)
+    else:
+        stored.turn_deadline = None
 
 
-def _server_move(stored: StoredGame, game: Game, now: datetime, strength: str, cause: str, log: FeedLog) -> None:
-    """The server acts for the seat whose turn it is: deals, or plays as a bot of ``strength``."""
+def _server_move(
+    stored: StoredGame,
+    game: Game,
+    now: datetime,
+    strength: str,
+    cause: str,
+    log: FeedLog,
+    max_seconds: float = SERVER_MOVE_SECONDS,
+) -> None:
+    """The server acts for the seat whose turn it is: deals, or plays as a bot of ``strength``
+    (an expert thinks for at most ``max_seconds`` of CPU)."""
     if game.status is Status.WAITING_FOR_DEAL:
         record_deal(stored, game, game.deal(game.dealer), cause, now, log)
         return
     seat = game.turn
     assert seat is not None
     bots_only = all(s.bot is not None for s in stored.seats)
-    options = {"playouts": BOTS_ONLY_EXPERT_PLAYOUTS} if strength == "expert" and bots_only else {}
+    options: dict[str, object] = {}
+    if strength == "expert":
+        options = {"playouts": BOTS_ONLY_EXPERT_PLAYOUTS} if bots_only else {}
+        options["max_seconds"] = max_seconds
     decision = make_bot(strength, seat, _bot_rng(stored), **options).decide(engine.private_view(game, seat))
     record_play(stored, game, game.play(seat, decision.card), cause, now, log)

@@ -1,8 +1,9 @@
 """How a use case touches one game: optimistic writes with retries, the game's lock when needed, reads.
 
 Every call reads one game, and a change writes it back once: a refusal (an exception from the
-change) writes nothing. Overdue stand-in moves are made, and committed, before the change or
-read that finds them due.
+change) writes nothing. Moves that are due are made, and committed, before the change or read
+that finds them due: an overdue stand-in's, and the server's own moves that an earlier request
+left owed (bots, auto-deals; a bounded number per request, see :mod:`.server_moves`).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from ..engine import Game
 from ..store import GameStore, StoredGame, StoreSession
 from .errors import GameNotFound
 from .feed import FeedLog, Renderer
-from .server_moves import settle, stand_in, timed_out
+from .server_moves import owes_server_move, settle, stand_in, timed_out
 
 __all__ = ["Change", "OPTIMISTIC_ATTEMPTS", "Read", "Transactions", "restore"]
 
@@ -63,9 +64,9 @@ class Transactions:
         return self._change_locked(game_id, change)
 
     def read(self, game_id: str, read: Read[T], *, several_statements: bool = False, keep: bool = True) -> T:
-        """``read`` the game, after any stand-in move that an expired turn makes due. With
-        ``several_statements`` (a page of its history, say) they share one read transaction;
-        ``keep=False`` for a thread that reads once and then waits (an event stream's)."""
+        """``read`` the game, after the moves now due (a stand-in's for an expired turn, the server's
+        owed ones). With ``several_statements`` (a page of its history, say) they share one read
+        transaction; ``keep=False`` for a thread that reads once and then waits (an event stream's)."""
         with self.store.session(keep=keep) as session:
             if several_statements:
                 with session.reading():
@@ -102,7 +103,9 @@ class Transactions:
         return result
 
     def _catch_up(self, game_id: str) -> None:
-        """If the player to act has let their time pass, the stand-in moves for them (committed)."""
+        """Make the moves now due, committed: the server's owed ones (bots and auto-deals, at their
+        own strength, within one request's budget), or, if the person to act has let their time
+        pass, the stand-in's for them and then what the server owes after it."""
         with self.store.session() as session, session.locked(game_id) as locked:
             stored = _found(locked, game_id)
             now = self.clock()
@@ -110,7 +113,8 @@ class Transactions:
             if game is None or not timed_out(stored, now):
                 return
             log = FeedLog()
-            stand_in(stored, game, now, log)
+            if not owes_server_move(stored, game):
+                stand_in(stored, game, now, log)
             settle(stored, game, now, log)
             log.queue(stored, self.render, now)
             session.save(stored)

@@ -7,16 +7,42 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from service.games import GameService
+from service.games.server_moves import SERVER_MOVES_PER_REQUEST
+
+MAX_READS = 2_000  # a game to 100 of three bots is some 1,300 moves: finished well before this
 
 
-def _bot_game(client, **body):
+def _created(client, **body):
     response = client.post("/v1/games", json=body)
     assert response.status_code == 201, response.json
     return response.json
 
 
+def _bot_game(client, **body):
+    """Create a game and read it until the bots have played as far as they can (to the end, or
+    to a person's turn), checking that no request makes more than a request's share of moves:
+    every move adds one to the game's version."""
+    game = created = _created(client, **body)
+    assert game["version"] <= 1 + SERVER_MOVES_PER_REQUEST
+    for _ in range(MAX_READS):
+        if not _owed(game):
+            return {**game, "credentials": created["credentials"]}
+        version = game["version"]
+        game = client.get(f"/v1/games/{created['id']}").json
+        assert 0 < game["version"] - version <= SERVER_MOVES_PER_REQUEST  # bounded work, and progress
+    raise AssertionError(f"the bots of game {created['id']} did not finish within {MAX_READS} reads")
+
+
+def _owed(game) -> bool:
+    """Whether the server owes the next move: a bot's turn, or an auto-deal."""
+    turn = game["turn"]
+    if turn is None:
+        return False
+    return game["seats"][turn]["bot"] is not None or (game["status"] == "waiting_for_deal" and game["auto_deal"])
+
+
 @pytest.mark.parametrize("strength", ["random", "basic", "expert"])
-def test_three_bots_play_a_whole_game_in_one_request(client, strength):
+def test_three_bots_play_a_whole_game_over_later_reads(client, strength):
     game = _bot_game(client, target_score=5, seats=[{"bot": strength}] * 3, seed=f"bots-{strength}")
     assert game["status"] == "finished" and game["credentials"] == []
     assert game["seats"][game["winner"]]["score"] >= 5
@@ -175,10 +201,50 @@ def test_experts_search_less_only_when_no_person_is_at_the_table(client, monkeyp
     monkeypatch.setattr(games, "make_bot", recording)
     game = _bot_game(client, target_score=3, seats=[{"bot": "expert"}] * 3, seed="budget")
     assert game["status"] == "finished"
-    assert seen and all(s == {"strength": "expert", "playouts": games.BOTS_ONLY_EXPERT_PLAYOUTS} for s in seen)
+    assert seen and all(s["playouts"] == games.BOTS_ONLY_EXPERT_PLAYOUTS for s in seen)
+    assert all(s["strength"] == "expert" and 0 < s["max_seconds"] <= games.SERVER_MOVE_SECONDS for s in seen)
     seen.clear()
     mixed = _bot_game(client, seats=[{"name": "Ana"}, {"bot": "expert"}, {"bot": "expert"}], first_dealer=0)
     client.post(
         f"/v1/games/{mixed['id']}/hands", headers={"Authorization": f"Bearer {mixed['credentials'][0]['token']}"}
     )
-    assert seen and all(s == {"strength": "expert"} for s in seen)  # the default budget against a person
+    assert seen and all(set(s) == {"strength", "max_seconds"} for s in seen)  # the default budget against a person
+
+
+def test_a_three_bot_game_to_100_finishes_over_bounded_reads_with_its_events_in_order(client):
+    game = _bot_game(client, target_score=100, seats=[{"bot": "expert"}, {"bot": "basic"}, {"bot": "random"}])
+    assert game["status"] == "finished" and game["seats"][game["winner"]]["score"] >= 100
+    events = client.get(f"/v1/games/{game['id']}/events", query_string={"after": 0}).json["items"]
+    while events[-1]["type"] != "game_finished":
+        more = client.get(f"/v1/games/{game['id']}/events", query_string={"after": events[-1]["id"]}).json
+        assert more["items"], "the feed stops before the game's end"
+        events += more["items"]
+    assert [event["id"] for event in events] == list(range(1, len(events) + 1))
+    assert sum(event["type"] == "card_played" for event in events) == sum(
+        action["kind"] == "play" for action in _all_actions(client, game["id"])
+    )
+
+
+def _all_actions(client, game_id):
+    items, cursor = [], None
+    while True:
+        query = {"limit": 500, **({"cursor": cursor} if cursor else {})}
+        page = client.get(f"/v1/games/{game_id}/actions", query_string=query).json
+        items += page["items"]
+        cursor = page["next_cursor"]
+        if cursor is None:
+            return items
+
+
+def test_a_stream_keeps_a_bots_game_moving(client):
+    """A long poll of a game the server owes moves makes them, a pace at a time, until it ends."""
+    created = _created(client, target_score=5, seats=[{"bot": "random"}] * 3, seed="watched")
+    last, finished = 0, False
+    for _ in range(MAX_READS):
+        page = client.get(f"/v1/games/{created['id']}/events", query_string={"after": last, "wait": 1}).json
+        assert [event["id"] for event in page["items"]] == list(range(last + 1, page["last_id"] + 1))
+        last = page["last_id"]
+        if any(event["type"] == "game_finished" for event in page["items"]):
+            finished = True
+            break
+    assert finished

@@ -200,7 +200,7 @@ def test_a_forked_child_queues_behind_its_parent(tmp_path: Path) -> None:
 
 
 def test_a_table_of_bots_plays_before_a_connection_is_taken(app, client, monkeypatch) -> None:
-    """createGame with three bots plays the whole game in memory, then takes a connection to save it."""
+    """createGame with three bots makes its first moves in memory, then takes a connection to save it."""
     from service.games import server_moves
     from service.store import GameStore
 
@@ -224,5 +224,5 @@ def test_a_table_of_bots_plays_before_a_connection_is_taken(app, client, monkeyp
     monkeypatch.setattr(GameStore, "session", session)
     monkeypatch.setattr(server_moves, "make_bot", make_bot)
     created = client.post("/v1/games", json={"seats": [{"bot": "random"}] * 3, "target_score": 5, "seed": "pool"})
-    assert created.status_code == 201 and created.json["status"] == "finished"
+    assert created.status_code == 201 and created.json["status"] == "playing"
     assert moves_while_holding and not any(moves_while_holding)

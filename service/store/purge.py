@@ -1,0 +1,160 @@
+"""Retention: delete finished games past an age, and abandoned ones, with everything they hold.
+
+Command line (reads ``DATABASE_URL``, like the service; safe from cron on any instance, at any
+time, any number at once)::
+
+    coins-purge                            # delete, print one line: what went
+    coins-purge --dry-run                  # count only
+    coins-purge --finished-after-days 90 --abandoned-after-days 30
+
+A game is *finished-and-old* when its status is ``finished`` and it has not changed for
+``PURGE_FINISHED_AFTER_DAYS`` days (default 90), and *abandoned* when it is not finished and has
+not changed for ``PURGE_ABANDONED_AFTER_DAYS`` days (default 30); the options override the two.
+Deleting a game deletes its seats, actions, tricks and events with it (``ON DELETE CASCADE``; on
+SQLite this is checked: the connection must have ``foreign_keys`` on).
+
+Games go in batches of :data:`BATCH`, each batch its own short transaction, so the purge never
+holds a long lock. On PostgreSQL a batch locks its games with ``FOR UPDATE SKIP LOCKED``: two
+purges at once take different games and never wait for each other, and a game some request has
+locked is left for the next run. On SQLite writers take turns (:class:`.db.Database`). A second
+run finds nothing more to delete: the purge is idempotent.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+from sqlalchemy import ColumnElement, Connection, delete, func, select
+
+from ..config import ConfigError, Settings
+from .db import Database, DatabaseUnavailable
+from .models import GameRow
+
+__all__ = ["BATCH", "Purged", "main", "purge"]
+
+BATCH = 500  # games per transaction
+FINISHED = "finished"  # the engine's Status.FINISHED, as stored
+DEFAULT_FINISHED_AFTER_DAYS = 90
+DEFAULT_ABANDONED_AFTER_DAYS = 30
+
+
+@dataclass(frozen=True, slots=True)
+class Purged:
+    """How many games a purge deleted (or, in a dry run, would delete), and in how many batches."""
+
+    finished: int
+    abandoned: int
+    batches: int
+
+
+def purge(
+    db: Database,
+    *,
+    finished_before: datetime,
+    abandoned_before: datetime,
+    batch: int = BATCH,
+    dry_run: bool = False,
+) -> Purged:
+    """Delete the finished games last changed before ``finished_before`` and the unfinished ones
+    last changed before ``abandoned_before``, ``batch`` games per transaction."""
+    finished = (GameRow.status == FINISHED) & (GameRow.updated_at < finished_before)
+    abandoned = (GameRow.status != FINISHED) & (GameRow.updated_at < abandoned_before)
+    if dry_run:
+        with db.connect() as connection, db.begin(connection, write=False):
+            return Purged(_count(connection, finished), _count(connection, abandoned), 0)
+    counts, batches = [], 0
+    for which in (finished, abandoned):
+        deleted = 0
+        while True:
+            with db.connect() as connection, db.begin(connection, write=True):
+                _check_cascade(connection)
+                gone = _delete_batch(connection, which, batch)
+            batches += 1
+            deleted += gone
+            if gone < batch:
+                break
+        counts.append(deleted)
+    return Purged(counts[0], counts[1], batches)
+
+
+def _count(connection: Connection, which: ColumnElement[bool]) -> int:
+    return int(connection.execute(select(func.count()).select_from(GameRow).where(which)).scalar_one())
+
+
+def _delete_batch(connection: Connection, which: ColumnElement[bool], batch: int) -> int:
+    """Delete up to ``batch`` games matching ``which`` (their children go with them); how many went.
+    PostgreSQL skips games another transaction holds (another purge's batch, a request's lock)."""
+    chosen = select(GameRow.id).where(which).limit(batch).with_for_update(skip_locked=True)
+    result = connection.execute(delete(GameRow).where(GameRow.id.in_(chosen)))
+    return int(result.rowcount)
+
+
+def _check_cascade(connection: Connection) -> None:
+    """On SQLite, refuse to delete unless foreign keys are enforced: else the children would stay."""
+    if connection.dialect.name == "sqlite" and connection.exec_driver_sql("PRAGMA foreign_keys").scalar() != 1:
+        raise RuntimeError("SQLite foreign keys are off: deleting games would leave their seats and actions")
+
+
+def days_from_env(env: Mapping[str, str], name: str, default: int) -> int:
+    """A whole number of days, at least 1, from ``env[name]`` (``default`` when unset)."""
+    raw = env.get(name, "").strip()
+    if not raw:
+        return default
+    if not raw.isdigit() or int(raw) < 1:
+        raise ConfigError(f"{name} must be a whole number of days, at least 1, not {raw!r}")
+    return int(raw)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="coins-purge", description="Delete old finished games and abandoned ones from DATABASE_URL."
+    )
+    parser.add_argument("--dry-run", action="store_true", help="count what would go; delete nothing")
+    parser.add_argument("--finished-after-days", type=int, metavar="DAYS", help="default PURGE_FINISHED_AFTER_DAYS")
+    parser.add_argument("--abandoned-after-days", type=int, metavar="DAYS", help="default PURGE_ABANDONED_AFTER_DAYS")
+    parser.add_argument("--batch", type=int, default=BATCH, help=f"games per transaction (default {BATCH})")
+    args = parser.parse_args(argv)
+    try:
+        settings = Settings.from_env()
+        finished_days = args.finished_after_days
+        if finished_days is None:
+            finished_days = days_from_env(os.environ, "PURGE_FINISHED_AFTER_DAYS", DEFAULT_FINISHED_AFTER_DAYS)
+        abandoned_days = args.abandoned_after_days
+        if abandoned_days is None:
+            abandoned_days = days_from_env(os.environ, "PURGE_ABANDONED_AFTER_DAYS", DEFAULT_ABANDONED_AFTER_DAYS)
+        if min(finished_days, abandoned_days, args.batch) < 1:
+            raise ConfigError("days and --batch must be at least 1")
+    except ConfigError as error:
+        print(f"coins-purge: {error}", file=sys.stderr)
+        return 2
+    now = datetime.now(UTC)
+    database = Database(settings.sqlalchemy_url, pool_size=1, busy_timeout_ms=settings.db_busy_timeout_ms)
+    try:
+        purged = purge(
+            database,
+            finished_before=now - timedelta(days=finished_days),
+            abandoned_before=now - timedelta(days=abandoned_days),
+            batch=args.batch,
+            dry_run=args.dry_run,
+        )
+    except DatabaseUnavailable as error:
+        print(f"coins-purge: the database is unavailable: {error}", file=sys.stderr)
+        return 3
+    finally:
+        database.dispose()
+    verb = "would delete" if args.dry_run else "deleted"
+    batches = "" if args.dry_run else f" in {purged.batches} batch(es)"
+    print(
+        f"coins-purge: {verb} {purged.finished} finished game(s) older than {finished_days} days and "
+        f"{purged.abandoned} abandoned game(s) idle for {abandoned_days} days{batches}"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

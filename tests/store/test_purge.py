@@ -1,0 +1,123 @@
+"""coins-purge: old finished games and abandoned ones go, with every row they hold; the rest stay."""
+
+from __future__ import annotations
+
+import threading
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from sqlalchemy import text
+
+from service.store import Database
+from service.store.purge import Purged, main, purge
+
+NOW = datetime.now(UTC)
+CHILD_TABLES = ("seats", "actions", "tricks", "events")
+
+
+def _game(client, db: Database, *, status: str, days_ago: float) -> str:
+    """A game of three bots (its first moves made: seats, actions, tricks, events), then aged."""
+    created = client.post("/v1/games", json={"seats": [{"bot": "random"}] * 3, "target_score": 100})
+    assert created.status_code == 201, created.json
+    game_id = created.json["id"]
+    with db.engine.begin() as connection:
+        connection.execute(
+            text("UPDATE games SET status = :status, updated_at = :at WHERE id = :id"),
+            {"status": status, "at": NOW - timedelta(days=days_ago), "id": game_id},
+        )
+    return game_id
+
+
+def _rows(db: Database, game_id: str) -> dict[str, int]:
+    with db.engine.connect() as connection:
+        counts = {"games": connection.execute(text("SELECT count(*) FROM games WHERE id = :id"), {"id": game_id})}
+        for table in CHILD_TABLES:
+            counts[table] = connection.execute(
+                text(f"SELECT count(*) FROM {table} WHERE game_id = :id"), {"id": game_id}
+            )
+        return {table: int(result.scalar_one()) for table, result in counts.items()}
+
+
+def _purge(db: Database, **options) -> Purged:
+    return purge(db, finished_before=NOW - timedelta(days=90), abandoned_before=NOW - timedelta(days=30), **options)
+
+
+@pytest.fixture
+def db(app) -> Database:
+    return app.extensions["coins.db"]
+
+
+@pytest.fixture
+def games(client, db):
+    return {
+        "old_finished": _game(client, db, status="finished", days_ago=91),
+        "old_abandoned": _game(client, db, status="playing", days_ago=31),
+        "old_waiting": _game(client, db, status="waiting_for_players", days_ago=45),
+        "recent_finished": _game(client, db, status="finished", days_ago=60),
+        "recent_playing": _game(client, db, status="playing", days_ago=29),
+        "new": _game(client, db, status="playing", days_ago=0),
+    }
+
+
+def test_old_finished_and_abandoned_games_go_with_their_rows_and_the_rest_stay(db, games):
+    before = _rows(db, games["old_finished"])
+    assert all(before[table] for table in ("games", *CHILD_TABLES))  # something to delete in every table
+    assert _purge(db) == Purged(finished=1, abandoned=2, batches=2)
+    for name in ("old_finished", "old_abandoned", "old_waiting"):
+        assert set(_rows(db, games[name]).values()) == {0}, name
+    for name in ("recent_finished", "recent_playing", "new"):
+        assert _rows(db, games[name])["games"] == 1 and _rows(db, games[name])["actions"] > 0, name
+
+
+def test_a_second_run_finds_nothing(db, games):
+    _purge(db)
+    assert _purge(db) == Purged(0, 0, 2)
+
+
+def test_a_dry_run_counts_and_deletes_nothing(db, games):
+    assert _purge(db, dry_run=True) == Purged(finished=1, abandoned=2, batches=0)
+    assert all(_rows(db, game_id)["games"] == 1 for game_id in games.values())
+
+
+def test_batches_are_bounded(client, db):
+    for _ in range(5):
+        _game(client, db, status="finished", days_ago=100)
+    assert _purge(db, batch=2) == Purged(finished=5, abandoned=0, batches=4)  # 2, 2, 1; then 0 abandoned
+
+
+def test_two_purges_at_once_delete_each_game_once(client, db, games):
+    for _ in range(6):
+        _game(client, db, status="finished", days_ago=100)
+    results: list[Purged] = []
+    errors: list[BaseException] = []
+    start = threading.Barrier(2)
+
+    def run() -> None:
+        try:
+            start.wait()
+            results.append(_purge(db, batch=2))
+        except BaseException as error:  # reported below
+            errors.append(error)
+
+    threads = [threading.Thread(target=run) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert not errors and len(results) == 2
+    assert sum(r.finished for r in results) == 7 and sum(r.abandoned for r in results) == 2
+    assert _purge(db) == Purged(0, 0, 2)
+    assert all(_rows(db, games[name])["games"] == 1 for name in ("recent_finished", "recent_playing", "new"))
+
+
+def test_the_command_prints_one_line_and_exits_0(db, games, settings, monkeypatch, capsys):
+    monkeypatch.setenv("DATABASE_URL", settings.database_url)
+    monkeypatch.setenv("PURGE_ABANDONED_AFTER_DAYS", "40")  # old_abandoned (31 days) stays now
+    assert main(["--dry-run"]) == 0
+    assert capsys.readouterr().out.strip() == (
+        "coins-purge: would delete 1 finished game(s) older than 90 days and 1 abandoned game(s) idle for 40 days"
+    )
+    assert main(["--abandoned-after-days", "30"]) == 0
+    assert "deleted 1 finished game(s) older than 90 days and 2 abandoned" in capsys.readouterr().out
+    monkeypatch.setenv("PURGE_FINISHED_AFTER_DAYS", "soon")
+    assert main([]) == 2

@@ -4,6 +4,7 @@
 /** @typedef {import("./types.js").Hand} Hand */
 /** @typedef {import("./types.js").Hint} Hint */
 /** @typedef {import("./types.js").Action} Action */
+/** @typedef {import("./types.js").ActionPage} ActionPage */
 
 /** An `application/problem+json` answer: `code` is the stable ProblemCode to branch on. */
 export class ApiProblem extends Error {
@@ -41,17 +42,19 @@ async function call(method, path, { token, body } = {}) {
 
 const game = (id) => `/games/${encodeURIComponent(id)}`;
 
-/** @returns {Promise<Game & {credentials: {seat: number, token: string}[]}>} */
+/** @returns {Promise<import("./types.js").CreatedGame>} */
 export const createGame = (body) => call("POST", "/games", { body });
-/** @returns {Promise<{items: Game[], next_cursor: string|null}>} */
+/** @returns {Promise<import("./types.js").GamePage>} */
 export const listOpenGames = () => call("GET", "/games?status=waiting_for_players&limit=20");
 /** @returns {Promise<Game>} */
 export const getGame = (id) => call("GET", game(id));
-/** @returns {Promise<{seat: number, token: string, game: Game}>} */
+/** @returns {Promise<import("./types.js").JoinedGame>} */
 export const joinGame = (id, body) => call("POST", `${game(id)}/players`, { body });
 /** @returns {Promise<Hand>} */
 export const getHand = (id, token) => call("GET", `${game(id)}/hand`, { token });
+/** @returns {Promise<import("./types.js").DealtHand>} */
 export const dealHand = (id, token) => call("POST", `${game(id)}/hands`, { token });
+/** @returns {Promise<import("./types.js").PlayResult>} */
 export const playCard = (id, token, card) => call("POST", `${game(id)}/plays`, { token, body: { card } });
 /** @returns {Promise<Hint>} */
 export const getHint = (id, token) => call("GET", `${game(id)}/hint?strength=expert`, { token });
@@ -67,6 +70,7 @@ export async function listActions(id) {
   let cursor = null;
   do {
     const query = cursor ? `?limit=500&cursor=${encodeURIComponent(cursor)}` : "?limit=500";
+    /** @type {ActionPage} */
     const page = await call("GET", `${game(id)}/actions${query}`);
     actions.push(...page.items);
     cursor = page.next_cursor;

@@ -7,13 +7,16 @@ import { mountLobby } from "./lobby.js";
 import { loadSeat } from "./store.js";
 import { mountTable } from "./table.js";
 
-const main = /** @type {HTMLElement} */ (document.getElementById("main"));
+/** An element index.html always has. @param {string} id */
+const byId = (id) => /** @type {HTMLElement} */ (document.getElementById(id));
+const main = byId("main");
 const picker = /** @type {HTMLSelectElement} */ (document.getElementById("language"));
 let unmount = () => {};
 
 /**
  * `#/` the lobby; `#/game/<id>` its table; `#/game/<id>/join?seat=N` the form to take seat N.
  * @param {string} hash
+ * @returns {{view: "lobby"} | {view: "table", gameId: string} | {view: "join", gameId: string, seat: number|null}}
  */
 export function parseRoute(hash) {
   const [path, query = ""] = hash.replace(/^#/, "").split("?");
@@ -36,9 +39,9 @@ function route() {
 
 /** The page's own texts (title, byline, picker) in the current language. */
 function renderChrome() {
-  document.getElementById("byline").textContent = t("site.byline");
-  document.getElementById("language-label").textContent = t("site.language");
-  document.querySelector(".skip-link").textContent = t("site.skip");
+  byId("byline").textContent = t("site.byline");
+  byId("language-label").textContent = t("site.language");
+  /** @type {HTMLElement} */ (document.querySelector(".skip-link")).textContent = t("site.skip");
   replace(picker, Object.keys(MESSAGES).map((code) => h("option", { value: code, lang: code, selected: code === language() }, MESSAGES[code]["language.name"])));
   picker.value = language();
 }

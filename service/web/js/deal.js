@@ -9,7 +9,7 @@ async function sha256(bytes) {
   return new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
 }
 
-/** @param {string} hex @returns {Uint8Array} */
+/** @param {string} hex @returns {Uint8Array<ArrayBuffer>} */
 export function fromHex(hex) {
   if (!/^([0-9a-f]{2})*$/i.test(hex)) throw new Error("not a hex string");
   return Uint8Array.from(hex.match(/../g) ?? [], (pair) => parseInt(pair, 16));
@@ -20,7 +20,7 @@ export function toHex(bytes) {
   return Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("");
 }
 
-/** The commitment to a seed: SHA-256 of its bytes, in lower-case hex. @param {Uint8Array} seed */
+/** The commitment to a seed: SHA-256 of its bytes, in lower-case hex. @param {Uint8Array<ArrayBuffer>} seed */
 export async function commitment(seed) {
   return toHex(await sha256(seed));
 }
@@ -30,7 +30,7 @@ export async function commitment(seed) {
  * big-endian). The blocks are computed ahead in batches, since Web Crypto is asynchronous.
  */
 class WordStream {
-  /** @param {Uint8Array} seed */
+  /** @param {Uint8Array<ArrayBuffer>} seed */
   constructor(seed) {
     this.seed = seed;
     this.counter = 0;
@@ -63,7 +63,7 @@ class WordStream {
 
 /**
  * The deck after the shuffle (step 3) and the cut (step 4), top card first.
- * @param {Uint8Array} seed
+ * @param {Uint8Array<ArrayBuffer>} seed
  * @returns {Promise<string[]>}
  */
 export async function dealOrder(seed) {
@@ -80,7 +80,7 @@ export async function dealOrder(seed) {
 
 /**
  * Step 5: the three hands by seat, each in the order dealt (card k to seat (dealer + 1 + k) mod 3).
- * @param {Uint8Array} seed
+ * @param {Uint8Array<ArrayBuffer>} seed
  * @param {number} dealer
  * @returns {Promise<string[][]>}
  */

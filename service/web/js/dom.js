@@ -1,34 +1,39 @@
 // A tiny DOM builder: h("button", {class: "primary", onclick}, "Deal"), and text helpers.
 
+/** @typedef {Node|string|number|null|false|undefined} Leaf */
+/** A child to append: a node or text (null, undefined and false are skipped), or arrays of them. */
+/** @typedef {Leaf|Array<Leaf|Leaf[]>} Child */
+
 /**
  * An element with attributes, properties (`on…` listeners, `value`, `checked`, `disabled`)
  * and children (nodes or strings; null and false are skipped).
- * @param {string} tag
+ * @template {keyof HTMLElementTagNameMap} Tag
+ * @param {Tag} tag
  * @param {Record<string, any>} [attrs]
- * @param {...(Node|string|number|null|false|undefined)} children
- * @returns {HTMLElement}
+ * @param {...Child} children
+ * @returns {HTMLElementTagNameMap[Tag]}
  */
 export function h(tag, attrs = {}, ...children) {
   const element = document.createElement(tag);
   for (const [name, value] of Object.entries(attrs)) {
     if (value === null || value === undefined || value === false) continue;
     if (name.startsWith("on")) element.addEventListener(name.slice(2), value);
-    else if (name === "value" || name === "checked" || name === "disabled") element[name] = value;
+    else if (name === "value" || name === "checked" || name === "disabled") Object.assign(element, { [name]: value });
     else element.setAttribute(name, value === true ? "" : String(value));
   }
   append(element, children);
   return element;
 }
 
-/** @param {Element} parent @param {Array<Node|string|number|null|false|undefined>} children */
+/** @param {Element} parent @param {Child[]} children */
 export function append(parent, children) {
-  for (const child of children.flat()) {
+  for (const child of children.flat(Infinity)) {
     if (child === null || child === undefined || child === false) continue;
     parent.append(child instanceof Node ? child : String(child));
   }
 }
 
-/** Replace everything inside `parent` with `children`. */
+/** Replace everything inside `parent` with `children`. @param {Element} parent @param {...Child} children */
 export function replace(parent, ...children) {
   parent.replaceChildren();
   append(parent, children);

@@ -2,7 +2,7 @@
 
 import { ApiProblem } from "./api.js";
 
-/** @typedef {import("./types.js").GameEvent} GameEvent */
+/** @typedef {import("./types.js").FeedEvent} FeedEvent */
 /** @typedef {{id: string|null, event: string, data: string}} SseMessage */
 
 const FIRST_RETRY_MS = 500;
@@ -15,14 +15,16 @@ const LAST_RETRY_MS = 15000;
 export class SseParser {
   constructor() {
     this.buffer = "";
-    this.reset();
-  }
-
-  reset() {
     /** @type {string[]} */
     this.data = [];
     this.event = "";
     /** @type {string|null} */
+    this.id = null;
+  }
+
+  reset() {
+    this.data = [];
+    this.event = "";
     this.id = null;
   }
 
@@ -54,7 +56,7 @@ export class SseParser {
 
 /**
  * The messages of an SSE response body, as they arrive.
- * @param {ReadableStream<Uint8Array>} body
+ * @param {ReadableStream<Uint8Array<ArrayBuffer>>} body
  * @returns {AsyncGenerator<SseMessage>}
  */
 export async function* readMessages(body) {
@@ -71,10 +73,11 @@ export async function* readMessages(body) {
   }
 }
 
+/** @param {number} ms @param {AbortSignal} signal @returns {Promise<void>} */
 const sleep = (ms, signal) =>
   new Promise((resolve) => {
     const timer = setTimeout(resolve, ms);
-    signal.addEventListener("abort", () => (clearTimeout(timer), resolve(undefined)), { once: true });
+    signal.addEventListener("abort", () => (clearTimeout(timer), resolve()), { once: true });
   });
 
 /**
@@ -82,7 +85,7 @@ const sleep = (ms, signal) =>
  * connection is opened again after a growing pause, with `Last-Event-ID` set to the last
  * event seen, so no event is missed or seen twice.
  * @param {string} gameId
- * @param {{token?: string|null, onEvent: (event: GameEvent) => void,
+ * @param {{token?: string|null, onEvent: (event: FeedEvent) => void,
  *          onStatus?: (status: "live"|"reconnecting"|"ended", problem?: ApiProblem) => void}} options
  * @returns {() => void} stop
  */
@@ -107,10 +110,10 @@ export function followGame(gameId, { token, onEvent, onStatus = () => {} }) {
     let received = 0;
     for await (const message of readMessages(response.body)) {
       received += 1;
-      /** @type {GameEvent} */
+      /** @type {FeedEvent} */
       const event = JSON.parse(message.data);
       lastId = message.id ?? String(event.id);
-      finished ||= event.game?.status === "finished";
+      finished ||= event.game.status === "finished";
       onEvent(event);
     }
     return received;

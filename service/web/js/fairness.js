@@ -27,7 +27,7 @@ export async function checkHand({ gameId, hand, seat, dealt, seed }) {
   const hands = await dealHands(seedBytes, deal.seat);
   if (seat !== null && dealt && !sameCards(dealt, hands[seat])) return { hand, state: "failed", reason: "cards" };
   const plays = actions.filter((action) => action.kind === "play");
-  if (!plays.every((play) => hands[play.seat].includes(play.card))) return { hand, state: "failed", reason: "plays" };
+  if (!plays.every((play) => play.card !== null && hands[play.seat].includes(play.card))) return { hand, state: "failed", reason: "plays" };
   return { hand, state: "verified" };
 }
 

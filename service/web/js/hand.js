@@ -4,8 +4,10 @@ import { cardFace } from "./cards.js";
 import { h } from "./dom.js";
 import { cardName } from "./i18n.js";
 
+/** @typedef {import("./types.js").CardCode} CardCode */
+
 /**
- * @param {{cards: string[], playable: boolean, hinted: string|null, onPlay: (card: string) => void,
+ * @param {{cards: CardCode[], playable: boolean, hinted: CardCode|null, onPlay: (card: CardCode) => void,
  *          label: string}} options
  */
 export function handView({ cards, playable, hinted, onPlay, label }) {
@@ -38,13 +40,16 @@ export function handView({ cards, playable, hinted, onPlay, label }) {
 
 const STEPS = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1 };
 
-/** Roving focus: one card is in the tab order, the arrow keys, Home and End move among them. */
+/**
+ * Roving focus: one card is in the tab order, the arrow keys, Home and End move among them.
+ * @param {HTMLElement} list @param {KeyboardEvent} event
+ */
 function moveFocus(list, event) {
   const buttons = [...list.querySelectorAll("button")];
-  const at = buttons.indexOf(document.activeElement);
+  const at = buttons.findIndex((button) => button === document.activeElement);
   if (at < 0) return;
   let next = at;
-  if (event.key in STEPS) next = (at + STEPS[event.key] + buttons.length) % buttons.length;
+  if (event.key in STEPS) next = (at + STEPS[/** @type {keyof typeof STEPS} */ (event.key)] + buttons.length) % buttons.length;
   else if (event.key === "Home") next = 0;
   else if (event.key === "End") next = buttons.length - 1;
   else return;

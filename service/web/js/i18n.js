@@ -69,7 +69,7 @@ export function t(key, params = {}) {
 /** The name of a suit in the current language. */
 export const suitName = (suit) => t(`suit.${suit}`);
 
-/** The full name of a card, e.g. "knight of cups", "caballo de copas". @param {string} code */
+/** The full name of a card, e.g. "knight of cups", "caballo de copas". @param {import("./types.js").CardCode} code */
 export function cardName(code) {
   const { rank, suit } = parseCard(code);
   const rankText = Number(rank) ? rank : t(`rank.${rank}`);

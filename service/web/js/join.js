@@ -58,7 +58,7 @@ export function mountJoin(root, gameId, wanted) {
         h("h2", { id: "join-title" }, t("join.title")),
         game && h("p", {}, t("lobby.summary", { names: players, target: game.target_score, open: open.length })),
         wanted !== null && game && !open.some((seat) => seat.seat === wanted) && h("p", { class: "message error", role: "alert" }, t("join.seatTaken", { n: wanted + 1 })),
-        state.error && problemNotice(state.error),
+        state.error ? problemNotice(state.error) : null,
         open.length > 0 && [
           h("div", {}, h("label", { for: name.id }, t("lobby.name")), name),
           h("div", {}, h("label", { for: age.id }, t("lobby.age")), age),

@@ -42,7 +42,7 @@ export function mountLobby(root) {
     replace(
       listing,
       h("h2", { id: "open-title" }, t("lobby.open")),
-      state.error && problemNotice(state.error),
+      state.error ? problemNotice(state.error) : null,
       state.games && !state.games.length && h("p", {}, t("lobby.none")),
       h("ul", { class: "open-games" }, (state.games ?? []).map(openGameItem)),
       h("button", { type: "button", onclick: refresh }, t("lobby.refresh")),
@@ -119,7 +119,7 @@ export function mountLobby(root) {
         h("div", {}, label(fields.target, t("lobby.target")), fields.target),
         h("div", {}, label(fields.timeout, t("lobby.timeout")), fields.timeout),
         fields.seats.map((select, seat) => {
-          const chosen = select.value || select.dataset.choice;
+          const chosen = select.value || select.dataset.choice || "open";
           replace(select, SEAT_CHOICES.map((choice) => h("option", { value: choice, selected: choice === chosen }, choiceLabel(choice))));
           select.value = chosen;
           return h("div", {}, label(select, t("lobby.seat", { n: seat + 1 })), select);

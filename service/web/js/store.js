@@ -11,9 +11,11 @@ function read(key) {
   }
 }
 
-/** @returns {{seat: number, token: string}|null} the seat this browser holds in the game */
+/** @typedef {import("./types.js").Credential} Credential */
+
+/** @returns {Credential|null} the seat this browser holds in the game */
 export const loadSeat = (gameId) => read(SEAT_KEY(gameId));
-/** @param {string} gameId @param {{seat: number, token: string}} credential */
+/** @param {string} gameId @param {Credential} credential */
 export const saveSeat = (gameId, credential) => localStorage.setItem(SEAT_KEY(gameId), JSON.stringify(credential));
 export const forgetSeat = (gameId) => localStorage.removeItem(SEAT_KEY(gameId));
 

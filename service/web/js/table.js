@@ -13,7 +13,8 @@ import { forgetSeat, loadDealt, loadSeat, saveDealt } from "./store.js";
 import { cycleView, scoresView, seatsView, statusText, trickView, winnerView } from "./table-view.js";
 
 /** @typedef {import("./types.js").Game} Game */
-/** @typedef {import("./types.js").GameEvent} GameEvent */
+/** @typedef {import("./types.js").FeedEvent} FeedEvent */
+/** @typedef {import("./types.js").Hand} Hand */
 
 const LOG_LENGTH = 8;
 
@@ -27,10 +28,10 @@ export function mountTable(root, gameId) {
   let credential = loadSeat(gameId);
   const state = {
     /** @type {Game|null} */ game: null,
-    /** @type {{hand_number: number, cards: string[]}|null} */ hand: null,
+    /** @type {{hand_number: number, cards: import("./types.js").CardCode[]}|null} */ hand: null,
     /** @type {import("./types.js").Hint|null} */ hint: null,
     /** @type {unknown} */ error: null,
-    live: "connecting",
+    /** @type {"connecting"|"live"|"reconnecting"|"ended"} */ live: "connecting",
     confirmLeave: false,
     left: false,
     /** @type {string[]} */ log: [],
@@ -75,7 +76,7 @@ export function mountTable(root, gameId) {
     syncHand();
   }
 
-  /** @param {{hand_number: number, cards: string[]}} hand */
+  /** @param {Hand} hand */
   function acceptHand(hand) {
     state.hand = { hand_number: hand.hand_number, cards: [...hand.cards] };
     if (hand.cards.length === 16) saveDealt(gameId, hand.hand_number, hand.cards);
@@ -101,11 +102,11 @@ export function mountTable(root, gameId) {
     announcer.textContent = text;
   }
 
-  /** @param {GameEvent} event */
+  /** @param {FeedEvent} event */
   function onEvent(event) {
-    const privateHand = event.type === "hand" ? event.hand ?? event : event.hand;
-    if (privateHand?.cards && (privateHand.seat === undefined || privateHand.seat === mine())) acceptHand(privateHand);
-    if (event.game) acceptGame(event.game);
+    const privateHand = event.type === "hand" ? event : event.type === "game" ? event.hand : null;
+    if (privateHand && privateHand.seat === mine()) acceptHand(privateHand);
+    acceptGame(event.game);
     switch (event.type) {
       case "seat_taken":
         note(t("log.seatTaken", { name: event.name ?? name(event.seat), n: event.seat + 1 }));
@@ -164,20 +165,30 @@ export function mountTable(root, gameId) {
     render();
   }
 
-  const deal = () => act(() => api.dealHand(gameId, credential.token));
+  /**
+   * One of this seat's actions, run only while this browser holds the seat.
+   * @param {(held: import("./types.js").Credential) => Promise<unknown>} request
+   */
+  function asSeat(request) {
+    const held = credential;
+    if (held) act(() => request(held));
+  }
+
+  const deal = () => asSeat((held) => api.dealHand(gameId, held.token));
+  /** @param {import("./types.js").CardCode} card */
   const play = (card) =>
-    act(async () => {
-      const answer = await api.playCard(gameId, credential.token, card);
+    asSeat(async (held) => {
+      const answer = await api.playCard(gameId, held.token, card);
       removeCard(card);
       return answer;
     });
   const hint = () =>
-    act(async () => {
-      state.hint = await api.getHint(gameId, credential.token);
+    asSeat(async (held) => {
+      state.hint = await api.getHint(gameId, held.token);
     });
   const leave = () =>
-    act(async () => {
-      const game = await api.leaveGame(gameId, credential.token, credential.seat);
+    asSeat(async (held) => {
+      const game = await api.leaveGame(gameId, held.token, held.seat);
       forgetSeat(gameId);
       credential = null;
       state.hand = null;
@@ -216,7 +227,7 @@ export function mountTable(root, gameId) {
       h(
         "div",
         { class: "table-main" },
-        state.error && problemNotice(state.error),
+        state.error ? problemNotice(state.error) : null,
         state.left && infoNotice(t("table.left")),
         seat === null && !state.left && infoNotice(t("table.spectator")),
         feltView(game, seat),
@@ -255,7 +266,8 @@ export function mountTable(root, gameId) {
   /** This seat's controls and cards. */
   function handPanel(game, seat) {
     const yourTurn = game.turn === seat;
-    const cards = game.status === "playing" && state.hand?.hand_number === game.hand_number ? state.hand.cards : null;
+    const held = state.hand;
+    const cards = game.status === "playing" && held && held.hand_number === game.hand_number ? held.cards : null;
     return h(
       "section",
       { class: `panel your-hand${yourTurn ? " your-turn" : ""}`, "aria-labelledby": "hand-title" },

@@ -114,8 +114,8 @@ def _stream(reader: Reader, opened: contextlib.ExitStack, heartbeat: float) -> R
             yield f"retry: {RETRY_MILLISECONDS}\n\n"
             items = reader.first()
             while True:
-                for item in items:
-                    yield _frame(item)
+                if items:  # one write for the events of one change (a play can make four)
+                    yield "".join(_frame(item) for item in items)
                 if reader.finished or reader.closing:
                     return
                 items = reader.next(heartbeat)

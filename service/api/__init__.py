@@ -107,10 +107,10 @@ def init_api(app: Flask) -> Api:
         api.spec.components.parameter(name, "header", parameter)
     register_problem_handlers(app)
 
-    from . import events, games, hands, health, hints, history, players, plays, tricks
+    from . import events, games, hands, health, hints, history, players, plays, records, rematches, tricks
     from .event_schemas import EVENT_SCHEMAS, FEED_EVENT_COMPONENT
 
-    for module in (games, players, hands, plays, hints, tricks, history, events):
+    for module in (games, players, rematches, hands, plays, hints, tricks, history, records, events):
         api.register_blueprint(module.blp)
     for schema in EVENT_SCHEMAS.values():  # each event's own schema, named as FEED_EVENT_COMPONENT refers to it
         name = schema.__name__.removesuffix("Schema")

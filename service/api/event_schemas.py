@@ -23,6 +23,7 @@ from ..games.feed import (
     HandDealtEvent,
     HandEndedEvent,
     HandEvent,
+    RematchCreatedEvent,
     SeatLeftEvent,
     SeatTakenEvent,
     TrickWonEvent,
@@ -152,6 +153,17 @@ class GameFinishedEventSchema(_EventSchema):
     scores = fields.List(fields.Integer(), required=True, metadata={"description": "Final scores, by seat."})
 
 
+class RematchCreatedEventSchema(_EventSchema):
+    type = _type(
+        RematchCreatedEvent,
+        "A seat of the finished game asked for a rematch (`rematchGame`). It follows `game_finished`, "
+        "after which a stream has ended: a long poll or a stream resumed after that event receives it.",
+    )
+    rematch = fields.String(
+        required=True, metadata={"description": "The new game's id; each seat takes its place with `rematchGame`."}
+    )
+
+
 #: The schema of each type of event.
 EVENT_SCHEMAS: dict[str, type[ma.Schema]] = {
     GameEvent.TYPE: GameEventSchema,
@@ -163,6 +175,7 @@ EVENT_SCHEMAS: dict[str, type[ma.Schema]] = {
     TrickWonEvent.TYPE: TrickWonEventSchema,
     HandEndedEvent.TYPE: HandEndedEventSchema,
     GameFinishedEvent.TYPE: GameFinishedEventSchema,
+    RematchCreatedEvent.TYPE: RematchCreatedEventSchema,
 }
 assert EVENT_SCHEMAS.keys() == EVENT_TYPES.keys(), "every type of event has its schema"
 

@@ -45,6 +45,7 @@ PROBLEMS: dict[str, tuple[int, str]] = {
     "game_finished": (409, "The game is over"),
     "precondition_failed": (412, "The game has changed"),
     "payload_too_large": (413, "The body is too large"),
+    "game_not_finished": (409, "The game is not over yet"),
     "unsupported_media_type": (415, "The body must be application/json"),
     "validation_error": (422, "The request is not valid"),
     "invalid_card": (422, "Not a card"),

@@ -313,6 +313,16 @@ class GameSchema(ma.Schema):
         required=True,
         metadata={"description": "SHA-256 (hex) of the current hand's secret seed, revealed when the hand ends."},
     )
+    rematch_of = fields.String(
+        allow_none=True,
+        required=True,
+        metadata={"description": "The finished game this game is the rematch of (`rematchGame`); null for a new game."},
+    )
+    rematch = fields.String(
+        allow_none=True,
+        required=True,
+        metadata={"description": "This finished game's rematch, once a seat asked for one (`rematchGame`); else null."},
+    )
 
 
 class CredentialSchema(ma.Schema):
@@ -338,6 +348,18 @@ class JoinedGameSchema(ma.Schema):
         required=True, metadata={"description": "Shown once. Send as `Authorization: Bearer <token>`."}
     )
     game = fields.Nested(GameSchema, required=True)
+
+
+class RematchSchema(ma.Schema):
+    seat = _seat("Your seat at the rematch: the same as at the finished game.", required=True)
+    token = fields.String(
+        required=True,
+        metadata={
+            "description": "Your seat's token for the rematch. Derived from the token you sent: every call with "
+            "that token answers this one, and no other token is ever valid for your seat at the rematch."
+        },
+    )
+    game = fields.Nested(GameSchema, required=True, metadata={"description": "The rematch."})
 
 
 class DealtHandSchema(ma.Schema):

@@ -14,6 +14,7 @@ __all__ = [
     "SeatsFull",
     "SeatTaken",
     "SeatsOpen",
+    "GameNotFinished",
     "VersionMismatch",
     "InvalidCursor",
 ]
@@ -58,6 +59,12 @@ class SeatsOpen(ServiceError):
     """The action needs all three players, and a seat is still open."""
 
     code = "seats_open"
+
+
+class GameNotFinished(ServiceError):
+    """A rematch asked for before the game is over."""
+
+    code = "game_not_finished"
 
 
 class VersionMismatch(ServiceError):

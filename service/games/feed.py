@@ -30,6 +30,7 @@ __all__ = [
     "HandDealtEvent",
     "HandEndedEvent",
     "HandEvent",
+    "RematchCreatedEvent",
     "Renderer",
     "SeatLeftEvent",
     "SeatTakenEvent",
@@ -133,6 +134,14 @@ class GameFinishedEvent(FeedEvent):
     scores: tuple[int, ...]
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RematchCreatedEvent(FeedEvent):
+    """A seat of the finished game asked for a rematch: ``rematch`` is the new game's id."""
+
+    TYPE = "rematch_created"
+    rematch: str
+
+
 #: Every type of event, by its ``type``.
 EVENT_TYPES: dict[str, type[FeedEvent]] = {
     cls.TYPE: cls
@@ -146,6 +155,7 @@ EVENT_TYPES: dict[str, type[FeedEvent]] = {
         TrickWonEvent,
         HandEndedEvent,
         GameFinishedEvent,
+        RematchCreatedEvent,
     )
 }
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import secrets
 import threading
 import time
@@ -21,6 +22,17 @@ def new_game_id() -> str:
     value = (time.time_ns() // 1_000_000) << 80 | secrets.randbits(80)
     with _last_lock:
         value = _last = max(value, _last + 1)
+    return _encode(value)
+
+
+def derived_game_id(milliseconds: int, name: str) -> str:
+    """The id of a game that several requests may create, the same for all of them: the time
+    part is ``milliseconds`` (since the epoch), the rest the first 80 bits of SHA-256 of ``name``."""
+    digest = hashlib.sha256(name.encode()).digest()
+    return _encode(milliseconds << 80 | int.from_bytes(digest[:10], "big"))
+
+
+def _encode(value: int) -> str:
     chars = []
     for _ in range(26):
         value, digit = divmod(value, 32)

@@ -18,10 +18,12 @@ from ..engine import Card, Game, GameFinished, NoHandInProgress, Status
 from ..store import GameStore, StoredGame, StoredSeat, StoreSession
 from .commands import NewGame, NewPlayer
 from .cursors import ACTIONS, GAMES, TRICKS, decode_cursor, encode_cursor, number_cursor
-from .errors import InvalidCursor, NotYourSeat, SeatsFull, SeatsOpen, SeatTaken, VersionMismatch
-from .feed import FeedLog, FeedStart, GameEvent, Renderer, SeatLeftEvent, SeatTakenEvent
+from .errors import GameNotFinished, InvalidCursor, NotYourSeat, SeatsFull, SeatsOpen, SeatTaken, VersionMismatch
+from .feed import FeedLog, FeedStart, GameEvent, RematchCreatedEvent, Renderer, SeatLeftEvent, SeatTakenEvent
+from .game_record import ActionEntry, GameInfo, SeatInfo, build_record
 from .ids import new_game_id
 from .projections import action_state, hands_over, public_game, trick_state
+from .rematch import new_rematch, rematch_id
 from .results import (
     WAITING_FOR_PLAYERS,
     ActionPage,
@@ -29,18 +31,20 @@ from .results import (
     Credential,
     DealResult,
     GamePage,
+    GameRecord,
     HandState,
     Hint,
     Joined,
     PlayResult,
     PublicGame,
+    Rematch,
     TrickPage,
     TrickState,
     etag_for,
 )
 from .seats import is_open, take_seat
 from .server_moves import begin, changed, record_deal, record_play, settle
-from .tokens import authenticate
+from .tokens import authenticate, hash_token, rematch_token
 from .transactions import Transactions, restore
 
 __all__ = ["GameService"]
@@ -204,6 +208,38 @@ class GameService:
 
         return self._games.change(game_id, change)
 
+    def rematch(self, game_id: str, token: str | None) -> Rematch:
+        """The rematch of a finished game, for one of its seats: created by the first call, the
+        same game for every later one (see :mod:`.rematch` for how racing calls make one game).
+        The caller's token for the new game is derived from their token for this one: each call
+        of a seat answers the same token, and no other is ever valid for that seat."""
+        finished = self._games.read(game_id, lambda _session, stored: stored)
+        seat = authenticate(finished.seats, token)
+        assert token is not None
+        if finished.status != Status.FINISHED.value:
+            raise GameNotFinished("a rematch can be asked for once the game is finished")
+        created = False
+        new_id = finished.rematch
+        if new_id is None:
+            new_id = rematch_id(finished)
+            now = self.clock()
+            new_game = new_rematch(finished, seat, rematch_token(token, new_id), now, self._games.render)
+            with self.store.session() as session:
+                created = session.create(new_game)
+            new_id = self._games.change(game_id, _link_rematch(new_id))
+        new_token = rematch_token(token, new_id)
+
+        def claim(stored: StoredGame, game: Game | None, _now: datetime, _log: FeedLog) -> Rematch:
+            taken = stored.seats[seat]
+            if taken.bot is not None:
+                raise SeatTaken(f"seat {seat} of the rematch was handed to a bot when its player left")
+            if taken.token_hash != hash_token(new_token):  # the seat's person asks for the first time
+                taken.token_hash = hash_token(new_token)
+                stored.changed_seats.add(seat)  # not public: the game's version stays
+            return Rematch(seat, new_token, public_game(stored, game), created)
+
+        return self._games.change(new_id, claim)
+
     # -- reads ------------------------------------------------------------------------
 
     def get(self, game_id: str) -> PublicGame:
@@ -258,6 +294,27 @@ class GameService:
 
         return self._games.read(game_id, read, several_statements=True)
 
+    def record(self, game_id: str) -> GameRecord:
+        """The game as a self-contained record (:mod:`.game_record`): public information only, as
+        of the game's last change (its time is the record's), so one version has one record."""
+
+        def read(session: StoreSession, stored: StoredGame) -> GameRecord:
+            log = session.actions(game_id, after=0, limit=stored.action_count)
+            game = restore(stored)
+            info = GameInfo(
+                stored.id, stored.status, stored.target_score, stored.auto_deal, stored.turn_timeout_seconds,
+                stored.seed is not None, stored.created_at, stored.updated_at,
+            )  # fmt: skip
+            seats = [SeatInfo(seat.seat, seat.name, seat.bot) for seat in stored.seats]
+            actions = [
+                ActionEntry(a.seq, a.kind, a.seat, a.hand_number, a.cause, a.created_at, a.card, a.seed) for a in log
+            ]
+            setup = game.setup if game is not None else None
+            document = build_record(info, seats, actions, setup, now=stored.updated_at)
+            return GameRecord(stored.id, stored.version, document)
+
+        return self._games.read(game_id, read, several_statements=True)
+
     def list_games(self, *, status: str | None, cursor: str | None, limit: int) -> GamePage:
         before = decode_cursor(cursor, GAMES) if cursor else None
         if before is not None and not before.isalnum():
@@ -289,6 +346,19 @@ class GameService:
     def ping(self) -> None:
         """Raise :class:`.DatabaseUnavailable` unless the store can be reached (readiness)."""
         self.store.ping()
+
+
+def _link_rematch(new_id: str) -> Callable[[StoredGame, Game | None, datetime, FeedLog], str]:
+    """The change that links a finished game to its rematch, unless a racing call linked it first."""
+
+    def link(stored: StoredGame, game: Game | None, now: datetime, log: FeedLog) -> str:
+        if stored.rematch is None:
+            stored.rematch = new_id
+            changed(stored, game, now)
+            log.add(stored, RematchCreatedEvent, public_game(stored, game), rematch=new_id)
+        return stored.rematch
+
+    return link
 
 
 def _check_version(stored: StoredGame, if_match: Sequence[str] | None) -> None:

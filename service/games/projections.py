@@ -18,7 +18,7 @@ def public_game(stored: StoredGame, game: Game | None) -> PublicGame:
         return PublicGame(
             stored.id, WAITING_FOR_PLAYERS, stored.target_score, stored.seed is not None, stored.auto_deal,
             stored.turn_timeout_seconds, None, stored.version, stored.created_at, stored.updated_at, seats,
-            0, None, None, None, None, None, None, None, None,
+            0, None, None, None, None, None, None, None, None, stored.rematch_of, stored.rematch,
         )  # fmt: skip
     view = engine.public_view(game)
     seats = tuple(
@@ -52,6 +52,8 @@ def public_game(stored: StoredGame, game: Game | None) -> PublicGame:
         first_dealer=view.first_dealer,
         first_dealer_chosen_by=view.first_dealer_reason.value,
         commitment=view.commitment,
+        rematch_of=stored.rematch_of,
+        rematch=stored.rematch,
     )
 
 

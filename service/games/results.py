@@ -29,6 +29,8 @@ __all__ = [
     "TrickPage",
     "ActionPage",
     "GamePage",
+    "GameRecord",
+    "Rematch",
     "etag_for",
 ]
 
@@ -91,6 +93,8 @@ class PublicGame:
     first_dealer: int | None
     first_dealer_chosen_by: str | None
     commitment: str | None
+    rematch_of: str | None
+    rematch: str | None
 
     @property
     def etag(self) -> str:
@@ -196,6 +200,30 @@ class ActionPage:
     @property
     def etag(self) -> str:
         return etag_for(self.game_id, self.version)
+
+
+@dataclass(frozen=True, slots=True)
+class GameRecord:
+    """A game's record (:func:`.game_record.build_record`'s JSON-ready document) at one version."""
+
+    game_id: str
+    version: int
+    document: dict[str, object]
+
+    @property
+    def etag(self) -> str:
+        return etag_for(self.game_id, self.version)
+
+
+@dataclass(frozen=True, slots=True)
+class Rematch:
+    """A seat's place at a finished game's rematch: the caller's seat, their token for the new
+    game, the new game, and whether this call created it."""
+
+    seat: int
+    token: str
+    game: PublicGame
+    created: bool
 
 
 @dataclass(frozen=True, slots=True)

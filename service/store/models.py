@@ -87,6 +87,10 @@ class GameRow(Base):
     seats: Mapped[list[SeatRow]] = relationship(
         back_populates="game", order_by="SeatRow.seat", lazy="selectin", cascade="all, delete-orphan"
     )
+    # A rematch and the game it follows name each other by id, with no foreign key between the
+    # two rows: a key to another game would tie two games' rows together (see the module's docstring).
+    rematch_of: Mapped[str | None] = mapped_column(String(26))
+    rematch: Mapped[str | None] = mapped_column(String(26))
 
     __table_args__ = (Index("ix_games_status_id", "status", "id"),)
 

@@ -15,6 +15,7 @@ from datetime import datetime
 from typing import Any, cast
 
 from sqlalchemy import Connection, Row, Table, bindparam, case, insert, select, text, update
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.sql.elements import TextClause
 
 from .driver import Prepared
@@ -99,6 +100,7 @@ _CHANGING_GAME_COLUMNS = (
     "event_count",
     "state",
     "updated_at",
+    "rematch",
 )
 
 
@@ -219,6 +221,29 @@ class GameRepository:
         game.new_actions, game.new_tricks, game.new_events = [], [], []
         game.loaded_version = game.version
         game.changed_seats.clear()
+        return True
+
+    def insert_if_absent(self, game: StoredGame) -> bool:
+        """Insert a new game (with its seats and queued rows) unless a game of its id is stored:
+        then False, with nothing written. Of two transactions inserting one id, the second waits
+        for the first and finds the id taken (``ON CONFLICT DO NOTHING``), rather than failing."""
+        dialect_insert = postgresql.insert if self.is_postgres else sqlite.insert
+        statement = (
+            dialect_insert(GAMES)
+            .values({name: getattr(game, name) for name in _GAME_COLUMNS})
+            .on_conflict_do_nothing(index_elements=[GAMES.c.id])
+            .returning(GAMES.c.id)  # a row when inserted, none when the id was taken
+        )
+        if self.connection.execute(statement).first() is None:
+            return False
+        _INSERT_SEATS.run_many(self.connection, [_seat_values(game.id, seat) for seat in game.seats])
+        self._insert(
+            [_action_values(game.id, action) for action in game.new_actions],
+            [_trick_values(game.id, trick) for trick in game.new_tricks],
+            [_event_values(game.id, event) for event in game.new_events],
+        )
+        game.new_actions, game.new_tricks, game.new_events = [], [], []
+        game.loaded_version = game.version
         return True
 
     def _insert(

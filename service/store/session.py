@@ -92,6 +92,17 @@ class StoreSession:
             self._publish(game.id)
         return saved
 
+    def create(self, game: StoredGame) -> bool:
+        """Insert a new game unless a game of its id is already stored (False, nothing written):
+        for a game whose id more than one request may compute (a rematch's), where the first
+        insert wins and the others read the game it stored. One write transaction."""
+        has_events = bool(game.new_events)
+        with self._transaction(write=True):
+            created = self._repository.insert_if_absent(game)
+            if created and has_events:
+                self._changed.append(game.id)
+        return created
+
     @contextmanager
     def locked(self, game_id: str) -> Iterator[StoredGame | None]:
         """The game, locked against every other writer until the block ends; a save inside commits

@@ -87,6 +87,8 @@ class StoredGame:
     state: dict[str, Any] | None  # the engine's snapshot; None until all three seats are taken
     created_at: datetime
     updated_at: datetime
+    rematch_of: str | None = None  # the finished game this one is the rematch of
+    rematch: str | None = None  # this finished game's rematch, once a seat asked for one
     seats: list[StoredSeat] = field(default_factory=list)
     loaded_version: int | None = None  # None for a game not yet inserted
     changed_seats: set[int] = field(default_factory=set)

@@ -40,6 +40,7 @@ def test_each_type_of_event_renders_as_its_schema_dumps_it(client, rendered):
         else:
             card = client.get(f"/v1/games/{game['id']}/hand", headers=token).json["cards"][0]
             client.post(f"/v1/games/{game['id']}/plays", json={"card": card}, headers=token)
+    assert client.post(f"/v1/games/{game['id']}/rematch", headers=token).status_code == 201  # rematch_created
     client.get(f"/v1/games/{game['id']}/events", headers=token)  # the game event, made when read
     assert {event.TYPE for event, _ in rendered} == set(EVENT_TYPES) - {"seat_left"}
     for event, text in rendered:

@@ -120,6 +120,7 @@ export default {
   "problem.card_not_in_hand": "That card is not in your hand.",
   "problem.database_unavailable": "The service is briefly unavailable. Try again in a moment.",
   "problem.game_finished": "The game is over.",
+  "problem.game_not_finished": "The game is not over yet.",
   "problem.game_not_found": "There is no such game.",
   "problem.hand_in_progress": "A hand is still being played.",
   "problem.internal_error": "Something went wrong on the server. Try again.",

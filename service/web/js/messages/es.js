@@ -120,6 +120,7 @@ export default {
   "problem.card_not_in_hand": "Esa carta no está en tu mano.",
   "problem.database_unavailable": "El servicio no está disponible un momento. Inténtalo de nuevo enseguida.",
   "problem.game_finished": "La partida ha terminado.",
+  "problem.game_not_finished": "La partida aún no ha terminado.",
   "problem.game_not_found": "Esa partida no existe.",
   "problem.hand_in_progress": "Todavía se está jugando una mano.",
   "problem.internal_error": "Algo falló en el servidor. Inténtalo de nuevo.",

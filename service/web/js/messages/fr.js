@@ -120,6 +120,7 @@ export default {
   "problem.card_not_in_hand": "Cette carte n’est pas dans votre main.",
   "problem.database_unavailable": "Le service est momentanément indisponible. Réessayez dans un instant.",
   "problem.game_finished": "La partie est terminée.",
+  "problem.game_not_finished": "La partie n’est pas encore terminée.",
   "problem.game_not_found": "Cette partie n’existe pas.",
   "problem.hand_in_progress": "Une main est encore en cours.",
   "problem.internal_error": "Une erreur est survenue sur le serveur. Réessayez.",

@@ -120,6 +120,7 @@ export default {
   "problem.card_not_in_hand": "Die kaart zit niet in je hand.",
   "problem.database_unavailable": "De dienst is even niet beschikbaar. Probeer het zo opnieuw.",
   "problem.game_finished": "Het spel is afgelopen.",
+  "problem.game_not_finished": "Het spel is nog niet afgelopen.",
   "problem.game_not_found": "Dat spel bestaat niet.",
   "problem.hand_in_progress": "Er wordt nog een hand gespeeld.",
   "problem.internal_error": "Er ging iets mis op de server. Probeer het opnieuw.",

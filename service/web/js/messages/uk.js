@@ -120,6 +120,7 @@ export default {
   "problem.card_not_in_hand": "Цієї карти немає у вашій руці.",
   "problem.database_unavailable": "Сервіс тимчасово недоступний. Спробуйте ще раз за мить.",
   "problem.game_finished": "Гру завершено.",
+  "problem.game_not_finished": "Гра ще не завершена.",
   "problem.game_not_found": "Такої гри немає.",
   "problem.hand_in_progress": "Роздача ще триває.",
   "problem.internal_error": "На сервері сталася помилка. Спробуйте ще раз.",

@@ -120,6 +120,7 @@ export default {
   "problem.card_not_in_hand": "你的手牌中沒有這張牌。",
   "problem.database_unavailable": "服務暫時無法使用，請稍後再試。",
   "problem.game_finished": "遊戲已經結束。",
+  "problem.game_not_finished": "遊戲尚未結束。",
   "problem.game_not_found": "找不到這場遊戲。",
   "problem.hand_in_progress": "這一回合還在進行中。",
   "problem.internal_error": "伺服器發生錯誤，請再試一次。",

@@ -1,0 +1,77 @@
+"""Rematches: a finished game's seats at a new table, made once however many seats ask at once.
+
+A rematch touches two games, and every write touches one (the store's rule), so it is three
+writes, each safe to repeat, in an order that never shows a link to a game not yet stored:
+
+1. insert the new game, whose id every request computes alike from the finished game
+   (:func:`rematch_id`): of two racing inserts the second finds the game stored, and writes
+   nothing (:meth:`.StoreSession.create`);
+2. link the finished game to it (``rematch``, with a ``rematch_created`` event), at the version
+   read: of two racing links, the second finds the link made;
+3. give the caller's seat at the new game the caller's token for it (:func:`.tokens.rematch_token`).
+
+A request that stops after 1 leaves a game no finished game links to yet; the next call of any
+seat finds it by its id and links it.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from ..store import StoredGame, StoredSeat
+from .feed import FeedLog, Renderer
+from .ids import derived_game_id
+from .results import WAITING_FOR_PLAYERS
+from .server_moves import begin, settle
+from .tokens import hash_token, new_token
+
+__all__ = ["new_rematch", "rematch_id"]
+
+
+def rematch_id(finished: StoredGame) -> str:
+    """The id of ``finished``'s rematch: the same for every request that reads the finished game
+    before it links its rematch (a finished game changes only by that link). It sorts at the time
+    the game finished (its last change), by the finished game's id after that."""
+    milliseconds = int(finished.updated_at.timestamp() * 1000)
+    return derived_game_id(milliseconds, f"rematch/{finished.id}")
+
+
+def new_rematch(finished: StoredGame, caller: int, caller_token: str, now: datetime, render: Renderer) -> StoredGame:
+    """The rematch of ``finished``, started, its server moves made and its events queued.
+
+    The same seats: persons keep their names and ages (the rules' first dealer is the oldest,
+    else drawn, as for a new game), bots their strengths. The target and the options are kept;
+    the seed is not (a rematch's deals are fresh: ``seeded`` is false). The caller's seat holds
+    ``caller_token``; every other person's seat a token no one holds until that person asks
+    (the hash of a random token thrown away): so no seat is open, and none can be joined."""
+    seats = []
+    for old in finished.seats:
+        seat = StoredSeat(old.seat, old.name, old.age, None, old.bot, now)
+        if seat.bot is None:
+            seat.token_hash = hash_token(caller_token if seat.seat == caller else new_token())
+        seats.append(seat)
+    stored = StoredGame(
+        id=rematch_id(finished),
+        version=1,
+        status=WAITING_FOR_PLAYERS,
+        target_score=finished.target_score,
+        auto_deal=finished.auto_deal,
+        seed=None,
+        requested_first_dealer=None,
+        turn_timeout_seconds=finished.turn_timeout_seconds,
+        turn_deadline=None,
+        open_seats=0,
+        trick_count=0,
+        action_count=0,
+        event_count=0,
+        state=None,
+        created_at=now,
+        updated_at=now,
+        rematch_of=finished.id,
+        seats=seats,
+    )
+    game = begin(stored)
+    log = FeedLog()
+    settle(stored, game, now, log)
+    log.queue(stored, render, now)
+    return stored

@@ -1,0 +1,162 @@
+"""rematchGame: a finished game's seats at a new game, created once, linked both ways, a new token each."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import pytest
+
+from tests.api.test_record import play_to_end
+
+PEOPLE = [{"name": "Ana", "age": 29}, {"name": "Bo", "age": 35}, {"name": "Cy", "age": 61}]
+
+
+def rematch(client: Any, game_id: str, token: str | None) -> Any:
+    headers = {"Authorization": f"Bearer {token}"} if token is not None else {}
+    return client.post(f"/v1/games/{game_id}/rematch", headers=headers)
+
+
+@pytest.fixture
+def finished(new_table: Any) -> Any:
+    """A finished game of three people (Cy the oldest), seeded, first dealer named."""
+    table = new_table(seats=PEOPLE, target_score=3, seed="rematch", first_dealer=0, turn_timeout_seconds=120)
+    assert play_to_end(table)["status"] == "finished"
+    return table
+
+
+def test_a_rematch_is_the_same_table_with_new_tokens(client, finished):
+    first = rematch(client, finished.id, finished.tokens[1])
+    assert first.status_code == 201, first.json
+    body = first.json
+    game = body["game"]
+    assert first.headers["Location"].endswith(f"/v1/games/{game['id']}")
+    assert first.headers["ETag"] == f'"{game["id"]}.{game["version"]}"'
+    assert body["seat"] == 1 and body["token"] not in finished.tokens.values()
+    assert game["id"] != finished.id and game["rematch_of"] == finished.id and game["rematch"] is None
+    assert [seat["name"] for seat in game["seats"]] == ["Ana", "Bo", "Cy"]
+    assert not any(seat["open"] for seat in game["seats"])
+    assert game["target_score"] == 3 and game["turn_timeout_seconds"] == 120 and game["auto_deal"] is False
+    assert game["seeded"] is False  # a rematch's deals are fresh
+    assert game["first_dealer"] == 2 and game["first_dealer_chosen_by"] == "oldest"  # the rules: the oldest deals
+    old = client.get(f"/v1/games/{finished.id}").json
+    assert old["rematch"] == game["id"] and old["rematch_of"] is None
+
+
+def test_each_seat_takes_its_place_with_its_own_token(client, finished):
+    answers = {seat: rematch(client, finished.id, token) for seat, token in finished.tokens.items()}
+    assert [answers[seat].status_code for seat in range(3)] == [201, 200, 200] or sorted(
+        answer.status_code for answer in answers.values()
+    ) == [200, 200, 201]
+    game_ids = {answer.json["game"]["id"] for answer in answers.values()}
+    assert len(game_ids) == 1
+    (game_id,) = game_ids
+    tokens = {seat: answer.json["token"] for seat, answer in answers.items()}
+    assert len(set(tokens.values())) == 3
+    for seat, token in tokens.items():
+        hand = client.get(f"/v1/games/{game_id}/hand", headers={"Authorization": f"Bearer {token}"})
+        assert hand.status_code == 200 and hand.json["seat"] == seat
+    # the old tokens act for no seat of the new game
+    old = client.get(f"/v1/games/{game_id}/hand", headers={"Authorization": f"Bearer {finished.tokens[0]}"})
+    assert old.status_code == 401 and old.json["code"] == "invalid_token"
+    # asking again answers the same game and the same token: never a second one
+    again = rematch(client, finished.id, finished.tokens[2])
+    assert again.status_code == 200 and again.json["game"]["id"] == game_id and again.json["token"] == tokens[2]
+    # the rematch is played like any game: the oldest (seat 2) deals
+    dealt = client.post(f"/v1/games/{game_id}/hands", headers={"Authorization": f"Bearer {tokens[2]}"})
+    assert dealt.status_code == 201
+
+
+def test_a_seat_that_has_not_asked_cannot_be_acted_for(client, finished):
+    game = rematch(client, finished.id, finished.tokens[0]).json["game"]
+    dealer_seat = game["dealer"]
+    assert dealer_seat == 2
+    # seat 2 has not asked: no token acts for it yet, its old one included
+    dealt = client.post(f"/v1/games/{game['id']}/hands", headers={"Authorization": f"Bearer {finished.tokens[2]}"})
+    assert dealt.status_code == 401
+    join = client.post(f"/v1/games/{game['id']}/players", json={"name": "Eve"})
+    assert join.status_code == 409 and join.json["code"] == "seats_full"
+
+
+def test_racing_seats_create_one_game(app, client, finished):
+    barrier = threading.Barrier(6)
+    answers: list[Any] = [None] * 6
+
+    def run(index: int) -> None:
+        caller = app.test_client()
+        barrier.wait(timeout=10)
+        answers[index] = rematch(caller, finished.id, finished.tokens[index % 3])
+
+    threads = [threading.Thread(target=run, args=(index,)) for index in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert not any(thread.is_alive() for thread in threads)
+    assert all(answer.status_code in (200, 201) for answer in answers), [a.json for a in answers]
+    assert [answer.status_code for answer in answers].count(201) == 1
+    assert len({answer.json["game"]["id"] for answer in answers}) == 1
+    for index in range(3):  # a seat's two calls got the same token
+        assert answers[index].json["token"] == answers[index + 3].json["token"]
+    game_id = answers[0].json["game"]["id"]
+    assert client.get(f"/v1/games/{finished.id}").json["rematch"] == game_id
+    rematches = [g for g in client.get("/v1/games?limit=100").json["items"] if g["rematch_of"] == finished.id]
+    assert [g["id"] for g in rematches] == [game_id]
+    events = client.get(f"/v1/games/{finished.id}/events?after=0").json["items"]
+    created = [event for event in events if event["type"] == "rematch_created"]
+    assert len(created) == 1 and created[0]["rematch"] == game_id and created[0]["game"]["rematch"] == game_id
+
+
+def test_bots_keep_their_seats_and_strengths(client):
+    seats = [{"name": "Ana", "age": 30}, {"bot": "basic"}, {"bot": "random", "name": "Rob"}]
+    created = client.post("/v1/games", json={"seats": seats, "target_score": 2, "seed": "bots", "auto_deal": True}).json
+    token = created["credentials"][0]["token"]
+    state = created
+    for _ in range(200):
+        if state["status"] == "finished":
+            break
+        card = client.get(f"/v1/games/{created['id']}/hand", headers={"Authorization": f"Bearer {token}"}).json
+        state = client.post(
+            f"/v1/games/{created['id']}/plays",
+            json={"card": card["cards"][0]},
+            headers={"Authorization": f"Bearer {token}"},
+        ).json["game"]
+    assert state["status"] == "finished"
+    answer = rematch(client, created["id"], token)
+    assert answer.status_code == 201
+    game = answer.json["game"]
+    assert [(seat["name"], seat["bot"]) for seat in game["seats"]] == [
+        ("Ana", None),
+        (created["seats"][1]["name"], "basic"),
+        ("Rob", "random"),
+    ]
+    assert game["auto_deal"] is True
+    assert game["first_dealer_chosen_by"] == "drawn"  # bots have no age: the rules draw
+    assert game["status"] == "playing"  # dealt at once (auto_deal), bots play until Ana's turn
+    assert game["turn"] == 0
+
+
+def test_a_game_not_over_has_no_rematch(client, new_table):
+    table = new_table(seed="early")
+    answer = rematch(client, table.id, table.tokens[0])
+    assert answer.status_code == 409 and answer.json["code"] == "game_not_finished"
+    assert client.get(f"/v1/games/{table.id}").json["rematch"] is None
+
+
+@pytest.mark.parametrize(
+    ("token", "code"), [(None, "missing_token"), ("not-a-token", "invalid_token")], ids=["missing", "invalid"]
+)
+def test_only_a_seat_may_ask(client, finished, token, code):
+    answer = rematch(client, finished.id, token)
+    assert answer.status_code == 401 and answer.json["code"] == code
+
+
+def test_a_token_of_another_game_is_refused(client, finished, new_table):
+    other = new_table(seed="other")
+    answer = rematch(client, finished.id, other.tokens[0])
+    assert answer.status_code == 401 and answer.json["code"] == "invalid_token"
+
+
+def test_an_unknown_game_has_no_rematch(client):
+    answer = rematch(client, "nosuchgame", "token")
+    assert answer.status_code == 404 and answer.json["code"] == "game_not_found"

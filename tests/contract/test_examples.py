@@ -72,3 +72,17 @@ def test_three_seat_clients_play_a_game_together(server_url: str) -> None:
     for out in outputs:
         assert f"game over, seat {final['winner']} wins" in out
     assert sum(int(out.split(" events read")[0].rsplit(" ", 1)[1]) for out in outputs) > 0
+
+
+def test_verify_record_downloads_a_record_and_checks_it(server_url: str, tmp_path: Path) -> None:
+    played = run("play_random.py", "--base-url", server_url, "--target-score", "3", "--seed", "2")
+    assert played.returncode == 0, played.stderr
+    game_id = played.stdout.split()[1].rstrip(":")
+    saved = tmp_path / "record.json"
+    done = run("verify_record.py", "--base-url", server_url, game_id, "--output", str(saved))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith(f"OK: game {game_id}, "), done.stdout
+    assert json.loads(saved.read_text())["format"] == "coins-record"
+    missing = run("verify_record.py", "--base", server_url, "01" + "0" * 24)
+    assert missing.returncode == 2
+    assert "404" in missing.stderr

@@ -1,13 +1,14 @@
-// A person plays a whole game against two bots, asking for a hint once; the lobby, the table and the end are photographed.
+// A person plays a whole game against two bots, asking for a hint once, then checks and downloads the game record; the lobby, the table and the end are photographed.
 
 import assert from "node:assert/strict";
+import { readFile } from "node:fs/promises";
 
 import { assertNoConsoleErrors, assertNoTokenInUrls, createGame, fairDealMarks, openPage, playToTheEnd, scenario, screenshot, tableState } from "./browser.mjs";
 
 await scenario(async (browser) => {
   const page = await openPage(browser);
   await screenshot(page, "lobby");
-  await createGame(page, { name: "Ana", target: 5, seats: ["you", "bot:basic", "bot:expert"] });
+  const gameId = await createGame(page, { name: "Ana", target: 5, seats: ["you", "bot:basic", "bot:expert"] });
   const deal = page.locator("button[data-key=deal]");
   if (await deal.isVisible()) await deal.click();
   await page.locator(".your-turn .card-button").first().waitFor();
@@ -28,6 +29,15 @@ await scenario(async (browser) => {
   const marks = await fairDealMarks(page);
   assert.ok(marks.verified >= 1, "no hand was verified");
   assert.equal(marks.failed, 0, "a fair-deal check failed");
+  await page.click("button[data-key=record-check]"); // the whole record, checked in the browser
+  await page.locator("#record-check[data-verified]").waitFor();
+  assert.equal(await page.locator("#record-check").getAttribute("data-verified"), "true", await page.locator("#record-check").textContent());
+  assert.match(await page.locator("#record-check").textContent(), /Record verified/);
+  const [download] = await Promise.all([page.waitForEvent("download"), page.click("button[data-key=record-download]")]);
+  assert.equal(download.suggestedFilename(), `coins-${gameId}.json`);
+  const saved = JSON.parse(await readFile(await download.path(), "utf8"));
+  assert.equal(saved.format, "coins-record");
+  assert.equal(saved.status, "finished");
   await screenshot(page, "finished");
   await assertNoTokenInUrls(page);
   assertNoConsoleErrors(page);

@@ -20,9 +20,9 @@ export class ApiProblem extends Error {
 /**
  * @param {string} method
  * @param {string} path under /v1
- * @param {{token?: string|null, body?: unknown}} [options]
+ * @param {{token?: string|null, body?: unknown, text?: boolean}} [options] `text`: answer the body's text, not its JSON
  */
-async function call(method, path, { token, body } = {}) {
+async function call(method, path, { token, body, text = false } = {}) {
   /** @type {Record<string, string>} */
   const headers = { Accept: "application/json" };
   if (token) headers.Authorization = `Bearer ${token}`;
@@ -33,11 +33,17 @@ async function call(method, path, { token, body } = {}) {
   } catch {
     throw new ApiProblem("network_error", 0, "the service could not be reached");
   }
-  const data = response.status === 204 ? null : await response.json().catch(() => null);
+  const raw = response.status === 204 ? "" : await response.text().catch(() => "");
+  let data = null;
+  try {
+    data = raw ? JSON.parse(raw) : null;
+  } catch {
+    data = null;
+  }
   if (!response.ok) {
     throw new ApiProblem(data?.code ?? "internal_error", response.status, data?.detail ?? response.statusText);
   }
-  return data;
+  return text ? raw : data;
 }
 
 const game = (id) => `/games/${encodeURIComponent(id)}`;
@@ -60,6 +66,15 @@ export const playCard = (id, token, card) => call("POST", `${game(id)}/plays`, {
 export const getHint = (id, token) => call("GET", `${game(id)}/hint?strength=expert`, { token });
 /** @returns {Promise<Game>} */
 export const leaveGame = (id, token, seat) => call("POST", `${game(id)}/players/${seat}/leave`, { token, body: { bot: "basic" } });
+
+/**
+ * The game's record (getRecord), as served: its text, to save byte for byte, and the document.
+ * @returns {Promise<{text: string, record: import("./types.js").GameRecord}>}
+ */
+export async function getRecord(id) {
+  const text = await call("GET", `${game(id)}/record`, { text: true });
+  return { text, record: JSON.parse(text) };
+}
 
 /**
  * Every deal and play of a game, oldest first (all pages).

@@ -334,6 +334,70 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/games/{game_id}/record": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description An `ETag` from an earlier read: answers 304 while the game has not changed. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /** @description The game's id: 26 characters of Crockford base32 (any other text is no game's id: 404). */
+                game_id: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * Download a game's record
+         * @description The game as a self-contained record: its setup, the seats' names (never tokens), every
+         *     deal with its commitment and, once its hand is over, its seed, every play in order, every
+         *     completed trick with its winner and points, the scores and the winner. Cards still in
+         *     someone's hand are never in it, nor the seed of the hand being played. Check it with
+         *     `coins-verify record.json` (docs/records.md). One version of the game has one record:
+         *     its `ETag` is the game's.
+         */
+        get: operations["getRecord"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/games/{game_id}/rematch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The game's id: 26 characters of Crockford base32 (any other text is no game's id: 404). */
+                game_id: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Take your seat at a finished game's rematch
+         * @description With a seat's token of a finished game: the rematch, and your seat's token for it.
+         *
+         *     The first call creates it (201): the same seats (people with their names, bots with
+         *     their strengths), target score and options, fresh deals (a seeded game's rematch is not
+         *     seeded), and the first dealer the rules choose for a new game: the oldest player, else
+         *     drawn. Every later call, by any seat, answers that same game (200): each person takes
+         *     their seat by calling with their own token, and gets their own token for the rematch.
+         *     A seat's new token is derived from its old one: calling again answers the same token,
+         *     never a second one. Until a person calls, nobody can act for their seat. The two games
+         *     link to each other (`rematch`, `rematch_of`), and the finished game's feed tells of it
+         *     (`rematch_created`).
+         */
+        post: operations["rematchGame"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/games/{game_id}/scores": {
         parameters: {
             query?: never;
@@ -521,6 +585,10 @@ export interface components {
             /** @example 01jf3v9k2m8q4r6t0w5x7y9z1a */
             id: string;
             last_trick: components["schemas"]["Trick"] | null;
+            /** @description This finished game's rematch, once a seat asked for one (`rematchGame`); else null. */
+            rematch: string | null;
+            /** @description The finished game this game is the rematch of (`rematchGame`); null for a new game. */
+            rematch_of: string | null;
             seats: components["schemas"]["Seat"][];
             /** @description Created with a seed: its deals are reproducible. */
             seeded: boolean;
@@ -592,7 +660,7 @@ export interface components {
             last_id: number;
         };
         /** @description One change of a game (or, first, its whole state), told by its `type`. */
-        FeedEvent: components["schemas"]["GameEvent"] | components["schemas"]["SeatTakenEvent"] | components["schemas"]["SeatLeftEvent"] | components["schemas"]["HandDealtEvent"] | components["schemas"]["HandEvent"] | components["schemas"]["CardPlayedEvent"] | components["schemas"]["TrickWonEvent"] | components["schemas"]["HandEndedEvent"] | components["schemas"]["GameFinishedEvent"];
+        FeedEvent: components["schemas"]["GameEvent"] | components["schemas"]["SeatTakenEvent"] | components["schemas"]["SeatLeftEvent"] | components["schemas"]["HandDealtEvent"] | components["schemas"]["HandEvent"] | components["schemas"]["CardPlayedEvent"] | components["schemas"]["TrickWonEvent"] | components["schemas"]["HandEndedEvent"] | components["schemas"]["GameFinishedEvent"] | components["schemas"]["RematchCreatedEvent"];
         /**
          * @description How the first dealer was chosen: `named` at creation, the `oldest` player, or `drawn`.
          * @enum {string}
@@ -617,6 +685,10 @@ export interface components {
             /** @example 01jf3v9k2m8q4r6t0w5x7y9z1a */
             id: string;
             last_trick: components["schemas"]["Trick"] | null;
+            /** @description This finished game's rematch, once a seat asked for one (`rematchGame`); else null. */
+            rematch: string | null;
+            /** @description The finished game this game is the rematch of (`rematchGame`); null for a new game. */
+            rematch_of: string | null;
             seats: components["schemas"]["Seat"][];
             /** @description Created with a seed: its deals are reproducible. */
             seeded: boolean;
@@ -917,7 +989,217 @@ export interface components {
          * @description Every problem `code` the service returns: stable, to branch on.
          * @enum {string}
          */
-        ProblemCode: "bad_request" | "card_not_in_hand" | "database_unavailable" | "game_finished" | "game_not_found" | "hand_in_progress" | "internal_error" | "invalid_card" | "invalid_cursor" | "invalid_token" | "malformed_json" | "method_not_allowed" | "missing_token" | "no_hand_in_progress" | "not_acceptable" | "not_dealer" | "not_found" | "not_your_seat" | "not_your_turn" | "payload_too_large" | "precondition_failed" | "seat_taken" | "seats_full" | "seats_open" | "too_many_requests" | "too_many_streams" | "unauthorized" | "unsupported_media_type" | "validation_error";
+        ProblemCode: "bad_request" | "card_not_in_hand" | "database_unavailable" | "game_finished" | "game_not_finished" | "game_not_found" | "hand_in_progress" | "internal_error" | "invalid_card" | "invalid_cursor" | "invalid_token" | "malformed_json" | "method_not_allowed" | "missing_token" | "no_hand_in_progress" | "not_acceptable" | "not_dealer" | "not_found" | "not_your_seat" | "not_your_turn" | "payload_too_large" | "precondition_failed" | "seat_taken" | "seats_full" | "seats_open" | "too_many_requests" | "too_many_streams" | "unauthorized" | "unsupported_media_type" | "validation_error";
+        Record: {
+            /**
+             * Format: date-time
+             * @description When the game was created.
+             */
+            created_at: string;
+            /** @description The game ended before its last hand's sixteenth trick (the rest was not played). */
+            ended_mid_hand: boolean;
+            /**
+             * Format: date-time
+             * @description The time of the play that ended the game; null before.
+             */
+            finished_at: string | null;
+            /**
+             * @description Always `coins-record`.
+             * @enum {string}
+             */
+            format: "coins-record";
+            /**
+             * @description A verifier refuses a version it does not know.
+             * @example 1
+             * @enum {integer}
+             */
+            format_version: 1;
+            /** @description Every hand dealt so far, in order. */
+            hands: components["schemas"]["RecordHand"][];
+            /** @description The game's id. */
+            id: string;
+            /**
+             * Format: date-time
+             * @description The time of the game's last change the record includes (its `updated_at`): one version, one record.
+             */
+            recorded_at: string | null;
+            /** @description The three seats' scores: final, or so far. */
+            scores: number[];
+            /** @description In seat order. */
+            seats: components["schemas"]["RecordSeat"][];
+            setup: components["schemas"]["RecordSetup"];
+            status: components["schemas"]["GameStatus"];
+            /**
+             * Format: date-time
+             * @description When the game last changed.
+             */
+            updated_at: string;
+            /** @description The seat that reached the target; null until then. */
+            winner: number | null;
+        };
+        RecordDeal: {
+            /**
+             * Format: date-time
+             * @description When it was dealt.
+             */
+            at: string;
+            /**
+             * @description Who made it: `player` (the seat's person), `bot` (the seat's bot), `auto` (the server dealt, the game's `auto_deal`) or `timeout` (a stand-in bot moved for a person whose time ran out).
+             * @enum {string}
+             */
+            cause: "player" | "bot" | "auto" | "timeout";
+            /** @description Its place in the game's action log. */
+            seq: number;
+        };
+        RecordHand: {
+            /** @description SHA-256 (hex) of the hand's seed, published when it was dealt. */
+            commitment: string;
+            /**
+             * @description The dealer's left.
+             * @example 0
+             */
+            cutter: number;
+            /** @description The deal as logged. */
+            deal: components["schemas"]["RecordDeal"];
+            /**
+             * @description The seat that dealt.
+             * @example 0
+             */
+            dealer: number;
+            /** @description 1, 2, 3, … in order, none missing. */
+            hand_number: number;
+            /**
+             * @description Led the hand's first trick: the dealer's left.
+             * @example 0
+             */
+            leader: number;
+            /** @description Sixteen tricks played, or the game won in this hand. */
+            over: boolean;
+            /** @description Every card played in the hand, in order (a trick in progress's too). */
+            plays: components["schemas"]["RecordPlay"][];
+            /** @description The three scores when the hand ended. Absent until the hand is over. */
+            scores_after?: number[];
+            /** @description The hand's seed (hex). Absent until the hand is over: it would reveal every hand. */
+            seed?: string;
+            /**
+             * @description The dealer's right.
+             * @example 0
+             */
+            shuffler: number;
+            /** @description Every completed trick, in order. */
+            tricks: components["schemas"]["RecordTrick"][];
+        };
+        RecordOptions: {
+            /** @description Whether the server deals for a person whose turn it is to deal. */
+            auto_deal: boolean;
+            /** @description How long a person may take before a stand-in bot moves for them; null: no limit. */
+            turn_timeout_seconds: number | null;
+        };
+        RecordPlay: {
+            /**
+             * Format: date-time
+             * @description When it was played.
+             */
+            at: string;
+            /** @description The card played. */
+            card: components["schemas"]["Card"];
+            /**
+             * @description Who made it: `player` (the seat's person), `bot` (the seat's bot), `auto` (the server dealt, the game's `auto_deal`) or `timeout` (a stand-in bot moved for a person whose time ran out).
+             * @enum {string}
+             */
+            cause: "player" | "bot" | "auto" | "timeout";
+            /**
+             * @description The seat that played.
+             * @example 0
+             */
+            seat: number;
+            /** @description Its place in the game's action log. */
+            seq: number;
+        };
+        RecordSeat: {
+            /** @description A bot seat's strength, else null. */
+            bot: components["schemas"]["BotStrength"] | null;
+            /**
+             * @description A `person`, a `bot` (also a seat its person left), or `open`.
+             * @enum {string}
+             */
+            kind: "person" | "bot" | "open";
+            /** @description Null for an open seat. */
+            name: string | null;
+            /**
+             * @description 0, 1 or 2.
+             * @example 0
+             */
+            seat: number;
+        };
+        RecordSetup: {
+            /** @description The seat that dealt hand 1; null while seats are open. */
+            first_dealer: number | null;
+            /** @description `named` by the creator, the `oldest` player, or `drawn`; null while seats are open. */
+            first_dealer_chosen_by: components["schemas"]["FirstDealerChoice"] | null;
+            options: components["schemas"]["RecordOptions"];
+            /** @description Created with a seed string (its deals derive from it); the string is not in the record. */
+            seeded: boolean;
+            /** @description The score that wins (1 to 100). */
+            target_score: number;
+        };
+        RecordTrick: {
+            /**
+             * @description The seat that led the trick.
+             * @example 0
+             */
+            leader: number;
+            /** @description 1 to 16 within the hand. */
+            number: number;
+            /** @description Three plays, in play order. */
+            plays: components["schemas"]["RecordTrickPlay"][];
+            /** @description The coins cards in the trick (0 to 3). */
+            points: number;
+            /**
+             * @description The seat that won the trick.
+             * @example 0
+             */
+            winner: number;
+        };
+        RecordTrickPlay: {
+            /** @description The card played. */
+            card: components["schemas"]["Card"];
+            /**
+             * @description The seat that played.
+             * @example 0
+             */
+            seat: number;
+        };
+        Rematch: {
+            /** @description The rematch. */
+            game: components["schemas"]["Game"];
+            /**
+             * @description Your seat at the rematch: the same as at the finished game.
+             * @example 0
+             */
+            seat: number;
+            /** @description Your seat's token for the rematch. Derived from the token you sent: every call with that token answers this one, and no other token is ever valid for your seat at the rematch. */
+            token: string;
+        };
+        RematchCreatedEvent: {
+            /** @description The game's public state after the change. */
+            game: components["schemas"]["Game"];
+            /**
+             * @description The event's number in this game's feed: resume after it.
+             * @example 42
+             */
+            id: number;
+            /** @description The new game's id; each seat takes its place with `rematchGame`. */
+            rematch: string;
+            /**
+             * @description A seat of the finished game asked for a rematch (`rematchGame`). It follows `game_finished`, after which a stream has ended: a long poll or a stream resumed after that event receives it.
+             * @example rematch_created
+             * @enum {string}
+             */
+            type: "rematch_created";
+            /** @description The game's version after the change. */
+            version: number;
+        };
         Score: {
             name: string | null;
             score: number;
@@ -2680,6 +2962,189 @@ export interface operations {
                      *       "status": 422,
                      *       "title": "The request is not valid",
                      *       "type": "urn:coins:problem:validation_error"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `database_unavailable`: The database is unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "database_unavailable",
+                     *       "detail": "The database is unavailable",
+                     *       "status": 503,
+                     *       "title": "The database is unavailable",
+                     *       "type": "urn:coins:problem:database_unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
+    getRecord: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description An `ETag` from an earlier read: answers 304 while the game has not changed. */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path: {
+                /** @description The game's id: 26 characters of Crockford base32 (any other text is no game's id: 404). */
+                game_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Record"];
+                };
+            };
+            /** @description Not modified: the game is still at the version of `If-None-Match`. */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `game_not_found`: No such game */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "game_not_found",
+                     *       "detail": "No such game",
+                     *       "status": 404,
+                     *       "title": "No such game",
+                     *       "type": "urn:coins:problem:game_not_found"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `database_unavailable`: The database is unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "database_unavailable",
+                     *       "detail": "The database is unavailable",
+                     *       "status": 503,
+                     *       "title": "The database is unavailable",
+                     *       "type": "urn:coins:problem:database_unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
+    rematchGame: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The game's id: 26 characters of Crockford base32 (any other text is no game's id: 404). */
+                game_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The rematch already existed: your place at it. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Rematch"];
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    ETag: components["headers"]["ETag"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Rematch"];
+                };
+            };
+            /** @description `missing_token`: A player token is required; `invalid_token`: The player token is not valid for this game */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "missing_token",
+                     *       "detail": "A player token is required",
+                     *       "status": 401,
+                     *       "title": "A player token is required",
+                     *       "type": "urn:coins:problem:missing_token"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `game_not_found`: No such game */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "game_not_found",
+                     *       "detail": "No such game",
+                     *       "status": 404,
+                     *       "title": "No such game",
+                     *       "type": "urn:coins:problem:game_not_found"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `game_not_finished`: The game is not over yet; `seat_taken`: That seat is taken */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "game_not_finished",
+                     *       "detail": "The game is not over yet",
+                     *       "status": 409,
+                     *       "title": "The game is not over yet",
+                     *       "type": "urn:coins:problem:game_not_finished"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];

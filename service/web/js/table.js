@@ -7,6 +7,7 @@ import { handView } from "./hand.js";
 import { h, replace } from "./dom.js";
 import { cardName, onLanguageChange, t } from "./i18n.js";
 import { inviteView } from "./invite.js";
+import { checkRecord, recordCheckText } from "./record-check.js";
 import { seatName } from "./names.js";
 import { infoNotice, problemNotice } from "./notice.js";
 import { forgetSeat, loadDealt, loadSeat, saveDealt } from "./store.js";
@@ -36,6 +37,7 @@ export function mountTable(root, gameId) {
     left: false,
     /** @type {string[]} */ log: [],
     /** @type {Map<number, import("./fairness.js").Check>} */ checks: new Map(),
+    /** @type {"checking"|import("./record-check.js").RecordCheck|null} */ recordCheck: null,
   };
   const announcer = h("p", { class: "visually-hidden", role: "status", "aria-live": "polite" });
   const view = h("div", { class: "table-view" });
@@ -148,6 +150,37 @@ export function mountTable(root, gameId) {
       state.checks.set(hand, await checkHand({ gameId, hand, seat: mine(), dealt: loadDealt(gameId, hand), seed }));
     } catch {
       state.checks.set(hand, { hand, state: "failed", reason: "missing" });
+    }
+    render();
+  }
+
+  /** Save the game's record as served, as `coins-<id>.json` (a Blob behind an <a download>: no inline script). */
+  async function downloadRecord() {
+    state.error = null;
+    try {
+      const { text } = await api.getRecord(gameId);
+      const url = URL.createObjectURL(new Blob([text], { type: "application/json" }));
+      const link = h("a", { href: url, download: `coins-${gameId}.json`, hidden: true });
+      document.body.append(link);
+      link.click();
+      link.remove();
+      setTimeout(() => URL.revokeObjectURL(url), 1000);
+    } catch (error) {
+      state.error = error;
+      render();
+    }
+  }
+
+  /** Download the record and check all of it here, as coins-verify would. */
+  async function checkWholeRecord() {
+    state.error = null;
+    state.recordCheck = "checking";
+    render();
+    try {
+      state.recordCheck = await checkRecord((await api.getRecord(gameId)).record);
+    } catch (error) {
+      state.recordCheck = null;
+      state.error = error;
     }
     render();
   }
@@ -286,6 +319,7 @@ export function mountTable(root, gameId) {
       h("section", { class: "panel" }, h("h2", {}, t("table.scores")), scoresView(game, seat)),
       game.status === "waiting_for_players" && inviteView(game),
       fairnessView(game.status === "playing" ? game.commitment : null, [...state.checks.values()].reverse()),
+      game.hand_number > 0 && recordPanel(),
       h(
         "section",
         { class: "panel" },
@@ -294,6 +328,27 @@ export function mountTable(root, gameId) {
         h("ol", { class: "log" }, state.log.map((line) => h("li", {}, line))),
       ),
       h("p", {}, h("a", { href: "#/" }, t("table.backToLobby"))),
+    );
+  }
+
+  /** The game record: download it, or check it whole (every hand over so far, and the outcome). */
+  function recordPanel() {
+    const check = state.recordCheck;
+    let result = null;
+    if (check === "checking") result = h("p", { id: "record-check" }, t("record.checking"));
+    else if (check?.ok) result = h("p", { id: "record-check", class: "verified", "data-verified": "true" }, recordCheckText(check));
+    else if (check) result = h("p", { id: "record-check", class: "warning", role: "alert", "data-verified": "false" }, recordCheckText(check));
+    return h(
+      "section",
+      { class: "panel game-record", "aria-labelledby": "record-title" },
+      h("h2", { id: "record-title" }, t("record.title")),
+      h(
+        "div",
+        { class: "actions" },
+        h("button", { type: "button", "data-key": "record-download", onclick: downloadRecord }, t("record.download")),
+        h("button", { type: "button", "data-key": "record-check", disabled: check === "checking", onclick: checkWholeRecord }, t("record.check")),
+      ),
+      result,
     );
   }
 

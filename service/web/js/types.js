@@ -23,6 +23,8 @@
 /** @typedef {Schema<"Hint">} Hint */
 /** @typedef {Schema<"Action">} Action */
 /** @typedef {Schema<"ActionPage">} ActionPage */
+/** @typedef {Schema<"Record">} GameRecord The game record of `GET /v1/games/{id}/record` (docs/records.md). */
+/** @typedef {Schema<"RecordHand">} RecordHand */
 /** @typedef {Schema<"Problem">} Problem */
 /** @typedef {Schema<"ProblemCode">} ProblemCode */
 

@@ -116,6 +116,7 @@ def gunicorn(
         **os.environ,
         "DATABASE_URL": database_url,
         "LOG_LEVEL": log_level,
+        "RATE_LIMITS": "off",  # the load is one address and a few tokens: far past the limits
         "WEB_CONCURRENCY": str(WORKERS),
         "GUNICORN_WORKERS": str(WORKERS),
         "GUNICORN_WORKER_CLASS": "sync",

@@ -16,11 +16,14 @@ import argparse
 import json
 import random
 import sys
+import time
 import urllib.error
 import urllib.request
+import uuid
 from typing import Any
 
 MAX_REQUESTS = 5_000  # a game to 100 points takes well under this; stops a runaway loop
+RETRIES = 4  # a POST is tried at most 5 times, always with the same Idempotency-Key
 
 
 class Problem(Exception):
@@ -40,6 +43,8 @@ class Coins:
         self.requests = 0
 
     def call(self, method: str, path: str, body: Any = None, token: str | None = None) -> Any:
+        """One request. A POST carries an ``Idempotency-Key`` and is retried with the same key on a
+        connection error, a 5xx or a 429 (after ``Retry-After``): the server applies it once."""
         self.requests += 1
         if self.requests > MAX_REQUESTS:
             raise SystemExit(f"gave up after {MAX_REQUESTS} requests")
@@ -50,12 +55,31 @@ class Coins:
             headers["Content-Type"] = "application/json"
         if token:
             headers["Authorization"] = f"Bearer {token}"
-        request = urllib.request.Request(self.base_url + path, data=data, headers=headers, method=method)
-        try:
-            with urllib.request.urlopen(request, timeout=30) as response:
-                return json.load(response)
-        except urllib.error.HTTPError as error:
-            raise Problem(error.code, json.load(error)) from None
+        if method == "POST":
+            headers["Idempotency-Key"] = str(uuid.uuid4())
+        for attempt in range(RETRIES + 1):
+            request = urllib.request.Request(self.base_url + path, data=data, headers=headers, method=method)
+            try:
+                with urllib.request.urlopen(request, timeout=30) as response:
+                    return json.load(response)
+            except urllib.error.HTTPError as error:
+                retriable = error.code >= 500 or error.code == 429
+                if not retriable or attempt == RETRIES:
+                    raise Problem(error.code, json.load(error)) from None
+                wait = _retry_after(error.headers.get("Retry-After"), attempt)
+            except (urllib.error.URLError, ConnectionError, TimeoutError):
+                if attempt == RETRIES:
+                    raise
+                wait = _retry_after(None, attempt)
+            time.sleep(wait)
+        raise AssertionError("unreachable")
+
+
+def _retry_after(header: str | None, attempt: int) -> float:
+    """The server's ``Retry-After`` (seconds), else an exponential backoff with jitter, at most 30 s."""
+    if header and header.isdigit():
+        return min(float(header), 30.0)
+    return min(0.25 * 2**attempt, 30.0) * (0.5 + random.random() / 2)
 
 
 def describe(trick: dict[str, Any], names: dict[int, str]) -> str:

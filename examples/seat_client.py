@@ -26,6 +26,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
+import uuid
 from collections.abc import Iterator
 from typing import Any
 
@@ -34,6 +35,7 @@ from typing import Any
 STREAM_SILENCE_SECONDS = 30.0
 MAX_ATTEMPTS = 8  # connections in a row that bring no event before giving up
 MAX_BACKOFF_SECONDS = 10.0
+RETRIES = 4  # a POST is tried at most 5 times, always with the same Idempotency-Key
 # Refusals that only mean the game moved on before our request arrived (or a stand-in acted
 # for us): the next event tells us what to do.
 STALE = ("not_your_turn", "no_hand_in_progress", "hand_in_progress")
@@ -110,19 +112,34 @@ class Seat:
         return headers
 
     def call(self, method: str, path: str, body: Any = None) -> Any:
-        """The JSON answer; a problem answer is raised."""
+        """The JSON answer; a problem answer is raised. A POST carries an ``Idempotency-Key`` and is
+        retried with it on a connection error, a 5xx or a 429, at most ``RETRIES`` times."""
         headers = self._headers()
         data = None
         if body is not None:
             data = json.dumps(body).encode()
             headers["Content-Type"] = "application/json"
+        if method == "POST":  # the same key on every retry: the server applies the request once
+            headers["Idempotency-Key"] = str(uuid.uuid4())
         url = f"{self.base_url}/v1/games/{self.game_id}{path}"
-        request = urllib.request.Request(url, data=data, headers=headers, method=method)
-        try:
-            with urllib.request.urlopen(request, timeout=30) as response:
-                return json.load(response)
-        except urllib.error.HTTPError as error:
-            raise _problem(error) from None
+        for attempt in range(RETRIES + 1):
+            request = urllib.request.Request(url, data=data, headers=headers, method=method)
+            try:
+                with urllib.request.urlopen(request, timeout=30) as response:
+                    return json.load(response)
+            except urllib.error.HTTPError as error:
+                problem = _problem(error)
+                if (problem.status < 500 and problem.status != 429) or attempt == RETRIES:
+                    raise problem from None
+                wait = problem.retry_after
+            except (urllib.error.URLError, ConnectionError, TimeoutError):
+                if attempt == RETRIES:
+                    raise
+                wait = None
+            # the server's Retry-After, else an exponential backoff with jitter
+            backoff = 0.25 * 2**attempt * (0.5 + random.random() / 2)
+            time.sleep(min(wait if wait is not None else backoff, MAX_BACKOFF_SECONDS))
+        raise AssertionError("unreachable")
 
     def join(self, name: str) -> None:
         joined = self.call("POST", "/players", {"name": name})

@@ -16,15 +16,18 @@ from .api.docs import configure_docs
 from .api.event_schemas import render_event
 from .api.events import FEED_EXTENSION
 from .api.guards import init_guards
+from .api.idempotency import init_idempotency
 from .api.jsonprovider import FastJSONProvider
+from .api.limits import init_limits
 from .api.problems import Problem
 from .api.security_headers import init_security_headers
 from .config import Settings
 from .events import EventFeed
-from .games import GameService
+from .games import GameService, IdempotencyKeys
 from .observability import init_observability
-from .store import Database, DatabaseUnavailable, GameStore
+from .store import Database, DatabaseUnavailable, GameStore, IdempotencyStore
 from .store.migrate import upgrade
+from .store.rate_limits import DatabaseStorage
 from .web import init_web
 
 __all__ = ["create_app"]
@@ -89,7 +92,19 @@ def create_app(settings: Settings | None = None) -> Flask:
     init_api(app)
     init_cors(app, settings.cors_origins)
     init_observability(app, settings)
+    # After the request ids and the access log's clock; the limits before the keys, so that a
+    # request over a limit claims no key.
+    init_limits(app, enabled=settings.rate_limits == "on", **_limits_storage(settings, db))
+    init_idempotency(app, IdempotencyKeys(IdempotencyStore(db), hours=settings.idempotency_key_hours))
     return app
+
+
+def _limits_storage(settings: Settings, db: Database) -> dict[str, Any]:
+    """Where rate-limit counters live, shared by every worker and instance: Redis with ``REDIS_URL``,
+    else the database (``limits`` has no SQL storage: :class:`DatabaseStorage` is ours)."""
+    if settings.redis_url:
+        return {"storage_uri": settings.redis_url, "storage_options": {}}
+    return {"storage_uri": f"{DatabaseStorage.STORAGE_SCHEME[0]}://", "storage_options": {"database": db}}
 
 
 def _migrate_when_reachable(app: Flask, db: Database) -> None:

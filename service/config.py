@@ -30,12 +30,15 @@ class Settings:
     streams_per_worker: int = 500
     stream_heartbeat_seconds: int = 15
     metrics_token: str = field(default="", repr=False)  # a secret: kept out of reprs and logs
+    idempotency_key_hours: int = 24
+    rate_limits: str = "on"
+    redis_url: str = field(default="", repr=False)  # may hold a password
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
         """Read ``DATABASE_URL``, ``LOG_LEVEL``, ``CORS_ORIGINS`` (comma-separated),
-        ``MAX_REQUEST_BYTES``, ``DB_POOL_SIZE``, ``DB_BUSY_TIMEOUT_MS``, ``AUTO_MIGRATE``, ``STREAMS_PER_WORKER`` and
-        ``STREAM_HEARTBEAT_SECONDS``."""
+        ``MAX_REQUEST_BYTES``, ``DB_POOL_SIZE``, ``DB_BUSY_TIMEOUT_MS``, ``AUTO_MIGRATE``, ``STREAMS_PER_WORKER``,
+        ``STREAM_HEARTBEAT_SECONDS``, ``IDEMPOTENCY_KEY_HOURS``, ``RATE_LIMITS`` and ``REDIS_URL``."""
         env = os.environ if env is None else env
         values: dict[str, object] = {}
         for f in fields(cls):
@@ -63,6 +66,12 @@ class Settings:
             raise ConfigError("STREAMS_PER_WORKER must be between 0 and 10000")
         if not 1 <= self.stream_heartbeat_seconds <= 19:
             raise ConfigError("STREAM_HEARTBEAT_SECONDS must be between 1 and 19")
+        if not 24 <= self.idempotency_key_hours <= 24 * 30:
+            raise ConfigError("IDEMPOTENCY_KEY_HOURS must be between 24 and 720")
+        if self.rate_limits not in ("on", "off"):
+            raise ConfigError("RATE_LIMITS must be on or off")
+        if self.redis_url and not self.redis_url.startswith(("redis://", "rediss://", "unix://")):
+            raise ConfigError("REDIS_URL must be a redis://, rediss:// or unix:// URL")
 
     @property
     def sqlalchemy_url(self) -> str:
@@ -82,6 +91,7 @@ def _parse(name: str, raw: str) -> object:
         "db_busy_timeout_ms",
         "streams_per_worker",
         "stream_heartbeat_seconds",
+        "idempotency_key_hours",
     ):
         try:
             return int(raw)
@@ -95,4 +105,6 @@ def _parse(name: str, raw: str) -> object:
         return tuple(origin.strip() for origin in raw.split(",") if origin.strip())
     if name == "log_level":
         return raw.upper()
+    if name == "rate_limits":
+        return raw.lower()
     return raw

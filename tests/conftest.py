@@ -70,7 +70,8 @@ def database_url(postgres_url: str | None, tmp_path: Path) -> Iterator[str]:
 
 @pytest.fixture
 def settings(database_url: str) -> Settings:
-    return Settings(database_url=database_url)
+    """Rate limits off: tests create and play many games at once (tests/api/test_limits.py turns them on)."""
+    return Settings(database_url=database_url, rate_limits="off")
 
 
 @pytest.fixture

@@ -14,6 +14,8 @@ from ..engine import CARD_CODES
 from ..games import STATUSES
 from .fields import CARD_SCHEMA, CardField, card_field_to_ref
 from .guards import ENTITY_TAGS_MAX_LENGTH, ENTITY_TAGS_PATTERN
+from .idempotency import HEADER as IDEMPOTENCY_KEY
+from .idempotency import REPLAYED, IdempotencyDocs
 from .openapi import any_of_schemas, items_ref, named_enum_to_ref
 from .problems import PROBLEM_MEDIA_TYPE, PROBLEMS, register_problem_handlers
 from .schemas import FIRST_DEALER_CHOICES, NewBotSchema, NewPersonSchema, ProblemSchema
@@ -38,6 +40,14 @@ score reaches the target. Anyone may read the public state (`getGame`), the scor
 **Versions.** Every game has a `version` that grows with each change, sent as a strong
 `ETag`. Reads honour `If-None-Match` (304 when nothing changed: poll cheaply); actions
 honour `If-Match` (412 when the game has moved on).
+
+**Retries.** Every `POST` takes an `Idempotency-Key` (a random UUID of yours): a retry with
+the same key and body gets the first response again, marked `Idempotent-Replayed: true`, and
+nothing is applied twice. Retry on connection errors, 5xx and 429 (after `Retry-After`).
+
+**Limits.** Creating and joining games are limited per client address, plays and hints per
+token, far above what a person needs; over a limit the answer is 429 `too_many_requests` with
+`Retry-After`.
 
 **Errors** are RFC 9457 `application/problem+json` with a stable `code`:
 {", ".join(f"`{code}`" for code in sorted(PROBLEMS))}.
@@ -89,7 +99,7 @@ def init_api(app: Flask) -> Api:
             "servers": [{"url": "/", "description": "This server"}],
         },
     )
-    api = Api()
+    api = Api(spec_kwargs={"extra_plugins": [IdempotencyDocs()]})
     api.register_field(CardField, None, None)
     api.init_app(app)
     api.ma_plugin.converter.add_attribute_function(card_field_to_ref)
@@ -133,6 +143,11 @@ HEADERS: dict[str, dict[str, Any]] = {
         "schema": {"type": "string"},
     },
     "WWW-Authenticate": {"description": "`Bearer` challenge.", "schema": {"type": "string"}},
+    REPLAYED: {
+        "description": "`true` when the response is the one first given to this request's `Idempotency-Key`: "
+        "nothing was applied again.",
+        "schema": {"type": "string", "enum": ["true"]},
+    },
 }
 
 ENUMS: dict[str, dict[str, Any]] = {
@@ -173,5 +188,15 @@ PARAMETERS: dict[str, dict[str, Any]] = {
         "required": False,
         "description": "An `ETag` of the game: the action applies only if the game is still at that version (else 412).",
         "schema": ENTITY_TAGS_SCHEMA,
+    },
+    "IdempotencyKey": {
+        "name": IDEMPOTENCY_KEY,
+        "required": False,
+        "description": "A key of your own (1 to 255 printable ASCII characters; a random UUID) to retry this "
+        "request safely: a retry with the same key and the same body gets the first response again (with "
+        "`Idempotent-Replayed: true`) and nothing is applied twice. The same key with another body is 422 "
+        "`idempotency_key_reused`; while the first request runs, 409 `idempotency_key_in_use`. Keys are kept "
+        "24 hours, per caller (the seat's token, else the client's address).",
+        "schema": {"type": "string", "minLength": 1, "maxLength": 255, "pattern": "^[\\x20-\\x7E]+$"},
     },
 }

@@ -44,7 +44,12 @@ class GameViews(MethodView):
     @blp.arguments(CreateGameSchema(), example=CREATE_EXAMPLE, required=False)  # every field has a default
     @blp.response(201, CreatedGameSchema, headers={"Location": "Location", "ETag": "ETag"})
     @blp.problems(
-        "malformed_json", "payload_too_large", "unsupported_media_type", "validation_error", "database_unavailable"
+        "malformed_json",
+        "payload_too_large",
+        "unsupported_media_type",
+        "validation_error",
+        "too_many_requests",
+        "database_unavailable",
     )
     def post(self, body: dict[str, Any]) -> Any:
         """Create a game of three seats. Each seat given a player is taken now and its token

@@ -28,6 +28,7 @@ class HintViews(MethodView):
         "no_hand_in_progress",
         "game_finished",
         "validation_error",
+        "too_many_requests",
         "database_unavailable",
     )
     def get(self, game_id: str, strength: str) -> Any:

@@ -31,6 +31,7 @@ class PlayerViews(MethodView):
         "payload_too_large",
         "unsupported_media_type",
         "validation_error",
+        "too_many_requests",
         "database_unavailable",
     )
     def post(self, body: dict[str, Any], game_id: str) -> Any:
@@ -58,6 +59,7 @@ class LeaveViews(MethodView):
         "precondition_failed",
         "unsupported_media_type",
         "validation_error",
+        "too_many_requests",
         "database_unavailable",
     )
     def post(self, body: dict[str, Any], game_id: str, seat: int) -> Any:

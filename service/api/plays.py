@@ -32,6 +32,7 @@ class PlayViews(MethodView):
         "unsupported_media_type",
         "validation_error",
         "card_not_in_hand",
+        "too_many_requests",
         "database_unavailable",
     )
     def post(self, body: dict[str, Any], game_id: str) -> Any:

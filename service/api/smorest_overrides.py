@@ -112,7 +112,7 @@ class Blueprint(flask_smorest.Blueprint):  # type: ignore[misc]  # flask-smorest
             for status, status_codes in sorted(by_status.items(), reverse=True):
                 description = "; ".join(f"`{code}`: {PROBLEMS[code][1]}" for code in status_codes)
                 headers: dict[str, Any] | None = {"WWW-Authenticate": "WWW-Authenticate"} if status == 401 else None
-                if status == 503:
+                if status in (429, 503):
                     headers = {"Retry-After": {"description": "Seconds to wait.", "schema": {"type": "integer"}}}
                 document = self.alt_response(
                     status,

@@ -7,11 +7,13 @@ One job a module:
 - :mod:`.server_moves`: the server's own moves (auto-deals, bots, stand-ins);
 - :mod:`.projections`: stored games, actions and tricks as public results;
 - :mod:`.commands` and :mod:`.results`: what the use cases take and give back;
+- :mod:`.idempotency`: the keys of idempotent retries and the responses kept for them;
 - :mod:`.seats`, :mod:`.tokens`, :mod:`.cursors`, :mod:`.ids`, :mod:`.errors`.
 """
 
 from .commands import NewGame, NewPlayer
 from .errors import DatabaseUnavailable, ServiceError
+from .idempotency import IdempotencyKeys, KeyClaim, KeyInUse, KeyReused, SavedResponse
 from .operations import GameService
 from .results import STATUSES, WAITING_FOR_PLAYERS, etag_for
 from .server_moves import BOTS_ONLY_EXPERT_PLAYOUTS, STAND_IN
@@ -24,8 +26,13 @@ __all__ = [
     "WAITING_FOR_PLAYERS",
     "DatabaseUnavailable",
     "GameService",
+    "IdempotencyKeys",
+    "KeyClaim",
+    "KeyInUse",
+    "KeyReused",
     "NewGame",
     "NewPlayer",
+    "SavedResponse",
     "ServiceError",
     "etag_for",
     "hash_token",

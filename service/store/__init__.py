@@ -5,7 +5,8 @@ drivers and transactions stay inside this package.
 """
 
 from .db import Database, DatabaseUnavailable
-from .models import ActionRow, Base, GameRow, SeatRow, TrickRow
+from .idempotency import IdempotencyStore, KeptResponse
+from .models import ActionRow, Base, GameRow, IdempotencyKeyRow, RateLimitRow, SeatRow, TrickRow
 from .repository import ConcurrentUpdate
 from .session import GameStore, StoreSession
 from .stored import StoredAction, StoredEvent, StoredGame, StoredSeat, StoredTrick
@@ -18,6 +19,10 @@ __all__ = [
     "DatabaseUnavailable",
     "GameRow",
     "GameStore",
+    "IdempotencyKeyRow",
+    "IdempotencyStore",
+    "KeptResponse",
+    "RateLimitRow",
     "SeatRow",
     "StoreSession",
     "StoredAction",

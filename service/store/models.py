@@ -1,7 +1,9 @@
-"""The tables: games, their seats, their append-only action log, their completed tricks and their events.
+"""The tables: games, their seats, their append-only action log, their completed tricks and their events;
+and, for the HTTP layer's bookkeeping, idempotency keys and rate-limit counters.
 
-Every table is keyed by game id first, so every transaction touches exactly one game and
-the schema can be sharded by game id later.
+Every game table is keyed by game id first, so every transaction touches exactly one game and
+the schema can be sharded by game id later. The two bookkeeping tables are the exceptions, each
+saying why in its docstring: they belong to callers, not to games.
 """
 
 from __future__ import annotations
@@ -13,9 +15,11 @@ from sqlalchemy import (
     JSON,
     DateTime,
     Dialect,
+    Float,
     ForeignKey,
     Index,
     Integer,
+    LargeBinary,
     SmallInteger,
     String,
     Text,
@@ -161,3 +165,43 @@ class EventRow(Base):
     seat: Mapped[int | None] = mapped_column(SmallInteger)  # None: public; else only for that seat
     data: Mapped[str] = mapped_column(Text, nullable=False)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False, server_default=func.now())
+
+
+class IdempotencyKeyRow(Base):
+    """A caller's ``Idempotency-Key`` and the first response given to it (see
+    :mod:`service.store.idempotency`).
+
+    Keyed by (scope, key), not by game id: a key belongs to a caller (a seat's token, or a client
+    address for the requests that carry no token), and a createGame key belongs to no game yet.
+    The key and the scope are stored as SHA-256 hashes, and the response (which may carry a seat's
+    token) only sealed with a key derived from the idempotency key itself: the table alone gives no
+    token away. Rows are deleted once ``expires_at`` has passed.
+    """
+
+    __tablename__ = "idempotency_keys"
+    __table_args__ = (Index("ix_idempotency_keys_expires_at", "expires_at"), _CLUSTERED)
+
+    scope: Mapped[str] = mapped_column(String(64), primary_key=True)  # SHA-256 of the caller's scope
+    key: Mapped[str] = mapped_column(String(64), primary_key=True)  # SHA-256 of the Idempotency-Key
+    fingerprint: Mapped[str] = mapped_column(String(64), nullable=False)  # SHA-256 of method, path, body
+    state: Mapped[str] = mapped_column(String(8), nullable=False)  # "running" or "done"
+    status: Mapped[int | None] = mapped_column(SmallInteger)
+    response: Mapped[bytes | None] = mapped_column(LargeBinary)  # headers and body, sealed
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False)
+    expires_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False)
+
+
+class RateLimitRow(Base):
+    """A fixed-window rate-limit counter, for installs without Redis (see :mod:`service.store.rate_limits`).
+
+    Keyed by the limit's key (which names the limit, the window and the caller: a client address or
+    a hash of a seat's token), not by game id: limits count a caller's requests across games.
+    ``expires_at`` is seconds since the epoch, as the ``limits`` library reckons.
+    """
+
+    __tablename__ = "rate_limits"
+    __table_args__ = (Index("ix_rate_limits_expires_at", "expires_at"), _CLUSTERED)
+
+    key: Mapped[str] = mapped_column(String(255), primary_key=True)
+    count: Mapped[int] = mapped_column(Integer, nullable=False)
+    expires_at: Mapped[float] = mapped_column(Float, nullable=False)

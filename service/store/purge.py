@@ -18,6 +18,9 @@ holds a long lock. On PostgreSQL a batch locks its games with ``FOR UPDATE SKIP 
 purges at once take different games and never wait for each other, and a game some request has
 locked is left for the next run. On SQLite writers take turns (:class:`.db.Database`). A second
 run finds nothing more to delete: the purge is idempotent.
+
+It also deletes expired idempotency keys and rate-limit counters (:func:`purge_expired`), which
+belong to no game.
 """
 
 from __future__ import annotations
@@ -33,9 +36,11 @@ from sqlalchemy import ColumnElement, Connection, delete, func, select
 
 from ..config import ConfigError, Settings
 from .db import Database, DatabaseUnavailable
+from .idempotency import IdempotencyStore
 from .models import GameRow
+from .rate_limits import DatabaseStorage
 
-__all__ = ["BATCH", "Purged", "main", "purge"]
+__all__ = ["BATCH", "Purged", "main", "purge", "purge_expired"]
 
 BATCH = 500  # games per transaction
 FINISHED = "finished"  # the engine's Status.FINISHED, as stored
@@ -80,6 +85,18 @@ def purge(
                 break
         counts.append(deleted)
     return Purged(counts[0], counts[1], batches)
+
+
+def purge_expired(db: Database, now: datetime, *, batch: int = BATCH) -> int:
+    """Delete the expired idempotency keys and rate-limit counters, ``batch`` rows per statement;
+    the number of keys deleted. (The processes that take keys also delete a few now and then.)"""
+    keys, counters = IdempotencyStore(db), DatabaseStorage(database=db)
+    deleted = 0
+    while (gone := keys.purge(now, limit=batch)) > 0:
+        deleted += gone
+    while counters.purge(now.timestamp(), limit=batch) > 0:
+        pass
+    return deleted
 
 
 def _count(connection: Connection, which: ColumnElement[bool]) -> int:
@@ -142,6 +159,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             batch=args.batch,
             dry_run=args.dry_run,
         )
+        keys = 0 if args.dry_run else purge_expired(database, now, batch=args.batch)
     except DatabaseUnavailable as error:
         print(f"coins-purge: the database is unavailable: {error}", file=sys.stderr)
         return 3
@@ -152,6 +170,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(
         f"coins-purge: {verb} {purged.finished} finished game(s) older than {finished_days} days and "
         f"{purged.abandoned} abandoned game(s) idle for {abandoned_days} days{batches}"
+        + (f", and {keys} expired idempotency key(s)" if not args.dry_run else "")
     )
     return 0
 

@@ -22,7 +22,7 @@ from service.config import Settings
 from service.store import Base, Database
 from service.store.migrate import alembic_config, current_revision, head_revision, upgrade
 
-TABLES = {"games", "seats", "actions", "tricks", "events"}
+TABLES = {"games", "seats", "actions", "tricks", "events", "idempotency_keys", "rate_limits"}
 TIMEOUT = 120  # seconds for any child process
 
 
@@ -160,7 +160,8 @@ def test_command_line_reports_an_unreachable_database(tmp_path: Path) -> None:
     assert "unavailable" in result.stderr
 
 
-CLUSTERED = ("seats", "actions", "tricks", "events")  # WITHOUT ROWID on SQLite (0002, and 0004 for events)
+# WITHOUT ROWID on SQLite (0002, 0004, 0006)
+CLUSTERED = ("seats", "actions", "tricks", "events", "idempotency_keys", "rate_limits")
 
 
 def _create_sql(db: Database) -> dict[str, str]:

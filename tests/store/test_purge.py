@@ -8,6 +8,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from sqlalchemy import text
 
+from service.config import Settings
 from service.store import Database
 from service.store.purge import Purged, main, purge
 
@@ -121,3 +122,29 @@ def test_the_command_prints_one_line_and_exits_0(db, games, settings, monkeypatc
     assert "deleted 1 finished game(s) older than 90 days and 2 abandoned" in capsys.readouterr().out
     monkeypatch.setenv("PURGE_FINISHED_AFTER_DAYS", "soon")
     assert main([]) == 2
+
+
+def test_expired_idempotency_keys_and_counters_go(database_url: str) -> None:
+    from service.store.idempotency import IdempotencyStore
+    from service.store.migrate import upgrade
+    from service.store.purge import purge_expired
+    from service.store.rate_limits import DatabaseStorage
+
+    db = Database(Settings(database_url=database_url).sqlalchemy_url)
+    try:
+        upgrade(db)
+        now = datetime.now(UTC)
+        keys, counters = IdempotencyStore(db), DatabaseStorage(database=db)
+        for index in range(5):
+            expires = now + timedelta(hours=-1 if index < 3 else 1)
+            keys.claim("s", f"k{index}", "f", now=now, expires_at=expires, stale_before=now)
+        counters.incr("gone", 1)
+        counters.incr("kept", 3600)
+        assert purge_expired(db, now + timedelta(seconds=2), batch=2) == 3
+        still = keys.claim("s", "k4", "f", now=now, expires_at=now, stale_before=now - timedelta(hours=1))
+        assert still is not None and still.running  # not expired: kept
+        assert counters.get("kept") == 1
+        with db.engine.connect() as connection:
+            assert connection.exec_driver_sql("SELECT count(*) FROM rate_limits").scalar() == 1
+    finally:
+        db.dispose()

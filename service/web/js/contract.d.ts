@@ -989,7 +989,7 @@ export interface components {
          * @description Every problem `code` the service returns: stable, to branch on.
          * @enum {string}
          */
-        ProblemCode: "bad_request" | "card_not_in_hand" | "database_unavailable" | "game_finished" | "game_not_finished" | "game_not_found" | "hand_in_progress" | "internal_error" | "invalid_card" | "invalid_cursor" | "invalid_token" | "malformed_json" | "method_not_allowed" | "missing_token" | "no_hand_in_progress" | "not_acceptable" | "not_dealer" | "not_found" | "not_your_seat" | "not_your_turn" | "payload_too_large" | "precondition_failed" | "seat_taken" | "seats_full" | "seats_open" | "too_many_requests" | "too_many_streams" | "unauthorized" | "unsupported_media_type" | "validation_error";
+        ProblemCode: "bad_request" | "card_not_in_hand" | "database_unavailable" | "game_finished" | "game_not_finished" | "game_not_found" | "hand_in_progress" | "idempotency_key_in_use" | "idempotency_key_reused" | "internal_error" | "invalid_card" | "invalid_cursor" | "invalid_token" | "malformed_json" | "method_not_allowed" | "missing_token" | "no_hand_in_progress" | "not_acceptable" | "not_dealer" | "not_found" | "not_your_seat" | "not_your_turn" | "payload_too_large" | "precondition_failed" | "seat_taken" | "seats_full" | "seats_open" | "too_many_requests" | "too_many_streams" | "unauthorized" | "unsupported_media_type" | "validation_error";
         Record: {
             /**
              * Format: date-time
@@ -1343,6 +1343,8 @@ export interface components {
         };
     };
     parameters: {
+        /** @description A key of your own (1 to 255 printable ASCII characters; a random UUID) to retry this request safely: a retry with the same key and the same body gets the first response again (with `Idempotent-Replayed: true`) and nothing is applied twice. The same key with another body is 422 `idempotency_key_reused`; while the first request runs, 409 `idempotency_key_in_use`. Keys are kept 24 hours, per caller (the seat's token, else the client's address). */
+        IdempotencyKey: string;
         /** @description An `ETag` of the game: the action applies only if the game is still at that version (else 412). */
         IfMatch: string;
         /** @description An `ETag` from an earlier read: answers 304 while the game has not changed. */
@@ -1352,6 +1354,8 @@ export interface components {
     headers: {
         /** @description Strong entity tag of the game's version. */
         ETag: string;
+        /** @description `true` when the response is the one first given to this request's `Idempotency-Key`: nothing was applied again. */
+        "Idempotent-Replayed": "true";
         /** @description RFC 8288 link to the next page (rel="next"), when there is one. */
         Link: string;
         /** @description URL of the created game. */
@@ -1513,7 +1517,10 @@ export interface operations {
     createGame: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A key of your own (1 to 255 printable ASCII characters; a random UUID) to retry this request safely: a retry with the same key and the same body gets the first response again (with `Idempotent-Replayed: true`) and nothing is applied twice. The same key with another body is 422 `idempotency_key_reused`; while the first request runs, 409 `idempotency_key_in_use`. Keys are kept 24 hours, per caller (the seat's token, else the client's address). */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -1545,6 +1552,7 @@ export interface operations {
             201: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
@@ -1552,7 +1560,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedGame"];
                 };
             };
-            /** @description `malformed_json`: The body is not valid JSON */
+            /** @description `malformed_json`: The body is not valid JSON; `bad_request`: Bad request */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1567,6 +1575,15 @@ export interface operations {
                      *       "type": "urn:coins:problem:malformed_json"
                      *     }
                      */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `idempotency_key_in_use`: A request with this Idempotency-Key is still running */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -1606,7 +1623,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `validation_error`: The request is not valid */
+            /** @description `validation_error`: The request is not valid; `idempotency_key_reused`: This Idempotency-Key was used for another request */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1619,6 +1636,26 @@ export interface operations {
                      *       "status": 422,
                      *       "title": "The request is not valid",
                      *       "type": "urn:coins:problem:validation_error"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `too_many_requests`: Too many requests */
+            429: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "too_many_requests",
+                     *       "detail": "Too many requests",
+                     *       "status": 429,
+                     *       "title": "Too many requests",
+                     *       "type": "urn:coins:problem:too_many_requests"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -2098,6 +2135,8 @@ export interface operations {
             header?: {
                 /** @description An `ETag` of the game: the action applies only if the game is still at that version (else 412). */
                 "If-Match"?: components["parameters"]["IfMatch"];
+                /** @description A key of your own (1 to 255 printable ASCII characters; a random UUID) to retry this request safely: a retry with the same key and the same body gets the first response again (with `Idempotent-Replayed: true`) and nothing is applied twice. The same key with another body is 422 `idempotency_key_reused`; while the first request runs, 409 `idempotency_key_in_use`. Keys are kept 24 hours, per caller (the seat's token, else the client's address). */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
                 /** @description The game's id: 26 characters of Crockford base32 (any other text is no game's id: 404). */
@@ -2111,10 +2150,20 @@ export interface operations {
             201: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["DealtHand"];
+                };
+            };
+            /** @description `bad_request`: Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description `missing_token`: A player token is required; `invalid_token`: The player token is not valid for this game */
@@ -2172,7 +2221,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `seats_open`: Seats are still open; `hand_in_progress`: A hand is in progress; `game_finished`: The game is over */
+            /** @description `seats_open`: Seats are still open; `hand_in_progress`: A hand is in progress; `game_finished`: The game is over; `idempotency_key_in_use`: A request with this Idempotency-Key is still running */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2226,7 +2275,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `validation_error`: The request is not valid */
+            /** @description `validation_error`: The request is not valid; `idempotency_key_reused`: This Idempotency-Key was used for another request */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2376,6 +2425,26 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `too_many_requests`: Too many requests */
+            429: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "too_many_requests",
+                     *       "detail": "Too many requests",
+                     *       "status": 429,
+                     *       "title": "Too many requests",
+                     *       "type": "urn:coins:problem:too_many_requests"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `database_unavailable`: The database is unavailable */
             503: {
                 headers: {
@@ -2405,6 +2474,8 @@ export interface operations {
             header?: {
                 /** @description An `ETag` of the game: the action applies only if the game is still at that version (else 412). */
                 "If-Match"?: components["parameters"]["IfMatch"];
+                /** @description A key of your own (1 to 255 printable ASCII characters; a random UUID) to retry this request safely: a retry with the same key and the same body gets the first response again (with `Idempotent-Replayed: true`) and nothing is applied twice. The same key with another body is 422 `idempotency_key_reused`; while the first request runs, 409 `idempotency_key_in_use`. Keys are kept 24 hours, per caller (the seat's token, else the client's address). */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
                 /** @description The game's id: 26 characters of Crockford base32 (any other text is no game's id: 404). */
@@ -2429,13 +2500,14 @@ export interface operations {
             201: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["JoinedGame"];
                 };
             };
-            /** @description `malformed_json`: The body is not valid JSON */
+            /** @description `malformed_json`: The body is not valid JSON; `bad_request`: Bad request */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2471,7 +2543,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `seats_full`: All seats are taken; `seat_taken`: That seat is taken */
+            /** @description `seats_full`: All seats are taken; `seat_taken`: That seat is taken; `idempotency_key_in_use`: A request with this Idempotency-Key is still running */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2543,7 +2615,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `validation_error`: The request is not valid */
+            /** @description `validation_error`: The request is not valid; `idempotency_key_reused`: This Idempotency-Key was used for another request */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2556,6 +2628,26 @@ export interface operations {
                      *       "status": 422,
                      *       "title": "The request is not valid",
                      *       "type": "urn:coins:problem:validation_error"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `too_many_requests`: Too many requests */
+            429: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "too_many_requests",
+                     *       "detail": "Too many requests",
+                     *       "status": 429,
+                     *       "title": "Too many requests",
+                     *       "type": "urn:coins:problem:too_many_requests"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -2590,6 +2682,8 @@ export interface operations {
             header?: {
                 /** @description An `ETag` of the game: the action applies only if the game is still at that version (else 412). */
                 "If-Match"?: components["parameters"]["IfMatch"];
+                /** @description A key of your own (1 to 255 printable ASCII characters; a random UUID) to retry this request safely: a retry with the same key and the same body gets the first response again (with `Idempotent-Replayed: true`) and nothing is applied twice. The same key with another body is 422 `idempotency_key_reused`; while the first request runs, 409 `idempotency_key_in_use`. Keys are kept 24 hours, per caller (the seat's token, else the client's address). */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
                 /** @description The game's id: 26 characters of Crockford base32 (any other text is no game's id: 404). */
@@ -2614,13 +2708,14 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Game"];
                 };
             };
-            /** @description `malformed_json`: The body is not valid JSON */
+            /** @description `malformed_json`: The body is not valid JSON; `bad_request`: Bad request */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2693,7 +2788,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `game_finished`: The game is over */
+            /** @description `game_finished`: The game is over; `idempotency_key_in_use`: A request with this Idempotency-Key is still running */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2747,7 +2842,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `validation_error`: The request is not valid */
+            /** @description `validation_error`: The request is not valid; `idempotency_key_reused`: This Idempotency-Key was used for another request */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2760,6 +2855,26 @@ export interface operations {
                      *       "status": 422,
                      *       "title": "The request is not valid",
                      *       "type": "urn:coins:problem:validation_error"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `too_many_requests`: Too many requests */
+            429: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "too_many_requests",
+                     *       "detail": "Too many requests",
+                     *       "status": 429,
+                     *       "title": "Too many requests",
+                     *       "type": "urn:coins:problem:too_many_requests"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -2794,6 +2909,8 @@ export interface operations {
             header?: {
                 /** @description An `ETag` of the game: the action applies only if the game is still at that version (else 412). */
                 "If-Match"?: components["parameters"]["IfMatch"];
+                /** @description A key of your own (1 to 255 printable ASCII characters; a random UUID) to retry this request safely: a retry with the same key and the same body gets the first response again (with `Idempotent-Replayed: true`) and nothing is applied twice. The same key with another body is 422 `idempotency_key_reused`; while the first request runs, 409 `idempotency_key_in_use`. Keys are kept 24 hours, per caller (the seat's token, else the client's address). */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
                 /** @description The game's id: 26 characters of Crockford base32 (any other text is no game's id: 404). */
@@ -2816,13 +2933,14 @@ export interface operations {
             201: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["PlayResult"];
                 };
             };
-            /** @description `malformed_json`: The body is not valid JSON */
+            /** @description `malformed_json`: The body is not valid JSON; `bad_request`: Bad request */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2877,7 +2995,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `seats_open`: Seats are still open; `not_your_turn`: It is not your turn; `no_hand_in_progress`: No hand is in progress; `game_finished`: The game is over */
+            /** @description `seats_open`: Seats are still open; `not_your_turn`: It is not your turn; `no_hand_in_progress`: No hand is in progress; `game_finished`: The game is over; `idempotency_key_in_use`: A request with this Idempotency-Key is still running */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2949,7 +3067,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `validation_error`: The request is not valid; `card_not_in_hand`: You do not hold that card */
+            /** @description `validation_error`: The request is not valid; `card_not_in_hand`: You do not hold that card; `idempotency_key_reused`: This Idempotency-Key was used for another request */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2962,6 +3080,26 @@ export interface operations {
                      *       "status": 422,
                      *       "title": "The request is not valid",
                      *       "type": "urn:coins:problem:validation_error"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `too_many_requests`: Too many requests */
+            429: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "too_many_requests",
+                     *       "detail": "Too many requests",
+                     *       "status": 429,
+                     *       "title": "Too many requests",
+                     *       "type": "urn:coins:problem:too_many_requests"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -3066,7 +3204,10 @@ export interface operations {
     rematchGame: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A key of your own (1 to 255 printable ASCII characters; a random UUID) to retry this request safely: a retry with the same key and the same body gets the first response again (with `Idempotent-Replayed: true`) and nothing is applied twice. The same key with another body is 422 `idempotency_key_reused`; while the first request runs, 409 `idempotency_key_in_use`. Keys are kept 24 hours, per caller (the seat's token, else the client's address). */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description The game's id: 26 characters of Crockford base32 (any other text is no game's id: 404). */
                 game_id: string;
@@ -3078,6 +3219,7 @@ export interface operations {
             /** @description The rematch already existed: your place at it. */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3088,11 +3230,21 @@ export interface operations {
             201: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Rematch"];
+                };
+            };
+            /** @description `bad_request`: Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description `missing_token`: A player token is required; `invalid_token`: The player token is not valid for this game */
@@ -3132,7 +3284,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `game_not_finished`: The game is not over yet; `seat_taken`: That seat is taken */
+            /** @description `game_not_finished`: The game is not over yet; `seat_taken`: That seat is taken; `idempotency_key_in_use`: A request with this Idempotency-Key is still running */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3147,6 +3299,15 @@ export interface operations {
                      *       "type": "urn:coins:problem:game_not_finished"
                      *     }
                      */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `idempotency_key_reused`: This Idempotency-Key was used for another request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };

@@ -184,6 +184,8 @@ export default {
   "problem.seats_full": "This game has no open seat left.",
   "problem.seats_open": "Seats are still open: wait for everyone to join.",
   "problem.too_many_requests": "Too many requests: wait a moment.",
+  "problem.idempotency_key_in_use": "The same request is still being processed: wait a moment.",
+  "problem.idempotency_key_reused": "That request key was already used for another request.",
   "problem.unsupported_media_type": "The request was sent in a form the service does not take.",
   "problem.validation_error": "Some of the values are not valid.",
   "problem.network_error": "The service cannot be reached. Check your connection.",

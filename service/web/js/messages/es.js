@@ -184,6 +184,8 @@ export default {
   "problem.seats_full": "Esta partida ya no tiene asientos libres.",
   "problem.seats_open": "Aún hay asientos libres: espera a que todos se unan.",
   "problem.too_many_requests": "Demasiadas peticiones: espera un momento.",
+  "problem.idempotency_key_in_use": "La misma petición aún se está procesando: espera un momento.",
+  "problem.idempotency_key_reused": "Esa clave de petición ya se usó para otra petición.",
   "problem.unsupported_media_type": "La petición se envió en un formato que el servicio no acepta.",
   "problem.validation_error": "Algunos valores no son válidos.",
   "problem.network_error": "No se puede contactar con el servicio. Revisa tu conexión.",

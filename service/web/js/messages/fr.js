@@ -184,6 +184,8 @@ export default {
   "problem.seats_full": "Cette partie n’a plus de place libre.",
   "problem.seats_open": "Des places sont encore libres : attendez que tout le monde rejoigne.",
   "problem.too_many_requests": "Trop de requêtes : patientez un instant.",
+  "problem.idempotency_key_in_use": "La même requête est encore en cours : patientez un instant.",
+  "problem.idempotency_key_reused": "Cette clé de requête a déjà servi à une autre requête.",
   "problem.unsupported_media_type": "La requête a été envoyée sous une forme que le service n’accepte pas.",
   "problem.validation_error": "Certaines valeurs ne sont pas valables.",
   "problem.network_error": "Le service est injoignable. Vérifiez votre connexion.",

@@ -184,6 +184,8 @@ export default {
   "problem.seats_full": "Dit spel heeft geen open plaats meer.",
   "problem.seats_open": "Er zijn nog open plaatsen: wacht tot iedereen meedoet.",
   "problem.too_many_requests": "Te veel verzoeken: wacht even.",
+  "problem.idempotency_key_in_use": "Hetzelfde verzoek wordt nog verwerkt: wacht even.",
+  "problem.idempotency_key_reused": "Die verzoeksleutel is al voor een ander verzoek gebruikt.",
   "problem.unsupported_media_type": "Het verzoek is verstuurd in een vorm die de dienst niet aanneemt.",
   "problem.validation_error": "Sommige waarden zijn niet geldig.",
   "problem.network_error": "De dienst is niet bereikbaar. Controleer je verbinding.",

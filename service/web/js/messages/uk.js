@@ -184,6 +184,8 @@ export default {
   "problem.seats_full": "У цій грі вже немає вільних місць.",
   "problem.seats_open": "Ще є вільні місця: зачекайте, поки всі приєднаються.",
   "problem.too_many_requests": "Забагато запитів: зачекайте трохи.",
+  "problem.idempotency_key_in_use": "Той самий запит ще обробляється: зачекайте трохи.",
+  "problem.idempotency_key_reused": "Цей ключ запиту вже використано для іншого запиту.",
   "problem.unsupported_media_type": "Запит надіслано у формі, яку сервіс не приймає.",
   "problem.validation_error": "Деякі значення недійсні.",
   "problem.network_error": "Сервіс недосяжний. Перевірте з'єднання.",

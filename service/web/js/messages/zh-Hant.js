@@ -184,6 +184,8 @@ export default {
   "problem.seats_full": "這場遊戲已經沒有空位。",
   "problem.seats_open": "還有空位：請等所有人加入。",
   "problem.too_many_requests": "請求太多，請稍候。",
+  "problem.idempotency_key_in_use": "相同的請求仍在處理中，請稍候。",
+  "problem.idempotency_key_reused": "這個請求金鑰已用於另一個請求。",
   "problem.unsupported_media_type": "請求的格式服務不接受。",
   "problem.validation_error": "有些值不正確。",
   "problem.network_error": "無法連上服務，請檢查網路連線。",

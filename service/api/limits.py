@@ -1,0 +1,81 @@
+"""Rate limits, with Flask-Limiter: per client address to create and join games, per seat token to play
+and to ask for hints. A caller over a limit gets ``429 too_many_requests`` with ``Retry-After``.
+
+The defaults are far above what a person or a script creating a few games a minute needs. Counters
+are fixed windows in a storage every worker and instance shares (``create_app`` chooses it: Redis
+with ``REDIS_URL``, else the database). ``RATE_LIMITS=off`` turns them all off (benchmarks, load
+tests). A token is counted by its SHA-256, never as itself. The address is ``REMOTE_ADDR``: behind
+a proxy, all clients share the proxy's (see the README, "Behind a proxy").
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from typing import Any, cast
+
+import flask
+from flask import Flask, request
+from flask_limiter import Limiter, RequestLimit
+
+from ..games import hash_token
+from .common import bearer_token
+from .problems import Problem
+
+__all__ = ["LIMITS", "init_limits"]
+
+
+def client_address() -> str:
+    return f"address:{request.remote_addr or ''}"
+
+
+def seat_token() -> str:
+    """The hash of the seat's token; the address for a request without one (it is refused anyway)."""
+    token = bearer_token()
+    return f"token:{hash_token(token)}" if token else client_address()
+
+
+# blueprint name -> (limit, the method it counts, whose requests it counts)
+LIMITS: dict[str, tuple[str, str, Callable[[], str]]] = {
+    "games": ("30/minute", "POST", client_address),  # createGame
+    "players": ("60/minute", "POST", client_address),  # joinGame (and leaveGame)
+    "plays": ("120/minute", "POST", seat_token),  # playCard
+    "hints": ("60/minute", "GET", seat_token),  # getHint
+}
+
+
+def init_limits(
+    app: Flask,
+    *,
+    enabled: bool,
+    storage_uri: str,
+    storage_options: dict[str, Any],
+) -> Limiter:
+    """Count the requests of ``LIMITS`` (whose blueprints ``app`` has) in the storage named by
+    ``storage_uri`` (a ``limits`` URI, with ``storage_options`` for its constructor)."""
+    limiter = Limiter(
+        key_func=client_address,
+        app=None,
+        storage_uri=storage_uri,
+        storage_options=storage_options,
+        key_prefix="coins",
+        strategy="fixed-window",
+        enabled=enabled,
+        headers_enabled=False,  # X-RateLimit-* would cost a read of the counter on every response
+        on_breach=_too_many_requests,
+    )
+    for name, (limit, method, key) in LIMITS.items():
+        limiter.limit(limit, methods=[method], key_func=key)(cast(flask.Blueprint, app.blueprints[name]))
+    limiter.init_app(app)
+    return limiter
+
+
+def _too_many_requests(limit: RequestLimit) -> None:
+    """Raised from Flask-Limiter's check, so that the one error handler answers (problem+json)."""
+    wait = max(1, math.ceil(limit.reset_at - time.time()))
+    raise Problem(
+        "too_many_requests",
+        f"more than {limit.limit} from this caller; retry in {wait} seconds",
+        headers={"Retry-After": str(wait)},
+    )

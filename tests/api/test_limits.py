@@ -1,0 +1,109 @@
+"""Rate limits: 429 too_many_requests with Retry-After, per address or per token, counted in the database
+(every worker and instance) or in Redis; RATE_LIMITS=off turns them off."""
+
+from __future__ import annotations
+
+import dataclasses
+import socket
+import uuid
+from collections.abc import Iterator
+
+import pytest
+from flask import Flask
+
+from service import create_app
+from service.api.limits import LIMITS
+from service.config import Settings
+
+
+@pytest.fixture
+def limited(settings: Settings) -> Iterator[Flask]:
+    app = create_app(dataclasses.replace(settings, rate_limits="on"))
+    yield app
+    app.extensions["coins.db"].dispose()
+
+
+def _create(app: Flask, address: str) -> int:
+    client = app.test_client()
+    return client.post("/v1/games", json={}, environ_base={"REMOTE_ADDR": address}).status_code
+
+
+def test_creating_games_is_limited_per_address(limited: Flask):
+    allowed = int(LIMITS["games"][0].split("/")[0])
+    statuses = [_create(limited, "10.0.0.1") for _ in range(allowed)]
+    assert statuses == [201] * allowed
+    refused = limited.test_client().post("/v1/games", json={}, environ_base={"REMOTE_ADDR": "10.0.0.1"})
+    assert refused.status_code == 429
+    assert refused.content_type == "application/problem+json"
+    assert refused.json["code"] == "too_many_requests"
+    assert 1 <= int(refused.headers["Retry-After"]) <= 61
+    assert _create(limited, "10.0.0.2") == 201  # another address counts apart
+
+
+def test_counts_are_shared_by_instances_of_one_database(limited: Flask, settings: Settings):
+    other = create_app(dataclasses.replace(settings, rate_limits="on"))  # another worker or host
+    try:
+        allowed = int(LIMITS["games"][0].split("/")[0])
+        for index in range(allowed):
+            assert _create(limited if index % 2 else other, "10.0.0.3") == 201
+        assert _create(other, "10.0.0.3") == 429
+        assert _create(limited, "10.0.0.3") == 429
+    finally:
+        other.extensions["coins.db"].dispose()
+
+
+def test_hints_are_limited_per_token(limited: Flask):
+    client = limited.test_client()
+    created = client.post("/v1/games", json={"seats": [{"name": "A"}, {"name": "B"}, {"name": "C"}]}).json
+    tokens = {c["seat"]: c["token"] for c in created["credentials"]}
+    allowed = int(LIMITS["hints"][0].split("/")[0])
+    url = f"/v1/games/{created['id']}/hint"
+    for _ in range(allowed):
+        assert client.get(url, headers={"Authorization": f"Bearer {tokens[0]}"}).status_code != 429
+    assert client.get(url, headers={"Authorization": f"Bearer {tokens[0]}"}).status_code == 429
+    assert client.get(url, headers={"Authorization": f"Bearer {tokens[1]}"}).status_code != 429  # its own count
+
+
+def test_a_limited_request_claims_no_key(limited: Flask):
+    allowed = int(LIMITS["games"][0].split("/")[0])
+    for _ in range(allowed):
+        _create(limited, "10.0.0.4")
+    headers = {"Idempotency-Key": str(uuid.uuid4())}
+    client = limited.test_client()
+    refused = client.post("/v1/games", json={}, headers=headers, environ_base={"REMOTE_ADDR": "10.0.0.4"})
+    assert refused.status_code == 429
+    keys = limited.extensions["coins.db"]
+    with keys.engine.connect() as connection:
+        from sqlalchemy import text
+
+        assert connection.execute(text("SELECT count(*) FROM idempotency_keys")).scalar() == 0
+
+
+def test_off_means_no_limit(client):
+    allowed = int(LIMITS["games"][0].split("/")[0])
+    assert all(client.post("/v1/games", json={}).status_code == 201 for _ in range(allowed + 5))
+
+
+def _redis_up() -> bool:
+    try:
+        socket.create_connection(("127.0.0.1", 6379), timeout=0.5).close()
+    except OSError:
+        return False
+    return True
+
+
+@pytest.mark.skipif(not _redis_up(), reason="no Redis on 127.0.0.1:6379")
+def test_redis_keeps_the_counts_when_redis_url_is_set(settings: Settings):
+    app = create_app(dataclasses.replace(settings, rate_limits="on", redis_url="redis://127.0.0.1:6379/15"))
+    try:
+        address = f"10.9.{uuid.uuid4().int % 250}.{uuid.uuid4().int % 250}"
+        allowed = int(LIMITS["games"][0].split("/")[0])
+        assert [_create(app, address) for _ in range(allowed)] == [201] * allowed
+        assert _create(app, address) == 429
+        db = app.extensions["coins.db"]
+        with db.engine.connect() as connection:
+            from sqlalchemy import text
+
+            assert connection.execute(text("SELECT count(*) FROM rate_limits")).scalar() == 0
+    finally:
+        app.extensions["coins.db"].dispose()

@@ -221,9 +221,17 @@ export function mountTable(root, gameId) {
     });
   const leave = () =>
     asSeat(async (held) => {
-      const game = await api.leaveGame(gameId, held.token, held.seat);
-      forgetSeat(gameId);
+      // From now on nothing reads as this seat: the events of the bot taking over may arrive before
+      // the answer, and a read of the hand with the token just given up would be refused (401).
       credential = null;
+      let game;
+      try {
+        game = await api.leaveGame(gameId, held.token, held.seat);
+      } catch (error) {
+        credential = held;
+        throw error;
+      }
+      forgetSeat(gameId);
       state.hand = null;
       state.left = true;
       state.confirmLeave = false;

@@ -12,13 +12,14 @@ from flask_smorest.utils import prepare_response
 from ..bots import STRENGTHS
 from ..engine import CARD_CODES
 from ..games import STATUSES
+from .argument_schemas import FIRST_DEALER_CHOICES, NewBotSchema, NewPersonSchema
 from .fields import CARD_SCHEMA, CardField, card_field_to_ref
 from .guards import ENTITY_TAGS_MAX_LENGTH, ENTITY_TAGS_PATTERN
 from .idempotency import HEADER as IDEMPOTENCY_KEY
 from .idempotency import REPLAYED, IdempotencyDocs
 from .openapi import any_of_schemas, items_ref, named_enum_to_ref
 from .problems import PROBLEM_MEDIA_TYPE, PROBLEMS, register_problem_handlers
-from .schemas import FIRST_DEALER_CHOICES, NewBotSchema, NewPersonSchema, ProblemSchema
+from .schemas import ProblemSchema
 
 __all__ = ["Api", "init_api"]
 

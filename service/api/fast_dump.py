@@ -37,8 +37,7 @@ import marshmallow as ma
 from marshmallow.decorators import POST_DUMP, PRE_DUMP
 
 from ..engine import Card
-from .fields import CardField
-from .schemas import Itself
+from .fields import CardField, Itself
 
 __all__ = ["Dumper", "Uncompilable", "build_dumper", "fast_schema"]
 

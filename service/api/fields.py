@@ -1,5 +1,6 @@
-"""Request fields of our own: ``Card`` (a card code on the wire, an engine
-:class:`~service.engine.Card` in Python) and ``Text`` (a string the service stores or queries with)."""
+"""Fields of our own: ``Card`` (a card code on the wire, an engine :class:`~service.engine.Card`
+in Python), ``Text`` (a string the service stores or queries with), strict JSON integers and
+booleans, ``Itself``, and the seat number."""
 
 from __future__ import annotations
 
@@ -9,7 +10,17 @@ import marshmallow as ma
 
 from ..engine import CARD_CODES, Card, InvalidCard, parse_card
 
-__all__ = ["CARD_SCHEMA", "NO_NUL_PATTERN", "CardField", "Text", "card_field_to_ref"]
+__all__ = [
+    "CARD_SCHEMA",
+    "NO_NUL_PATTERN",
+    "CardField",
+    "Itself",
+    "JsonBoolean",
+    "JsonInteger",
+    "Text",
+    "card_field_to_ref",
+    "seat_field",
+]
 
 CARD_SCHEMA: dict[str, Any] = {
     "type": "string",
@@ -65,3 +76,37 @@ def card_field_to_ref(_converter: Any, field: ma.fields.Field[Any], **_kwargs: A
         ref = {"$ref": "#/components/schemas/Card"}
         return {"anyOf": [ref, {"type": "null"}]} if field.allow_none else ref
     return {}
+
+
+class JsonInteger(ma.fields.Integer):
+    """A JSON integer: `4`, or `4.0` as JSON Schema reads it; never `4.5` or `"4"`, which marshmallow takes as 4."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> int:
+        integral = isinstance(value, int) or (isinstance(value, float) and value.is_integer())
+        if isinstance(value, bool) or not integral:
+            raise self.make_error("invalid", input=value)
+        return int(super()._deserialize(value, attr, data, **kwargs))
+
+
+class JsonBoolean(ma.fields.Boolean):
+    """`true` or `false` only: marshmallow's Boolean also reads `1`, `"yes"`, `"on"` … as true."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> bool:
+        if not isinstance(value, bool):
+            raise self.make_error("invalid", input=value)
+        return value
+
+
+class Itself(ma.fields.Nested):
+    """The dumped object itself, seen through another schema: a play result is also the play
+    it records (its ``seat`` and ``card``). Documented as the nested schema, like ``Nested``."""
+
+    def get_value(self, obj: Any, attr: str, accessor: Any = None, default: Any = ma.missing) -> Any:
+        return obj
+
+
+SEAT = ma.validate.Range(0, 2)
+
+
+def seat_field(description: str, **kwargs: object) -> ma.fields.Integer:
+    return JsonInteger(validate=SEAT, metadata={"description": description, "example": 0}, **kwargs)  # type: ignore[arg-type]

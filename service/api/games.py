@@ -9,10 +9,11 @@ from flask.views import MethodView
 
 from ..games import NewGame, NewPlayer
 from ..games.results import Created, PublicGame
+from .argument_schemas import CreateGameSchema, ListGamesQuerySchema
 from .common import Blueprint, next_link, not_modified, with_etag
 from .context import GAME_ID, games
 from .openapi import CREATED_GAME_LINKS
-from .schemas import CreatedGameSchema, CreateGameSchema, GamePageSchema, GameSchema, ListGamesQuerySchema, ScoresSchema
+from .schemas import CreatedGameSchema, GamePageSchema, GameSchema, ScoresSchema
 
 blp = Blueprint("games", __name__, url_prefix="/v1/games", description="Create, find and read games.")
 

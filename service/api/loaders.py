@@ -17,7 +17,7 @@ from typing import Any
 import marshmallow as ma
 
 from ..engine import CARD_BY_CODE
-from .schemas import PlayCardSchema
+from .argument_schemas import PlayCardSchema
 
 __all__ = ["LOADERS", "Loader"]
 

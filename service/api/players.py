@@ -7,10 +7,11 @@ from typing import Any
 from flask.views import MethodView
 
 from ..games import NewPlayer
+from .argument_schemas import JoinGameSchema, LeaveSchema
 from .common import Blueprint, bearer_token, if_match, with_etag
 from .context import GAME_ID, SEAT, games
 from .openapi import JOINED_GAME_LINKS
-from .schemas import GameSchema, JoinedGameSchema, JoinGameSchema, LeaveSchema
+from .schemas import GameSchema, JoinedGameSchema
 
 blp = Blueprint(
     "players", __name__, url_prefix="/v1/games", description="Take the open seats of a game, or leave one to a bot."

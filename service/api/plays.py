@@ -6,9 +6,10 @@ from typing import Any
 
 from flask.views import MethodView
 
+from .argument_schemas import PlayCardSchema
 from .common import Blueprint, bearer_token, if_match, with_etag
 from .context import GAME_ID, games
-from .schemas import PlayCardSchema, PlayResultSchema
+from .schemas import PlayResultSchema
 
 blp = Blueprint("plays", __name__, url_prefix="/v1/games", description="Play cards.")
 

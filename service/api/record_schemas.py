@@ -15,7 +15,8 @@ from marshmallow import fields, validate
 from ..bots import STRENGTHS
 from ..games.game_record import FORMAT, FORMAT_VERSION
 from ..games.results import STATUSES
-from .schemas import FIRST_DEALER_CHOICES, _seat
+from .argument_schemas import FIRST_DEALER_CHOICES
+from .schemas import _seat
 
 __all__ = ["RecordSchema"]
 

@@ -30,8 +30,7 @@ import service.api
 from service.api import fast_dump
 from service.api.context import EXTENSION
 from service.api.event_schemas import EventPageSchema
-from service.api.fields import CardField
-from service.api.schemas import Itself
+from service.api.fields import CardField, Itself
 from service.api.smorest_overrides import Blueprint
 from service.engine import DECK, Card
 from service.games import results

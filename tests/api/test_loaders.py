@@ -15,8 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from service.api import smorest_overrides
+from service.api.argument_schemas import PlayCardSchema
 from service.api.loaders import LOADERS
-from service.api.schemas import PlayCardSchema
 from service.engine import CARD_CODES
 
 json_values = st.recursive(

@@ -1,0 +1,173 @@
+"""Marshmallow schemas of every request body and query string of API v1."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import marshmallow as ma
+from marshmallow import fields, validate
+
+from ..bots import STRENGTHS
+from ..engine import MAX_TARGET, MIN_TARGET
+from ..games.results import STATUSES
+from .fields import CardField, JsonBoolean, JsonInteger, Text, seat_field
+
+NAME = validate.Length(1, 40)
+AGE = validate.Range(0, 150)
+FIRST_DEALER_CHOICES = ("named", "oldest", "drawn")
+_seat = seat_field
+
+
+# -- requests ---------------------------------------------------------------------------
+
+
+class NewPlayerSchema(ma.Schema):
+    name = Text(required=True, validate=NAME, metadata={"description": "Shown to the other players.", "example": "Ana"})
+    age = JsonInteger(
+        validate=AGE,
+        allow_none=True,
+        metadata={
+            "description": "Optional. The oldest player deals first (rules); never shown to others.",
+            "example": 41,
+        },
+    )
+
+
+class NewSeatSchema(NewPlayerSchema):
+    """A person (`name`, optional `age`) or a computer player (`bot`, optional `name`)."""
+
+    name = Text(
+        validate=NAME, metadata={"description": "Shown to the other players. Required for a person.", "example": "Ana"}
+    )
+    bot = fields.String(
+        validate=validate.OneOf(STRENGTHS),
+        allow_none=True,
+        metadata={
+            "description": "Seat a computer player of this strength: it plays on the server as soon as it is its turn.",
+            "example": "expert",
+            "enum_schema": "BotStrength",
+        },
+    )
+
+    @ma.validates_schema
+    def _name_or_bot(self, data: dict[str, Any], **_kwargs: Any) -> None:
+        if not data.get("bot") and not data.get("name"):
+            raise ma.ValidationError("a person needs a name", field_name="name")
+        if data.get("bot") and data.get("age") is not None:
+            raise ma.ValidationError("bots have no age", field_name="age")
+
+
+class NewPersonSchema(NewPlayerSchema):
+    """A person taking a seat. Documents one form of NewSeatSchema, which does the loading."""
+
+    bot = fields.Raw(metadata={"type": "null", "description": "Absent, or null: a person."})
+
+
+class NewBotSchema(ma.Schema):
+    """A computer player taking a seat. Documents the other form of NewSeatSchema."""
+
+    bot = fields.String(
+        required=True,
+        validate=validate.OneOf(STRENGTHS),
+        metadata={
+            "description": "Its strength: it plays on the server as soon as it is its turn.",
+            "enum_schema": "BotStrength",
+        },
+    )
+    name = Text(validate=NAME, metadata={"description": "Optional: shown to the other players.", "example": "Robo"})
+    age = fields.Raw(metadata={"type": "null", "description": "Absent, or null: bots have no age."})
+
+
+class CreateGameSchema(ma.Schema):
+    target_score = JsonInteger(
+        load_default=15,
+        validate=validate.Range(MIN_TARGET, MAX_TARGET),
+        metadata={"description": "Points (coins captured) that win the game: usually 10, 15 or 20.", "example": 15},
+    )
+    seats = fields.List(
+        # Documented as "NewPerson, NewBot or null": the rules that tell them apart (a person
+        # has a name, a bot no age) are not expressible on the one loading schema.
+        fields.Nested(NewSeatSchema, allow_none=True, metadata={"any_of_schemas": ["NewPerson", "NewBot"]}),
+        validate=validate.Length(equal=3),
+        load_default=lambda: [None, None, None],
+        metadata={
+            "description": "Exactly three entries, seats 0, 1, 2 clockwise: a player takes the seat now "
+            "(their token is in `credentials`), a `bot` seats a computer player, `null` leaves it open to join.",
+            "example": [{"name": "Ana", "age": 41}, {"bot": "expert", "name": "Robo"}, None],
+        },
+    )
+    first_dealer = _seat(
+        "Optional: the seat that deals first. Otherwise the oldest player by `age`, otherwise a random draw.",
+        allow_none=True,
+    )
+    auto_deal = JsonBoolean(load_default=False, metadata={"description": "Deal each hand as soon as it is due."})
+    turn_timeout_seconds = JsonInteger(
+        allow_none=True,
+        validate=validate.Range(5, 86_400),
+        metadata={
+            "description": "Optional: when the player to act lets this many seconds pass, the next request "
+            "that touches the game first has a `basic` bot act for them (recorded as a `timeout`).",
+            "example": 60,
+        },
+    )
+    seed = Text(
+        validate=validate.Length(1, 200),
+        allow_none=True,
+        metadata={
+            "description": "Makes every deal of the game reproducible (for tests and replays).",
+            "example": "demo-1",
+        },
+    )
+
+
+class JoinGameSchema(NewPlayerSchema):
+    seat = _seat("Optional: the open seat to take; otherwise the first open one.", allow_none=True)
+
+
+class LeaveSchema(ma.Schema):
+    bot = fields.String(
+        load_default="basic",
+        validate=validate.OneOf(STRENGTHS),
+        metadata={
+            "description": "The strength of the bot that takes the seat over.",
+            "example": "basic",
+            "enum_schema": "BotStrength",
+        },
+    )
+
+
+class HintQuerySchema(ma.Schema):
+    strength = fields.String(
+        load_default="expert",
+        validate=validate.OneOf(STRENGTHS),
+        metadata={
+            "description": "Whose advice: the card this strength of bot would play.",
+            "enum_schema": "BotStrength",
+        },
+    )
+
+
+class ListActionsQuerySchema(ma.Schema):
+    limit = fields.Integer(load_default=100, validate=validate.Range(1, 500), metadata={"description": "Page size."})
+    cursor = Text(validate=validate.Length(1, 200), metadata={"description": "`next_cursor` of the previous page."})
+
+
+class PlayCardSchema(ma.Schema):
+    card = CardField(required=True, metadata={"description": "The card to play, from your hand."})
+
+
+class ListGamesQuerySchema(ma.Schema):
+    status = fields.String(
+        validate=validate.OneOf(STATUSES),
+        metadata={
+            "description": "Only games with this status: `waiting_for_players` finds open seats.",
+            "enum_schema": "GameStatus",
+        },
+    )
+    limit = fields.Integer(load_default=20, validate=validate.Range(1, 100), metadata={"description": "Page size."})
+    cursor = Text(validate=validate.Length(1, 200), metadata={"description": "`next_cursor` of the previous page."})
+
+
+class ListTricksQuerySchema(ma.Schema):
+    limit = fields.Integer(load_default=50, validate=validate.Range(1, 200), metadata={"description": "Page size."})
+    cursor = Text(validate=validate.Length(1, 200), metadata={"description": "`next_cursor` of the previous page."})

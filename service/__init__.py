@@ -28,6 +28,7 @@ from .observability import init_observability
 from .store import Database, DatabaseUnavailable, GameStore, IdempotencyStore
 from .store.migrate import upgrade
 from .store.rate_limits import DatabaseStorage
+from .store.session import notifications_for
 from .web import init_web
 
 __all__ = ["create_app"]
@@ -74,7 +75,7 @@ def create_app(settings: Settings | None = None) -> Flask:
     if settings.auto_migrate:
         _migrate_when_reachable(app, db)
     app.extensions["coins.db"] = db
-    store = GameStore(db)
+    store = GameStore(db, notifications_for(db, listen_url=settings.database_listen_url or None))
     games = GameService(store, render_event)
     app.extensions[EXTENSION] = games
     app.extensions[FEED_EXTENSION] = EventFeed(

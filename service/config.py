@@ -21,6 +21,9 @@ class Settings:
     """Every setting, its environment variable (the upper-case name) and its default."""
 
     database_url: str = DEFAULT_DATABASE_URL
+    # PostgreSQL: where each process LISTENs for changes (default: DATABASE_URL). LISTEN needs a
+    # session of its own: with a transaction-mode PgBouncer, point this at PostgreSQL itself.
+    database_listen_url: str = field(default="", repr=False)  # may hold a password
     log_level: str = "INFO"
     cors_origins: tuple[str, ...] = ()
     max_request_bytes: int = 16 * 1024
@@ -70,6 +73,8 @@ class Settings:
             raise ConfigError("IDEMPOTENCY_KEY_HOURS must be between 24 and 720")
         if self.rate_limits not in ("on", "off"):
             raise ConfigError("RATE_LIMITS must be on or off")
+        if self.database_listen_url and not self.database_listen_url.startswith(("postgresql:", "postgres:")):
+            raise ConfigError("DATABASE_LISTEN_URL must be a postgresql:// URL")
         if self.redis_url and not self.redis_url.startswith(("redis://", "rediss://", "unix://")):
             raise ConfigError("REDIS_URL must be a redis://, rediss:// or unix:// URL")
 

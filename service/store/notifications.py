@@ -29,6 +29,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
 
+import psycopg
+
 __all__ = ["InProcessNotifications", "Notifications", "PostgresNotifications", "SocketNotifications"]
 
 log = logging.getLogger(__name__)
@@ -167,9 +169,9 @@ class SocketNotifications:
 class PostgresNotifications:
     """Between every process of every instance on one PostgreSQL: LISTEN/NOTIFY on one channel."""
 
-    def __init__(self, connect: Callable[[], Any]) -> None:
-        """``connect`` opens a new psycopg connection (autocommit) for this process's listener."""
-        self._connect = connect
+    def __init__(self, conninfo: str) -> None:
+        """``conninfo``: where this process's listener connects (a libpq URL)."""
+        self.conninfo = conninfo
         self._listeners = _Listeners(self._start)
         self._closed = threading.Event()
 
@@ -191,7 +193,7 @@ class PostgresNotifications:
         failures = 0
         while not self._closed.is_set():
             try:
-                with self._connect() as connection:
+                with psycopg.connect(self.conninfo, autocommit=True, connect_timeout=3) as connection:
                     connection.execute(f"LISTEN {CHANNEL}")
                     if failures:
                         log.info("listening for game changes again")

@@ -19,7 +19,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-import psycopg
 from sqlalchemy.engine import make_url
 
 from .db import Database
@@ -157,12 +156,14 @@ class StoreSession:
         return driver_connection(self._repository.connection) if self._repository.is_postgres else None
 
 
-def notifications_for(db: Database) -> Notifications:
-    """How the processes that use ``db`` tell each other of changes: see :mod:`.notifications`."""
+def notifications_for(db: Database, *, listen_url: str | None = None) -> Notifications:
+    """How the processes that use ``db`` tell each other of changes: see :mod:`.notifications`.
+    On PostgreSQL each process listens on a connection to ``listen_url`` (default: ``db``'s)."""
     url = db.engine.url
     if url.get_backend_name() == "postgresql":
-        conninfo = make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
-        return PostgresNotifications(lambda: psycopg.connect(conninfo, autocommit=True, connect_timeout=3))
+        listen = make_url(listen_url) if listen_url else make_url(url)
+        conninfo = listen.set(drivername="postgresql").render_as_string(hide_password=False)
+        return PostgresNotifications(conninfo)
     if url.database and url.database != ":memory:":
         return SocketNotifications(Path(url.database))
     return InProcessNotifications()

@@ -145,6 +145,8 @@ export function describe(event: FeedEvent): string {
       return `hand ${event.hand_number} over; seed ${event.seed}; scores ${event.scores.join(" ")}`;
     case "game_finished":
       return `game over: seat ${event.winner} wins; scores ${event.scores.join(" ")}`;
+    case "rematch_created":
+      return `a rematch was created: game ${event.rematch}`;
     default: {
       const unknown: never = event; // a new type of event in the spec fails to compile here
       return `unknown event ${JSON.stringify(unknown)}`;

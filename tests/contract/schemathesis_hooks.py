@@ -8,7 +8,10 @@ ever dealt by a token. Two nudges, neither of which turns invalid data valid:
 - every 201 of createGame and joinGame is remembered, and a request to an operation that
   needs a token carries the token of the seat it concerns (the seat in its path, else the
   seat whose turn it is). Requests to games it has not seen keep whatever the fuzzer
-  generated, and the checks still see those 401s.
+  generated, and the checks still see those 401s;
+- a valid ``Idempotency-Key`` becomes a fresh random one, as a client makes a new key for
+  each new request: the few strings the fuzzer generates would otherwise name other requests'
+  keys, which is ``422 idempotency_key_reused`` by design. Invalid keys stay as generated.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from __future__ import annotations
 import json
 import os
 import urllib.request
+import uuid
 from typing import Any
 
 import schemathesis
@@ -49,6 +53,14 @@ def after_call(context: Any, case: Any, response: Any) -> None:
     elif route == ("POST", "/v1/games/{game_id}/players"):
         body = response.json()
         TOKENS.setdefault(body["game"]["id"], {})[body["seat"]] = body["token"]
+
+
+@schemathesis.hook
+def before_call(context: Any, case: Any, **kwargs: Any) -> None:
+    """Every phase's requests, the coverage phase's too (it applies no map_* hook)."""
+    key = (case.headers or {}).get("Idempotency-Key")
+    if isinstance(key, str) and 1 <= len(key) <= 255 and key.isascii() and key.isprintable():
+        case.headers = {**case.headers, "Idempotency-Key": str(uuid.uuid4())}
 
 
 def _turn(game_id: str) -> int | None:

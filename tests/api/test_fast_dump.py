@@ -172,7 +172,13 @@ def _play(client: Any, game: Seats, rng: random.Random, *, plays: int = 10_000, 
     plays or the end of the game; read everything now and then."""
     state = _ok(client.get(f"/v1/games/{game.id}"))
     played = 0
-    while state["status"] != "finished" and played < plays:
+    for _ in range(20 * plays if plays < 1_000 else 20_000):  # bounded: plays, deals and reads
+        if state["status"] == "finished" or played >= plays:
+            break
+        to_act = state["dealer"] if state["status"] == "waiting_for_deal" else state["turn"]
+        if to_act not in game.tokens:  # a bot's moves are owed (bounded work per request): a read makes them
+            state = _ok(client.get(f"/v1/games/{game.id}"))
+            continue
         if state["status"] == "waiting_for_deal":
             state = _ok(client.post(f"/v1/games/{game.id}/hands", headers=game.auth(state["dealer"])), 201)["game"]
             continue

@@ -29,7 +29,6 @@ from .hub import Hub, Watch
 __all__ = ["EventFeed", "Item", "Reader"]
 
 GAME_FINISHED = "game_finished"
-READ_LIMIT = 512  # events per read of the database
 SERVER_MOVE_PACE = 0.25  # seconds between a stream's reads of a game that waits on the server
 
 

@@ -72,10 +72,6 @@ class Hub:
         self._reader_pid = 0
         self.closing = threading.Event()
 
-    @property
-    def streams(self) -> int:
-        return self._streams
-
     def notice(self, game_id: str | None) -> None:
         """A game changed (``None``: any may have): the reader reads it and wakes its streams."""
         with self._lock:

@@ -43,7 +43,7 @@ from .results import (
     etag_for,
 )
 from .seats import is_open, take_seat
-from .server_moves import begin, changed, record_deal, record_play, settle
+from .server_moves import begin, changed, record_deal, record_play, settle, start_full_table
 from .tokens import authenticate, hash_token, rematch_token
 from .transactions import Transactions, restore
 
@@ -105,12 +105,7 @@ class GameService:
         )
         # A full table starts at once (bots make their first moves here, within a request's
         # budget), before a connection is taken: the store is held for the INSERTs alone.
-        game = None
-        if stored.open_seats == 0:
-            game = begin(stored)
-            log = FeedLog()
-            settle(stored, game, now, log)
-            log.queue(stored, self._games.render, now)
+        game = start_full_table(stored, now, self._games.render) if stored.open_seats == 0 else None
         with self.store.session() as session:
             session.save(stored)
         return Created(public_game(stored, game), tuple(credentials))

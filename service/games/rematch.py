@@ -19,10 +19,10 @@ from __future__ import annotations
 from datetime import datetime
 
 from ..store import StoredGame, StoredSeat
-from .feed import FeedLog, Renderer
+from .feed import Renderer
 from .ids import derived_game_id
 from .results import WAITING_FOR_PLAYERS
-from .server_moves import begin, settle
+from .server_moves import start_full_table
 from .tokens import hash_token, new_token
 
 __all__ = ["new_rematch", "rematch_id"]
@@ -70,8 +70,5 @@ def new_rematch(finished: StoredGame, caller: int, caller_token: str, now: datet
         rematch_of=finished.id,
         seats=seats,
     )
-    game = begin(stored)
-    log = FeedLog()
-    settle(stored, game, now, log)
-    log.queue(stored, render, now)
+    start_full_table(stored, now, render)
     return stored

@@ -27,6 +27,7 @@ from .feed import (
     HandDealtEvent,
     HandEndedEvent,
     HandEvent,
+    Renderer,
     TrickWonEvent,
 )
 from .projections import public_game
@@ -44,6 +45,7 @@ __all__ = [
     "record_deal",
     "record_play",
     "settle",
+    "start_full_table",
     "stand_in",
     "timed_out",
 ]
@@ -68,6 +70,16 @@ def begin(stored: StoredGame) -> Game:
         stored.target_score, ages=ages, first_dealer=stored.requested_first_dealer, seed=stored.seed
     )
     return Game(setup)
+
+
+def start_full_table(stored: StoredGame, now: datetime, render: Renderer) -> Game:
+    """A game stored with all three seats taken (a new game, a rematch): begin it, make the server's
+    first moves (within the request's budget), and queue their events, rendered."""
+    game = begin(stored)
+    log = FeedLog()
+    settle(stored, game, now, log)
+    log.queue(stored, render, now)
+    return game
 
 
 def settle(stored: StoredGame, game: Game, now: datetime, log: FeedLog) -> None:

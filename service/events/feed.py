@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -93,9 +93,9 @@ class EventFeed:
             self._listening_pid = os.getpid()
         self._store.notifications.listen(self.hub.notice)
 
-    def _read(self, game_id: str, after: int, limit: int) -> list[StoredEvent]:
+    def _read(self, after: Mapping[str, int], limit: int) -> dict[str, list[StoredEvent]]:
         with self._store.session(keep=False) as session:
-            return session.events(game_id, after=after, limit=limit)
+            return session.new_events(after, limit=limit)
 
 
 class Reader:

@@ -1,9 +1,11 @@
 """One per process: the games its streams watch, each one's recent events, and one reader that wakes them.
 
 A notification ("game X changed", from :mod:`service.store.notifications`) only marks X as
-changed. The hub's reader thread then reads X's new events from the database, once for the
-whole process (every seat's, kept in a short cache), and wakes X's streams once; each stream
-takes what follows its own last id and is its seat's or public. Measured with 2,000 open
+changed. The hub's reader thread then reads the new events of every game marked since its last
+read, in one statement for them all, once for the whole process (every seat's, kept in a short
+cache), and wakes each game's streams once; each stream takes what follows its own last id and
+is its seat's or public. (Reading the games one round trip at a time, the reader fell behind
+on PostgreSQL with 100 games in play: docs/benchmarks.md, "Live events".) Measured with 2,000 open
 streams (docs/benchmarks.md, "Live events"): waking every stream to let one of them read, then
 waking them all again, cost more than the reads.
 
@@ -19,7 +21,7 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
@@ -30,8 +32,11 @@ __all__ = ["Hub", "StreamsFull", "Watch"]
 CACHED_EVENTS = 512  # per watched game: enough for every stream that keeps up
 log = logging.getLogger(__name__)
 
-#: Reads a game's events (every seat's) numbered after an id: ``read(game_id, after, limit)``.
-ReadEvents = Callable[[str, int, int], list[StoredEvent]]
+#: Reads several games' events (every seat's), each game's numbered after its own id, at most
+#: ``limit`` in all, in one round trip: ``read({game_id: after, ...}, limit)``.
+ReadEvents = Callable[[Mapping[str, int], int], dict[str, list[StoredEvent]]]
+#: Told, from the reader thread, that a game's cache has new events (``None``: the hub is closing).
+Subscriber = Callable[[str | None], None]
 
 
 class StreamsFull(Exception):
@@ -70,7 +75,13 @@ class Hub:
         self._changed: set[str] = set()  # watched games to read again
         self._streams = 0
         self._reader_pid = 0
+        self._subscribers: list[Subscriber] = []
         self.closing = threading.Event()
+
+    def subscribe(self, subscriber: Subscriber) -> None:
+        """Also tell ``subscriber`` each game whose cache the reader brought up to date (after its
+        streams were woken), and ``None`` when the hub closes."""
+        self._subscribers.append(subscriber)
 
     def notice(self, game_id: str | None) -> None:
         """A game changed (``None``: any may have): the reader reads it and wakes its streams."""
@@ -92,6 +103,8 @@ class Hub:
         for game in games:
             with game.changed:
                 game.changed.notify_all()
+        for subscriber in self._subscribers:
+            subscriber(None)
 
     @contextmanager
     def watch(self, game_id: str) -> Iterator[Watch]:
@@ -118,31 +131,37 @@ class Hub:
                     self._changed.discard(game_id)
 
     def _read_changes(self) -> None:
-        """The reader: reads each changed game's new events into its cache, then wakes its streams."""
+        """The reader: reads the new events of every game changed since its last read, in one round
+        trip, into their caches, then wakes each game's streams once."""
         while not self.closing.is_set():
             with self._lock:
                 while not self._changed and not self.closing.is_set():
                     self._lock.wait()
                 changed, self._changed = self._changed, set()
-                games = [(game_id, self._games[game_id]) for game_id in changed if game_id in self._games]
-            for game_id, game in games:
-                try:
-                    self._bring_up_to_date(game_id, game)
-                except Exception as error:  # the database is away: the streams' heartbeats ask again
-                    log.warning("could not read the events of game %s: %s", game_id, type(error).__name__)
+                games = {game_id: self._games[game_id] for game_id in changed if game_id in self._games}
+            try:
+                self._bring_up_to_date(games)
+            except Exception as error:  # the database is away: the streams' heartbeats ask again
+                log.warning("could not read the events of %d games: %s", len(games), type(error).__name__)
 
-    def _bring_up_to_date(self, game_id: str, game: _Game) -> None:
-        with game.changed:
-            if game.start == -1:  # no stream has read it yet: the first one's own read fills the cache
-                return
-            last = game.last
-        new = self._read(game_id, last, CACHED_EVENTS)
-        with game.changed:
-            if game.start != -1 and game.last == last:  # not replaced meanwhile by a stream's own read
-                game.add(new)
-            game.changed.notify_all()
-        if len(new) == CACHED_EVENTS:  # more to read
-            self.notice(game_id)
+    def _bring_up_to_date(self, games: dict[str, _Game]) -> None:
+        after: dict[str, int] = {}
+        for game_id, game in games.items():
+            with game.changed:
+                if game.start != -1:  # else no stream has read it yet: the first one's own read fills the cache
+                    after[game_id] = game.last
+        new = self._read(after, CACHED_EVENTS) if after else {}
+        for game_id, last in after.items():
+            game = games[game_id]
+            with game.changed:
+                if game.start != -1 and game.last == last:  # not replaced meanwhile by a stream's own read
+                    game.add(new.get(game_id, []))
+                game.changed.notify_all()
+            for subscriber in self._subscribers:
+                subscriber(game_id)
+        if sum(map(len, new.values())) == CACHED_EVENTS:  # the answer was cut short: read them all again
+            for game_id in after:
+                self.notice(game_id)
 
 
 class Watch:
@@ -161,7 +180,7 @@ class Watch:
             covered = game.start != -1 and after >= game.start
             newer = [event for event in game.events if event.id > after] if covered else []
         if not covered:  # starting, or behind the cache: read for itself, then have the reader look again
-            newer = self._hub._read(self._game_id, after, CACHED_EVENTS)
+            newer = self._hub._read({self._game_id: after}, CACHED_EVENTS).get(self._game_id, [])
             with game.changed:
                 if game.start == -1 and len(newer) < CACHED_EVENTS:
                     game.start, game.events = after, list(newer)

@@ -10,11 +10,11 @@ where a statement costs no round trip, as one UPDATE and one or two INSERTs.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any, cast
 
-from sqlalchemy import Connection, Row, Table, bindparam, case, insert, select, text, update
+from sqlalchemy import Connection, Row, Table, and_, bindparam, case, insert, or_, select, text, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.sql.elements import TextClause
 
@@ -151,13 +151,6 @@ _INSERT_SEATS = _insert(SEATS, ("game_id", *_SEAT_COLUMNS))
 _INSERT_ACTIONS = _insert(ACTIONS, ("game_id", *ACTION_COLUMNS))
 _INSERT_TRICKS = _insert(TRICKS, ("game_id", *TRICK_COLUMNS))
 _INSERT_EVENTS = _insert(EVENTS, ("game_id", *EVENT_COLUMNS))
-# A stream reads a game's new events on every change (see service.events): the driver's cursor.
-_SELECT_EVENTS = Prepared(
-    select(*(EVENTS.c[name] for name in EVENT_COLUMNS))
-    .where(EVENTS.c.game_id == bindparam("game_id"), EVENTS.c.id > bindparam("after"))
-    .order_by(EVENTS.c.id)
-    .limit(bindparam("limit"))
-)
 _GAME_WIDTH = len(_GAME_COLUMNS)
 
 
@@ -297,10 +290,20 @@ class GameRepository:
         )
         return [StoredTrick(*row) for row in self.connection.execute(query)]
 
-    def list_events(self, game_id: str, *, after: int, limit: int) -> list[StoredEvent]:
-        """Events numbered after ``after``, oldest first: every seat's (the feed filters them)."""
-        values = {"game_id": game_id, "after": after, "limit": limit}
-        return [StoredEvent(*row) for row in _SELECT_EVENTS.run(self.connection, values).all()]
+    def list_new_events(self, after: Mapping[str, int], *, limit: int) -> list[tuple[str, StoredEvent]]:
+        """Each game's events numbered after its own ``after[game_id]``, in one statement (one range
+        of the primary key per game): ``(game_id, event)`` pairs by game, then oldest first, at most
+        ``limit`` of them in all."""
+        if not after:
+            return []
+        ranges = [and_(EVENTS.c.game_id == game_id, EVENTS.c.id > last) for game_id, last in after.items()]
+        statement = (
+            select(EVENTS.c.game_id, *(EVENTS.c[name] for name in EVENT_COLUMNS))
+            .where(or_(*ranges))
+            .order_by(EVENTS.c.game_id, EVENTS.c.id)
+            .limit(limit)
+        )
+        return [(row[0], StoredEvent(*row[1:])) for row in self.connection.execute(statement)]
 
 
 def _stored_game(row: Sequence[Any]) -> StoredGame:

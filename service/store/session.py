@@ -15,7 +15,7 @@ A save that added events tells the other processes once it has committed (:mod:`
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -123,10 +123,16 @@ class StoreSession:
         """Up to ``limit`` completed tricks numbered after ``after``, oldest first."""
         return self._repository.list_tricks(game_id, after=after, limit=limit)
 
-    def events(self, game_id: str, *, after: int, limit: int) -> list[StoredEvent]:
-        """Up to ``limit`` events numbered after ``after``, oldest first, every seat's: public ones and
-        private ones (the feed gives each to its seat alone). One statement."""
-        return self._repository.list_events(game_id, after=after, limit=limit)
+    def new_events(self, after: Mapping[str, int], *, limit: int) -> dict[str, list[StoredEvent]]:
+        """Several games' events at once, each game's numbered after ``after[game_id]``, oldest
+        first: at most ``limit`` in all (a game missing from the answer has none, unless the answer
+        holds ``limit`` events). One statement, however many games."""
+        new: dict[str, list[StoredEvent]] = {}
+        with self._db.begin(self._repository.connection, write=False, one_statement=True):
+            rows = self._repository.list_new_events(after, limit=limit)
+        for game_id, event in rows:
+            new.setdefault(game_id, []).append(event)
+        return new
 
     def games(self, *, status: str | None, before_id: str | None, limit: int) -> list[StoredGame]:
         """Up to ``limit`` games newest first, with ids before ``before_id``, of one ``status`` if given."""

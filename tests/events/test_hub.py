@@ -1,0 +1,93 @@
+"""The hub's reader: every game changed since its last read in one read, then each game's streams woken."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping
+from datetime import UTC, datetime
+
+from service.events.hub import CACHED_EVENTS, Hub
+from service.store import StoredEvent
+
+WAIT_SECONDS = 10
+
+
+def _event(number: int) -> StoredEvent:
+    return StoredEvent(number, "card_played", number, None, "{}", datetime.now(UTC))
+
+
+class Database:
+    """Each game's events, and a record of every read the hub made."""
+
+    def __init__(self, games: dict[str, int]) -> None:
+        self.games = games  # game -> number of events
+        self.reads: list[dict[str, int]] = []
+        self.lock = threading.Lock()
+
+    def read(self, after: Mapping[str, int], limit: int) -> dict[str, list[StoredEvent]]:
+        with self.lock:
+            self.reads.append(dict(after))
+            new = {game: [_event(n) for n in range(last + 1, self.games[game] + 1)] for game, last in after.items()}
+        cut: dict[str, list[StoredEvent]] = {}
+        for game, events in new.items():  # at most ``limit`` in all, as the store answers
+            if events and limit > 0:
+                cut[game], limit = events[:limit], limit - len(events[:limit])
+        return cut
+
+
+def test_one_read_for_every_changed_game_then_one_wake_per_game() -> None:
+    database = Database({f"g{n}": 1 for n in range(20)})
+    hub = Hub(database.read, max_streams=100)
+    told: list[str | None] = []
+    woken = threading.Event()
+
+    def subscriber(game: str | None) -> None:
+        told.append(game)
+        if len(told) == 20:
+            woken.set()
+
+    hub.subscribe(subscriber)
+    with _watching(hub, list(database.games)) as watches:
+        for watch in watches.values():  # each stream's first take reads for itself and fills the cache
+            assert [event.id for event in watch.take(0, None)[0]] == [1]
+        woken.wait(WAIT_SECONDS)  # those takes asked the reader to look again
+        database.reads.clear(), told.clear(), woken.clear()
+        with hub._lock:  # hold the reader back until every game is marked changed
+            for game in database.games:
+                database.games[game] = 3
+                hub.notice(game)
+        assert woken.wait(WAIT_SECONDS)
+        assert database.reads == [{game: 1 for game in database.games}]  # one read, each game after its last
+        assert sorted(told) == sorted(database.games)
+        for watch in watches.values():
+            assert watch.wait(1, 0) and [event.id for event in watch.take(1, None)[0]] == [2, 3]
+    hub.close()
+
+
+def test_an_answer_cut_at_the_limit_is_read_again_until_complete() -> None:
+    database = Database({"big": 1, "small": 1})
+    hub = Hub(database.read, max_streams=10)
+    with _watching(hub, ["big", "small"]) as watches:
+        for watch in watches.values():
+            watch.take(0, None)
+        database.games.update(big=CACHED_EVENTS + 5, small=4)
+        hub.notice("big"), hub.notice("small")
+        assert watches["small"].wait(3, WAIT_SECONDS) and watches["big"].wait(CACHED_EVENTS + 4, WAIT_SECONDS)
+        events, last = watches["small"].take(1, None)
+        assert [event.id for event in events] == [2, 3, 4] and last == 4
+    hub.close()
+
+
+class _watching:
+    """Watch each of ``games`` in one stream slot until the block ends."""
+
+    def __init__(self, hub: Hub, games: list[str]) -> None:
+        self._contexts = [hub.watch(game) for game in games]
+        self._games = games
+
+    def __enter__(self):  # type: ignore[no-untyped-def]
+        return {game: context.__enter__() for game, context in zip(self._games, self._contexts, strict=True)}
+
+    def __exit__(self, *exc: object) -> None:
+        for context in self._contexts:
+            context.__exit__(None, None, None)

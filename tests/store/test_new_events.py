@@ -1,0 +1,46 @@
+"""``StoreSession.new_events``: several games' new events in one statement, each after its own id."""
+
+from __future__ import annotations
+
+from flask import Flask
+
+from service.store import GameStore
+
+
+def _store(app: Flask) -> GameStore:
+    return GameStore(app.extensions["coins.db"])
+
+
+def _all_events(store: GameStore, game_id: str) -> list[int]:
+    with store.session(keep=False) as session:
+        return [event.id for event in session.new_events({game_id: 0}, limit=1000).get(game_id, [])]
+
+
+def test_each_game_gets_its_events_after_its_own_id(app: Flask, new_table) -> None:
+    dealt, caught_up, quiet = new_table(seed="a"), new_table(seed="b"), new_table(seed="c")
+    for table in (dealt, caught_up):  # a deal: a public event and one private event per seat
+        assert table.deal().status_code == 201
+    store = _store(app)
+    dealt_ids, caught_up_ids = _all_events(store, dealt.id), _all_events(store, caught_up.id)
+    assert dealt_ids == list(range(1, len(dealt_ids) + 1)) and len(dealt_ids) >= 4
+    assert _all_events(store, quiet.id) == []  # a new game has saved no event yet
+
+    with store.session(keep=False) as session:
+        new = session.new_events({dealt.id: 1, caught_up.id: caught_up_ids[-1], quiet.id: 0}, limit=1000)
+    assert [event.id for event in new[dealt.id]] == dealt_ids[1:]  # after 1, oldest first
+    assert caught_up.id not in new and quiet.id not in new  # nothing after their ids
+    private = [event for event in new[dealt.id] if event.seat is not None]
+    assert sorted(event.seat for event in private) == [0, 1, 2]  # every seat's: the feed filters them
+
+
+def test_the_limit_counts_every_game_and_nothing_is_skipped_within_one(app: Flask, new_table) -> None:
+    first, second = new_table(seed="d"), new_table(seed="e")
+    first.deal(), second.deal()
+    store = _store(app)
+    total = len(_all_events(store, first.id)) + len(_all_events(store, second.id))
+    with store.session(keep=False) as session:
+        cut = session.new_events({first.id: 0, second.id: 0}, limit=total - 1)
+        assert session.new_events({}, limit=10) == {}
+    assert sum(map(len, cut.values())) == total - 1
+    for events in cut.values():  # what is there of a game is its oldest events, none missing
+        assert [event.id for event in events] == list(range(1, len(events) + 1))

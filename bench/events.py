@@ -176,6 +176,7 @@ def gunicorn(name: str, database_url: str, workdir: Path, env: dict[str, str], l
         "DATABASE_URL": database_url,
         "LOG_LEVEL": log_level,
         "PYTHONPATH": str(REPO),
+        "RATE_LIMITS": "off",  # one address creating 100 games and playing them: far past the limits
     }
     environment.pop("PROMETHEUS_MULTIPROC_DIR", None)  # gunicorn.conf.py makes a fresh one
     log = workdir / f"{name}-{port}.log"

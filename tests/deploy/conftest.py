@@ -8,7 +8,7 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -113,24 +113,27 @@ def running_server(
     cwd: Path | None = None,
     workers: int = 2,
     database_url: str | None = None,
+    env: Mapping[str, str] | None = None,
 ) -> Iterator[Server]:
     """A server on a free loopback port and a new SQLite database (unless ``database_url`` names
-    one): by default the container's command in a replica of the image's /app."""
+    one): by default the container's command in a replica of the image's /app. ``env`` adds or
+    overrides settings (``RATE_LIMITS=off`` for a load test)."""
     port = free_port()
     venv_bin = str(Path(sys.executable).parent)
-    env = {key: value for key, value in os.environ.items() if key not in SERVER_VARIABLES}
-    env.update(
-        PATH=f"{venv_bin}{os.pathsep}{env.get('PATH', '/usr/bin:/bin')}",
+    settings = {key: value for key, value in os.environ.items() if key not in SERVER_VARIABLES}
+    settings.update(
+        PATH=f"{venv_bin}{os.pathsep}{settings.get('PATH', '/usr/bin:/bin')}",
         DATABASE_URL=database_url or f"sqlite:///{directory / 'coins.sqlite3'}",
         PORT=str(port),  # what the image's HEALTHCHECK reads
         BIND=f"127.0.0.1:{port}",  # the image listens on 0.0.0.0:$PORT; a test stays on loopback
         WEB_CONCURRENCY=str(workers),
         LOG_LEVEL="WARNING",
     )
+    settings.update(env or {})
     with serve(
         command or dockerfile_command(),
         port=port,
-        env=env,
+        env=settings,
         cwd=cwd or image_app_dir(directory),
         log=directory / "server.log",
         ready_path="/healthz",

@@ -87,7 +87,7 @@ def _keep(response: Response) -> Response:
         else:
             headers = tuple((name, response.headers[name]) for name in KEPT_HEADERS if name in response.headers)
             keys.complete(claim, SavedResponse(response.status_code, headers, response.get_data()))
-    except Exception as error:  # the answer stands; a retry finds the key running until it goes stale
+    except Exception as error:  # the answer stands (a write the database refuses is owed, see IdempotencyKeys)
         log.warning("could not keep the response of an idempotency key: %s", type(error).__name__)
     return response
 

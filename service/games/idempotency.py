@@ -11,6 +11,8 @@ secrets:
 
 A key is kept ``hours`` (at least 24). A key whose request is still ``running`` after
 ``STALE_SECONDS`` belonged to a request that died with its worker: a retry may take it over.
+A completion or release the database refuses (it went down during the request) is owed: the
+process writes it before its next claim, so the key is not left ``running`` by an outage.
 Expired keys are deleted by ``coins-purge`` (:mod:`service.store.purge`), and a few at a time, now
 and then, by the processes that claim keys.
 """
@@ -20,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import logging
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -35,6 +38,7 @@ log = logging.getLogger(__name__)
 STALE_SECONDS = 600  # longer than any request runs: gunicorn's gthread workers bound none by itself
 PURGE_EVERY = 100  # claims of one process between deletions of expired keys
 PURGE_LIMIT = 500  # keys deleted at most each time
+MAX_OWED = 1000  # completions and releases a process keeps owing while its database is down; older ones go stale
 
 
 class KeyInUse(ServiceError):
@@ -79,11 +83,14 @@ class IdempotencyKeys:
         self.lifetime = timedelta(hours=hours)
         self.clock = clock
         self._claims = itertools.count(1)
+        self._owed: list[tuple[KeyClaim, tuple[int, bytes] | None]] = []  # completions (status, sealed) and releases
+        self._owed_lock = threading.Lock()
 
     def claim(self, scope: str, key: str, fingerprint: str) -> KeyClaim | SavedResponse:
         """The claim of a key seen for the first time (or expired); the first response for a retry.
         Raises :class:`KeyReused` for another request's key, :class:`KeyInUse` while its first
         request is running."""
+        self._pay_owed()
         now = self.clock()
         claim = KeyClaim(_hash(b"scope", scope), _hash(b"key", key), _secret(scope, key))
         kept = self._store.claim(
@@ -105,12 +112,43 @@ class IdempotencyKeys:
         return _open(kept.status, kept.response, claim.secret)
 
     def complete(self, claim: KeyClaim, response: SavedResponse) -> None:
-        """Keep ``response`` for the retries of the claimed key."""
-        self._store.complete(claim.scope, claim.key, response.status, _seal(response, claim.secret))
+        """Keep ``response`` for the retries of the claimed key (owed if the database refuses it now)."""
+        self._finish(claim, (response.status, _seal(response, claim.secret)))
 
     def release(self, claim: KeyClaim) -> None:
-        """Forget a claimed key whose request failed: its retry runs afresh."""
-        self._store.release(claim.scope, claim.key)
+        """Forget a claimed key whose request failed: its retry runs afresh (owed if the database refuses it now)."""
+        self._finish(claim, None)
+
+    def _finish(self, claim: KeyClaim, kept: tuple[int, bytes] | None) -> None:
+        try:
+            self._write(claim, kept)
+        except Exception as error:
+            log.warning("could not finish an idempotency key, owed until the next claim: %s", type(error).__name__)
+            with self._owed_lock:
+                self._owed.append((claim, kept))
+                del self._owed[:-MAX_OWED]
+
+    def _write(self, claim: KeyClaim, kept: tuple[int, bytes] | None) -> None:
+        if kept is None:
+            self._store.release(claim.scope, claim.key)
+        else:
+            self._store.complete(claim.scope, claim.key, *kept)
+
+    def _pay_owed(self) -> None:
+        """Write the completions and releases owed, oldest first, until one fails (the rest wait)."""
+        if not self._owed:  # the usual case, without the lock
+            return
+        with self._owed_lock:
+            owed, self._owed = self._owed, []
+        for done, (claim, kept) in enumerate(owed):
+            try:
+                self._write(claim, kept)
+            except Exception as error:
+                log.warning("could not finish an owed idempotency key: %s", type(error).__name__)
+                with self._owed_lock:
+                    self._owed[:0] = owed[done:]
+                    del self._owed[:-MAX_OWED]
+                return
 
     def purge(self, now: datetime | None = None, *, limit: int = PURGE_LIMIT) -> int:
         """Delete up to ``limit`` expired keys (a failure is logged: the next purge tries again)."""

@@ -10,6 +10,7 @@ where a statement costs no round trip, as one UPDATE and one or two INSERTs.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any, cast
@@ -151,6 +152,8 @@ _INSERT_SEATS = _insert(SEATS, ("game_id", *_SEAT_COLUMNS))
 _INSERT_ACTIONS = _insert(ACTIONS, ("game_id", *ACTION_COLUMNS))
 _INSERT_TRICKS = _insert(TRICKS, ("game_id", *TRICK_COLUMNS))
 _INSERT_EVENTS = _insert(EVENTS, ("game_id", *EVENT_COLUMNS))
+NEW_EVENTS_GAMES = 64  # games per statement of list_new_events
+_NEW_EVENTS_SIZES = (1, 4, 16, NEW_EVENTS_GAMES)  # a statement's ranges: a batch is padded to the next
 _GAME_WIDTH = len(_GAME_COLUMNS)
 
 
@@ -291,19 +294,38 @@ class GameRepository:
         return [StoredTrick(*row) for row in self.connection.execute(query)]
 
     def list_new_events(self, after: Mapping[str, int], *, limit: int) -> list[tuple[str, StoredEvent]]:
-        """Each game's events numbered after its own ``after[game_id]``, in one statement (one range
-        of the primary key per game): ``(game_id, event)`` pairs by game, then oldest first, at most
-        ``limit`` of them in all."""
-        if not after:
-            return []
-        ranges = [and_(EVENTS.c.game_id == game_id, EVENTS.c.id > last) for game_id, last in after.items()]
-        statement = (
-            select(EVENTS.c.game_id, *(EVENTS.c[name] for name in EVENT_COLUMNS))
-            .where(or_(*ranges))
-            .order_by(EVENTS.c.game_id, EVENTS.c.id)
-            .limit(limit)
-        )
-        return [(row[0], StoredEvent(*row[1:])) for row in self.connection.execute(statement)]
+        """Each game's events numbered after its own ``after[game_id]`` (one range of the primary key
+        per game): ``(game_id, event)`` pairs by game, then oldest first, at most ``limit`` in all.
+        One statement for up to :data:`NEW_EVENTS_GAMES` games."""
+        ranges = list(after.items())
+        found: list[tuple[str, StoredEvent]] = []
+        for start in range(0, len(ranges), NEW_EVENTS_GAMES):
+            chunk = ranges[start : start + NEW_EVENTS_GAMES]
+            size = next(size for size in _NEW_EVENTS_SIZES if size >= len(chunk))
+            chunk += chunk[-1:] * (size - len(chunk))  # a range given twice selects nothing more
+            values: dict[str, Any] = {"limit": limit - len(found)}
+            for number, (game_id, last) in enumerate(chunk):
+                values[f"game_{number}"], values[f"after_{number}"] = game_id, last
+            rows = _select_new_events(size).run(self.connection, values).all()
+            found += [(row[0], StoredEvent(*row[1:])) for row in rows]
+            if len(found) >= limit:
+                break
+        return found
+
+
+@functools.cache
+def _select_new_events(size: int) -> Prepared:
+    """The new events of ``size`` games, each after its own id (bind parameters ``game_N``,
+    ``after_N``, ``limit``). The few sizes of :data:`_NEW_EVENTS_SIZES` are compiled once each, and
+    run on the driver's cursor: the hub reads on every change of a watched game."""
+    ranges = [
+        and_(EVENTS.c.game_id == bindparam(f"game_{number}"), EVENTS.c.id > bindparam(f"after_{number}"))
+        for number in range(size)
+    ]
+    columns = (EVENTS.c.game_id, *(EVENTS.c[name] for name in EVENT_COLUMNS))
+    return Prepared(
+        select(*columns).where(or_(*ranges)).order_by(EVENTS.c.game_id, EVENTS.c.id).limit(bindparam("limit"))
+    )
 
 
 def _stored_game(row: Sequence[Any]) -> StoredGame:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from flask import Flask
 
-from service.store import GameStore
+from service.store import GameStore, repository
 
 
 def _store(app: Flask) -> GameStore:
@@ -44,3 +44,21 @@ def test_the_limit_counts_every_game_and_nothing_is_skipped_within_one(app: Flas
     assert sum(map(len, cut.values())) == total - 1
     for events in cut.values():  # what is there of a game is its oldest events, none missing
         assert [event.id for event in events] == list(range(1, len(events) + 1))
+
+
+def test_more_games_than_one_statement_takes_are_read_in_several(app: Flask, new_table, monkeypatch) -> None:
+    """Batches are padded to a few statement sizes and split past the largest: shrink them to see it."""
+    monkeypatch.setattr(repository, "NEW_EVENTS_GAMES", 2)
+    monkeypatch.setattr(repository, "_NEW_EVENTS_SIZES", (1, 2))
+    tables = [new_table(seed=f"s{number}") for number in range(5)]
+    for table in tables:
+        table.deal()
+    store = _store(app)
+    every = {table.id: _all_events(store, table.id) for table in tables}
+    with store.session(keep=False) as session:
+        new = session.new_events({table.id: 1 for table in tables}, limit=1000)
+        cut = session.new_events({table.id: 1 for table in tables}, limit=5)
+    assert {game: [event.id for event in events] for game, events in new.items()} == {
+        game: ids[1:] for game, ids in every.items()
+    }
+    assert sum(map(len, cut.values())) == 5  # the limit holds across the statements

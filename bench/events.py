@@ -564,6 +564,12 @@ async def drained(server: Server, seconds: float) -> tuple[float, dict[str, int]
 # The first rule whose pattern occurs in a sample's stack takes it (py-spy's raw format: one
 # folded stack per line, outermost frame first, then the count).
 PARTS: list[tuple[str, str]] = [
+    ("hub reader: reads the changed games' new events (database)", r"_read_changes \(.*_read \("),
+    ("hub reader: the rest (cache, wakes)", r"_read_changes \("),
+    ("stream writer: takes and filters each stream's events", r"stream_writer\.py.*take \("),
+    ("stream writer: sends to the sockets", r"stream_writer\.py.*_flush \("),
+    ("stream writer: the rest (frames, loop)", r"service/api/stream_writer\.py"),
+    ("stream thread: idle look at the game", r"frames \(service/api/events\.py.*look_at \("),
     ("stream: gunicorn writes the frame to the socket", r"frames \(service/api/events\.py.*;(sendall|write) \("),
     (
         "stream: hub reads the game's new events (database)",

@@ -14,7 +14,7 @@ from .api.context import EXTENSION
 from .api.cors import init_cors
 from .api.docs import configure_docs
 from .api.event_schemas import render_event
-from .api.events import FEED_EXTENSION
+from .api.events import init_feed
 from .api.guards import init_guards
 from .api.idempotency import init_idempotency
 from .api.jsonprovider import FastJSONProvider
@@ -78,8 +78,11 @@ def create_app(settings: Settings | None = None) -> Flask:
     store = GameStore(db, notifications_for(db, listen_url=settings.database_listen_url or None))
     games = GameService(store, render_event)
     app.extensions[EXTENSION] = games
-    app.extensions[FEED_EXTENSION] = EventFeed(
-        games, store, max_streams=settings.streams_per_worker, idle_seconds=settings.stream_heartbeat_seconds
+    init_feed(
+        app,
+        EventFeed(
+            games, store, max_streams=settings.streams_per_worker, idle_seconds=settings.stream_heartbeat_seconds
+        ),
     )
 
     @app.before_request

@@ -6,7 +6,7 @@ import contextlib
 from collections.abc import Iterator
 from typing import Any
 
-from flask import Response, current_app, request
+from flask import Flask, Response, current_app, request
 from flask.views import MethodView
 
 from ..events import EventFeed, Item, Reader, StreamsFull
@@ -14,12 +14,14 @@ from .common import Blueprint, bearer_token
 from .context import GAME_ID
 from .event_schemas import EventPageSchema, EventsQuerySchema
 from .problems import RETRY_AFTER_SECONDS, Problem
+from .stream_writer import StreamWriter, writable_socket
 
-__all__ = ["FEED_EXTENSION", "blp"]
+__all__ = ["FEED_EXTENSION", "blp", "init_feed"]
 
 blp = Blueprint("events", __name__, url_prefix="/v1/games", description="Follow a game as it changes.")
 
 FEED_EXTENSION = "coins.feed"
+WRITER_EXTENSION = "coins.stream_writer"
 HEARTBEAT_SECONDS = 15  # the default of STREAM_HEARTBEAT_SECONDS: the contract wants one at least every 20 s
 RETRY_MILLISECONDS = 2000  # what EventSource waits before it reconnects
 EVENT_STREAM = "text/event-stream"
@@ -30,6 +32,12 @@ increasing: send the last one back as `Last-Event-ID` to resume), an `event:` (i
 `data:` line holding one `FeedEvent`. The stream starts with the `game` event (the whole state)
 unless it resumes, ends after `game_finished`, and sends a comment line when idle (every
 {HEARTBEAT_SECONDS} seconds by default, always under 20)."""
+
+
+def init_feed(app: Flask, event_feed: EventFeed) -> None:
+    """Serve ``event_feed``'s readers, and their streams through the process's :class:`.StreamWriter`."""
+    app.extensions[FEED_EXTENSION] = event_feed
+    app.extensions[WRITER_EXTENSION] = StreamWriter(event_feed.hub, _frame, heartbeat=event_feed.idle_seconds)
 
 
 def feed() -> EventFeed:
@@ -109,17 +117,23 @@ def _page(reader: Reader, wait: int) -> Response:
 
 
 def _stream(reader: Reader, opened: contextlib.ExitStack, heartbeat: float) -> Response:
+    """The stream: its first events through the server; then, where the process's writer can take
+    the socket over (:mod:`.stream_writer`), from that writer, else from this thread."""
+    sock = writable_socket(request.environ)
+    writer: StreamWriter = current_app.extensions[WRITER_EXTENSION]
+
     def frames() -> Iterator[str]:
         with opened:  # the stream's slot is given back when the client goes (or the game ends)
-            yield f"retry: {RETRY_MILLISECONDS}\n\n"
             items = reader.first()
-            while True:
+            yield f"retry: {RETRY_MILLISECONDS}\n\n" + "".join(_frame(item) for item in items)
+            if sock is not None and not (reader.finished or reader.closing):
+                writer.serve(sock, reader)  # returns when the stream has ended
+                return
+            while not (reader.finished or reader.closing):
+                items = reader.next(heartbeat)
                 if items:  # one write for the events of one change (a play can make four)
                     yield "".join(_frame(item) for item in items)
-                if reader.finished or reader.closing:
-                    return
-                items = reader.next(heartbeat)
-                if not items and not reader.finished and not reader.closing:
+                elif not reader.finished and not reader.closing:
                     yield ": keep-alive\n\n"
 
     headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}

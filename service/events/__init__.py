@@ -6,6 +6,6 @@ between the streams of a process; notifications between processes are the store'
 """
 
 from .feed import EventFeed, Item, Reader
-from .hub import StreamsFull
+from .hub import Hub, StreamsFull
 
-__all__ = ["EventFeed", "Item", "Reader", "StreamsFull"]
+__all__ = ["EventFeed", "Hub", "Item", "Reader", "StreamsFull"]

@@ -113,8 +113,8 @@ class Reader:
         after: int | None,
     ) -> None:
         self.seat = seat
+        self.game_id = game_id
         self._feed = feed
-        self._game_id = game_id
         self._watch = watch
         self._last_id = last_id  # the last event when the reader started
         self._was_finished = finished
@@ -124,10 +124,14 @@ class Reader:
         self.owed = _server_moves_next(state)  # the game waits on the server's moves
 
     def first(self) -> list[Item]:
-        """Without ``after``: the ``game`` event (the whole state). Resuming: what follows ``after`` now."""
-        if self._first:
-            first, self._first = self._first, []
-            return first
+        """Without ``after``: the ``game`` event (the whole state), then any event saved since it was
+        read. Resuming: what follows ``after`` now. (This first take, on the reader's own thread,
+        also fills the hub's cache of the game when it is the first to watch it.)"""
+        first, self._first = self._first, []
+        return first + self._take()
+
+    def take(self) -> list[Item]:
+        """The events that came since the last take, without waiting."""
         return self._take()
 
     def next(self, timeout: float) -> list[Item]:
@@ -143,7 +147,7 @@ class Reader:
                 return self._take()
             if self._feed.hub.closing.is_set():
                 return []
-            looked = self._feed.look_at(self._game_id, owed=owed)
+            looked = self._feed.look_at(self.game_id, owed=owed)
             items = self._take(refresh=looked or not owed)
             if items or self.finished or not owed:
                 return items
@@ -151,6 +155,19 @@ class Reader:
     @property
     def closing(self) -> bool:
         return self._feed.hub.closing.is_set()
+
+    @property
+    def pace(self) -> float:
+        """How long this reader waits for news before it looks at the game itself (:meth:`look_at`)."""
+        return SERVER_MOVE_PACE if self.owed else self._feed.idle_seconds
+
+    def look_at(self) -> bool:
+        """Nothing came for :attr:`pace`: read the game as a request would (see :meth:`EventFeed.look_at`)."""
+        return self._feed.look_at(self.game_id, owed=self.owed)
+
+    def ask(self) -> None:
+        """Have the hub read the game again (a notification may have been lost)."""
+        self._watch.ask()
 
     def _take(self, *, refresh: bool = False) -> list[Item]:
         if refresh:  # nothing came for a while: have the hub's reader look at the database again

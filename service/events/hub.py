@@ -35,8 +35,8 @@ log = logging.getLogger(__name__)
 #: Reads several games' events (every seat's), each game's numbered after its own id, at most
 #: ``limit`` in all, in one round trip: ``read({game_id: after, ...}, limit)``.
 ReadEvents = Callable[[Mapping[str, int], int], dict[str, list[StoredEvent]]]
-#: Told, from the reader thread, that a game's cache has new events (``None``: the hub is closing).
-Subscriber = Callable[[str | None], None]
+#: Told, from the reader thread, which games' caches it just brought up to date (``None``: the hub is closing).
+Subscriber = Callable[[list[str] | None], None]
 
 
 class StreamsFull(Exception):
@@ -79,8 +79,8 @@ class Hub:
         self.closing = threading.Event()
 
     def subscribe(self, subscriber: Subscriber) -> None:
-        """Also tell ``subscriber`` each game whose cache the reader brought up to date (after its
-        streams were woken), and ``None`` when the hub closes."""
+        """Also tell ``subscriber`` the games whose caches the reader brought up to date, once per
+        read (after their streams were woken), and ``None`` when the hub closes."""
         self._subscribers.append(subscriber)
 
     def notice(self, game_id: str | None) -> None:
@@ -157,8 +157,8 @@ class Hub:
                 if game.start != -1 and game.last == last:  # not replaced meanwhile by a stream's own read
                     game.add(new.get(game_id, []))
                 game.changed.notify_all()
-            for subscriber in self._subscribers:
-                subscriber(game_id)
+        for subscriber in self._subscribers:
+            subscriber(list(after))
         if sum(map(len, new.values())) == CACHED_EVENTS:  # the answer was cut short: read them all again
             for game_id in after:
                 self.notice(game_id)

@@ -1,0 +1,179 @@
+"""The stream writer: one thread sends every handed-over stream's events, framed as gunicorn frames
+chunks, and ends each stream when its game is over, its client goes or falls too far behind, or
+the process stops. (tests/events/test_streams.py runs it inside gunicorn.)"""
+
+from __future__ import annotations
+
+import socket
+import ssl
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+import pytest
+
+from service.api import stream_writer
+from service.api.stream_writer import StreamWriter, writable_socket
+from service.events import Item
+
+WAIT_SECONDS = 10
+
+
+class FakeHub:
+    """What the writer needs of the hub: to be told which games have news."""
+
+    def __init__(self) -> None:
+        self.tell: Callable[[list[str] | None], None] = lambda games: None
+
+    def subscribe(self, subscriber: Callable[[list[str] | None], None]) -> None:
+        self.tell = subscriber
+
+
+class FakeReader:
+    """A reader whose events the test gives; it records what the writer and the stream's thread ask."""
+
+    def __init__(self, game_id: str = "g1", *, owed: bool = False, pace: float = 60.0) -> None:
+        self.game_id = game_id
+        self.owed = owed
+        self.pace = pace
+        self.finished = False
+        self.waiting: list[Item] = []
+        self.asked = 0
+        self.looked = 0
+
+    def take(self) -> list[Item]:
+        items, self.waiting = self.waiting, []
+        if any(item.type == "game_finished" for item in items):
+            self.finished = True
+        return items
+
+    def ask(self) -> None:
+        self.asked += 1
+
+    def look_at(self) -> bool:
+        self.looked += 1
+        return True
+
+
+def frame(item: Item) -> str:
+    return f"id: {item.id}\ndata: {item.data}\n\n"
+
+
+@contextmanager
+def served(writer: StreamWriter, reader: FakeReader) -> Iterator[tuple[socket.socket, threading.Thread]]:
+    """A TCP connection on loopback whose server end the writer serves; yields the client's end and
+    the stream's thread (alive while the writer has the stream)."""
+    with socket.create_server(("127.0.0.1", 0)) as listener:
+        client = socket.create_connection(listener.getsockname())
+        server, _ = listener.accept()
+    thread = threading.Thread(target=writer.serve, args=(server, reader), daemon=True)
+    thread.start()
+    try:
+        yield client, thread
+    finally:
+        client.close()
+        thread.join(WAIT_SECONDS)
+        server.close()
+
+
+def read_until(client: socket.socket, end: bytes) -> bytes:
+    client.settimeout(WAIT_SECONDS)
+    data = b""
+    while end not in data:
+        chunk = client.recv(65536)
+        assert chunk, f"the connection closed after {data!r}"
+        data += chunk
+    return data
+
+
+def test_news_is_sent_as_chunks_and_a_finished_game_ends_the_stream() -> None:
+    hub, reader = FakeHub(), FakeReader()
+    writer = StreamWriter(hub, frame, heartbeat=60)  # type: ignore[arg-type]
+    with served(writer, reader) as (client, thread):  # type: ignore[arg-type]
+        reader.waiting = [Item(2, "card_played", '{"n":2}'), Item(3, "trick_won", '{"n":3}')]
+        hub.tell(["g1"])
+        body = b'id: 2\ndata: {"n":2}\n\nid: 3\ndata: {"n":3}\n\n'  # the events of one change: one chunk
+        assert read_until(client, body + b"\r\n") == b"%X\r\n" % len(body) + body + b"\r\n"
+        hub.tell(["another game"])  # not this stream's: nothing is taken
+        reader.waiting = [Item(4, "game_finished", "{}")]
+        hub.tell(["g1"])
+        assert read_until(client, b"id: 4\ndata: {}\n\n\r\n") == b"10\r\nid: 4\ndata: {}\n\n\r\n"
+        thread.join(WAIT_SECONDS)
+        assert not thread.is_alive()  # serve returned: the server ends the response
+
+
+def test_a_quiet_stream_gets_a_heartbeat_and_the_hub_is_asked_to_look_again() -> None:
+    hub, reader = FakeHub(), FakeReader()
+    writer = StreamWriter(hub, frame, heartbeat=0.2)  # type: ignore[arg-type]
+    with served(writer, reader) as (client, thread):  # type: ignore[arg-type]
+        assert read_until(client, b": keep-alive\n\n").startswith(b"E\r\n: keep-alive\n\n\r\n")
+        assert reader.asked >= 1
+        writer._tell(None)  # the process stops: every stream ends
+        thread.join(WAIT_SECONDS)
+        assert not thread.is_alive()
+
+
+def test_a_client_that_went_ends_its_stream() -> None:
+    hub, reader = FakeHub(), FakeReader()
+    writer = StreamWriter(hub, frame, heartbeat=0.2)  # type: ignore[arg-type]
+    with served(writer, reader) as (client, thread):  # type: ignore[arg-type]
+        client.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
+        client.close()  # a reset: the next heartbeat's send fails
+        thread.join(WAIT_SECONDS)
+        assert not thread.is_alive()
+
+
+def test_a_client_too_far_behind_is_cut_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(stream_writer, "MAX_PENDING_BYTES", 256 * 1024)
+    hub, reader = FakeHub(), FakeReader()
+    writer = StreamWriter(hub, frame, heartbeat=60)  # type: ignore[arg-type]
+    with served(writer, reader) as (client, thread):  # type: ignore[arg-type]
+        big = "x" * 60_000
+        for number in range(200):  # 12 MB the client never reads: more than the socket buffers hold
+            reader.waiting = [Item(number, "card_played", big)]
+            hub.tell(["g1"])
+            if not thread.is_alive():
+                break
+            time.sleep(0.005)
+        thread.join(WAIT_SECONDS)
+        assert not thread.is_alive()
+        client.settimeout(WAIT_SECONDS)
+        received = 0
+        while chunk := client.recv(1 << 20):  # what was sent, then the end: the writer shut the socket
+            received += len(chunk)
+        assert 0 < received < 200 * 60_000
+
+
+def test_the_streams_thread_looks_at_a_game_owed_server_moves() -> None:
+    hub, reader = FakeHub(), FakeReader(owed=True, pace=0.05)
+    writer = StreamWriter(hub, frame, heartbeat=60)  # type: ignore[arg-type]
+    with served(writer, reader) as (_, thread):  # type: ignore[arg-type]
+        deadline = time.monotonic() + WAIT_SECONDS
+        while reader.looked < 3 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert reader.looked >= 3  # the bots' moves are made by these reads, at the reader's pace
+        writer._tell(None)
+        thread.join(WAIT_SECONDS)
+
+
+def _tcp_socket() -> socket.socket:
+    return socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+
+
+@pytest.mark.parametrize(
+    ("protocol", "method", "expected"),
+    [("HTTP/1.1", "GET", True), ("HTTP/1.0", "GET", False), ("HTTP/2", "GET", False), ("HTTP/1.1", "HEAD", False)],
+)
+def test_the_writer_takes_only_gunicorns_plain_socket_on_http_1_1(protocol: str, method: str, expected: bool) -> None:
+    with _tcp_socket() as sock:
+        environ = {"gunicorn.socket": sock, "SERVER_PROTOCOL": protocol, "REQUEST_METHOD": method}
+        assert (writable_socket(environ) is sock) is expected
+
+
+def test_no_socket_and_tls_sockets_are_left_to_the_streams_thread() -> None:
+    assert writable_socket({"SERVER_PROTOCOL": "HTTP/1.1", "REQUEST_METHOD": "GET"}) is None  # test client, dev server
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    with _tcp_socket() as plain, context.wrap_socket(plain, server_side=True, do_handshake_on_connect=False) as tls:
+        environ = {"gunicorn.socket": tls, "SERVER_PROTOCOL": "HTTP/1.1", "REQUEST_METHOD": "GET"}
+        assert writable_socket(environ) is None

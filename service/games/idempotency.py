@@ -12,7 +12,8 @@ secrets:
 A key is kept ``hours`` (at least 24). A key whose request is still ``running`` after
 ``STALE_SECONDS`` belonged to a request that died with its worker: a retry may take it over.
 A completion or release the database refuses (it went down during the request) is owed: the
-process writes it before its next claim, so the key is not left ``running`` by an outage.
+process writes it before its next claim, and tries every second meanwhile, so an outage does not
+leave the key ``running``.
 Expired keys are deleted by ``coins-purge`` (:mod:`service.store.purge`), and a few at a time, now
 and then, by the processes that claim keys.
 """
@@ -23,6 +24,7 @@ import hashlib
 import itertools
 import logging
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -39,6 +41,7 @@ STALE_SECONDS = 600  # longer than any request runs: gunicorn's gthread workers 
 PURGE_EVERY = 100  # claims of one process between deletions of expired keys
 PURGE_LIMIT = 500  # keys deleted at most each time
 MAX_OWED = 1000  # completions and releases a process keeps owing while its database is down; older ones go stale
+PAY_EVERY_SECONDS = 1.0  # while a process owes some, it tries them this often (and before each claim)
 
 
 class KeyInUse(ServiceError):
@@ -85,6 +88,8 @@ class IdempotencyKeys:
         self._claims = itertools.count(1)
         self._owed: list[tuple[KeyClaim, tuple[int, bytes] | None]] = []  # completions (status, sealed) and releases
         self._owed_lock = threading.Lock()
+        self._paying = threading.Lock()  # held by the one thread writing what is owed
+        self._payer: threading.Thread | None = None  # runs while something is owed
 
     def claim(self, scope: str, key: str, fingerprint: str) -> KeyClaim | SavedResponse:
         """The claim of a key seen for the first time (or expired); the first response for a retry.
@@ -111,6 +116,11 @@ class IdempotencyKeys:
             raise KeyInUse("the first request with this Idempotency-Key is still running; retry in a moment")
         return _open(kept.status, kept.response, claim.secret)
 
+    @property
+    def owes(self) -> int:
+        """How many completions and releases the database refused that this process still owes."""
+        return len(self._owed)
+
     def complete(self, claim: KeyClaim, response: SavedResponse) -> None:
         """Keep ``response`` for the retries of the claimed key (owed if the database refuses it now)."""
         self._finish(claim, (response.status, _seal(response, claim.secret)))
@@ -123,10 +133,13 @@ class IdempotencyKeys:
         try:
             self._write(claim, kept)
         except Exception as error:
-            log.warning("could not finish an idempotency key, owed until the next claim: %s", type(error).__name__)
+            log.warning("could not finish an idempotency key, owed: %s", type(error).__name__)
             with self._owed_lock:
                 self._owed.append((claim, kept))
                 del self._owed[:-MAX_OWED]
+                if self._payer is None:
+                    self._payer = threading.Thread(target=self._pay_until_paid, name="idempotency-owed", daemon=True)
+                    self._payer.start()
 
     def _write(self, claim: KeyClaim, kept: tuple[int, bytes] | None) -> None:
         if kept is None:
@@ -135,20 +148,35 @@ class IdempotencyKeys:
             self._store.complete(claim.scope, claim.key, *kept)
 
     def _pay_owed(self) -> None:
-        """Write the completions and releases owed, oldest first, until one fails (the rest wait)."""
-        if not self._owed:  # the usual case, without the lock
+        """Write the completions and releases owed, oldest first, until one fails (the rest wait).
+        One thread pays at a time; another finds it paying and goes on."""
+        if not self._owed or not self._paying.acquire(blocking=False):  # the usual case, without a lock
             return
-        with self._owed_lock:
-            owed, self._owed = self._owed, []
-        for done, (claim, kept) in enumerate(owed):
-            try:
-                self._write(claim, kept)
-            except Exception as error:
-                log.warning("could not finish an owed idempotency key: %s", type(error).__name__)
+        try:
+            while True:
                 with self._owed_lock:
-                    self._owed[:0] = owed[done:]
-                    del self._owed[:-MAX_OWED]
-                return
+                    if not self._owed:
+                        return
+                    owed = self._owed[0]
+                try:
+                    self._write(*owed)
+                except Exception as error:
+                    log.warning("could not finish an owed idempotency key: %s", type(error).__name__)
+                    return
+                with self._owed_lock:
+                    if self._owed and self._owed[0] is owed:  # unless MAX_OWED dropped it meanwhile
+                        del self._owed[0]
+        finally:
+            self._paying.release()
+
+    def _pay_until_paid(self) -> None:
+        while True:
+            time.sleep(PAY_EVERY_SECONDS)
+            self._pay_owed()
+            with self._owed_lock:
+                if not self._owed:
+                    self._payer = None
+                    return
 
     def purge(self, now: datetime | None = None, *, limit: int = PURGE_LIMIT) -> int:
         """Delete up to ``limit`` expired keys (a failure is logged: the next purge tries again)."""

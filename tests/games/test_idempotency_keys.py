@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import time
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
 from flask import Flask
 
 from service.games import IdempotencyKeys, KeyClaim, SavedResponse
-from service.games.idempotency import KeyInUse
+from service.games.idempotency import PAY_EVERY_SECONDS, KeyInUse
 from service.store import IdempotencyStore
 
 SCOPE = "token:test"
@@ -77,6 +79,28 @@ def test_owed_writes_wait_while_the_database_stays_down(keys: IdempotencyKeys, f
     flaky.down = False
     assert keys.claim(SCOPE, "k1", FINGERPRINT) == RESPONSE
     assert isinstance(keys.claim(SCOPE, "k2", FINGERPRINT), KeyClaim)
+
+
+def test_owed_writes_are_paid_without_a_claim_once_the_database_is_back(keys: IdempotencyKeys, flaky: FlakyStore):
+    claim = keys.claim(SCOPE, "k1", FINGERPRINT)
+    assert isinstance(claim, KeyClaim)
+    flaky.down = True
+    keys.release(claim)
+    flaky.down = False
+    deadline = time.monotonic() + 10 * PAY_EVERY_SECONDS
+    while keys.owes and time.monotonic() < deadline:  # bounded: the process's own retries
+        time.sleep(0.05)
+    assert not keys.owes
+    now = datetime.now(UTC)
+    taken = flaky.store.claim(  # by another process, at once: the key is free
+        claim.scope,
+        claim.key,
+        FINGERPRINT,
+        now=now,
+        expires_at=now + timedelta(days=1),
+        stale_before=now - timedelta(days=1),
+    )
+    assert taken is None
 
 
 def test_a_key_whose_request_never_finished_stays_in_use(keys: IdempotencyKeys):

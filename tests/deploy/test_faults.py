@@ -4,11 +4,12 @@ Several clients play their own seeded games on a real server (the Dockerfile's c
 POST with an ``Idempotency-Key`` that its retries repeat, while the test SIGKILLs worker processes
 (gunicorn replaces them) or restarts PostgreSQL. Afterwards every game's record replays through the
 engine to exactly the state the game shows, holds every action a client was told succeeded exactly
-once and nothing else, and each client's own model of its game (the engine, fed the client's
-acknowledged actions) is that game.
+once and nothing else, and each client's own model of its game (the engine, fed the actions the
+client knows applied) is that game.
 
 It kills processes and restarts the PostgreSQL named by TEST_DATABASE_URL, so it runs only when
-asked (COINS_FAULT_TEST=1) and alone: .ci/run gives it serial steps of its own.
+asked (COINS_FAULT_TEST=1) and alone: .ci/run gives it serial steps of its own (one on PostgreSQL,
+one on SQLite). It prints what the clients met: connection errors, 503s, retries, replayed answers.
 """
 
 from __future__ import annotations
@@ -459,6 +460,8 @@ def play_through(server: Server, fault: Callable[[Server, list[str]], None], *, 
     )
 
     assert faults, "no fault struck while the clients played: nothing was tested"
+    met = sum(count for what, count in tally.counts.items() if what == "connection errors" or what[0] == "5")
+    assert met, "no request met a fault: nothing was tested"
     assert not any(thread.is_alive() for thread in threads), "a client did not stop"
     problems = [f"client {player.number}: {problem}" for player in players for problem in player.problems]
     assert not problems, "\n".join(problems)

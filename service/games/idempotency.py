@@ -40,7 +40,8 @@ log = logging.getLogger(__name__)
 STALE_SECONDS = 600  # longer than any request runs: gunicorn's gthread workers bound none by itself
 PURGE_EVERY = 100  # claims of one process between deletions of expired keys
 PURGE_LIMIT = 500  # keys deleted at most each time
-MAX_OWED = 1000  # completions and releases a process keeps owing while its database is down; older ones go stale
+MAX_OWED = 1000  # completions and releases a process keeps owing while its database is down; older ones go stale,
+# as does one owed for STALE_SECONDS (a retry takes its key over by then)
 PAY_EVERY_SECONDS = 1.0  # while a process owes some, it tries them this often (and before each claim)
 
 
@@ -86,7 +87,8 @@ class IdempotencyKeys:
         self.lifetime = timedelta(hours=hours)
         self.clock = clock
         self._claims = itertools.count(1)
-        self._owed: list[tuple[KeyClaim, tuple[int, bytes] | None]] = []  # completions (status, sealed) and releases
+        # completions (status, sealed) and releases, with when they were first refused (time.monotonic)
+        self._owed: list[tuple[KeyClaim, tuple[int, bytes] | None, float]] = []
         self._owed_lock = threading.Lock()
         self._paying = threading.Lock()  # held by the one thread writing what is owed
         self._payer: threading.Thread | None = None  # runs while something is owed
@@ -135,7 +137,7 @@ class IdempotencyKeys:
         except Exception as error:
             log.warning("could not finish an idempotency key, owed: %s", type(error).__name__)
             with self._owed_lock:
-                self._owed.append((claim, kept))
+                self._owed.append((claim, kept, time.monotonic()))
                 del self._owed[:-MAX_OWED]
                 if self._payer is None:
                     self._payer = threading.Thread(target=self._pay_until_paid, name="idempotency-owed", daemon=True)
@@ -155,11 +157,13 @@ class IdempotencyKeys:
         try:
             while True:
                 with self._owed_lock:
+                    while self._owed and self._owed[0][2] < time.monotonic() - STALE_SECONDS:
+                        del self._owed[0]
                     if not self._owed:
                         return
                     owed = self._owed[0]
                 try:
-                    self._write(*owed)
+                    self._write(owed[0], owed[1])
                 except Exception as error:
                     log.warning("could not finish an owed idempotency key: %s", type(error).__name__)
                     return

@@ -1,4 +1,4 @@
-"""Idempotency keys through a database outage: a completion or release it refuses is written before the next claim."""
+"""Idempotency keys through a database outage: a completion or release it refuses is owed, and written once it is back."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from flask import Flask
 
-from service.games import IdempotencyKeys, KeyClaim, SavedResponse
+from service.games import IdempotencyKeys, KeyClaim, SavedResponse, idempotency
 from service.games.idempotency import PAY_EVERY_SECONDS, KeyInUse
 from service.store import IdempotencyStore
 
@@ -101,6 +101,20 @@ def test_owed_writes_are_paid_without_a_claim_once_the_database_is_back(keys: Id
         stale_before=now - timedelta(days=1),
     )
     assert taken is None
+
+
+def test_what_is_owed_past_the_stale_time_is_dropped(keys: IdempotencyKeys, flaky: FlakyStore, monkeypatch):
+    claim = keys.claim(SCOPE, "k1", FINGERPRINT)
+    assert isinstance(claim, KeyClaim)
+    flaky.down = True
+    keys.release(claim)
+    monkeypatch.setattr(idempotency, "STALE_SECONDS", 0)  # by now a retry would take the key over
+    flaky.down = False
+    assert isinstance(keys.claim(SCOPE, "k2", FINGERPRINT), KeyClaim)
+    assert not keys.owes
+    monkeypatch.undo()
+    with pytest.raises(KeyInUse):  # not released: a retry takes the stale key over instead
+        keys.claim(SCOPE, "k1", FINGERPRINT)
 
 
 def test_a_key_whose_request_never_finished_stays_in_use(keys: IdempotencyKeys):

@@ -14,6 +14,7 @@ bots watched by spectators plays on at a steady pace.
 
 from __future__ import annotations
 
+import functools
 import os
 import threading
 import time
@@ -182,6 +183,7 @@ class Reader:
         return [Item(event.id, event.type, event.data) for event in events]
 
 
+@functools.lru_cache(maxsize=1024)  # every stream of the game asks of the same event: parse it once
 def _server_moves_next(data: str) -> bool:
     """Whether an event (its JSON text) shows the server to move next: a bot's turn, or an auto-deal."""
     try:

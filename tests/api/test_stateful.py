@@ -40,10 +40,10 @@ from tests.support.model_reads import (
     read_unchanged,
 )
 
-# Some 10 to 30 s per database on this project's 2-core machines (a failure's shrinking takes up to
-# 5 minutes more: each example is a fresh app). derandomize in CI: both databases and every run there try the same examples, so a red CI run is
-# reproducible as it stands; a developer's runs explore new ones (and replay a failure found, from
-# the local example database).
+# Some 10 to 30 s per database on this project's 2-core machines (a failure's shrinking takes up
+# to 5 minutes more: each example is a fresh app). derandomize in CI: both databases and every run
+# there try the same examples, so a red CI run is reproducible as it stands; a developer's runs
+# explore new ones (and replay a failure found, from the local example database).
 STATEFUL = settings(
     max_examples=40,
     stateful_step_count=50,

@@ -59,7 +59,8 @@ BOTS = ("random", "basic")
 STATUS = {
     "missing_token": 401, "invalid_token": 401, "not_dealer": 403, "not_your_seat": 403,
     "seats_full": 409, "seat_taken": 409, "seats_open": 409, "hand_in_progress": 409,
-    "no_hand_in_progress": 409, "not_your_turn": 409, "game_finished": 409, "card_not_in_hand": 422,
+    "no_hand_in_progress": 409, "not_your_turn": 409, "game_finished": 409, "precondition_failed": 412,
+    "card_not_in_hand": 422,
 }  # fmt: skip
 
 names = st.sampled_from(["Ana", "Bo", "Cy", "Dee"])
@@ -80,6 +81,7 @@ new_games = st.fixed_dictionaries(
 retries = st.sampled_from(["once", "retried", "key_reused"])
 callers = st.integers(0, 7)  # which of a game's callers (see ApiMachine.caller)
 acting = st.sampled_from(["to_act", "another", "anyone"])  # who deals or plays (see ApiMachine.chosen)
+guards = st.sampled_from([None, None, "current", "stale"])  # If-Match: none, the game's ETag, an older one
 READS = ("game", "unchanged", "hands", "scores", "tricks", "record", "events", "events_as_seat")
 
 
@@ -107,6 +109,7 @@ class ApiMachine(RuleBasedStateMachine):
     @precondition(lambda self: len(self.models) < MAX_GAMES)
     @rule(target=games, body=new_games, retry=retries)
     def create(self, body: Json, retry: str) -> GameModel:
+        """Create a game: a token for each person, and one game however often the POST is retried."""
         response = self.post("/v1/games", body, None, retry)
         created = ok(response, 201)
         assert response.headers["Location"] == f"/v1/games/{created['id']}"
@@ -120,8 +123,18 @@ class ApiMachine(RuleBasedStateMachine):
         catch_up(self.client, model)
         return model
 
-    @rule(game=games, name=names, age=ages, seat=st.none() | st.sampled_from([0, 1, 2]), retry=retries)
-    def join(self, game: GameModel, name: str, age: int | None, seat: int | None, retry: str) -> None:
+    @rule(
+        game=games,
+        anywhere=st.booleans(),
+        name=names,
+        age=ages,
+        seat=st.none() | st.sampled_from([0, 1, 2]),
+        retry=retries,
+    )
+    def join(self, game: GameModel, anywhere: bool, name: str, age: int | None, seat: int | None, retry: str) -> None:
+        """Join ``game``, or unless ``anywhere``, the first game with an open seat if it has none."""
+        if not game.open_seats and not anywhere:
+            game = next((model for model in self.models if model.open_seats), game)
         response = self.post(f"/v1/games/{game.id}/players", {"name": name, "age": age, "seat": seat}, None, retry)
         open_seats = game.open_seats
         event(f"join: {'seats_full' if not open_seats else 'seat_taken' if seat not in (None, *open_seats) else 'ok'}")
@@ -154,19 +167,25 @@ class ApiMachine(RuleBasedStateMachine):
             problem(self.client.get(f"/v1/games/{game.id}/hand", headers=auth(token)), 401, "invalid_token")
         catch_up(self.client, game)
 
-    @rule(game=games, by=acting, who=callers, retry=retries)
-    def deal(self, game: GameModel, by: str, who: int, retry: str) -> None:
-        """Deal, as the dealer or another (``not_dealer``), or with whatever token (or none)."""
-        self.deal_as(game, *self.chosen(game, by, who), retry)
+    @rule(game=games, by=acting, who=callers, guard=guards, retry=retries)
+    def deal(self, game: GameModel, by: str, who: int, guard: str | None, retry: str) -> None:
+        """Deal, as the dealer or another (``not_dealer``), or with whatever token (or none); with
+        If-Match as ``guard`` says (see :func:`guarded`)."""
+        game = self.at_play(game, by)
+        seat, token, refusal = self.chosen(game, by, who)
+        if_match, stale = guarded(game, guard)
+        self.deal_as(game, seat, token, refusal or stale, retry, if_match)
 
-    @rule(game=games, by=acting, who=callers, own=st.booleans(), pick=st.integers(0, 47), retry=retries)
-    def play(self, game: GameModel, by: str, who: int, own: bool, pick: int, retry: str) -> None:
+    @rule(game=games, by=acting, who=callers, own=st.booleans(), pick=st.integers(0, 47), guard=guards, retry=retries)
+    def play(self, game: GameModel, by: str, who: int, own: bool, pick: int, guard: str | None, retry: str) -> None:
         """Play a card: one of the caller's own when ``own`` (legal for the person to play), else
-        any card (mostly not in their hand)."""
+        any card (mostly not in their hand); with If-Match as ``guard`` says."""
+        game = self.at_play(game, by)
         seat, token, refusal = self.chosen(game, by, who)
         hand = game.game.hand(seat) if game.game is not None and seat is not None else ()
         card = hand[pick % len(hand)].code if own and hand else CARD_CODES[pick]
-        self.play_as(game, seat, token, card, refusal, retry)
+        if_match, stale = guarded(game, guard)
+        self.play_as(game, seat, token, card, refusal or stale, retry, if_match)
 
     @rule(game=games, moves=st.integers(1, 48), pick=st.integers(0, 15))
     def play_on(self, game: GameModel, moves: int, pick: int) -> None:
@@ -209,8 +228,11 @@ class ApiMachine(RuleBasedStateMachine):
 
     # -- the steps of the rules ---------------------------------------------------------------
 
-    def deal_as(self, game: GameModel, seat: int | None, token: str | None, refusal: str | None, retry: str) -> None:
-        response = self.post(f"/v1/games/{game.id}/hands", None, token, retry)
+    def deal_as(
+        self, game: GameModel, seat: int | None, token: str | None, refusal: str | None, retry: str, if_match: str = ""
+    ) -> None:
+        """Deal as ``seat``; ``refusal``: the one its token or its If-Match gets, before the rules'."""
+        response = self.post(f"/v1/games/{game.id}/hands", None, token, retry, if_match)
         refusal = refusal or game.deal_refusal(seat)  # type: ignore[arg-type]  # a seat, once authenticated
         event(f"deal: {refusal or 'ok'}")
         if refusal is not None:
@@ -223,9 +245,16 @@ class ApiMachine(RuleBasedStateMachine):
         catch_up(self.client, game)
 
     def play_as(
-        self, game: GameModel, seat: int | None, token: str | None, card: str, refusal: str | None, retry: str
+        self,
+        game: GameModel,
+        seat: int | None,
+        token: str | None,
+        card: str,
+        refusal: str | None,
+        retry: str,
+        if_match: str = "",
     ) -> None:
-        response = self.post(f"/v1/games/{game.id}/plays", {"card": card}, token, retry)
+        response = self.post(f"/v1/games/{game.id}/plays", {"card": card}, token, retry, if_match)
         refusal = refusal or game.play_refusal(seat, card)  # type: ignore[arg-type]
         event(f"play: {refusal or 'ok'}")
         if refusal is not None:
@@ -250,6 +279,13 @@ class ApiMachine(RuleBasedStateMachine):
         found += [(seat, token, "invalid_token") for seat, token in game.revoked]
         return found[who % len(found)] if found and who < 7 else (None, None, "missing_token")
 
+    def at_play(self, game: GameModel, by: str) -> GameModel:
+        """``game``; but for a move by a person at the table (``by`` is not ``anyone``), if nobody
+        there can move now, the first game where someone can: so that most such moves count."""
+        if by == "anyone" or game.person_to_act() is not None:
+            return game
+        return next((model for model in self.models if model.person_to_act() is not None), game)
+
     def chosen(self, game: GameModel, by: str, who: int) -> tuple[int | None, str | None, str | None]:
         """Who acts: the person the game waits on (``to_act``), another person at the table
         (``another``), or ``anyone`` (:meth:`caller`); the last also when there is no such person."""
@@ -262,9 +298,9 @@ class ApiMachine(RuleBasedStateMachine):
             return seat, game.seats[seat].token, None
         return self.caller(game, who)
 
-    def post(self, path: str, body: Json | None, token: str | None, retry: str) -> TestResponse:
+    def post(self, path: str, body: Json | None, token: str | None, retry: str, if_match: str = "") -> TestResponse:
         """POST as ``retry`` says; the first answer is returned, the retry's checked here."""
-        headers = auth(token)
+        headers = {**auth(token), **({"If-Match": if_match} if if_match else {})}
         if retry == "once":
             return self.client.post(path, json=body, headers=headers)
         headers["Idempotency-Key"] = next(self.keys)
@@ -279,6 +315,15 @@ class ApiMachine(RuleBasedStateMachine):
             other: Any = {**(body or {}), "note": "another request"}
             problem(self.client.post(path, json=other, headers=headers), 422, "idempotency_key_reused")
         return first
+
+
+def guarded(game: GameModel, guard: str | None) -> tuple[str, str | None]:
+    """The If-Match to send (none, the game's ETag, or the one before it) and the refusal it gets
+    (after the token's, before the rules')."""
+    if guard is None:
+        return "", None
+    version = game.version if guard == "current" else game.version - 1
+    return f'"{game.id}.{version}"', "precondition_failed" if guard == "stale" else None
 
 
 def test_the_api_follows_the_engine(postgres_url: str | None, tmp_path: Path) -> None:

@@ -254,6 +254,7 @@ class ApiMachine(RuleBasedStateMachine):
         retry: str,
         if_match: str = "",
     ) -> None:
+        """Play ``card`` as ``seat``; ``refusal`` as for :meth:`deal_as`."""
         response = self.post(f"/v1/games/{game.id}/plays", {"card": card}, token, retry, if_match)
         refusal = refusal or game.play_refusal(seat, card)  # type: ignore[arg-type]
         event(f"play: {refusal or 'ok'}")

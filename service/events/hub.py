@@ -33,7 +33,7 @@ CACHED_EVENTS = 512  # per watched game: enough for every stream that keeps up
 log = logging.getLogger(__name__)
 
 #: Reads several games' events (every seat's), each game's numbered after its own id, at most
-#: ``limit`` in all, in one round trip: ``read({game_id: after, ...}, limit)``.
+#: ``limit`` of each, in one round trip: ``read({game_id: after, ...}, limit)``.
 ReadEvents = Callable[[Mapping[str, int], int], dict[str, list[StoredEvent]]]
 #: Told, from the reader thread, which games' caches it just brought up to date (``None``: the hub is closing).
 Subscriber = Callable[[list[str] | None], None]
@@ -159,8 +159,8 @@ class Hub:
                 game.changed.notify_all()
         for subscriber in self._subscribers:
             subscriber(list(after))
-        if sum(map(len, new.values())) == CACHED_EVENTS:  # the answer was cut short: read them all again
-            for game_id in after:
+        for game_id, events in new.items():
+            if len(events) == CACHED_EVENTS:  # cut short: read the rest
                 self.notice(game_id)
 
 

@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any, cast
 
-from sqlalchemy import Connection, Row, Table, and_, bindparam, case, insert, or_, select, text, update
+from sqlalchemy import Connection, Row, Table, bindparam, case, insert, select, text, union_all, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.sql.elements import TextClause
 
@@ -153,7 +153,8 @@ _INSERT_ACTIONS = _insert(ACTIONS, ("game_id", *ACTION_COLUMNS))
 _INSERT_TRICKS = _insert(TRICKS, ("game_id", *TRICK_COLUMNS))
 _INSERT_EVENTS = _insert(EVENTS, ("game_id", *EVENT_COLUMNS))
 NEW_EVENTS_GAMES = 64  # games per statement of list_new_events
-_NEW_EVENTS_SIZES = (1, 4, 16, NEW_EVENTS_GAMES)  # a statement's ranges: a batch is padded to the next
+_NEW_EVENTS_SIZES = (1, 4, 16, NEW_EVENTS_GAMES)  # a statement's games: a batch is padded to the next size
+NO_GAME = ""  # the padding: no game has this id
 _GAME_WIDTH = len(_GAME_COLUMNS)
 
 
@@ -294,38 +295,42 @@ class GameRepository:
         return [StoredTrick(*row) for row in self.connection.execute(query)]
 
     def list_new_events(self, after: Mapping[str, int], *, limit: int) -> list[tuple[str, StoredEvent]]:
-        """Each game's events numbered after its own ``after[game_id]`` (one range of the primary key
-        per game): ``(game_id, event)`` pairs by game, then oldest first, at most ``limit`` in all.
-        One statement for up to :data:`NEW_EVENTS_GAMES` games."""
+        """Each game's events numbered after its own ``after[game_id]``, oldest first, at most
+        ``limit`` of each game: ``(game_id, event)`` pairs. One statement for up to
+        :data:`NEW_EVENTS_GAMES` games."""
         ranges = list(after.items())
         found: list[tuple[str, StoredEvent]] = []
         for start in range(0, len(ranges), NEW_EVENTS_GAMES):
             chunk = ranges[start : start + NEW_EVENTS_GAMES]
             size = next(size for size in _NEW_EVENTS_SIZES if size >= len(chunk))
-            chunk += chunk[-1:] * (size - len(chunk))  # a range given twice selects nothing more
-            values: dict[str, Any] = {"limit": limit - len(found)}
+            chunk += [(NO_GAME, 0)] * (size - len(chunk))
+            values: dict[str, Any] = {"limit": limit}
             for number, (game_id, last) in enumerate(chunk):
                 values[f"game_{number}"], values[f"after_{number}"] = game_id, last
             rows = _select_new_events(size).run(self.connection, values).all()
             found += [(row[0], StoredEvent(*row[1:])) for row in rows]
-            if len(found) >= limit:
-                break
         return found
 
 
 @functools.cache
 def _select_new_events(size: int) -> Prepared:
     """The new events of ``size`` games, each after its own id (bind parameters ``game_N``,
-    ``after_N``, ``limit``). The few sizes of :data:`_NEW_EVENTS_SIZES` are compiled once each, and
-    run on the driver's cursor: the hub reads on every change of a watched game."""
-    ranges = [
-        and_(EVENTS.c.game_id == bindparam(f"game_{number}"), EVENTS.c.id > bindparam(f"after_{number}"))
+    ``after_N``, ``limit``): one range scan of the primary key per game, as a ``UNION ALL``.
+
+    Not one ``WHERE`` with the ranges ``OR``-ed: PostgreSQL's generic plan for that (psycopg
+    prepares a statement it runs often) walked the whole primary key in order, 26 ms per read on
+    35,000 events and growing with the table. The few sizes of :data:`_NEW_EVENTS_SIZES` are
+    compiled once each, and run on the driver's cursor: the hub reads on every change."""
+    columns = (EVENTS.c.game_id, *(EVENTS.c[name] for name in EVENT_COLUMNS))
+    games = [
+        select(*columns)
+        .where(EVENTS.c.game_id == bindparam(f"game_{number}"), EVENTS.c.id > bindparam(f"after_{number}"))
+        .order_by(EVENTS.c.id)
+        .limit(bindparam("limit"))
+        .subquery()
         for number in range(size)
     ]
-    columns = (EVENTS.c.game_id, *(EVENTS.c[name] for name in EVENT_COLUMNS))
-    return Prepared(
-        select(*columns).where(or_(*ranges)).order_by(EVENTS.c.game_id, EVENTS.c.id).limit(bindparam("limit"))
-    )
+    return Prepared(union_all(*(select(game) for game in games)))
 
 
 def _stored_game(row: Sequence[Any]) -> StoredGame:

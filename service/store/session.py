@@ -125,8 +125,8 @@ class StoreSession:
 
     def new_events(self, after: Mapping[str, int], *, limit: int) -> dict[str, list[StoredEvent]]:
         """Several games' events at once, each game's numbered after ``after[game_id]``, oldest
-        first: at most ``limit`` in all (a game missing from the answer has none, unless the answer
-        holds ``limit`` events). One statement, however many games."""
+        first, at most ``limit`` of each (a game missing from the answer has none). One round trip
+        for up to 64 games."""
         new: dict[str, list[StoredEvent]] = {}
         with self._db.begin(self._repository.connection, write=False, one_statement=True):
             rows = self._repository.list_new_events(after, limit=limit)

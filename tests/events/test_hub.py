@@ -28,11 +28,7 @@ class Database:
         with self.lock:
             self.reads.append(dict(after))
             new = {game: [_event(n) for n in range(last + 1, self.games[game] + 1)] for game, last in after.items()}
-        cut: dict[str, list[StoredEvent]] = {}
-        for game, events in new.items():  # at most ``limit`` in all, as the store answers
-            if events and limit > 0:
-                cut[game], limit = events[:limit], limit - len(events[:limit])
-        return cut
+        return {game: events[:limit] for game, events in new.items() if events}  # at most ``limit`` of each
 
 
 def test_one_read_for_every_changed_game_then_one_wake_per_game() -> None:

@@ -3,8 +3,9 @@
 A notification ("game X changed", from :mod:`service.store.notifications`) only marks X as
 changed. The hub's reader thread then reads the new events of every game marked since its last
 read, in one statement for them all, once for the whole process (every seat's, kept in a short
-cache), and wakes each game's streams once; each stream takes what follows its own last id and
-is its seat's or public. (Reading the games one round trip at a time, the reader fell behind
+cache), then wakes the readers waiting on each game once and tells its subscribers (the process's
+stream writer, service.api.stream_writer) which games have news; each reader takes what follows
+its own last id and is its seat's or public. (Reading the games one round trip at a time, the reader fell behind
 on PostgreSQL with 100 games in play: docs/benchmarks.md, "Live events".) Measured with 2,000 open
 streams (docs/benchmarks.md, "Live events"): waking every stream to let one of them read, then
 waking them all again, cost more than the reads.

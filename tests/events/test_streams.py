@@ -136,6 +136,21 @@ def test_streams_see_every_change_made_anywhere_in_order_and_end_with_the_game(d
         assert [event.id for event in spectator] == [event.data["id"] for event in spectator]
 
 
+def test_a_stream_the_writer_leaves_to_its_thread_sees_the_same(database_url, tmp_path):
+    """HTTP/1.0 has no chunks, so the stream writer leaves such a stream to its own thread (the path
+    of TLS in gunicorn and of other servers too): the same events, then the end."""
+    with gunicorn(database_url, tmp_path) as server:
+        game_id, tokens = new_game(server.port, target_score=2, seed="http-1.0")
+        seen: list[Event] = []
+        with EventStream(server.port, game_id, token=tokens[2], timeout=30, http_1_0=True) as stream:
+            assert stream.status == 200 and stream.response.version == 10
+            reader = collect(stream, seen)
+            play_to_the_end(in_another_process_of_ours(database_url), game_id, tokens)
+            reader.join(60)
+        assert seen[0].type == "game" and seen[-1].type == "game_finished"
+        assert [event.data for event in seen[1:]] == all_events(server.port, game_id, tokens[2])
+
+
 def test_last_event_id_resumes_with_exactly_the_rest(database_url, tmp_path):
     with gunicorn(database_url, tmp_path) as server:
         game_id, tokens = new_game(server.port, target_score=2, seed="resume")

@@ -35,8 +35,11 @@ class EventStream:
         last_event_id: int | None = None,
         timeout: float = 10.0,
         host: str = HOST,
+        http_1_0: bool = False,
     ) -> None:
         self.connection = http.client.HTTPConnection(host, port, timeout=timeout)
+        if http_1_0:  # http.client has no option for it: its version attributes are the way
+            self.connection._http_vsn, self.connection._http_vsn_str = 10, "HTTP/1.0"
         headers = {"Accept": "text/event-stream"}
         if token is not None:
             headers["Authorization"] = f"Bearer {token}"

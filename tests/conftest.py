@@ -21,6 +21,7 @@ from sqlalchemy import create_engine, text
 
 from service import create_app
 from service.config import Settings
+from tests.support.fresh_apps import empty_schema
 
 POSTGRES_URL = os.environ.get("TEST_DATABASE_URL")
 
@@ -59,13 +60,7 @@ def database_url(postgres_url: str | None, tmp_path: Path) -> Iterator[str]:
     if postgres_url is None:
         yield f"sqlite:///{tmp_path / 'coins.sqlite3'}"
         return
-    engine = create_engine(postgres_url)  # its search_path is this worker's schema: empty it
-    with engine.begin() as connection:
-        schema = connection.scalar(text("SELECT current_schema()"))
-        connection.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))  # tables and alembic_version
-        connection.execute(text(f'CREATE SCHEMA "{schema}"'))
-    engine.dispose()
-    yield postgres_url  # create_app migrates it
+    yield empty_schema(postgres_url)  # this worker's schema; create_app migrates it
 
 
 @pytest.fixture

@@ -44,10 +44,16 @@ class FreshApps:
     def _empty_database(self) -> str:
         if self.postgres_url is None:
             return f"sqlite:///{self.folder / f'example-{next(self._numbers)}.sqlite3'}"
-        engine = create_engine(self.postgres_url)  # its search_path is this worker's schema: empty it
-        with engine.begin() as connection:
-            schema = connection.scalar(text("SELECT current_schema()"))
-            connection.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-            connection.execute(text(f'CREATE SCHEMA "{schema}"'))
-        engine.dispose()
-        return self.postgres_url
+        return empty_schema(self.postgres_url)
+
+
+def empty_schema(postgres_url: str) -> str:
+    """Drop everything in the schema that ``postgres_url``'s search_path names (tables and
+    alembic_version), leaving it empty for an app to migrate; the URL back."""
+    engine = create_engine(postgres_url)
+    with engine.begin() as connection:
+        schema = connection.scalar(text("SELECT current_schema()"))
+        connection.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
+        connection.execute(text(f'CREATE SCHEMA "{schema}"'))
+    engine.dispose()
+    return postgres_url

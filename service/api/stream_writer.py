@@ -70,7 +70,6 @@ class StreamWriter:
     """The writer of one process (started with its first stream, anew in a forked worker)."""
 
     def __init__(self, hub: Hub, frame: Frame, *, heartbeat: float) -> None:
-        self._hub = hub
         self._frame = frame
         self.heartbeat = heartbeat
         self._lock = threading.Lock()
@@ -128,29 +127,38 @@ class StreamWriter:
         selector.register(wake_in, selectors.EVENT_READ)
         next_sweep = time.monotonic() + SWEEP_SECONDS
         while True:
-            ready = selector.select(max(next_sweep - time.monotonic(), 0.0))
-            for key, _ in ready:
-                if key.fileobj is wake_in:
-                    _drain(wake_in)
-                else:
-                    self._flush(key.data, selector)
-            with self._lock:
-                added, self._added = self._added, []
-                changed, self._changed = self._changed, set()
-                closing = self._closing
-            for stream in added:  # its first events went out through the server; take what followed
-                self._by_game.setdefault(stream.reader.game_id, set()).add(stream)
-                changed.add(stream.reader.game_id)
-            if closing:
-                for stream in [stream for streams in self._by_game.values() for stream in streams]:
-                    self._end(stream, selector, cut=True)  # the clients resume at another worker
-                return
-            for game_id in changed:
-                for stream in list(self._by_game.get(game_id, ())):
-                    self._send_news(stream, selector)
-            if time.monotonic() >= next_sweep:
-                self._sweep(selector)
-                next_sweep = time.monotonic() + SWEEP_SECONDS
+            try:
+                if not self._turn(selector, wake_in, max(next_sweep - time.monotonic(), 0.0)):
+                    return  # the process is stopping
+                if time.monotonic() >= next_sweep:
+                    self._sweep(selector)
+                    next_sweep = time.monotonic() + SWEEP_SECONDS
+            except Exception:  # a bug: log it and go on, rather than leave every stream hanging
+                log.exception("the stream writer failed a turn")
+
+    def _turn(self, selector: selectors.BaseSelector, wake_in: socket.socket, timeout: float) -> bool:
+        """Wait up to ``timeout`` for news or for sockets that can take more, then send; False once
+        the process is stopping (every stream then ended)."""
+        for key, _ in selector.select(timeout):
+            if key.fileobj is wake_in:
+                _drain(wake_in)
+            else:
+                self._flush(key.data, selector)
+        with self._lock:
+            added, self._added = self._added, []
+            changed, self._changed = self._changed, set()
+            closing = self._closing
+        for stream in added:  # its first events went out through the server; take what followed
+            self._by_game.setdefault(stream.reader.game_id, set()).add(stream)
+            changed.add(stream.reader.game_id)
+        if closing:
+            for stream in [stream for streams in self._by_game.values() for stream in streams]:
+                self._end(stream, selector, cut=True)  # the clients resume at another worker
+            return False
+        for game_id in changed:
+            for stream in list(self._by_game.get(game_id, ())):
+                self._send_news(stream, selector)
+        return True
 
     def _send_news(self, stream: _Stream, selector: selectors.BaseSelector) -> None:
         if stream.ending:

@@ -145,6 +145,30 @@ def test_a_client_too_far_behind_is_cut_off(monkeypatch: pytest.MonkeyPatch) -> 
         assert 0 < received < 200 * 60_000
 
 
+def test_a_failed_turn_is_logged_and_the_writer_goes_on(caplog: pytest.LogCaptureFixture) -> None:
+    failures = [RuntimeError("a bug")]
+
+    def frame_failing_once(item: Item) -> str:
+        if failures:
+            raise failures.pop()
+        return frame(item)
+
+    hub, reader = FakeHub(), FakeReader()
+    writer = StreamWriter(hub, frame_failing_once, heartbeat=60)  # type: ignore[arg-type]
+    with served(writer, reader) as (client, thread):  # type: ignore[arg-type]
+        reader.waiting = [Item(2, "card_played", "{}")]
+        hub.tell(["g1"])  # this turn fails: logged, and the stream goes on
+        deadline = time.monotonic() + WAIT_SECONDS
+        while "the stream writer failed a turn" not in caplog.text and time.monotonic() < deadline:
+            time.sleep(0.01)
+        reader.waiting = [Item(3, "game_finished", "{}")]
+        hub.tell(["g1"])
+        assert read_until(client, b"id: 3\ndata: {}\n\n\r\n").endswith(b"10\r\nid: 3\ndata: {}\n\n\r\n")
+        thread.join(WAIT_SECONDS)
+        assert not thread.is_alive()
+    assert "the stream writer failed a turn" in caplog.text
+
+
 def test_the_streams_thread_looks_at_a_game_owed_server_moves() -> None:
     hub, reader = FakeHub(), FakeReader(owed=True, pace=0.05)
     writer = StreamWriter(hub, frame, heartbeat=60)  # type: ignore[arg-type]

@@ -132,6 +132,8 @@ class StoreSession:
             rows = self._repository.list_new_events(after, limit=limit)
         for game_id, event in rows:
             new.setdefault(game_id, []).append(event)
+        for events in new.values():  # SQL orders within each game's part of the UNION ALL, not across it
+            events.sort(key=lambda event: event.id)
         return new
 
     def games(self, *, status: str | None, before_id: str | None, limit: int) -> list[StoredGame]:

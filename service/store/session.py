@@ -132,7 +132,7 @@ class StoreSession:
             rows = self._repository.list_new_events(after, limit=limit)
         for game_id, event in rows:
             new.setdefault(game_id, []).append(event)
-        for events in new.values():  # SQL orders within each game's part of the UNION ALL, not across it
+        for events in new.values():  # a UNION ALL promises no order of its rows: oldest first here
             events.sort(key=lambda event: event.id)
         return new
 

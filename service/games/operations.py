@@ -25,7 +25,6 @@ from .ids import new_game_id
 from .projections import action_state, hands_over, public_game, trick_state
 from .rematch import new_rematch, rematch_id
 from .results import (
-    WAITING_FOR_PLAYERS,
     ActionPage,
     Created,
     Credential,
@@ -43,7 +42,7 @@ from .results import (
     etag_for,
 )
 from .seats import is_open, take_seat
-from .server_moves import begin, changed, record_deal, record_play, settle, start_full_table
+from .server_moves import begin, changed, new_stored_game, record_deal, record_play, settle, start_full_table
 from .tokens import authenticate, hash_token, rematch_token
 from .transactions import Transactions, restore
 
@@ -84,24 +83,15 @@ class GameService:
                 if token is not None:
                     credentials.append(Credential(number, token))
             seats.append(seat)
-        stored = StoredGame(
-            id=new_game_id(),
-            version=1,
-            status=WAITING_FOR_PLAYERS,
+        stored = new_stored_game(
+            new_game_id(),
+            seats,
+            now,
             target_score=request.target_score,
             auto_deal=request.auto_deal,
             seed=request.seed,
-            requested_first_dealer=request.first_dealer,
+            first_dealer=request.first_dealer,
             turn_timeout_seconds=request.turn_timeout_seconds,
-            turn_deadline=None,
-            open_seats=sum(1 for player in request.seats if player is None),
-            trick_count=0,
-            action_count=0,
-            event_count=0,
-            state=None,
-            created_at=now,
-            updated_at=now,
-            seats=seats,
         )
         # A full table starts at once (bots make their first moves here, within a request's
         # budget), before a connection is taken: the store is held for the INSERTs alone.

@@ -21,8 +21,7 @@ from datetime import datetime
 from ..store import StoredGame, StoredSeat
 from .feed import Renderer
 from .ids import derived_game_id
-from .results import WAITING_FOR_PLAYERS
-from .server_moves import start_full_table
+from .server_moves import new_stored_game, start_full_table
 from .tokens import hash_token, new_token
 
 __all__ = ["new_rematch", "rematch_id"]
@@ -50,25 +49,16 @@ def new_rematch(finished: StoredGame, caller: int, caller_token: str, now: datet
         if seat.bot is None:
             seat.token_hash = hash_token(caller_token if seat.seat == caller else new_token())
         seats.append(seat)
-    stored = StoredGame(
-        id=rematch_id(finished),
-        version=1,
-        status=WAITING_FOR_PLAYERS,
+    stored = new_stored_game(
+        rematch_id(finished),
+        seats,
+        now,
         target_score=finished.target_score,
         auto_deal=finished.auto_deal,
         seed=None,
-        requested_first_dealer=None,
+        first_dealer=None,
         turn_timeout_seconds=finished.turn_timeout_seconds,
-        turn_deadline=None,
-        open_seats=0,
-        trick_count=0,
-        action_count=0,
-        event_count=0,
-        state=None,
-        created_at=now,
-        updated_at=now,
         rematch_of=finished.id,
-        seats=seats,
     )
     start_full_table(stored, now, render)
     return stored

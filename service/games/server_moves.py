@@ -19,7 +19,7 @@ from datetime import datetime, timedelta
 from .. import engine
 from ..bots import make_bot
 from ..engine import Game, GameSetup, Status
-from ..store import StoredAction, StoredGame, StoredTrick
+from ..store import StoredAction, StoredGame, StoredSeat, StoredTrick
 from .feed import (
     CardPlayedEvent,
     FeedLog,
@@ -31,8 +31,8 @@ from .feed import (
     TrickWonEvent,
 )
 from .projections import public_game
-from .results import TrickState
-from .seats import owes_server_move
+from .results import WAITING_FOR_PLAYERS, TrickState
+from .seats import is_open, owes_server_move
 
 __all__ = [
     "BOTS_ONLY_EXPERT_PLAYOUTS",
@@ -61,6 +61,42 @@ EXPERT_MIN_SECONDS = 0.008
 # on a move: experts search a fixed, smaller budget, so that the whole game costs about a second
 # of CPU for a game to 100 (over its reads) rather than a quarter of a minute.
 BOTS_ONLY_EXPERT_PLAYOUTS = 25
+
+
+def new_stored_game(
+    game_id: str,
+    seats: list[StoredSeat],
+    now: datetime,
+    *,
+    target_score: int,
+    auto_deal: bool,
+    seed: str | None,
+    first_dealer: int | None,
+    turn_timeout_seconds: int | None,
+    rematch_of: str | None = None,
+) -> StoredGame:
+    """A game as stored before anything happened in it: version 1, waiting for players, nothing
+    counted yet (a full table then starts with :func:`start_full_table`)."""
+    return StoredGame(
+        id=game_id,
+        version=1,
+        status=WAITING_FOR_PLAYERS,
+        target_score=target_score,
+        auto_deal=auto_deal,
+        seed=seed,
+        requested_first_dealer=first_dealer,
+        turn_timeout_seconds=turn_timeout_seconds,
+        turn_deadline=None,
+        open_seats=sum(1 for seat in seats if is_open(seat)),
+        trick_count=0,
+        action_count=0,
+        event_count=0,
+        state=None,
+        created_at=now,
+        updated_at=now,
+        rematch_of=rematch_of,
+        seats=seats,
+    )
 
 
 def begin(stored: StoredGame) -> Game:

@@ -9,36 +9,38 @@ to 100 ms and left workers idle while the lock was free.
 PostgreSQL (production) uses a pre-pinging pool of connections in autocommit mode: a single
 statement (a read, or a write that is one statement) needs no BEGIN and COMMIT round trips, and
 :meth:`Database.begin` opens a READ COMMITTED transaction where a block runs several.
+
+A thread may also hold one write transaction across everything it does for a while
+(:meth:`Database.hold`: a POST with an ``Idempotency-Key``, whose change and kept response commit
+together): its connects and begins then join that transaction, and what is to happen after a
+commit (:meth:`Database.after_commit`) waits for its commit.
 """
 
 from __future__ import annotations
 
-import os
+import logging
 import sqlite3
+import sys
 import threading
-import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Connection, Engine, create_engine, event, exc
+from sqlalchemy import Connection, Engine, create_engine, exc
 from sqlalchemy.engine import make_url
 
 from .. import jsonio
-from .driver import driver_connection
+from .sqlite_connections import KeptConnections, WriterQueue, configure_sqlite, sqlite_transaction, writer_queue
 
 try:
     import psycopg
 except ImportError:  # pragma: no cover - installed with the service; only PostgreSQL needs it
     psycopg = None  # type: ignore[assignment]
 
-try:
-    import fcntl
-except ImportError:  # Windows has no flock: SQLite's busy handler alone then queues writers
-    fcntl = None  # type: ignore[assignment]
+__all__ = ["Database", "DatabaseUnavailable", "HeldTransaction"]
 
-__all__ = ["Database", "DatabaseUnavailable"]
+log = logging.getLogger(__name__)
 
 _AUTOCOMMIT = "AUTOCOMMIT"
 _TRANSACTION = "READ COMMITTED"
@@ -69,21 +71,21 @@ class Database:
                 Path(database).parent.mkdir(parents=True, exist_ok=True)
             kwargs["connect_args"] = {"timeout": busy_timeout_ms / 1000, "check_same_thread": False}
             if database and database != ":memory:":
-                kwargs["pool_size"] = 0  # no limit: every thread keeps a connection (_KeptConnections)
+                kwargs["pool_size"] = 0  # no limit: every thread keeps a connection (KeptConnections)
         else:
             if parsed.drivername == "postgresql":  # psycopg 3 is the driver we ship
                 url = parsed.set(drivername="postgresql+psycopg").render_as_string(hide_password=False)
             kwargs.update(pool_pre_ping=True, pool_size=pool_size, max_overflow=pool_size, pool_timeout=5)
             kwargs.update(isolation_level=_AUTOCOMMIT, connect_args={"connect_timeout": 3})
         self.engine: Engine = create_engine(url, **kwargs)
-        self._writers: _WriterQueue | None = None
-        self._kept: _KeptConnections | None = None
+        self._writers: WriterQueue | None = None
+        self._kept: KeptConnections | None = None
+        self._held = threading.local()  # .transaction: the HeldTransaction of this thread, if any
         if self.is_sqlite:
-            _configure_sqlite(self.engine, busy_timeout_ms)
+            configure_sqlite(self.engine, busy_timeout_ms)
             if parsed.database and parsed.database != ":memory:":
-                self._kept = _KeptConnections(self.engine)
-                if fcntl is not None:
-                    self._writers = _WriterQueue(Path(f"{parsed.database}.writers"))
+                self._kept = KeptConnections(self.engine)
+                self._writers = writer_queue(Path(f"{parsed.database}.writers"))
 
     @contextmanager
     def transaction(self, *, write: bool) -> Iterator[Connection]:
@@ -95,8 +97,12 @@ class Database:
     @contextmanager
     def connect(self, *, keep: bool = True) -> Iterator[Connection]:
         """A connection for one or more :meth:`begin` blocks: on PostgreSQL one from the pool
-        (pre-pinged), on an SQLite file the one this thread keeps (see :class:`_KeptConnections`),
+        (pre-pinged), on an SQLite file the one this thread keeps (see :class:`KeptConnections`),
         unless ``keep`` is False (then one from the pool there too)."""
+        held = self.held()
+        if held is not None:
+            yield held.connection
+            return
         with _unavailable_as_503:
             kept = self._kept.take() if self._kept is not None and keep else None
             if kept is not None:
@@ -116,16 +122,24 @@ class Database:
         ``one_statement``: the block runs a single statement, atomic on its own; PostgreSQL then
         runs it in autocommit mode, without the BEGIN and COMMIT round trips, and SQLite a read
         without BEGIN.
+
+        On the connection of this thread's :meth:`hold`, the block joins the held transaction: a
+        write of several statements in a savepoint (an exception undoes the block's writes alone),
+        anything else as it is; nothing commits before the held transaction does.
         """
+        held = self.held()
+        if held is not None and connection is held.connection:
+            yield from _joined(connection, savepoint=write and not one_statement)
+            return
         with _unavailable_as_503:
             if self.is_sqlite:
                 # A lone statement needs no BEGIN: outside one, SQLite runs it as a transaction of its own.
                 mode = "IMMEDIATE" if write else None if one_statement else "DEFERRED"
                 if write and self._writers is not None:
                     with self._writers.turn():
-                        yield from _sqlite_transaction(connection, mode)
+                        yield from sqlite_transaction(connection, mode)
                 else:
-                    yield from _sqlite_transaction(connection, mode)
+                    yield from sqlite_transaction(connection, mode)
             elif one_statement:
                 try:
                     yield connection
@@ -142,6 +156,33 @@ class Database:
                 finally:
                     if not connection.invalidated:
                         connection.execution_options(isolation_level=_AUTOCOMMIT)
+
+    def hold(self) -> HeldTransaction:
+        """Begin a write transaction that this thread's connects and begins join until it is
+        committed or rolled back (see :class:`HeldTransaction`). On SQLite it holds the write lock
+        throughout."""
+        if self.held() is not None:
+            raise RuntimeError("this thread already holds a transaction")
+        transaction = HeldTransaction(self)
+        self._held.transaction = transaction
+        return transaction
+
+    def held(self) -> HeldTransaction | None:
+        """This thread's held transaction, if it holds one."""
+        return getattr(self._held, "transaction", None)
+
+    def after_commit(self, action: Callable[[], None]) -> None:
+        """Run ``action`` once what this thread has written is committed: now, or, inside a held
+        transaction, after its commit (never, if it is rolled back)."""
+        held = self.held()
+        if held is None:
+            action()
+        else:
+            held.committed.append(action)
+
+    def _let_go(self, transaction: HeldTransaction) -> None:
+        if self.held() is transaction:
+            self._held.transaction = None
 
     @contextmanager
     def schema_lock(self) -> Iterator[Connection]:
@@ -170,102 +211,48 @@ class Database:
         self.engine.dispose()
 
 
-class _KeptConnections:
-    """One SQLite connection per thread, kept from request to request.
+class HeldTransaction:
+    """A write transaction one thread holds across several steps (see :meth:`Database.hold`):
+    end it with :meth:`commit` or :meth:`rollback`."""
 
-    A file database needs no pool: opening a connection is cheap and there is nothing to
-    ping. What the pool costs is its checkout and checkin (SQLAlchemy's Connection, the pool's
-    queue, the reset on return), some 40 µs per request, so each thread checks one out once and
-    keeps it. A connection is kept only between whole uses: a nested :meth:`Database.connect` in
-    the same thread gets its own from the pool, and one left in a transaction (which
-    :meth:`Database.begin` never does) is rolled back when given back. After a fork the child
-    opens its own. The pool has no size limit, as every thread may keep one.
-    """
-
-    def __init__(self, engine: Engine) -> None:
-        self._engine = engine
-        self._local = threading.local()
-        self._lock = threading.Lock()
-        self._every: dict[int, tuple[int, Connection]] = {}  # every thread's, for close_all: pid too
-
-    def take(self) -> Connection | None:
-        """This thread's connection, or None while it is in use (the caller uses the pool)."""
-        local = self._local
-        if getattr(local, "busy", False):
-            return None
-        connection: Connection | None = getattr(local, "connection", None)
-        if connection is None or connection.closed or connection.invalidated or local.pid != os.getpid():
-            connection = self._engine.connect()
-            local.connection, local.pid = connection, os.getpid()
-            with self._lock:
-                self._every[id(connection)] = (os.getpid(), connection)
-        local.busy = True
-        return connection
-
-    def give_back(self, connection: Connection) -> None:
-        self._local.busy = False
-        if connection.closed or connection.invalidated:  # dropped: the next use opens another
-            self._local.connection = None
-            with self._lock:
-                self._every.pop(id(connection), None)
-            connection.close()
-            return
-        if connection.in_transaction():
-            connection.rollback()
-        driver = driver_connection(connection)
-        if driver.in_transaction:
-            driver.rollback()
-
-    def close_all(self) -> None:
-        """Close the connections this process opened (a forked child leaves its parent's alone)."""
-        with self._lock:
-            every, self._every = self._every, {}
-        for pid, connection in every.values():
-            if pid == os.getpid():
-                connection.close()
-
-
-class _WriterQueue:
-    """SQLite writers of every process on this host take turns on an exclusive ``flock`` of one
-    file. A waiting writer sleeps in the kernel and wakes as soon as the lock is released (SQLite's
-    own busy handler sleeps a fixed 1 to 100 ms between attempts). Each thread locks through a
-    descriptor of its own, opened once (a flock belongs to the open file, so threads of one
-    process queue as well; a forked child opens its own, as it must not unlock its parent's). A
-    writer that hangs holds the queue only as long as gunicorn lets a worker hang (its timeout
-    kills the worker, which releases the lock)."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self._local = threading.local()
-
-    @contextmanager
-    def turn(self) -> Iterator[None]:
-        local = self._local
-        lock: _LockFile | None = getattr(local, "lock", None)
-        if lock is None or lock.pid != os.getpid():  # this thread's first turn, or a forked child's
-            lock = local.lock = _LockFile(self.path)
-            local.held = False
-        if local.held:  # a nested write transaction of the same thread
-            yield
-            return
-        fcntl.flock(lock.fd, fcntl.LOCK_EX)
-        local.held = True
+    def __init__(self, db: Database) -> None:
+        self._db = db
+        self.committed: list[Callable[[], None]] = []  # what waits for the commit (Database.after_commit)
+        self._connected = ExitStack()  # the connection, given back when the transaction ends
+        self.connection = self._connected.enter_context(db.connect())
+        self._transaction = db.begin(self.connection, write=True)
         try:
-            yield
-        finally:
-            local.held = False
-            fcntl.flock(lock.fd, fcntl.LOCK_UN)
+            self._transaction.__enter__()
+        except BaseException:
+            self._connected.__exit__(*sys.exc_info())
+            raise
+
+    def commit(self) -> None:
+        """Commit everything written since :meth:`Database.hold`, then run what waited for it on
+        the same connection (a failing action is logged). Raises :class:`DatabaseUnavailable` if
+        the commit fails: then nothing is written."""
+        self._db._let_go(self)
+        with self._connected:
+            self._transaction.__exit__(None, None, None)  # leaving Database.begin's block commits
+            for action in self.committed:
+                try:
+                    action()
+                except Exception:
+                    log.exception("an action after a commit failed")
+
+    def rollback(self) -> None:
+        """Undo everything written since :meth:`Database.hold` (a connection already lost is
+        rolled back by the server)."""
+        self._db._let_go(self)
+        try:
+            with self._connected:
+                self._transaction.__exit__(_RolledBack, _RolledBack(), None)
+        except Exception as error:
+            log.warning("could not roll back a held transaction: %s", type(error).__name__)
 
 
-class _LockFile:
-    """A descriptor of the writers' lock file, closed with the thread (or queue) that opened it."""
-
-    def __init__(self, path: Path) -> None:
-        self.pid = os.getpid()
-        self.fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
-
-    def __del__(self) -> None:
-        os.close(self.fd)  # in a forked child, only its copy: the parent's lock is not touched
+class _RolledBack(Exception):
+    """Thrown into :meth:`Database.begin`'s block to end a held transaction with a rollback."""
 
 
 def _dropping_when_unavailable(connection: Connection) -> Iterator[Connection]:
@@ -279,26 +266,21 @@ def _dropping_when_unavailable(connection: Connection) -> Iterator[Connection]:
         raise
 
 
-def _sqlite_transaction(connection: Connection, mode: str | None) -> Iterator[Connection]:
-    """SQLite's ``BEGIN <mode>`` (none when ``mode`` is None) and ``COMMIT`` or ``ROLLBACK``, sent
-    straight to the driver: through SQLAlchemy they cost some 0.1 ms more per transaction.
-    Statements run through SQLAlchemy inside join the transaction (its own begin finds the driver
-    already in one and sends nothing; see ``on_begin``), and its commit or rollback ends it."""
-    driver = driver_connection(connection)
-    if mode is not None:
-        driver.execute(f"BEGIN {mode}")
-    try:
-        yield connection
-    except BaseException:
-        if connection.in_transaction():
-            connection.rollback()
-        elif driver.in_transaction:
-            driver.rollback()
-        raise
-    if connection.in_transaction():
-        connection.commit()
-    elif driver.in_transaction:
-        driver.commit()
+def _joined(connection: Connection, *, savepoint: bool) -> Iterator[Connection]:
+    """A block inside a held transaction: in a savepoint if asked (SQLite and PostgreSQL alike)."""
+    with _unavailable_as_503:
+        if not savepoint:
+            yield connection
+            return
+        connection.exec_driver_sql("SAVEPOINT coins_block")
+        try:
+            yield connection
+        except BaseException:
+            if not connection.invalidated:
+                connection.exec_driver_sql("ROLLBACK TO SAVEPOINT coins_block")
+                connection.exec_driver_sql("RELEASE SAVEPOINT coins_block")
+            raise
+        connection.exec_driver_sql("RELEASE SAVEPOINT coins_block")
 
 
 class _UnavailableAs503:
@@ -343,40 +325,3 @@ def _is_unavailable(driver_error: BaseException | None, wrapped: exc.DBAPIError 
             return isinstance(driver_error, psycopg.OperationalError | psycopg.InterfaceError)
         return sqlstate.startswith(_UNAVAILABLE_SQLSTATES)
     return False
-
-
-def _configure_sqlite(engine: Engine, busy_timeout_ms: int) -> None:
-    @event.listens_for(engine, "connect")
-    def on_connect(dbapi_connection: Any, _record: Any) -> None:
-        dbapi_connection.isolation_level = None  # we issue BEGIN ourselves, below
-        cursor = dbapi_connection.cursor()
-        cursor.execute(f"PRAGMA busy_timeout={int(busy_timeout_ms)}")
-        _switch_to_wal(cursor, busy_timeout_ms)
-        cursor.execute("PRAGMA synchronous=NORMAL")
-        cursor.execute("PRAGMA foreign_keys=ON")
-        cursor.close()
-
-    @event.listens_for(engine, "begin")
-    def on_begin(connection: Any) -> None:
-        # SQLAlchemy begins on its first statement: inside Database.begin the driver already is
-        # in a transaction; elsewhere (a bare Connection) this one begins here
-        driver = driver_connection(connection)
-        if not driver.in_transaction:
-            driver.execute("BEGIN")
-
-
-def _switch_to_wal(cursor: Any, busy_timeout_ms: int) -> None:
-    """``PRAGMA journal_mode=WAL``, retried while locked: when several processes open a new
-    database at once (gunicorn workers), SQLite may refuse the switch with "database is locked"
-    at once, without waiting the busy timeout (it would deadlock otherwise)."""
-    deadline = time.monotonic() + busy_timeout_ms / 1000
-    delay = 0.005
-    while True:
-        try:
-            cursor.execute("PRAGMA journal_mode=WAL")
-            return
-        except sqlite3.OperationalError as error:
-            if "locked" not in str(error) or time.monotonic() >= deadline:
-                raise
-            time.sleep(delay)
-            delay = min(delay * 2, 0.1)

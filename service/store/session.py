@@ -10,6 +10,8 @@ load or a save takes, and whether it needs a transaction, is decided here, by da
   block's one transaction.
 
 A save that added events tells the other processes once it has committed (:mod:`.notifications`).
+Inside a transaction the thread holds (:meth:`.Database.hold`) every block joins it, and the
+others are told after its commit.
 """
 
 from __future__ import annotations
@@ -153,6 +155,11 @@ class StoreSession:
             self._publish(game_id)
 
     def _publish(self, game_id: str) -> None:
+        """Tell the listeners once the change is committed: now, or after the commit of the
+        transaction this thread holds (:meth:`.Database.hold`)."""
+        self._db.after_commit(lambda: self._announce(game_id))
+
+    def _announce(self, game_id: str) -> None:
         """Tell the listeners. The change is already committed: a failure here is logged, not
         raised (streams also re-read every watched game now and then)."""
         try:

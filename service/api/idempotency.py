@@ -5,8 +5,9 @@ keeps the keys, in the database every process shares):
 
 - a key seen for the first time runs the request; its response (status, body, ``ETag``,
   ``Location``, ``Content-Type``) is kept for 24 hours or more, 4xx answers included (as Stripe: a
-  retry gets the same refusal). A 5xx answer, a 429 or an exception releases the key instead: the
-  retry runs again;
+  retry gets the same refusal), committed in one transaction with everything the request changed.
+  A 5xx answer, a 429 or an exception rolls the request back and releases the key instead: the
+  retry runs again. If that commit fails, the answer is the failure (``503``), not the response;
 - a retry with the same key and the same request (a SHA-256 of the method, the path with its query
   and the body's bytes) gets that response again, with ``Idempotent-Replayed: true``, and nothing
   runs; the same key for another request is ``422 idempotency_key_reused``; while the first
@@ -22,7 +23,6 @@ whoever sends another's key with the same body from the same address gets that f
 from __future__ import annotations
 
 import hashlib
-import logging
 import re
 from typing import Any
 
@@ -41,7 +41,6 @@ PROBLEM_CODES = ("bad_request", "idempotency_key_in_use", "idempotency_key_reuse
 EXTENSION = "coins.idempotency"
 KEPT_HEADERS = ("ETag", "Location", "Content-Type")
 _VALID_KEY = re.compile(r"[\x20-\x7e]{1,255}")  # printable ASCII
-log = logging.getLogger(__name__)
 
 
 def init_idempotency(app: Flask, keys: IdempotencyKeys) -> None:
@@ -81,14 +80,14 @@ def _keep(response: Response) -> Response:
     if claim is None:
         return response
     keys: IdempotencyKeys = current_app.extensions[EXTENSION]
+    if response.status_code >= 500 or response.status_code == 429 or response.is_streamed:
+        keys.release(claim)
+        return response
+    headers = tuple((name, response.headers[name]) for name in KEPT_HEADERS if name in response.headers)
     try:
-        if response.status_code >= 500 or response.status_code == 429 or response.is_streamed:
-            keys.release(claim)
-        else:
-            headers = tuple((name, response.headers[name]) for name in KEPT_HEADERS if name in response.headers)
-            keys.complete(claim, SavedResponse(response.status_code, headers, response.get_data()))
-    except Exception as error:  # the answer stands (a write the database refuses is owed, see IdempotencyKeys)
-        log.warning("could not keep the response of an idempotency key: %s", type(error).__name__)
+        keys.complete(claim, SavedResponse(response.status_code, headers, response.get_data()))
+    except Exception as error:  # nothing the request did was committed: say so, not what it would have been
+        return current_app.make_response(current_app.handle_user_exception(error))
     return response
 
 
@@ -97,10 +96,7 @@ def _release_unfinished(_error: BaseException | None) -> None:
     claim: KeyClaim | None = g.pop("idempotency_claim", None)
     if claim is None:
         return
-    try:
-        current_app.extensions[EXTENSION].release(claim)
-    except Exception as error:
-        log.warning("could not release an idempotency key: %s", type(error).__name__)
+    current_app.extensions[EXTENSION].release(claim)
 
 
 def _scope() -> str:

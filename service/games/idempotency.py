@@ -9,13 +9,11 @@ secrets:
   derived from the idempotency key and the scope, which are not stored: a SHAKE-256 keystream
   XORed over it, unique per row. Only a caller who sends the key again can read it back.
 
-A key is kept ``hours`` (at least 24). A key whose request is still ``running`` after
-``STALE_SECONDS`` belonged to a request that died with its worker: a retry may take it over.
-A completion or release the database refuses (it went down during the request) is owed: the
-process writes it before its next claim, and tries every second meanwhile, so an outage does not
-leave the key ``running``.
-Expired keys are deleted by ``coins-purge`` (:mod:`service.store.purge`), and a few at a time, now
-and then, by the processes that claim keys.
+A claimed key holds a write transaction that the request's own writes join, and its response is
+stored in that same transaction (:mod:`service.store.idempotency`): the change and the response
+a retry gets are committed together or not at all, also when the worker dies in between.
+A key is kept ``hours`` (at least 24). Expired keys are deleted by ``coins-purge``
+(:mod:`service.store.purge`), and a few at a time, now and then, by the processes that claim keys.
 """
 
 from __future__ import annotations
@@ -23,26 +21,20 @@ from __future__ import annotations
 import hashlib
 import itertools
 import logging
-import threading
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from .. import jsonio
-from ..store import IdempotencyStore
+from ..store import HeldKey, IdempotencyStore
 from .errors import ServiceError
 
 __all__ = ["IdempotencyKeys", "KeyClaim", "KeyInUse", "KeyReused", "SavedResponse"]
 
 log = logging.getLogger(__name__)
 
-STALE_SECONDS = 600  # longer than any request runs: gunicorn's gthread workers bound none by itself
 PURGE_EVERY = 100  # claims of one process between deletions of expired keys
 PURGE_LIMIT = 500  # keys deleted at most each time
-MAX_OWED = 1000  # completions and releases a process keeps owing while its database is down; older ones go stale,
-# as does one owed for STALE_SECONDS (a retry takes its key over by then)
-PAY_EVERY_SECONDS = 1.0  # while a process owes some, it tries them this often (and before each claim)
 
 
 class KeyInUse(ServiceError):
@@ -70,8 +62,8 @@ class SavedResponse:
 class KeyClaim:
     """A key the current request holds: complete it with the response, or release it."""
 
-    scope: str
-    key: str
+    held: HeldKey
+    fingerprint: str
     secret: bytes
 
 
@@ -87,100 +79,37 @@ class IdempotencyKeys:
         self.lifetime = timedelta(hours=hours)
         self.clock = clock
         self._claims = itertools.count(1)
-        # completions (status, sealed) and releases, with when they were first refused (time.monotonic)
-        self._owed: list[tuple[KeyClaim, tuple[int, bytes] | None, float]] = []
-        self._owed_lock = threading.Lock()
-        self._paying = threading.Lock()  # held by the one thread writing what is owed
-        self._payer: threading.Thread | None = None  # runs while something is owed
 
     def claim(self, scope: str, key: str, fingerprint: str) -> KeyClaim | SavedResponse:
-        """The claim of a key seen for the first time (or expired); the first response for a retry.
-        Raises :class:`KeyReused` for another request's key, :class:`KeyInUse` while its first
-        request is running."""
-        self._pay_owed()
+        """The claim of a key seen for the first time (or expired): from now on, what this thread
+        writes commits only with :meth:`complete`. The first response, for a retry. Raises
+        :class:`KeyReused` for another request's key, :class:`KeyInUse` while its first request
+        is running."""
         now = self.clock()
-        claim = KeyClaim(_hash(b"scope", scope), _hash(b"key", key), _secret(scope, key))
-        kept = self._store.claim(
-            claim.scope,
-            claim.key,
-            fingerprint,
-            now=now,
-            expires_at=now + self.lifetime,
-            stale_before=now - timedelta(seconds=STALE_SECONDS),
-        )
         if next(self._claims) % PURGE_EVERY == 0:
             self.purge(now)
+        held = self._store.hold(_hash(b"scope", scope), _hash(b"key", key), now=now)
+        if held is None:
+            raise KeyInUse("the first request with this Idempotency-Key is still running; retry in a moment")
+        secret = _secret(scope, key)
+        kept = held.kept
         if kept is None:
-            return claim
+            return KeyClaim(held, fingerprint, secret)
+        held.let_go()
         if kept.fingerprint != fingerprint:
             raise KeyReused("this Idempotency-Key was used for another request; use a new key for a new request")
-        if kept.running or kept.status is None or kept.response is None:
-            raise KeyInUse("the first request with this Idempotency-Key is still running; retry in a moment")
-        return _open(kept.status, kept.response, claim.secret)
-
-    @property
-    def owes(self) -> int:
-        """How many completions and releases the database refused that this process still owes."""
-        return len(self._owed)
+        return _open(kept.status, kept.response, secret)
 
     def complete(self, claim: KeyClaim, response: SavedResponse) -> None:
-        """Keep ``response`` for the retries of the claimed key (owed if the database refuses it now)."""
-        self._finish(claim, (response.status, _seal(response, claim.secret)))
+        """Keep ``response`` for the retries of the claimed key, committed with everything the
+        request wrote. Raises :class:`.DatabaseUnavailable` if that fails: then nothing is written."""
+        now = self.clock()
+        sealed = _seal(response, claim.secret)
+        claim.held.keep(claim.fingerprint, response.status, sealed, now=now, expires_at=now + self.lifetime)
 
     def release(self, claim: KeyClaim) -> None:
-        """Forget a claimed key whose request failed: its retry runs afresh (owed if the database refuses it now)."""
-        self._finish(claim, None)
-
-    def _finish(self, claim: KeyClaim, kept: tuple[int, bytes] | None) -> None:
-        try:
-            self._write(claim, kept)
-        except Exception as error:
-            log.warning("could not finish an idempotency key, owed: %s", type(error).__name__)
-            with self._owed_lock:
-                self._owed.append((claim, kept, time.monotonic()))
-                del self._owed[:-MAX_OWED]
-                if self._payer is None:
-                    self._payer = threading.Thread(target=self._pay_until_paid, name="idempotency-owed", daemon=True)
-                    self._payer.start()
-
-    def _write(self, claim: KeyClaim, kept: tuple[int, bytes] | None) -> None:
-        if kept is None:
-            self._store.release(claim.scope, claim.key)
-        else:
-            self._store.complete(claim.scope, claim.key, *kept)
-
-    def _pay_owed(self) -> None:
-        """Write the completions and releases owed, oldest first, until one fails (the rest wait).
-        One thread pays at a time; another finds it paying and goes on."""
-        if not self._owed or not self._paying.acquire(blocking=False):  # the usual case, without a lock
-            return
-        try:
-            while True:
-                with self._owed_lock:
-                    while self._owed and self._owed[0][2] < time.monotonic() - STALE_SECONDS:
-                        del self._owed[0]
-                    if not self._owed:
-                        return
-                    owed = self._owed[0]
-                try:
-                    self._write(owed[0], owed[1])
-                except Exception as error:
-                    log.warning("could not finish an owed idempotency key: %s", type(error).__name__)
-                    return
-                with self._owed_lock:
-                    if self._owed and self._owed[0] is owed:  # unless MAX_OWED dropped it meanwhile
-                        del self._owed[0]
-        finally:
-            self._paying.release()
-
-    def _pay_until_paid(self) -> None:
-        while True:
-            time.sleep(PAY_EVERY_SECONDS)
-            self._pay_owed()
-            with self._owed_lock:
-                if not self._owed:
-                    self._payer = None
-                    return
+        """Undo what the request wrote and forget the key (its request failed): its retry runs afresh."""
+        claim.held.let_go()
 
     def purge(self, now: datetime | None = None, *, limit: int = PURGE_LIMIT) -> int:
         """Delete up to ``limit`` expired keys (a failure is logged: the next purge tries again)."""

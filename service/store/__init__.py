@@ -5,7 +5,7 @@ drivers and transactions stay inside this package.
 """
 
 from .db import Database, DatabaseUnavailable
-from .idempotency import IdempotencyStore, KeptResponse
+from .idempotency import HeldKey, IdempotencyStore, KeptResponse
 from .models import ActionRow, Base, GameRow, IdempotencyKeyRow, RateLimitRow, SeatRow, TrickRow
 from .repository import ConcurrentUpdate
 from .session import GameStore, StoreSession
@@ -20,6 +20,7 @@ __all__ = [
     "GameRow",
     "GameStore",
     "IdempotencyKeyRow",
+    "HeldKey",
     "IdempotencyStore",
     "KeptResponse",
     "RateLimitRow",

@@ -1,41 +1,59 @@
-"""Idempotency keys in the database: claim a key, keep the first response, release a failed one.
+"""Idempotency keys in the database: a key's request and the response kept for it commit together.
 
-A claim inserts the row in the state ``running`` (unique on scope and key), so a concurrent
-request with the same key, on any worker or instance, finds it and is told so. The row is taken
-over instead when it has expired, or when it has been ``running`` past ``stale_before`` (its
-request died with its worker). What the columns hold is the caller's business
-(:mod:`service.games.idempotency`): hashes, and a sealed response.
+A request that brings a key holds it (:meth:`IdempotencyStore.hold`) in a write transaction that
+everything the request then writes joins (:meth:`.Database.hold`): its change to a game, and at
+the end the key's row with the response. Both commit, or neither does: a request that dies with
+its worker (a crash, a SIGKILL) leaves nothing behind, and its retry runs afresh; a retry that
+finds the row finds the change too. A key's row exists only once its first request has finished.
+
+While a request holds a key, another with the same key is told so at once, without waiting for it:
+
+- PostgreSQL: an advisory lock of the transaction (``pg_try_advisory_xact_lock``) numbered by the
+  key's hash; the server lets go of it when the transaction ends, or its connection does.
+- SQLite (one host): a lock on one byte of a file beside the database (``<file>.keys``), at an
+  offset numbered by the key's hash (``fcntl.lockf``; the kernel lets go of it when the process
+  ends), with the set of keys held in this process, as such a lock belongs to a process, not a
+  thread. It is taken before the request queues for the write lock, which it then holds to the end.
+
+What the columns hold is the caller's business (:mod:`service.games.idempotency`): hashes, and a
+sealed response.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
+import errno
+import hashlib
+import os
+import threading
 from dataclasses import dataclass
 from datetime import datetime
+from pathlib import Path
 from typing import Any, cast
 
-from sqlalchemy import Connection, Table, and_, delete, or_, select, tuple_, update
+from sqlalchemy import Table, delete, func, select, tuple_
 from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.engine import make_url
 
-from .db import Database
+from .db import Database, HeldTransaction
 from .models import IdempotencyKeyRow
 
-__all__ = ["IdempotencyStore", "KeptResponse"]
+try:
+    import fcntl
+except ImportError:  # Windows: the keys held in this process only
+    fcntl = None  # type: ignore[assignment]
+
+__all__ = ["HeldKey", "IdempotencyStore", "KeptResponse"]
 
 KEYS = cast(Table, IdempotencyKeyRow.__table__)
-RUNNING = "running"
-DONE = "done"
 
 
 @dataclass(frozen=True, slots=True)
 class KeptResponse:
-    """A key's row as stored: its request's fingerprint, and its response once it has one."""
+    """A key's row: its first request's fingerprint and response."""
 
     fingerprint: str
-    running: bool
-    status: int | None
-    response: bytes | None
+    status: int
+    response: bytes
 
 
 class IdempotencyStore:
@@ -44,70 +62,159 @@ class IdempotencyStore:
     def __init__(self, db: Database) -> None:
         self._db = db
         self._insert: Any = sqlite.insert if db.is_sqlite else postgresql.insert
+        self._on_this_host = _KeysOnThisHost(_lock_file(db)) if db.is_sqlite else None
 
-    def claim(
-        self, scope: str, key: str, fingerprint: str, *, now: datetime, expires_at: datetime, stale_before: datetime
-    ) -> KeptResponse | None:
-        """None when this request now holds the key (a new row in the state ``running``); otherwise
-        the row another request holds or completed. Two statements in one write transaction."""
-        statement = self._insert(KEYS).values(
-            scope=scope,
-            key=key,
-            fingerprint=fingerprint,
-            state=RUNNING,
-            status=None,
-            response=None,
-            created_at=now,
-            expires_at=expires_at,
-        )
-        excluded = statement.excluded
-        statement = statement.on_conflict_do_update(
-            index_elements=[KEYS.c.scope, KEYS.c.key],
-            set_={
-                "fingerprint": excluded.fingerprint,
-                "state": excluded.state,
-                "status": None,
-                "response": None,
-                "created_at": excluded.created_at,
-                "expires_at": excluded.expires_at,
-            },
-            where=or_(KEYS.c.expires_at <= now, and_(KEYS.c.state == RUNNING, KEYS.c.created_at <= stale_before)),
-        ).returning(KEYS.c.scope)
-        found = select(KEYS.c.fingerprint, KEYS.c.state, KEYS.c.status, KEYS.c.response).where(
-            KEYS.c.scope == scope, KEYS.c.key == key
-        )
-        with self._db.connect() as connection, self._db.begin(connection, write=True):
-            if connection.execute(statement).first() is not None:
+    def hold(self, scope: str, key: str, *, now: datetime) -> HeldKey | None:
+        """Hold the key for this thread's request, in a write transaction the request's own writes
+        join; None while another request holds it. End it with :meth:`HeldKey.keep` or
+        :meth:`HeldKey.let_go`."""
+        number = _number(scope, key)
+        if self._on_this_host is not None and not self._on_this_host.take(number):
+            return None
+        try:
+            transaction = self._db.hold()
+        except BaseException:
+            self._give_back(number)
+            raise
+        held = HeldKey(self, scope, key, number, transaction)
+        try:
+            if not self._lock(transaction, number):
+                held.let_go()
                 return None
-            row = connection.execute(found).first()
-        if row is None:  # released between the two statements (PostgreSQL): as good as running
-            return KeptResponse(fingerprint, True, None, None)
-        return KeptResponse(row.fingerprint, row.state == RUNNING, row.status, row.response)
+            held.kept = self._kept(transaction, scope, key, now)
+        except BaseException:
+            held.let_go()
+            raise
+        return held
 
-    def complete(self, scope: str, key: str, status: int, response: bytes) -> None:
-        """Keep the response of the request that holds the key."""
-        statement = (
-            update(KEYS)
-            .where(KEYS.c.scope == scope, KEYS.c.key == key, KEYS.c.state == RUNNING)
-            .values(state=DONE, status=status, response=response)
+    def _lock(self, transaction: HeldTransaction, number: int) -> bool:
+        """On PostgreSQL, take the key's advisory lock unless another transaction holds it."""
+        if self._db.is_sqlite:
+            return True  # held on this host already
+        high, low = divmod(number, 1 << 32)
+        locked = select(func.pg_try_advisory_xact_lock(_int32(high), _int32(low)))
+        return bool(transaction.connection.execute(locked).scalar_one())
+
+    def _kept(self, transaction: HeldTransaction, scope: str, key: str, now: datetime) -> KeptResponse | None:
+        """The key's row, unless it has expired."""
+        found = select(KEYS.c.fingerprint, KEYS.c.status, KEYS.c.response).where(
+            KEYS.c.scope == scope, KEYS.c.key == key, KEYS.c.expires_at > now
         )
-        with self._statement() as connection:
-            connection.execute(statement)
+        row = transaction.connection.execute(found).first()
+        return KeptResponse(row.fingerprint, row.status, row.response) if row is not None else None
 
-    def release(self, scope: str, key: str) -> None:
-        """Give up a key whose request failed: a retry runs afresh."""
-        statement = delete(KEYS).where(KEYS.c.scope == scope, KEYS.c.key == key, KEYS.c.state == RUNNING)
-        with self._statement() as connection:
-            connection.execute(statement)
+    def _keep(
+        self, held: HeldKey, fingerprint: str, status: int, response: bytes, now: datetime, expires: datetime
+    ) -> None:
+        values = {"fingerprint": fingerprint, "status": status, "response": response}
+        values.update(created_at=now, expires_at=expires)
+        statement = self._insert(KEYS).values(scope=held.scope, key=held.key, **values)
+        statement = statement.on_conflict_do_update(index_elements=[KEYS.c.scope, KEYS.c.key], set_=values)
+        try:
+            held.transaction.connection.execute(statement)  # over an expired row, if one is left
+            held.transaction.commit()
+        except BaseException:
+            held.transaction.rollback()
+            raise
+        finally:
+            self._give_back(held.number)
+
+    def _let_go(self, held: HeldKey) -> None:
+        try:
+            held.transaction.rollback()
+        finally:
+            self._give_back(held.number)
+
+    def _give_back(self, number: int) -> None:
+        if self._on_this_host is not None:
+            self._on_this_host.give_back(number)
 
     def purge(self, now: datetime, *, limit: int) -> int:
         """Delete up to ``limit`` expired keys; the number deleted."""
         expired = select(KEYS.c.scope, KEYS.c.key).where(KEYS.c.expires_at <= now).limit(limit)
         statement = delete(KEYS).where(tuple_(KEYS.c.scope, KEYS.c.key).in_(expired))
-        with self._statement() as connection:
+        with self._db.connect() as connection, self._db.begin(connection, write=True, one_statement=True):
             return connection.execute(statement).rowcount
 
-    @contextmanager
-    def _statement(self) -> Iterator[Connection]:
-        with self._db.connect() as connection, self._db.begin(connection, write=True, one_statement=True):
-            yield connection
+
+class HeldKey:
+    """A key this thread's request holds (:meth:`IdempotencyStore.hold`), with the first response
+    if its first request finished (:attr:`kept`)."""
+
+    def __init__(
+        self,
+        store: IdempotencyStore,
+        scope: str,
+        key: str,
+        number: int,
+        transaction: HeldTransaction,
+    ) -> None:
+        self._store = store
+        self.scope, self.key, self.number = scope, key, number
+        self.transaction = transaction
+        self.kept: KeptResponse | None = None
+
+    def keep(self, fingerprint: str, status: int, response: bytes, *, now: datetime, expires_at: datetime) -> None:
+        """Store the response and commit it with everything the request wrote, then let go of the
+        key. Raises :class:`.DatabaseUnavailable` if the commit fails: then nothing is written."""
+        self._store._keep(self, fingerprint, status, response, now, expires_at)
+
+    def let_go(self) -> None:
+        """Roll back everything the request wrote and let go of the key: a retry runs afresh."""
+        self._store._let_go(self)
+
+
+class _KeysOnThisHost:
+    """The keys held by the requests of every process on this host that uses one SQLite database:
+    a byte of a file locked per key (a lock the kernel drops with its process), and this process's
+    own keys in a set (the file's locks do not tell one thread of a process from another)."""
+
+    def __init__(self, path: Path | None) -> None:
+        self._path = path
+        self._lock = threading.Lock()
+        self._held: set[int] = set()
+        self._pid = 0
+        self._fd: int | None = None  # never closed: closing any descriptor of the file drops all its locks
+
+    def take(self, number: int) -> bool:
+        with self._lock:
+            fd = self._descriptor()
+            if number in self._held:
+                return False
+            if fd is not None:
+                try:
+                    fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB, 1, number)
+                except OSError as error:
+                    if error.errno in (errno.EACCES, errno.EAGAIN):  # another process holds it
+                        return False
+                    raise
+            self._held.add(number)
+            return True
+
+    def give_back(self, number: int) -> None:
+        with self._lock:
+            if number in self._held:
+                self._held.discard(number)
+                if self._fd is not None:
+                    fcntl.lockf(self._fd, fcntl.LOCK_UN, 1, number)
+
+    def _descriptor(self) -> int | None:
+        if self._pid != os.getpid():  # the first use, or a forked child's (locks are not inherited)
+            self._pid, self._held = os.getpid(), set()
+            if self._path is not None and fcntl is not None and self._fd is None:
+                self._fd = os.open(self._path, os.O_RDWR | os.O_CREAT, 0o600)
+        return self._fd
+
+
+def _lock_file(db: Database) -> Path | None:
+    database = make_url(db.url).database
+    return Path(f"{database}.keys") if database and database != ":memory:" else None
+
+
+def _number(scope: str, key: str) -> int:
+    """A 56-bit number for the key: an offset in the lock file, or PostgreSQL's advisory lock."""
+    return int.from_bytes(hashlib.sha256(f"{scope}\0{key}".encode()).digest()[:7], "big")
+
+
+def _int32(value: int) -> int:
+    return value - (1 << 32) if value >= 1 << 31 else value

@@ -175,7 +175,8 @@ class IdempotencyKeyRow(Base):
     address for the requests that carry no token), and a createGame key belongs to no game yet.
     The key and the scope are stored as SHA-256 hashes, and the response (which may carry a seat's
     token) only sealed with a key derived from the idempotency key itself: the table alone gives no
-    token away. Rows are deleted once ``expires_at`` has passed.
+    token away. A row is written with its response, in the transaction of its request's change
+    (never while the request runs). Rows are deleted once ``expires_at`` has passed.
     """
 
     __tablename__ = "idempotency_keys"
@@ -184,9 +185,8 @@ class IdempotencyKeyRow(Base):
     scope: Mapped[str] = mapped_column(String(64), primary_key=True)  # SHA-256 of the caller's scope
     key: Mapped[str] = mapped_column(String(64), primary_key=True)  # SHA-256 of the Idempotency-Key
     fingerprint: Mapped[str] = mapped_column(String(64), nullable=False)  # SHA-256 of method, path, body
-    state: Mapped[str] = mapped_column(String(8), nullable=False)  # "running" or "done"
-    status: Mapped[int | None] = mapped_column(SmallInteger)
-    response: Mapped[bytes | None] = mapped_column(LargeBinary)  # headers and body, sealed
+    status: Mapped[int] = mapped_column(SmallInteger, nullable=False)
+    response: Mapped[bytes] = mapped_column(LargeBinary, nullable=False)  # headers and body, sealed
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False)
     expires_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False)
 

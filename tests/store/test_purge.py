@@ -136,13 +136,16 @@ def test_expired_idempotency_keys_and_counters_go(database_url: str) -> None:
         now = datetime.now(UTC)
         keys, counters = IdempotencyStore(db), DatabaseStorage(database=db)
         for index in range(5):
+            held = keys.hold("s", f"k{index}", now=now)
+            assert held is not None
             expires = now + timedelta(hours=-1 if index < 3 else 1)
-            keys.claim("s", f"k{index}", "f", now=now, expires_at=expires, stale_before=now)
+            held.keep("f", 201, b"kept", now=now, expires_at=expires)
         counters.incr("gone", 1)
         counters.incr("kept", 3600)
         assert purge_expired(db, now + timedelta(seconds=2), batch=2) == 3
-        still = keys.claim("s", "k4", "f", now=now, expires_at=now, stale_before=now - timedelta(hours=1))
-        assert still is not None and still.running  # not expired: kept
+        still = keys.hold("s", "k4", now=now)
+        assert still is not None and still.kept is not None  # not expired: kept
+        still.let_go()
         assert counters.get("kept") == 1
         with db.engine.connect() as connection:
             assert connection.exec_driver_sql("SELECT count(*) FROM rate_limits").scalar() == 1

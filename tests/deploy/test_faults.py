@@ -80,21 +80,16 @@ class Abandoned(Exception):
     """A POST whose outcome the client could not learn within its retries."""
 
 
-class KeyLeftRunning(Exception):
-    """A POST whose key stays ``idempotency_key_in_use``: its first try died with its worker."""
+class KeyLeftInUse(Exception):
+    """A POST whose key stays ``idempotency_key_in_use`` although no try of it can still be running."""
 
 
-# The service keeps the key of a request that died with its worker "running" until it is stale
-# (service.games.idempotency.STALE_SECONDS, ten minutes), so its retries get 409
-# idempotency_key_in_use meanwhile, and after that a retry runs the request again (refused, when the
-# first try was applied). A client cannot wait that long: after KEY_IN_USE_SECONDS it reconciles as
-# a real one must, from the game's record: the action is there (the first try was applied), or it
-# sends it again with a new key and If-Match (nothing can apply twice). Each time is counted
-# ("reconciled: …"). Only the test that kills workers lets its clients do so (reconcile=True: make
-# it False once the service frees such keys and answers their retries): a database outage leaves no
-# key running (the process finishes it once the database is back), so there a key left running fails.
+# A request and the response kept for its key commit together (service.store.idempotency): a try
+# that dies with its worker, or with PostgreSQL, leaves nothing applied and its key free, so its
+# retry runs afresh; a try that committed is replayed. A key may be in use only while a try runs
+# (or, on PostgreSQL, until the server has seen a killed worker's connection close): longer than
+# KEY_IN_USE_SECONDS is a failure, as is any answer but the action applied exactly once.
 KEY_IN_USE_SECONDS = 5.0
-RECONCILES = 3  # per action
 
 
 @dataclass(frozen=True)
@@ -153,7 +148,7 @@ def retried(port: int, method: str, path: str, body: Any, headers: dict[str, str
             elif in_use_since is None:
                 in_use_since = time.monotonic()
             elif time.monotonic() - in_use_since > KEY_IN_USE_SECONDS:
-                raise KeyLeftRunning(f"{method} {path}: {last} for {KEY_IN_USE_SECONDS:g} s")
+                raise KeyLeftInUse(f"{method} {path}: {last} for {KEY_IN_USE_SECONDS:g} s")
         if time.monotonic() + wait > deadline:
             break
         time.sleep(wait)
@@ -172,16 +167,13 @@ def post(port: int, path: str, body: Any, token: str | None, tally: Tally, **hea
 
 @dataclass
 class Player:
-    """A client playing its own games, each as its own model of it: the engine, fed the actions it
-    knows the server applied (told so by a 2xx answer, or found in the record after a key left running)."""
+    """A client playing its own games, each as its own model of it: the engine, fed the actions the
+    server answered 2xx to."""
 
     number: int
     port: int
     tally: Tally
-    reconcile: bool  # a key left running: reconcile from the record, or fail
     games: dict[str, ClientGame] = field(default_factory=dict)
-    # seeds of creations reconciled: a game their first try made has credentials no one saw
-    unseen: set[str] = field(default_factory=set)
     problems: list[str] = field(default_factory=list)
 
     def run(self, faults_over: threading.Event, stop: threading.Event) -> None:
@@ -197,25 +189,14 @@ class Player:
             self.problems.append(f"{type(error).__name__}: {error}")
 
     def create(self, seed: str) -> tuple[ClientGame, dict[int, str]]:
-        """A new game and its tokens. When the key is left running, the client cannot learn the
-        tokens of a game its first try may have made: it creates another with a new key (the
-        test checks that such a game, found by its seat names, stayed untouched)."""
+        """A new game and its tokens."""
         seats = [{"name": f"{name} {seed}"} for name in NAMES]
         body = {"seats": seats, "seed": seed, "first_dealer": 0, "target_score": TARGET_SCORE}
-        for _ in range(RECONCILES + 1):
-            try:
-                status, created = post(self.port, "/v1/games", body, None, self.tally)
-            except KeyLeftRunning:
-                if not self.reconcile:
-                    raise
-                self.tally.add("reconciled: createGame sent again")
-                self.unseen.add(seed)
-                continue
-            assert status == 201, created
-            game = ClientGame(created["id"], seed, Game(GameSetup(TARGET_SCORE, 0, FirstDealerReason.NAMED, seed)))
-            assert_shows(created, game.model)
-            return game, {credential["seat"]: credential["token"] for credential in created["credentials"]}
-        raise Abandoned(f"no game created after {RECONCILES} reconciliations")
+        status, created = post(self.port, "/v1/games", body, None, self.tally)
+        assert status == 201, created
+        game = ClientGame(created["id"], seed, Game(GameSetup(TARGET_SCORE, 0, FirstDealerReason.NAMED, seed)))
+        assert_shows(created, game.model)
+        return game, {credential["seat"]: credential["token"] for credential in created["credentials"]}
 
     def play_game(self, seed: str, stop: threading.Event) -> None:
         game, tokens = self.create(seed)
@@ -237,31 +218,13 @@ class Player:
             self.act(game, action, path, body, tokens[seat])
 
     def act(self, game: ClientGame, action: Action, path: str, body: Any, token: str) -> None:
-        """Send ``action`` until the client knows it applied, exactly once."""
-        headers: dict[str, str] = {}
-        for _ in range(RECONCILES + 1):
-            try:
-                status, answer = post(self.port, path, body, token, self.tally, **headers)
-            except KeyLeftRunning:
-                if not self.reconcile:
-                    raise
-                if game.found_in_record(action, self.port, self.tally):
-                    self.tally.add("reconciled: found applied")
-                    return
-                self.tally.add("reconciled: sent again with If-Match")
-                headers = {"If-Match": f'"{game.id}.{action.seq}"'}  # the version before the action
-                continue
-            if status == 412:  # the game moved on since the record was read: read it again
-                if game.found_in_record(action, self.port, self.tally):
-                    return
-                continue
-            assert status == 201, f"{action} in {path}: {status} {answer}"
-            game.apply(action, acknowledged=True)
-            if action.kind == "deal":
-                assert answer["commitment"] == game.model.commitment
-            assert_shows(answer["game"], game.model)
-            return
-        raise Abandoned(f"{action} in {path}: not applied after {RECONCILES} reconciliations")
+        """Send ``action`` (retried with its key) until the server answers it applied."""
+        status, answer = post(self.port, path, body, token, self.tally)
+        assert status == 201, f"{action} in {path}: {status} {answer}"
+        game.apply(action)
+        if action.kind == "deal":
+            assert answer["commitment"] == game.model.commitment
+        assert_shows(answer["game"], game.model)
 
 
 @dataclass
@@ -271,34 +234,16 @@ class ClientGame:
     id: str
     seed: str
     model: Game
-    acknowledged: list[Action] = field(default_factory=list)  # answered 2xx
-    found: list[Action] = field(default_factory=list)  # not answered, found applied in the record
+    acknowledged: list[Action] = field(default_factory=list)  # answered 2xx, in order
 
-    def apply(self, action: Action, *, acknowledged: bool) -> None:
+    def apply(self, action: Action) -> None:
         if action.kind == "deal":
             self.model.deal(action.seat)
         else:
             assert action.card is not None
             self.model.play(action.seat, parse_card(action.card))
         assert len(self.model.log) == action.seq
-        (self.acknowledged if acknowledged else self.found).append(action)
-
-    def found_in_record(self, action: Action, port: int, tally: Tally) -> bool:
-        """Whether the record shows ``action`` applied (then the model takes it); it may show
-        nothing after the model's last action, and nothing else."""
-        status, record = retried(port, "GET", f"/v1/games/{self.id}/record", None, {}, tally)
-        assert status == 200, record
-        log = replay(record, self.seed)[1]
-        assert log[: action.seq - 1] == self.known_log(), f"game {self.id} changed behind its client"
-        assert len(log) <= action.seq, f"game {self.id} has actions its client never sent: {log[action.seq :]}"
-        if len(log) < action.seq:
-            return False
-        assert log[-1] == action, f"game {self.id}: {log[-1]} applied where its client sent {action}"
-        self.apply(action, acknowledged=False)
-        return True
-
-    def known_log(self) -> list[Action]:
-        return sorted(self.acknowledged + self.found, key=lambda action: action.seq)
+        self.acknowledged.append(action)
 
 
 def shown(game: dict[str, Any]) -> dict[str, Any]:
@@ -433,10 +378,10 @@ def fault_server(database_url: str, tmp_path: Path) -> Iterator[Server]:
         yield server
 
 
-def play_through(server: Server, fault: Callable[[Server, list[str]], None], *, reconcile: bool) -> None:
+def play_through(server: Server, fault: Callable[[Server, list[str]], None]) -> None:
     """The clients play while ``fault`` strikes; then every check of nothing lost."""
     tally = Tally()
-    players = [Player(number, server.port, tally, reconcile) for number in range(CLIENTS)]
+    players = [Player(number, server.port, tally) for number in range(CLIENTS)]
     faults_over, stop = threading.Event(), threading.Event()
     threads = [threading.Thread(target=player.run, args=(faults_over, stop), daemon=True) for player in players]
     faults: list[str] = []
@@ -469,11 +414,8 @@ def play_through(server: Server, fault: Callable[[Server, list[str]], None], *, 
 
     assert len(games) >= CLIENTS * MIN_GAMES
     played = {game.id for game in games}
-    unseen = {seed for player in players for seed in player.unseen}
-    for other in [game for game in all_games(server.port) if game["id"] not in played]:
-        seed = other["seats"][0]["name"].split(" ", 1)[1]
-        assert seed in unseen, f"game {other['id']}: no client created it, or was told so"
-        assert (other["version"], other["hand_number"]) == (1, 0), f"game {other['id']} was played, by no client"
+    others = [game["id"] for game in all_games(server.port) if game["id"] not in played]
+    assert not others, f"games no client was told it created: {others}"
     for client_game in games:
         game_id, seed, model = client_game.id, client_game.seed, client_game.model
         status, _, record = request(server.port, "GET", f"/v1/games/{game_id}/record")
@@ -483,17 +425,16 @@ def play_through(server: Server, fault: Callable[[Server, list[str]], None], *, 
         assert status == 200, game
         replayed, log = replay(record, seed)
         assert shown(game) == expected(replayed), f"game {game_id}: its record does not replay to the state it shows"
-        assert log == client_game.known_log(), f"game {game_id}: its log is not what its client knows applied"
-        assert set(client_game.acknowledged) <= set(log)  # every action answered 2xx is there, once (seqs differ)
+        assert log == client_game.acknowledged, f"game {game_id}: its log is not what its client was told applied"
         assert replayed == model, f"game {game_id} is not the game its client meant to play"
         assert model.is_over, f"game {game_id} was not played to its end"
 
 
 def test_workers_killed_under_load_lose_nothing(fault_server: Server) -> None:
-    play_through(fault_server, kill_workers, reconcile=True)
+    play_through(fault_server, kill_workers)
 
 
 @pytest.mark.postgres
 @pytest.mark.skipif(not os.environ.get("TEST_DATABASE_URL"), reason="restarts PostgreSQL: set TEST_DATABASE_URL")
 def test_postgres_restarted_under_load_loses_nothing(fault_server: Server) -> None:
-    play_through(fault_server, restart_postgres, reconcile=False)
+    play_through(fault_server, restart_postgres)

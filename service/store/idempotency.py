@@ -30,11 +30,12 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, cast
 
-from sqlalchemy import Table, delete, func, select, tuple_
+from sqlalchemy import Integer, Table, bindparam, delete, func, select, tuple_
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import make_url
 
 from .db import Database, HeldTransaction
+from .driver import Prepared
 from .models import IdempotencyKeyRow
 
 try:
@@ -45,6 +46,19 @@ except ImportError:  # Windows: the keys held in this process only
 __all__ = ["HeldKey", "IdempotencyStore", "KeptResponse"]
 
 KEYS = cast(Table, IdempotencyKeyRow.__table__)
+
+# Run on the driver's cursor (.driver): SQLAlchemy's building and execution of each cost more
+# than the statement itself, some 1 ms of CPU in every keyed request.
+_LOCKING = Prepared(
+    select(func.pg_try_advisory_xact_lock(bindparam("high", type_=Integer), bindparam("low", type_=Integer)))
+)
+_FINDING = Prepared(
+    select(KEYS.c.fingerprint, KEYS.c.status, KEYS.c.response).where(
+        KEYS.c.scope == bindparam("scope"),
+        KEYS.c.key == bindparam("key"),
+        KEYS.c.expires_at > bindparam("now", type_=KEYS.c.expires_at.type),
+    )
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,8 +75,15 @@ class IdempotencyStore:
 
     def __init__(self, db: Database) -> None:
         self._db = db
-        self._insert: Any = sqlite.insert if db.is_sqlite else postgresql.insert
         self._on_this_host = _KeysOnThisHost(_lock_file(db)) if db.is_sqlite else None
+        insert: Any = (sqlite.insert if db.is_sqlite else postgresql.insert)(KEYS)
+        row = {name: bindparam(name, type_=column.type) for name, column in KEYS.c.items()}
+        kept = ("fingerprint", "status", "response", "created_at", "expires_at")
+        self._keeping = Prepared(  # over an expired row, if one is left
+            insert.values(row).on_conflict_do_update(
+                index_elements=[KEYS.c.scope, KEYS.c.key], set_={name: insert.excluded[name] for name in kept}
+            )
+        )
 
     def hold(self, scope: str, key: str, *, now: datetime) -> HeldKey | None:
         """Hold the key for this thread's request, in a write transaction the request's own writes
@@ -92,26 +113,23 @@ class IdempotencyStore:
         if self._db.is_sqlite:
             return True  # held on this host already
         high, low = divmod(number, 1 << 32)
-        locked = select(func.pg_try_advisory_xact_lock(_int32(high), _int32(low)))
-        return bool(transaction.connection.execute(locked).scalar_one())
+        with self._db.begin(transaction.connection, write=False, one_statement=True) as connection:
+            return bool(_LOCKING.run(connection, {"high": _int32(high), "low": _int32(low)}).rows[0][0])
 
     def _kept(self, transaction: HeldTransaction, scope: str, key: str, now: datetime) -> KeptResponse | None:
         """The key's row, unless it has expired."""
-        found = select(KEYS.c.fingerprint, KEYS.c.status, KEYS.c.response).where(
-            KEYS.c.scope == scope, KEYS.c.key == key, KEYS.c.expires_at > now
-        )
-        row = transaction.connection.execute(found).first()
-        return KeptResponse(row.fingerprint, row.status, row.response) if row is not None else None
+        with self._db.begin(transaction.connection, write=False, one_statement=True) as connection:
+            found = _FINDING.run(connection, {"scope": scope, "key": key, "now": now})
+        return KeptResponse(*found.row(0)) if found.rows else None
 
     def _keep(
         self, held: HeldKey, fingerprint: str, status: int, response: bytes, now: datetime, expires: datetime
     ) -> None:
-        values = {"fingerprint": fingerprint, "status": status, "response": response}
-        values.update(created_at=now, expires_at=expires)
-        statement = self._insert(KEYS).values(scope=held.scope, key=held.key, **values)
-        statement = statement.on_conflict_do_update(index_elements=[KEYS.c.scope, KEYS.c.key], set_=values)
+        row = {"scope": held.scope, "key": held.key, "fingerprint": fingerprint, "status": status}
+        row.update(response=response, created_at=now, expires_at=expires)
         try:
-            held.transaction.connection.execute(statement)  # over an expired row, if one is left
+            with self._db.begin(held.transaction.connection, write=True, one_statement=True) as connection:
+                self._keeping.run(connection, row)
             held.transaction.commit()
         except BaseException:
             held.transaction.rollback()

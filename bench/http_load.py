@@ -22,7 +22,7 @@ for a lone game and < 50 ms at 4 concurrent games; zero non-2xx answers.
 
     .venv/bin/python -m bench.http_load [--db sqlite,postgres] [--levels 1,4,16] [--seconds 10]
         [--repeats 5] [--postgres-url postgresql://postgres@127.0.0.1:5432/test] [--log-level INFO]
-        [--json out.json]
+        [--json out.json] [--idempotency-keys]
 
 Everything talks to 127.0.0.1 only; every loop is bounded in count and time. The last line is
 ``http_load=<json summary>``.
@@ -42,6 +42,7 @@ import sys
 import tempfile
 import threading
 import time
+import uuid
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -161,10 +162,11 @@ class Client:
     """One keep-alive HTTP connection (gunicorn's sync workers close it after each answer;
     http.client then reconnects on the next request)."""
 
-    def __init__(self, port: int, stats: Stats | None, window_end: float) -> None:
+    def __init__(self, port: int, stats: Stats | None, window_end: float, *, keyed: bool = False) -> None:
         self.connection = http.client.HTTPConnection(HOST, port, timeout=REQUEST_TIMEOUT)
         self.stats = stats
         self.window_end = window_end
+        self.keyed = keyed  # an Idempotency-Key on every POST
 
     def call(self, kind: str, method: str, path: str, body: Any = None, token: str | None = None) -> Any:
         if time.perf_counter() >= self.window_end:
@@ -176,6 +178,8 @@ class Client:
             headers["Content-Type"] = "application/json"
         if token is not None:
             headers["Authorization"] = f"Bearer {token}"
+        if self.keyed and method == "POST":
+            headers["Idempotency-Key"] = str(uuid.uuid4())
         started = time.perf_counter()
         try:
             self.connection.request(method, path, body=payload, headers=headers)
@@ -259,23 +263,26 @@ class Level:
         return sum(self.stats.failures.values())
 
 
-def drive(server: Server, concurrency: int, seconds: float, counted: str, warmup: float) -> Level:
-    """Run ``concurrency`` client threads for ``warmup`` (not counted) then ``seconds``."""
+def drive(
+    server: Server, concurrency: int, seconds: float, counted: str, warmup: float, *, keyed: bool = False
+) -> Level:
+    """Run ``concurrency`` client threads for ``warmup`` (not counted) then ``seconds``; ``keyed``:
+    every POST with an Idempotency-Key."""
     if warmup > 0:
-        _run_threads(server.port, concurrency, warmup, None, counted)
+        _run_threads(server.port, concurrency, warmup, None, counted, keyed)
     stats = Stats(counted)
     server_cpu, client_cpu = workers_cpu_seconds(server.process.pid), time.process_time()
-    _run_threads(server.port, concurrency, seconds, stats, counted)
+    _run_threads(server.port, concurrency, seconds, stats, counted, keyed)
     server_cpu = workers_cpu_seconds(server.process.pid) - server_cpu
     return Level(concurrency, seconds, stats, server_cpu, time.process_time() - client_cpu)
 
 
-def _run_threads(port: int, concurrency: int, seconds: float, stats: Stats | None, counted: str) -> None:
+def _run_threads(port: int, concurrency: int, seconds: float, stats: Stats | None, counted: str, keyed: bool) -> None:
     window_end = time.perf_counter() + seconds
 
     def one(index: int) -> None:
         rng = random.Random(index)
-        client = Client(port, stats, window_end)
+        client = Client(port, stats, window_end, keyed=keyed)
         try:
             if counted == "play":
                 for _ in range(MAX_REQUESTS_PER_LEVEL):
@@ -352,7 +359,8 @@ def measure(name: str, levels: list[int], args: argparse.Namespace, workdir: Pat
                 pair: dict[str, Level] = {}
                 for app in order:
                     server, counted = (service, "play") if app == "service" else (baseline, "update")
-                    pair[app] = drive(server, concurrency, args.seconds, counted, args.warmup)
+                    keyed = args.idempotency_keys and app == "service"
+                    pair[app] = drive(server, concurrency, args.seconds, counted, args.warmup, keyed=keyed)
                     _print_level(name, app, pair[app])
                 runs.append((pair["service"], pair["baseline"]))
             results["levels"][concurrency] = _medians(runs)
@@ -447,6 +455,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--postgres-url", default=os.environ.get("BENCH_POSTGRES_URL", POSTGRES_URL))
     parser.add_argument("--log-level", default="INFO", help="LOG_LEVEL of the servers (INFO: one line per request)")
     parser.add_argument("--json", type=Path, help="also write the results here")
+    parser.add_argument(
+        "--idempotency-keys", action="store_true", help="the service's clients send an Idempotency-Key with every POST"
+    )
     args = parser.parse_args(argv)
     levels = [int(level) for level in args.levels.split(",")]
     if not 0 < args.seconds <= 300 or not 1 <= args.repeats <= 20 or any(not 1 <= level <= 64 for level in levels):

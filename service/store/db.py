@@ -218,6 +218,7 @@ class HeldTransaction:
     def __init__(self, db: Database) -> None:
         self._db = db
         self.committed: list[Callable[[], None]] = []  # what waits for the commit (Database.after_commit)
+        self._ended = False
         self._connected = ExitStack()  # the connection, given back when the transaction ends
         self.connection = self._connected.enter_context(db.connect())
         self._transaction = db.begin(self.connection, write=True)
@@ -231,7 +232,7 @@ class HeldTransaction:
         """Commit everything written since :meth:`Database.hold`, then run what waited for it on
         the same connection (a failing action is logged). Raises :class:`DatabaseUnavailable` if
         the commit fails: then nothing is written."""
-        self._db._let_go(self)
+        self._end()
         with self._connected:
             self._transaction.__exit__(None, None, None)  # leaving Database.begin's block commits
             for action in self.committed:
@@ -242,13 +243,22 @@ class HeldTransaction:
 
     def rollback(self) -> None:
         """Undo everything written since :meth:`Database.hold` (a connection already lost is
-        rolled back by the server)."""
-        self._db._let_go(self)
+        rolled back by the server). Nothing to do once the transaction has ended (a commit that
+        failed, say)."""
+        if self._ended:
+            return
+        self._end()
         try:
             with self._connected:
                 self._transaction.__exit__(_RolledBack, _RolledBack(), None)
         except Exception as error:
             log.warning("could not roll back a held transaction: %s", type(error).__name__)
+
+    def _end(self) -> None:
+        if self._ended:
+            raise RuntimeError("this held transaction has ended")
+        self._ended = True
+        self._db._let_go(self)
 
 
 class _RolledBack(Exception):

@@ -115,6 +115,27 @@ def test_a_failed_first_request_releases_its_key(app: Flask, client, monkeypatch
     assert retry.status_code == 201 and "Idempotent-Replayed" not in retry.headers
 
 
+def test_a_commit_that_fails_answers_503_and_applies_nothing(client, monkeypatch):
+    """The database goes away at the commit: the client is told so (not 201), nothing is there, and
+    the retry with the same key runs afresh."""
+    from service.store import DatabaseUnavailable
+    from service.store.db import HeldTransaction
+
+    def lost(self: HeldTransaction) -> None:
+        self.rollback()
+        raise DatabaseUnavailable("the connection was lost at COMMIT")
+
+    monkeypatch.setattr(HeldTransaction, "commit", lost)
+    headers = key()
+    failed = client.post("/v1/games", json={"seats": SEATS}, headers=headers)
+    assert failed.status_code == 503 and failed.json["code"] == "database_unavailable"
+    monkeypatch.undo()
+    assert client.get("/v1/games").json["items"] == []
+    retry = client.post("/v1/games", json={"seats": SEATS}, headers=headers)
+    assert retry.status_code == 201 and "Idempotent-Replayed" not in retry.headers
+    assert len(client.get("/v1/games").json["items"]) == 1
+
+
 def test_a_key_in_use_is_409_and_nothing_runs_twice(app: Flask, client, monkeypatch):
     service = app.extensions["coins.games"]
     real = service.create

@@ -564,8 +564,8 @@ async def drained(server: Server, seconds: float) -> tuple[float, dict[str, int]
 # The first rule whose pattern occurs in a sample's stack takes it (py-spy's raw format: one
 # folded stack per line, outermost frame first, then the count).
 PARTS: list[tuple[str, str]] = [
-    ("hub reader: reads the changed games' new events (database)", r"_read_changes \(.*_read \("),
-    ("hub reader: the rest (cache, wakes)", r"_read_changes \("),
+    ("hub thread: reads the changed games' new events (database)", r"_read_changes \(.*new_events \("),
+    ("hub thread: the rest (cache, wakes)", r"_read_changes \("),
     ("stream writer: takes and filters each stream's events", r"stream_writer\.py.*take \("),
     ("stream writer: sends to the sockets", r"stream_writer\.py.*_flush \("),
     ("stream writer: the rest (frames, loop)", r"service/api/stream_writer\.py"),
@@ -580,7 +580,7 @@ PARTS: list[tuple[str, str]] = [
     ("stream: take and filter the cached events", r"frames \(service/api/events\.py.*take \("),
     ("stream: open (feed_start: read and render the game)", r"EventFeed\.open \(|feed_start \("),
     ("stream: the rest (frame text, generator, gunicorn)", r"frames \(service/api/events\.py"),
-    ("notifications: listener thread, publish", r"service/store/notifications\.py"),
+    ("notifications: the hub thread's listener, publish", r"service/store/notifications\.py"),
     ("play requests", r"PlayViews\.post \("),
     ("other requests (deal, hands)", r"handle_request \("),
     ("gunicorn: accept, poll, the rest", r""),

@@ -31,6 +31,7 @@ dropped at the end); every loop is bounded in count and time. The last line is
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import multiprocessing
 import os
@@ -75,7 +76,7 @@ class NoNotifications:
     def publish(self, game_id: str, connection: Any) -> None:
         return None
 
-    def listen(self, listener: Callable[[str | None], None]) -> None:
+    def listen(self, listener: Callable[[str | None], None], loop: asyncio.AbstractEventLoop) -> None:
         return None
 
     def close(self) -> None:

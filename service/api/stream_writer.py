@@ -1,12 +1,14 @@
-"""One thread per process writes the events of every stream it serves straight to the streams' sockets.
+"""The events of every stream a process serves, written straight to the streams' sockets by the event hub's thread.
 
 Why: with each stream's own thread writing its events, every event woke every thread streaming
 its game (20 per play in the benchmark), and those wake-ups, not the writes, cost the plays more
 than half their throughput (docs/benchmarks.md, "Live events"). Here a stream's thread sends the
 headers and the first events through the server as usual, then hands its socket to this writer
-and sleeps until the stream ends. The hub tells the writer which games' caches have news; the
-writer takes each of their streams' events and sends them without blocking, one thread for all,
-keeping what a slow client has not yet taken until its socket can take more.
+and sleeps until the stream ends. The writer lives on the hub's event loop (service.events.hub),
+the one thread that also hears the notifications and reads the changed games: told which games'
+caches have news, it takes each of their streams' events and sends them without blocking, keeping
+what a slow client has not yet taken until its socket (then one of the loop's writers) can take
+more. No thread hands a change on to another.
 
 Only where it is safe: gunicorn's plain TCP socket (``environ["gunicorn.socket"]``) on HTTP/1.1,
 whose response gunicorn frames in chunks, so the writer frames its writes the same way and the
@@ -16,10 +18,9 @@ HTTP/2, another server, Flask's test client) the stream's thread writes its even
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
-import os
-import selectors
 import socket
 import threading
 import time
@@ -67,18 +68,15 @@ class _Stream:
 
 
 class StreamWriter:
-    """The writer of one process (started with its first stream, anew in a forked worker)."""
+    """The writer of one process: callbacks on its hub's event loop, which holds every stream's state."""
 
     def __init__(self, hub: Hub, frame: Frame, *, heartbeat: float) -> None:
+        self._hub = hub
         self._frame = frame
         self.heartbeat = heartbeat
-        self._lock = threading.Lock()
-        self._added: list[_Stream] = []  # handed over, not yet seen by the writer
-        self._changed: set[str] = set()  # games whose caches have news
+        self._by_game: dict[str, set[_Stream]] = {}  # the hub thread's own, as everything below serve
         self._closing = False
-        self._pid = 0
-        self._wake_out: socket.socket | None = None
-        self._by_game: dict[str, set[_Stream]] = {}  # the writer thread's own
+        self._sweeping = False  # a sweep is due on the loop
         hub.subscribe(self._tell)
 
     def serve(self, sock: socket.socket, reader: Reader) -> None:
@@ -87,134 +85,104 @@ class StreamWriter:
         Meanwhile this thread does what an idle reader must: it reads the game now and then, which
         makes the moves a game of bots is owed (see :meth:`.EventFeed.look_at`)."""
         stream = _Stream(sock, reader)
-        with self._lock:
-            if self._closing:
-                return
-            self._start()
-            self._added.append(stream)
-        self._wake()
+        self._hub.loop().call_soon_threadsafe(self._add, stream)
         while not stream.done.wait(reader.pace):
             if reader.owed or time.monotonic() - stream.last_event >= self.heartbeat:
                 reader.look_at()
 
-    def _tell(self, game_ids: list[str] | None) -> None:
-        """From the hub's reader: these games' caches have news (``None``: the hub is closing)."""
-        with self._lock:
-            if self._pid != os.getpid():
-                return  # no stream handed over in this process
-            if game_ids is None:
-                self._closing = True
-            else:
-                self._changed.update(game_ids)
-        self._wake()
-
-    def _start(self) -> None:
-        if self._pid == os.getpid():
+    def _add(self, stream: _Stream) -> None:
+        """A stream handed over: its first events went out through the server; send what followed."""
+        loop = asyncio.get_running_loop()
+        if self._closing:
+            stream.done.set()
             return
-        self._pid = os.getpid()
-        wake_in, self._wake_out = socket.socketpair()
-        wake_in.setblocking(False)
-        self._by_game = {}
-        threading.Thread(target=self._run, args=(wake_in,), name="coins-stream-writer", daemon=True).start()
+        self._by_game.setdefault(stream.reader.game_id, set()).add(stream)
+        if not self._sweeping:
+            self._sweeping = True
+            loop.call_later(SWEEP_SECONDS, self._sweep)
+        self._turn(self._send_news, stream)
 
-    def _wake(self) -> None:
-        with contextlib.suppress(BlockingIOError):  # full: the writer has a wake-up waiting already
-            if self._wake_out is not None:
-                self._wake_out.send(b"!", socket.MSG_DONTWAIT)
-
-    def _run(self, wake_in: socket.socket) -> None:
-        selector = selectors.DefaultSelector()
-        selector.register(wake_in, selectors.EVENT_READ)
-        next_sweep = time.monotonic() + SWEEP_SECONDS
-        while True:
-            try:
-                if not self._turn(selector, wake_in, max(next_sweep - time.monotonic(), 0.0)):
-                    return  # the process is stopping
-                if time.monotonic() >= next_sweep:
-                    self._sweep(selector)
-                    next_sweep = time.monotonic() + SWEEP_SECONDS
-            except Exception:  # a bug: log it and go on, rather than leave every stream hanging
-                log.exception("the stream writer failed a turn")
-
-    def _turn(self, selector: selectors.BaseSelector, wake_in: socket.socket, timeout: float) -> bool:
-        """Wait up to ``timeout`` for news or for sockets that can take more, then send; False once
-        the process is stopping (every stream then ended)."""
-        for key, _ in selector.select(timeout):
-            if key.fileobj is wake_in:
-                _drain(wake_in)
-            else:
-                self._flush(key.data, selector)
-        with self._lock:
-            added, self._added = self._added, []
-            changed, self._changed = self._changed, set()
-            closing = self._closing
-        for stream in added:  # its first events went out through the server; take what followed
-            self._by_game.setdefault(stream.reader.game_id, set()).add(stream)
-            changed.add(stream.reader.game_id)
-        if closing:
+    def _tell(self, game_ids: list[str] | None) -> None:
+        """From the hub, on its thread: these games' caches have news (``None``: the hub is closing:
+        every stream ends, and its client resumes at another worker)."""
+        if game_ids is None:
+            self._closing = True
             for stream in [stream for streams in self._by_game.values() for stream in streams]:
-                self._end(stream, selector, cut=True)  # the clients resume at another worker
-            return False
-        for game_id in changed:
+                self._end(stream, cut=True)
+            return
+        for game_id in game_ids:
             for stream in list(self._by_game.get(game_id, ())):
-                self._send_news(stream, selector)
-        return True
+                self._turn(self._send_news, stream)
 
-    def _send_news(self, stream: _Stream, selector: selectors.BaseSelector) -> None:
+    def _turn(self, step: Callable[[_Stream], None], stream: _Stream) -> None:
+        try:
+            step(stream)
+        except Exception:  # a bug: log it and go on, rather than leave every stream hanging
+            log.exception("the stream writer failed a turn")
+
+    def _send_news(self, stream: _Stream) -> None:
         if stream.ending:
             return
         try:
             items = stream.reader.take()
         except Exception as error:  # the database is away (a reader far behind reads it): resume later
             log.warning("a stream could not take its events: %s", type(error).__name__)
-            self._end(stream, selector, cut=True)
+            self._end(stream, cut=True)
             return
         if items:
             stream.last_event = time.monotonic()
-            self._send(stream, "".join(self._frame(item) for item in items), selector)
+            self._send(stream, "".join(self._frame(item) for item in items))
         if stream.reader.finished:
             stream.ending = True
             if not stream.pending:
-                self._end(stream, selector)
+                self._end(stream)
 
-    def _sweep(self, selector: selectors.BaseSelector) -> None:
-        """A comment on every stream quiet for a heartbeat (which also finds clients that left), and
-        the hub asked to read its game again, in case a notification was lost."""
+    def _sweep(self) -> None:
+        """Every :data:`SWEEP_SECONDS` while there are streams: a comment on every stream quiet for a
+        heartbeat (which also finds clients that left), and the hub asked to read its game again, in
+        case a notification was lost."""
         quiet_since = time.monotonic() - self.heartbeat
         for stream in [stream for streams in self._by_game.values() for stream in streams]:
             if not stream.ending and stream.last_write <= quiet_since:
                 stream.reader.ask()
-                self._send(stream, KEEP_ALIVE, selector)
+                self._turn(self._send_keep_alive, stream)
+        self._sweeping = bool(self._by_game) and not self._closing
+        if self._sweeping:
+            asyncio.get_running_loop().call_later(SWEEP_SECONDS, self._sweep)
 
-    def _send(self, stream: _Stream, text: str, selector: selectors.BaseSelector) -> None:
+    def _send_keep_alive(self, stream: _Stream) -> None:
+        self._send(stream, KEEP_ALIVE)
+
+    def _send(self, stream: _Stream, text: str) -> None:
         data = text.encode()
         stream.pending += b"%X\r\n%s\r\n" % (len(data), data)  # one HTTP/1.1 chunk, as gunicorn frames them
         stream.last_write = time.monotonic()
-        self._flush(stream, selector)
+        self._flush(stream)
 
-    def _flush(self, stream: _Stream, selector: selectors.BaseSelector) -> None:
+    def _flush(self, stream: _Stream) -> None:
+        """Send what the client can take now; the rest when its socket can take more (the loop says)."""
         try:
             sent = stream.sock.send(stream.pending, socket.MSG_DONTWAIT)
         except BlockingIOError:
             sent = 0
         except OSError:  # the client went
-            self._end(stream, selector, cut=True)
+            self._end(stream, cut=True)
             return
         stream.pending = stream.pending[sent:]
         if len(stream.pending) > MAX_PENDING_BYTES:
             log.info("cut off a stream whose client fell %d bytes behind", len(stream.pending))
-            self._end(stream, selector, cut=True)
+            self._end(stream, cut=True)
         elif stream.pending and not stream.watched:
-            selector.register(stream.sock, selectors.EVENT_WRITE, stream)
+            asyncio.get_running_loop().add_writer(stream.sock, self._turn, self._flush, stream)
             stream.watched = True
         elif not stream.pending:
             if stream.watched:
-                selector.unregister(stream.sock)
+                asyncio.get_running_loop().remove_writer(stream.sock)
                 stream.watched = False
             if stream.ending:
-                self._end(stream, selector)
+                self._end(stream)
 
-    def _end(self, stream: _Stream, selector: selectors.BaseSelector, *, cut: bool = False) -> None:
+    def _end(self, stream: _Stream, *, cut: bool = False) -> None:
         """Give the stream back to its thread, which ends the response. ``cut``: the client went or
         must go; the connection is shut, so nothing more is written to it."""
         streams = self._by_game.get(stream.reader.game_id)
@@ -223,15 +191,9 @@ class StreamWriter:
             if not streams:
                 del self._by_game[stream.reader.game_id]
         if stream.watched:
-            selector.unregister(stream.sock)
+            asyncio.get_running_loop().remove_writer(stream.sock)
             stream.watched = False
         if cut:
             with contextlib.suppress(OSError):
                 stream.sock.shutdown(socket.SHUT_RDWR)
         stream.done.set()
-
-
-def _drain(wake_in: socket.socket) -> None:
-    with contextlib.suppress(BlockingIOError):
-        while wake_in.recv(4096):
-            pass

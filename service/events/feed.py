@@ -14,6 +14,7 @@ bots watched by spectators plays on at a steady pace.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import threading
@@ -24,7 +25,7 @@ from dataclasses import dataclass
 
 from .. import jsonio
 from ..games import GameService
-from ..store import GameStore, StoredEvent
+from ..store import GameStore, StoredEvent, StoreSession
 from .hub import Hub, Watch
 
 __all__ = ["EventFeed", "Item", "Reader"]
@@ -48,7 +49,7 @@ class EventFeed:
     def __init__(self, games: GameService, store: GameStore, *, max_streams: int, idle_seconds: float = 15.0) -> None:
         self._games = games
         self._store = store
-        self.hub = Hub(self._read, max_streams=max_streams)
+        self.hub = Hub(self._read, max_streams=max_streams, read_kept=_KeptReads(store))
         self.idle_seconds = idle_seconds
         self._listening_pid = 0
         self._lock = threading.Lock()
@@ -92,11 +93,34 @@ class EventFeed:
             if self._listening_pid == os.getpid():
                 return
             self._listening_pid = os.getpid()
-        self._store.notifications.listen(self.hub.notice)
+        self._store.notifications.listen(self.hub.notice, self.hub.loop())
 
     def _read(self, after: Mapping[str, int], limit: int) -> dict[str, list[StoredEvent]]:
         with self._store.session(keep=False) as session:
             return session.new_events(after, limit=limit)
+
+
+class _KeptReads:
+    """The hub's reads, all from its one thread, on a store session that thread keeps: on
+    PostgreSQL no pool checkout and pre-ping per read (a round trip, and a wait behind the requests
+    for the pool). After a failed read the session is given back (a connection the database
+    dropped is discarded) and the next read takes another."""
+
+    def __init__(self, store: GameStore) -> None:
+        self._store = store
+        self._kept: tuple[int, contextlib.ExitStack, StoreSession] | None = None
+
+    def __call__(self, after: Mapping[str, int], limit: int) -> dict[str, list[StoredEvent]]:
+        if self._kept is None or self._kept[0] != os.getpid():  # a forked worker takes its own
+            held = contextlib.ExitStack()
+            self._kept = (os.getpid(), held, held.enter_context(self._store.session(keep=False)))
+        _, held, session = self._kept
+        try:
+            return session.new_events(after, limit=limit)
+        except BaseException as error:
+            self._kept = None
+            held.__exit__(type(error), error, error.__traceback__)
+            raise
 
 
 class Reader:

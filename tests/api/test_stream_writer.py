@@ -1,9 +1,10 @@
-"""The stream writer: one thread sends every handed-over stream's events, framed as gunicorn frames
-chunks, and ends each stream when its game is over, its client goes or falls too far behind, or
-the process stops. (tests/events/test_streams.py runs it inside gunicorn.)"""
+"""The stream writer: on the hub's thread, it sends every handed-over stream's events, framed as
+gunicorn frames chunks, and ends each stream when its game is over, its client goes or falls too
+far behind, or the process stops. (tests/events/test_streams.py runs it inside gunicorn.)"""
 
 from __future__ import annotations
 
+import asyncio
 import socket
 import ssl
 import threading
@@ -21,13 +22,23 @@ WAIT_SECONDS = 10
 
 
 class FakeHub:
-    """What the writer needs of the hub: to be told which games have news."""
+    """What the writer needs of the hub: its event loop, running in a thread, on which the writer
+    is told which games have news."""
 
     def __init__(self) -> None:
-        self.tell: Callable[[list[str] | None], None] = lambda games: None
+        self.subscriber: Callable[[list[str] | None], None] = lambda games: None
+        self._loop = asyncio.new_event_loop()
+        threading.Thread(target=self._loop.run_forever, daemon=True).start()
 
     def subscribe(self, subscriber: Callable[[list[str] | None], None]) -> None:
-        self.tell = subscriber
+        self.subscriber = subscriber
+
+    def loop(self) -> asyncio.AbstractEventLoop:
+        return self._loop
+
+    def tell(self, games: list[str] | None) -> None:
+        """As the hub does after a read (``None``: as it does when it closes), on its thread."""
+        self._loop.call_soon_threadsafe(self.subscriber, games)
 
 
 class FakeReader:
@@ -109,7 +120,7 @@ def test_a_quiet_stream_gets_a_heartbeat_and_the_hub_is_asked_to_look_again() ->
     with served(writer, reader) as (client, thread):  # type: ignore[arg-type]
         assert read_until(client, b": keep-alive\n\n").startswith(b"E\r\n: keep-alive\n\n\r\n")
         assert reader.asked >= 1
-        writer._tell(None)  # the process stops: every stream ends
+        hub.tell(None)  # the process stops: every stream ends
         thread.join(WAIT_SECONDS)
         assert not thread.is_alive()
 
@@ -177,7 +188,7 @@ def test_the_streams_thread_looks_at_a_game_owed_server_moves() -> None:
         while reader.looked < 3 and time.monotonic() < deadline:
             time.sleep(0.05)
         assert reader.looked >= 3  # the bots' moves are made by these reads, at the reader's pace
-        writer._tell(None)
+        hub.tell(None)
         thread.join(WAIT_SECONDS)
 
 

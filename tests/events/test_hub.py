@@ -1,4 +1,4 @@
-"""The hub's reader: every game changed since its last read in one read, then each game's streams woken."""
+"""The hub's thread: every game changed since its last read in one read, then each game's streams woken."""
 
 from __future__ import annotations
 
@@ -71,6 +71,32 @@ def test_an_answer_cut_at_the_limit_is_read_again_until_complete() -> None:
         assert watches["small"].wait(3, WAIT_SECONDS) and watches["big"].wait(CACHED_EVENTS + 4, WAIT_SECONDS)
         events, last = watches["small"].take(1, None)
         assert [event.id for event in events] == [2, 3, 4] and last == 4
+    hub.close()
+
+
+def test_a_change_noticed_while_the_hub_reads_is_read_next() -> None:
+    database = Database({"game": 1})
+    inside, go_on = threading.Event(), threading.Event()
+
+    def read_kept(after: Mapping[str, int], limit: int) -> dict[str, list[StoredEvent]]:
+        answer = database.read(after, limit)
+        if database.games["game"] == 2 and not inside.is_set():
+            inside.set()  # the hub's thread stays in this read until the test has noticed a change
+            go_on.wait(WAIT_SECONDS)
+        return answer
+
+    hub = Hub(database.read, max_streams=10, read_kept=read_kept)
+    with _watching(hub, ["game"]) as watches:
+        watch = watches["game"]
+        assert [event.id for event in watch.take(0, None)[0]] == [1]  # the stream's own read
+        database.games["game"] = 2
+        hub.notice("game")
+        assert inside.wait(WAIT_SECONDS)
+        database.games["game"] = 3
+        hub.notice("game")  # saved while the hub reads event 2
+        go_on.set()
+        assert watch.wait(2, WAIT_SECONDS)  # read next, not left for a heartbeat
+        assert [event.id for event in watch.take(1, None)[0]] == [2, 3]
     hub.close()
 
 

@@ -14,7 +14,9 @@ when it can be read.
   every writer wait for every other.
 - SQLite (one host): a Unix datagram socket per process in a folder named for the database
   (under the temporary directory: a socket's path must stay short); a writer sends the id to
-  each socket there. A socket whose process is gone refuses the datagram and is removed.
+  each socket there. A socket whose process is gone refuses the datagram and is removed. A
+  socket still full after a short wait (its process is busy) misses that one; the next datagram
+  this process sends it is first "read everything" (``*``), so its streams are late, not stale.
 - An in-memory SQLite database lives in one process: a callback list in memory.
 """
 
@@ -41,6 +43,7 @@ log = logging.getLogger(__name__)
 
 Listener = Callable[[str | None], None]
 CHANNEL = "coins_games"
+EVERYTHING = b"*"  # a datagram for "anything may have changed": the listener missed one
 SEND_WAIT_SECONDS = 0.05  # how long a writer waits for room in a listener's full socket
 RECONNECT_SECONDS = (0.1, 0.5, 1.0, 2.0, 5.0)  # waits between attempts to listen again, then the last
 
@@ -122,6 +125,7 @@ class SocketNotifications:
         self._path: Path | None = None
         self._sender: socket.socket | None = None
         self._sender_pid = 0
+        self._missed: set[str] = set()  # sockets that missed a datagram of this process's
 
     def publish(self, game_id: str, connection: Any) -> None:
         message = game_id.encode()
@@ -131,15 +135,19 @@ class SocketNotifications:
         except FileNotFoundError:  # nobody has listened yet
             return
         for path in paths:
+            address = str(path)
             try:
-                sender.sendto(message, str(path))
+                if address in self._missed:  # it missed one: first have it read everything
+                    sender.sendto(EVERYTHING, address)
+                    self._missed.discard(address)
+                sender.sendto(message, address)
             except (ConnectionRefusedError, FileNotFoundError):  # its process is gone
                 path.unlink(missing_ok=True)
-            except (
-                BlockingIOError,
-                TimeoutError,
-            ):  # still full after the wait: its streams catch up at their heartbeat
-                log.warning("event socket %s is full; dropped a notification", path.name)
+                self._missed.discard(address)
+            except (BlockingIOError, TimeoutError):  # still full after the wait
+                if address not in self._missed:
+                    log.warning("event socket %s is full; it will be told to read every game again", path.name)
+                self._missed.add(address)
             except OSError as error:
                 log.warning("event socket %s: %s", path.name, error)
 
@@ -160,7 +168,7 @@ class SocketNotifications:
             # whatever its buffer: a busy listener may lag behind a burst of writes. Wait a little
             # for room rather than drop at once (bench/events.py saw drops with 2,000 streams).
             self._sender.settimeout(SEND_WAIT_SECONDS)
-            self._sender_pid = os.getpid()
+            self._sender_pid, self._missed = os.getpid(), set()
         return self._sender
 
     def _start(self, loop: asyncio.AbstractEventLoop) -> None:
@@ -186,7 +194,7 @@ class SocketNotifications:
                 with contextlib.suppress(Exception):
                     asyncio.get_running_loop().remove_reader(receiver)
                 return
-            self._listeners.tell(message.decode(errors="replace"))
+            self._listeners.tell(None if message == EVERYTHING else message.decode(errors="replace"))
 
 
 class PostgresNotifications:

@@ -147,3 +147,21 @@ def test_a_listener_cut_off_connects_again_and_says_anything_may_have_changed(da
         terminate(connection.info.backend_pid, database_url)
         assert it.heard.wait_for(None)  # back: every watched game is to be read again
         it.publish_until_heard("after")  # and it hears what comes next
+
+
+def test_a_socket_that_was_full_is_told_to_read_everything_with_the_next_notification(database_url: str) -> None:
+    if database_url.startswith("postgresql"):
+        pytest.skip("SQLite's datagram sockets: PostgreSQL queues notifications for its listeners itself")
+    with listening(database_url) as it:
+        assert isinstance(it.notifications, SocketNotifications)
+        done = threading.Event()
+        it.loop.call_soon_threadsafe(done.wait, WAIT_SECONDS)  # the loop's thread is busy: nothing is read
+        for number in range(1000):  # until the socket is full (net.unix.max_dgram_qlen datagrams, 10 here)
+            it.publish(f"game-{number}")
+            if it.notifications._missed:
+                break
+        done.set()
+        assert it.notifications._missed, "the socket never filled"
+        it.publish("next")
+        assert it.heard.wait_for(None, "next")  # late, and every watched game read again: none lost
+        assert not it.notifications._missed

@@ -62,15 +62,17 @@ class Database:
         parsed = make_url(url)
         self.url = url
         self.is_sqlite = parsed.get_backend_name() == "sqlite"
+        database = parsed.database if self.is_sqlite else None
+        #: The SQLite database's file (None on PostgreSQL, or for an in-memory database).
+        self.file = Path(database) if database and database != ":memory:" else None
         # hide_parameters: an error's text never carries bound values (a deal's secret seed).
         kwargs: dict[str, Any] = {"echo": echo, "hide_parameters": True}
         kwargs.update(json_serializer=jsonio.dumps, json_deserializer=jsonio.loads)  # snapshots: orjson
         if self.is_sqlite:
-            database = parsed.database
-            if database and database != ":memory:":
-                Path(database).parent.mkdir(parents=True, exist_ok=True)
+            if self.file is not None:
+                self.file.parent.mkdir(parents=True, exist_ok=True)
             kwargs["connect_args"] = {"timeout": busy_timeout_ms / 1000, "check_same_thread": False}
-            if database and database != ":memory:":
+            if self.file is not None:
                 kwargs["pool_size"] = 0  # no limit: every thread keeps a connection (KeptConnections)
         else:
             if parsed.drivername == "postgresql":  # psycopg 3 is the driver we ship
@@ -83,9 +85,14 @@ class Database:
         self._held = threading.local()  # .transaction: the HeldTransaction of this thread, if any
         if self.is_sqlite:
             configure_sqlite(self.engine, busy_timeout_ms)
-            if parsed.database and parsed.database != ":memory:":
+            if self.file is not None:
                 self._kept = KeptConnections(self.engine)
-                self._writers = writer_queue(Path(f"{parsed.database}.writers"))
+                self._writers = writer_queue(self.beside("writers"))
+
+    def beside(self, suffix: str) -> Path:
+        """A file beside the SQLite database's: ``<file>.<suffix>`` (its locks, say)."""
+        assert self.file is not None, "an SQLite database in a file"
+        return self.file.with_name(f"{self.file.name}.{suffix}")
 
     @contextmanager
     def transaction(self, *, write: bool) -> Iterator[Connection]:

@@ -32,7 +32,6 @@ from typing import Any, cast
 
 from sqlalchemy import Integer, Table, bindparam, delete, func, select, tuple_
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.engine import make_url
 
 from .db import Database, HeldTransaction
 from .driver import Prepared
@@ -75,7 +74,7 @@ class IdempotencyStore:
 
     def __init__(self, db: Database) -> None:
         self._db = db
-        self._on_this_host = _KeysOnThisHost(_lock_file(db)) if db.is_sqlite else None
+        self._on_this_host = _KeysOnThisHost(db.beside("keys") if db.file else None) if db.is_sqlite else None
         insert: Any = (sqlite.insert if db.is_sqlite else postgresql.insert)(KEYS)
         row = {name: bindparam(name, type_=column.type) for name, column in KEYS.c.items()}
         kept = ("fingerprint", "status", "response", "created_at", "expires_at")
@@ -222,11 +221,6 @@ class _KeysOnThisHost:
             if self._path is not None and fcntl is not None and self._fd is None:
                 self._fd = os.open(self._path, os.O_RDWR | os.O_CREAT, 0o600)
         return self._fd
-
-
-def _lock_file(db: Database) -> Path | None:
-    database = make_url(db.url).database
-    return Path(f"{database}.keys") if database and database != ":memory:" else None
 
 
 def _number(scope: str, key: str) -> int:

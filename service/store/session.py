@@ -19,7 +19,6 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from pathlib import Path
 
 from sqlalchemy.engine import make_url
 
@@ -179,6 +178,6 @@ def notifications_for(db: Database, *, listen_url: str | None = None) -> Notific
         listen = make_url(listen_url) if listen_url else make_url(url)
         conninfo = listen.set(drivername="postgresql").render_as_string(hide_password=False)
         return PostgresNotifications(conninfo)
-    if url.database and url.database != ":memory:":
-        return SocketNotifications(Path(url.database))
+    if db.file is not None:
+        return SocketNotifications(db.file)
     return InProcessNotifications()

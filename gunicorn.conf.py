@@ -39,7 +39,8 @@ def _default_workers() -> int:
 bind = [os.environ.get("BIND") or f"0.0.0.0:{_int('PORT', 8000)}"]
 workers = max(1, _int("WEB_CONCURRENCY", _default_workers()))
 # gthread workers: a pool of threads per worker, one for each request in progress. An event
-# stream holds its thread for as long as it is open (idle, it sleeps on a condition: no CPU), so
+# stream holds its thread for as long as it is open (it sleeps while the stream process below
+# sends its events: no CPU), so
 # each worker has a thread per stream it may hold (STREAMS_PER_WORKER; beyond it, 503) on top of
 # GUNICORN_THREADS for everything else. docs/benchmarks.md ("Live events") has the measurements
 # behind this choice; with STREAMS_PER_WORKER=0 and GUNICORN_THREADS=1, the sync worker.
@@ -70,12 +71,31 @@ if _metrics_dir_is_ours:
     os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="coins-prometheus-", dir=worker_tmp_dir)
 
 
+# The stream process (service/api/stream_process.py): one process of the instance, run by gunicorn
+# as a "dirty" worker (started with the workers, started again if it dies), serves every open
+# event stream once a worker has sent its first events, so that a game's change costs one read
+# and one write per stream there instead of a read and a thread woken in every worker (the
+# measurements: docs/benchmarks.md, "Live events"). The workers reach it on a Unix socket of this
+# instance's own (STREAM_PROCESS_SOCKET). No streams (STREAMS_PER_WORKER=0), no stream process.
+dirty_apps = ["service.api.stream_process:StreamProcess"] if streams_per_worker else []
+dirty_workers = 1 if streams_per_worker else 0
+dirty_graceful_timeout = 10  # its streams are told to end at once; their clients reconnect
+_streams_dir = None
+if streams_per_worker and not os.environ.get("STREAM_PROCESS_SOCKET"):
+    _streams_dir = tempfile.mkdtemp(prefix="coins-streams-")
+    os.environ["STREAM_PROCESS_SOCKET"] = os.path.join(_streams_dir, "streams.sock")
+
+
 def on_starting(server: Any) -> None:
-    """Before the workers start: values left over from an earlier run would be added in."""
+    """Before the workers start: values left over from an earlier run would be added in. And the
+    instance's name, from the addresses it listens on: gunicorn names the stream process's PID file
+    after it, and kills the process named in such a file as an orphan when a master starts, so two
+    instances on one host (tests, benchmarks, a blue-green switch) must not share the default name."""
     directory = Path(os.environ["PROMETHEUS_MULTIPROC_DIR"])
     directory.mkdir(parents=True, exist_ok=True)
     for stale in directory.glob("*.db"):
         stale.unlink()
+    server.proc_name = "coins@" + ",".join(server.cfg.bind)
 
 
 def post_worker_init(worker: Any) -> None:
@@ -85,9 +105,10 @@ def post_worker_init(worker: Any) -> None:
     stop = signal.getsignal(signal.SIGTERM)
 
     def end_streams_then_stop(signum: int, frame: Any) -> None:
-        feed = getattr(worker.wsgi, "extensions", {}).get("coins.feed")
-        if feed is not None:
-            feed.close()
+        extensions = getattr(worker.wsgi, "extensions", {})
+        for name in ("coins.feed", "coins.stream_relay"):  # this worker's own streams; those it handed over
+            if name in extensions:
+                extensions[name].close()
         if callable(stop):
             stop(signum, frame)
 
@@ -105,3 +126,5 @@ def child_exit(server: Any, worker: Any) -> None:
 def on_exit(server: Any) -> None:
     if _metrics_dir_is_ours:
         shutil.rmtree(os.environ["PROMETHEUS_MULTIPROC_DIR"], ignore_errors=True)
+    if _streams_dir:
+        shutil.rmtree(_streams_dir, ignore_errors=True)

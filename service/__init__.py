@@ -83,6 +83,7 @@ def create_app(settings: Settings | None = None) -> Flask:
         EventFeed(
             games, store, max_streams=settings.streams_per_worker, idle_seconds=settings.stream_heartbeat_seconds
         ),
+        settings.stream_process_socket,
     )
 
     @app.before_request

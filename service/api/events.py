@@ -14,14 +14,15 @@ from .common import Blueprint, bearer_token
 from .context import GAME_ID
 from .event_schemas import EventPageSchema, EventsQuerySchema
 from .problems import RETRY_AFTER_SECONDS, Problem
-from .stream_writer import StreamWriter, writable_socket
+from .stream_relay import StreamRelay
+from .stream_writer import writable_socket
 
-__all__ = ["FEED_EXTENSION", "blp", "init_feed"]
+__all__ = ["FEED_EXTENSION", "RELAY_EXTENSION", "blp", "frame", "init_feed"]
 
 blp = Blueprint("events", __name__, url_prefix="/v1/games", description="Follow a game as it changes.")
 
 FEED_EXTENSION = "coins.feed"
-WRITER_EXTENSION = "coins.stream_writer"
+RELAY_EXTENSION = "coins.stream_relay"
 HEARTBEAT_SECONDS = 15  # the default of STREAM_HEARTBEAT_SECONDS: the contract wants one at least every 20 s
 RETRY_MILLISECONDS = 2000  # what EventSource waits before it reconnects
 EVENT_STREAM = "text/event-stream"
@@ -34,10 +35,12 @@ unless it resumes, ends after `game_finished`, and sends a comment line when idl
 {HEARTBEAT_SECONDS} seconds by default, always under 20)."""
 
 
-def init_feed(app: Flask, event_feed: EventFeed) -> None:
-    """Serve ``event_feed``'s readers, and their streams through the process's :class:`.StreamWriter`."""
+def init_feed(app: Flask, event_feed: EventFeed, stream_process_socket: str = "") -> None:
+    """Serve ``event_feed``'s readers; with ``stream_process_socket``, hand the streams over to the
+    stream process listening there (:mod:`.stream_relay`) once their first events are sent."""
     app.extensions[FEED_EXTENSION] = event_feed
-    app.extensions[WRITER_EXTENSION] = StreamWriter(event_feed.hub, _frame, heartbeat=event_feed.idle_seconds)
+    if stream_process_socket:
+        app.extensions[RELAY_EXTENSION] = StreamRelay(stream_process_socket)
 
 
 def feed() -> EventFeed:
@@ -83,15 +86,17 @@ class EventViews(MethodView):
         last_event_id = _last_event_id()  # checked either way: a malformed one is refused, not ignored
         if after is None and streaming:
             after = last_event_id
+        relay: StreamRelay | None = current_app.extensions.get(RELAY_EXTENSION) if streaming else None
+        sock = writable_socket(request.environ) if relay is not None else None
         opened = contextlib.ExitStack()
         try:
-            reader = opened.enter_context(feed().open(game_id, bearer_token(), after=after))
+            reader = opened.enter_context(feed().open(game_id, bearer_token(), after=after, listen=sock is None))
         except StreamsFull as full:
             raise Problem(
                 "too_many_streams", f"{full}; retry shortly", headers={"Retry-After": str(RETRY_AFTER_SECONDS)}
             ) from None
         if streaming:
-            return _stream(reader, opened, feed().idle_seconds)
+            return _stream(reader, opened, feed().idle_seconds, relay if sock is not None else None, sock)
         with opened:
             return _page(reader, wait)
 
@@ -116,23 +121,25 @@ def _page(reader: Reader, wait: int) -> Response:
     return Response(body, mimetype="application/json")
 
 
-def _stream(reader: Reader, opened: contextlib.ExitStack, heartbeat: float) -> Response:
-    """The stream: its first events through the server; then, where the process's writer can take
-    the socket over (:mod:`.stream_writer`), from that writer, else from this thread."""
-    sock = writable_socket(request.environ)
-    writer: StreamWriter = current_app.extensions[WRITER_EXTENSION]
+def _stream(
+    reader: Reader, opened: contextlib.ExitStack, heartbeat: float, relay: StreamRelay | None, sock: Any
+) -> Response:
+    """The stream: its first events through the server; then, where the stream process can take the
+    socket over (:mod:`.stream_relay`), from that process, else from this thread."""
 
     def frames() -> Iterator[str]:
         with opened:  # the stream's slot is given back when the client goes (or the game ends)
             items = reader.first()
-            yield f"retry: {RETRY_MILLISECONDS}\n\n" + "".join(_frame(item) for item in items)
-            if sock is not None and not (reader.finished or reader.closing):
-                writer.serve(sock, reader)  # returns when the stream has ended
-                return
+            yield f"retry: {RETRY_MILLISECONDS}\n\n" + "".join(frame(item) for item in items)
+            if relay is not None and not (reader.finished or reader.closing):
+                reader.leave()  # the stream process reads the game from now on, not this one
+                if relay.hand_over(sock, reader):
+                    return  # the stream has ended
+                reader.rejoin()  # not taken: this thread streams
             while not (reader.finished or reader.closing):
                 items = reader.next(heartbeat)
                 if items:  # one write for the events of one change (a play can make four)
-                    yield "".join(_frame(item) for item in items)
+                    yield "".join(frame(item) for item in items)
                 elif not reader.finished and not reader.closing:
                     yield ": keep-alive\n\n"
 
@@ -140,5 +147,6 @@ def _stream(reader: Reader, opened: contextlib.ExitStack, heartbeat: float) -> R
     return Response(frames(), mimetype=EVENT_STREAM, headers=headers)
 
 
-def _frame(item: Item) -> str:
+def frame(item: Item) -> str:
+    """An event as the stream sends it."""
     return f"id: {item.id}\nevent: {item.type}\ndata: {item.data}\n\n"

@@ -56,14 +56,27 @@ class EventFeed:
         self._looked_at: dict[str, float] = {}  # game -> when a reader last looked at it unprompted
 
     @contextmanager
-    def open(self, game_id: str, token: str | None, *, after: int | None) -> Iterator[Reader]:
+    def open(self, game_id: str, token: str | None, *, after: int | None, listen: bool = True) -> Iterator[Reader]:
         """A reader of ``game_id``'s feed, as the seat of ``token`` (or a spectator without one),
         from the start (``after`` None) or after that event. Raises the use cases' errors (no such
-        game, a token not of this game) and :class:`.StreamsFull`."""
-        self._listen()
+        game, a token not of this game) and :class:`.StreamsFull`. ``listen=False``: the reader
+        only takes its first events here (another process streams the rest), so this process
+        need not hear the store's notifications for it (:meth:`listen` if it must after all)."""
+        if listen:
+            self.listen()
         start = self._games.feed_start(game_id, token)  # on a connection this thread does not keep
         with self.hub.watch(game_id) as watch:
             yield Reader(self, game_id, watch, start.seat, start.last_id, start.finished, start.text, after)
+
+    @contextmanager
+    def follow(self, game_id: str, seat: int | None, *, after: int, owed: bool) -> Iterator[Reader]:
+        """A reader that goes on with a stream another process started: its seat (checked there),
+        the last event it sent, and whether the game then waited on the server's moves."""
+        self.listen()
+        with self.hub.watch(game_id) as watch:
+            reader = Reader(self, game_id, watch, seat, after, False, "", after)
+            reader.owed = owed
+            yield reader
 
     def close(self) -> None:
         """End every reader of this process (it is stopping)."""
@@ -87,7 +100,7 @@ class EventFeed:
         self._games.get(game_id)
         return True
 
-    def _listen(self) -> None:
+    def listen(self) -> None:
         """Hear the store's notifications from now on (once per process: a forked worker listens anew)."""
         with self._lock:
             if self._listening_pid == os.getpid():
@@ -147,6 +160,7 @@ class Reader:
         self._first = [Item(last_id, "game", state)] if after is None else []
         self.finished = finished and self.position >= last_id
         self.owed = _server_moves_next(state)  # the game waits on the server's moves
+        self.last_taken: list[Item] = []  # what the last take returned
 
     def first(self) -> list[Item]:
         """Without ``after``: the ``game`` event (the whole state), then any event saved since it was
@@ -158,6 +172,12 @@ class Reader:
     def take(self) -> list[Item]:
         """The events that came since the last take, without waiting."""
         return self._take()
+
+    def take_as(self, other: Reader) -> list[Item]:
+        """What ``other`` just took, when this reader was where it was with the same seat: the same
+        items, without looking at the game again (one stream takes for all its like)."""
+        self.position, self.owed, self.finished = other.position, other.owed, other.finished
+        return other.last_taken
 
     def next(self, timeout: float) -> list[Item]:
         """The next events this reader may see, waiting up to ``timeout`` seconds for one (then [])."""
@@ -194,6 +214,16 @@ class Reader:
         """Have the hub read the game again (a notification may have been lost)."""
         self._watch.ask()
 
+    def leave(self) -> None:
+        """Another process serves this reader's stream from now on: this one stops watching its
+        game (it reads nothing for it on a change) but keeps the stream's slot."""
+        self._watch.leave()
+
+    def rejoin(self) -> None:
+        """The other process did not take the stream: watch the game again (hearing its changes)."""
+        self._feed.listen()
+        self._watch.rejoin()
+
     def _take(self, *, refresh: bool = False) -> list[Item]:
         if refresh:  # nothing came for a while: have the hub's reader look at the database again
             self._watch.ask()
@@ -204,7 +234,8 @@ class Reader:
             self._was_finished and self.position >= self._last_id
         ):
             self.finished = True
-        return [Item(event.id, event.type, event.data) for event in events]
+        self.last_taken = [Item(event.id, event.type, event.data) for event in events]
+        return self.last_taken
 
 
 @functools.lru_cache(maxsize=1024)  # every stream of the game asks of the same event: parse it once

@@ -22,6 +22,7 @@ listener was cut off, every watched game is read again.
 from __future__ import annotations
 
 import asyncio
+import bisect
 import logging
 import os
 import threading
@@ -146,20 +147,30 @@ class Hub:
             if self._streams >= self.max_streams:
                 raise StreamsFull(f"this process serves {self.max_streams} streams already")
             self._streams += 1
+            game = self._join(game_id)
+            self._running_loop()  # the first stream of this process (a forked worker's too) starts it
+        watch = Watch(self, game_id, game)
+        try:
+            yield watch
+        finally:
+            with self._lock:
+                self._streams -= 1
+            watch.leave()
+
+    def _join(self, game_id: str) -> _Game:
+        with self._lock:
             game = self._games.get(game_id)
             if game is None:
                 game = self._games[game_id] = _Game(threading.Condition())
             game.readers += 1
-            self._running_loop()  # the first stream of this process (a forked worker's too) starts it
-        try:
-            yield Watch(self, game_id, game)
-        finally:
-            with self._lock:
-                self._streams -= 1
-                game.readers -= 1
-                if game.readers == 0:
-                    del self._games[game_id]
-                    self._changed.discard(game_id)
+            return game
+
+    def _leave(self, game_id: str, game: _Game) -> None:
+        with self._lock:
+            game.readers -= 1
+            if game.readers == 0:
+                del self._games[game_id]
+                self._changed.discard(game_id)
 
     def _read_changes(self) -> None:
         """On the hub's thread: read the new events of every game changed since the last read, in one
@@ -194,6 +205,10 @@ class Hub:
                 self.notice(game_id)
 
 
+def _event_id(event: StoredEvent) -> int:
+    return event.id
+
+
 def _run(loop: asyncio.AbstractEventLoop) -> None:
     try:
         loop.run_forever()
@@ -208,6 +223,19 @@ class Watch:
         self._hub = hub
         self._game_id = game_id
         self._game = game
+        self._left = False
+
+    def leave(self) -> None:
+        """Stop watching the game, keeping the stream's slot until the watch's block ends: a stream
+        another process serves from now on (service.api.stream_relay) costs this one nothing per change."""
+        if not self._left:
+            self._left = True
+            self._hub._leave(self._game_id, self._game)
+
+    def rejoin(self) -> None:
+        """Watch the game again after :meth:`leave` (the other process did not take the stream)."""
+        if self._left:
+            self._game, self._left = self._hub._join(self._game_id), False
 
     def take(self, after: int, seat: int | None) -> tuple[list[StoredEvent], int]:
         """The events after ``after`` that ``seat`` may see (``None``: public ones only), oldest
@@ -215,7 +243,7 @@ class Watch:
         game = self._game
         with game.changed:
             covered = game.start != -1 and after >= game.start
-            newer = [event for event in game.events if event.id > after] if covered else []
+            newer = game.events[bisect.bisect_right(game.events, after, key=_event_id) :] if covered else []
         if not covered:  # starting, or behind the cache: read for itself, then have the hub look again
             newer = self._hub._read({self._game_id: after}, CACHED_EVENTS).get(self._game_id, [])
             with game.changed:

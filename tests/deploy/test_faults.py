@@ -324,8 +324,8 @@ def all_games(port: int) -> list[dict[str, Any]]:
     pytest.fail("GET /v1/games did not end")
 
 
-def worker_pids(master: int) -> list[int]:
-    """The processes whose parent is ``master`` (gunicorn's workers), from /proc."""
+def children_of(parent: int) -> list[int]:
+    """The processes whose parent is ``parent``, from /proc."""
     children = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
@@ -335,9 +335,14 @@ def worker_pids(master: int) -> list[int]:
         except OSError:  # exited meanwhile
             continue
         fields = stat.rsplit(")", 1)[1].split()  # after "pid (comm)": state, ppid, …
-        if int(fields[1]) == master:
+        if int(fields[1]) == parent:
             children.append(int(entry.name))
     return children
+
+
+def worker_pids(master: int) -> list[int]:
+    """gunicorn's workers: the master's children but its dirty arbiter (the parent of the stream process)."""
+    return [pid for pid in children_of(master) if not children_of(pid)]
 
 
 def wait_for_workers(server: Server, before: set[int]) -> None:

@@ -185,17 +185,28 @@ def test_a_full_worker_answers_503_with_retry_after(database_url, tmp_path):
             assert call(server.port, "GET", f"/v1/games/{game_id}")["id"] == game_id  # requests still served
 
 
+def _children(pid: int) -> list[int]:
+    return [int(child) for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+
+
 def _workers(master: int) -> list[int]:
-    children = Path(f"/proc/{master}/task/{master}/children")
-    return [int(pid) for pid in children.read_text().split()]
+    """The master's workers: its children but the dirty arbiter, the one with a child of its own."""
+    return [pid for pid in _children(master) if not _children(pid)]
 
 
-def test_a_killed_worker_loses_no_event_its_clients_resume(database_url, tmp_path):
-    """Streams open on both workers; every worker is killed (SIGKILL) mid-game; the clients reconnect
-    with Last-Event-ID and, in the end, have every event once, in order."""
+def _stream_processes(master: int) -> list[int]:
+    return [pid for child in _children(master) for pid in _children(child)]
+
+
+@pytest.mark.parametrize("kill", ["workers", "stream process", "both"])
+def test_a_killed_worker_loses_no_event_its_clients_resume(database_url, tmp_path, kill):
+    """A stream open; mid-game, every worker, or the stream process that serves the stream, or both
+    are killed (SIGKILL); the client reconnects with Last-Event-ID and, in the end, has every event
+    once, in order (gunicorn starts the processes again)."""
     with gunicorn(database_url, tmp_path) as server:
         game_id, tokens = new_game(server.port, target_score=4, seed="killed")
         got: list[Event] = []
+        connections: list[EventStream] = []
         done = threading.Event()
 
         def follow() -> None:
@@ -206,6 +217,7 @@ def test_a_killed_worker_loses_no_event_its_clients_resume(database_url, tmp_pat
                         if stream.status != 200:
                             time.sleep(0.2)
                             continue
+                        connections.append(stream)
                         for event in stream.events():
                             got.append(event)
                             last = event.id
@@ -221,13 +233,14 @@ def test_a_killed_worker_loses_no_event_its_clients_resume(database_url, tmp_pat
         state = act("GET", f"/v1/games/{game_id}", None, None)
         act("POST", f"/v1/games/{game_id}/hands", None, tokens[state["dealer"]])
         time.sleep(0.5)
-        workers = _workers(server.process.pid)
-        assert len(workers) == 2
-        for pid in workers:
+        workers, streams = _workers(server.process.pid), _stream_processes(server.process.pid)
+        assert len(workers) == 2 and len(streams) == 1
+        for pid in {"workers": workers, "stream process": streams, "both": workers + streams}[kill]:
             os.kill(pid, signal.SIGKILL)
         play_to_the_end(act, game_id, tokens)
         assert done.wait(60), "the stream never reached the end of the game"
         reader.join(5)
+    assert len(connections) >= 2  # killing either process ended the stream: the client reconnected
     replayed = [event.data for event in got if event.type != "game"]
     assert replayed == all_events_in_process(database_url, game_id)
 
@@ -250,3 +263,23 @@ def test_sigterm_ends_open_streams_and_the_server_stops_promptly(database_url, t
             ended = time.monotonic() - started
         assert server.process.wait(20) == 0
         assert ended < 10  # not the 20 s graceful timeout: the stream was ended, not waited out
+
+
+def test_the_stream_process_does_not_outlive_its_parent(database_url, tmp_path):
+    """gunicorn's dirty arbiter runs the stream process; killed (SIGKILL), it cannot stop it: the stream
+    process notices and stops itself, and the master starts a new arbiter and stream process."""
+    with gunicorn(database_url, tmp_path) as server:
+        game_id, _ = new_game(server.port)
+        old = _stream_processes(server.process.pid)
+        assert len(old) == 1
+        arbiter = next(pid for pid in _children(server.process.pid) if _children(pid))
+        os.kill(arbiter, signal.SIGKILL)
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline and (
+            Path(f"/proc/{old[0]}").exists() or not _stream_processes(server.process.pid)
+        ):
+            time.sleep(0.1)
+        assert not Path(f"/proc/{old[0]}").exists() or "Z" in Path(f"/proc/{old[0]}/stat").read_text().split()[2]
+        assert _stream_processes(server.process.pid)  # a new one
+        with EventStream(server.port, game_id) as stream:  # served (by the new one, or by a worker while it starts)
+            assert stream.status == 200 and next(stream.events()).type == "game"

@@ -108,6 +108,9 @@ class StreamWriter:
             self._end(stream, cut=True)
             return stream
         self._by_game.setdefault(reader.game_id, set()).add(stream)
+        # A stream's client says nothing after its request: its socket turns readable when it goes
+        # (or sends what no stream expects), and the stream ends then, not at its next write.
+        asyncio.get_running_loop().add_reader(sock, self._client_spoke, stream)
         if not self._sweeping:
             self._sweeping = True
             asyncio.get_running_loop().call_later(SWEEP_SECONDS, self._sweep)
@@ -205,6 +208,10 @@ class StreamWriter:
             with contextlib.suppress(RuntimeError):  # the loop is closed: the process is stopping
                 loop.call_soon_threadsafe(self._looking.discard, reader.game_id)
 
+    def _client_spoke(self, stream: _Stream) -> None:
+        """The client closed its end, or sent something: either way, the stream ends (cut)."""
+        self._end(stream, cut=True)
+
     def _send_keep_alive(self, stream: _Stream) -> None:
         self._send(stream, _KEEP_ALIVE_CHUNK)
 
@@ -239,13 +246,17 @@ class StreamWriter:
     def _end(self, stream: _Stream, *, cut: bool = False) -> None:
         """The stream has ended: tell whoever handed it over (the response is theirs to end). ``cut``:
         the client went or must go; the connection is shut, so nothing more is written to it."""
+        if stream.ended is None:  # ended already (its socket may be closed)
+            return
         streams = self._by_game.get(stream.reader.game_id)
         if streams is not None:
             streams.discard(stream)
             if not streams:
                 del self._by_game[stream.reader.game_id]
+        loop = asyncio.get_running_loop()
+        loop.remove_reader(stream.sock)
         if stream.watched:
-            asyncio.get_running_loop().remove_writer(stream.sock)
+            loop.remove_writer(stream.sock)
             stream.watched = False
         if cut:
             with contextlib.suppress(OSError):

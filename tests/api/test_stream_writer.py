@@ -286,3 +286,12 @@ def test_a_stream_ended_from_outside_ends_cleanly_once_its_news_is_sent() -> Non
     assert handed.cuts == [False]  # nothing was pending: the server may end the response itself
     client.close()
     server.close()
+
+
+def test_a_client_that_closes_its_end_ends_its_stream_at_once() -> None:
+    hub, reader = FakeHub(), FakeReader()
+    writer = StreamWriter(hub, frame, heartbeat=60)  # type: ignore[arg-type]  # no write for a minute
+    with served(writer, hub, reader) as (client, handed):  # type: ignore[arg-type]
+        client.close()  # a FIN: the server's end turns readable
+        handed.join(WAIT_SECONDS)
+        assert handed.cuts == [True]

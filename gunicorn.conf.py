@@ -77,7 +77,9 @@ if _metrics_dir_is_ours:
 # and one write per stream there instead of a read and a thread woken in every worker (the
 # measurements: docs/benchmarks.md, "Live events"). The workers reach it on a Unix socket of this
 # instance's own (STREAM_PROCESS_SOCKET). No streams (STREAMS_PER_WORKER=0), no stream process.
-dirty_apps = ["service.api.stream_process:StreamProcess"] if streams_per_worker else []
+# ":1": one such process; said here, so that gunicorn does not import the app to read it off the
+# class (in the master, which would then hold the app's metrics files, and fork it into the workers).
+dirty_apps = ["service.api.stream_process:StreamProcess:1"] if streams_per_worker else []
 dirty_workers = 1 if streams_per_worker else 0
 dirty_graceful_timeout = 10  # its streams are told to end at once; their clients reconnect
 _streams_dir = None

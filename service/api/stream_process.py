@@ -159,9 +159,8 @@ def _answer(link: socket.socket, word: bytes) -> None:
 
 
 class StreamProcess(DirtyApp):  # type: ignore[misc]  # gunicorn is not typed
-    """The stream process as gunicorn's dirty worker runs it (``dirty_apps`` in gunicorn.conf.py)."""
-
-    workers = 1  # one per instance: every stream of the instance in one place
+    """The stream process as gunicorn's dirty worker runs it (``dirty_apps`` in gunicorn.conf.py,
+    which asks for one per instance: every stream of the instance in one place)."""
 
     def __init__(self) -> None:
         self._server: StreamServer | None = None

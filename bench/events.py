@@ -71,7 +71,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bench.http_load import POSTGRES_URL, postgres_schema_url, workers_cpu_seconds
+from bench.http_load import POSTGRES_URL, postgres_schema_url
 from tests.support.server import free_port, serve
 
 REPO = Path(__file__).resolve().parent.parent
@@ -116,16 +116,27 @@ class Server:
     log: Path
 
     def workers(self) -> list[int]:
-        children = Path(f"/proc/{self.pid}/task/{self.pid}/children")
-        try:
-            return [int(pid) for pid in children.read_text().split()]
-        except OSError:
-            return []
+        """The master's workers: its children but gunicorn's dirty arbiter (the one with a child)."""
+        return [pid for pid in _children(self.pid) if not _children(pid)]
+
+    def processes(self) -> list[int]:
+        """Every process of the instance but the master: the workers, and the stream process with
+        gunicorn's dirty arbiter that runs it."""
+        found, todo = [], _children(self.pid)
+        while todo and len(found) < 1000:
+            pid = todo.pop()
+            found.append(pid)
+            todo += _children(pid)
+        return found
+
+    def stream_processes(self) -> list[int]:
+        """The stream process (gunicorn's dirty worker): a child of a child of the master."""
+        return [pid for child in _children(self.pid) for pid in _children(child)]
 
     def rss_kib(self) -> int:
-        """The sum of the workers' VmRSS."""
+        """The sum of the processes' VmRSS."""
         total = 0
-        for pid in self.workers():
+        for pid in self.processes():
             with contextlib.suppress(OSError):
                 for line in Path(f"/proc/{pid}/status").read_text().splitlines():
                     if line.startswith("VmRSS:"):
@@ -133,9 +144,9 @@ class Server:
         return total
 
     def sockets(self) -> list[int]:
-        """Each worker's open sockets (its streams, kept-alive connections, listener, notifications)."""
+        """Each process's open sockets (streams, kept-alive connections, listener, notifications)."""
         counts = []
-        for pid in self.workers():
+        for pid in self.processes():
             count = 0
             with contextlib.suppress(OSError):
                 for fd in Path(f"/proc/{pid}/fd").iterdir():
@@ -146,7 +157,7 @@ class Server:
 
     def threads(self) -> int:
         total = 0
-        for pid in self.workers():
+        for pid in self.processes():
             with contextlib.suppress(OSError):
                 total += len(list(Path(f"/proc/{pid}/task").iterdir()))
         return total
@@ -272,6 +283,7 @@ class Window:
     played: list[tuple[str, int, float]] = field(default_factory=list)  # (game, version, time of the 201)
     games_replaced: int = 0
     server_cpu: float = 0.0
+    stream_process_cpu: float = 0.0  # included in server_cpu
     client_cpu: float = 0.0
     event_latencies: list[float] = field(default_factory=list)  # per play: to the last stream
     delivery_latencies: list[float] = field(default_factory=list)  # per play and stream
@@ -613,7 +625,7 @@ def spy_on(server: Server, seconds: float, folder: Path, label: str) -> list[sub
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
-        for pid in server.workers()
+        for pid in server.processes()
     ]
 
 
@@ -652,8 +664,21 @@ def print_profile(folder: Path) -> None:
 # -- the run --------------------------------------------------------------------------------
 
 
-def cpu_of(server: Server) -> float:
-    return workers_cpu_seconds(server.pid)
+def cpu_of(server: Server, pids: list[int] | None = None) -> float:
+    """User + system CPU time of the instance's processes (the master's descendants; or ``pids``), from /proc."""
+    total = 0
+    for pid in server.processes() if pids is None else pids:
+        with contextlib.suppress(OSError):  # the process ended while we looked
+            fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+            total += int(fields[11]) + int(fields[12])  # utime, stime
+    return total / CLOCK_TICKS
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        return [int(child) for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except OSError:
+        return []
 
 
 async def window(
@@ -678,7 +703,7 @@ async def window(
     spies = []
     if args.py_spy is not None and kind in ("open", "closed"):
         spies = spy_on(server, args.seconds, args.py_spy, f"{server.name.split('-')[0]}-{kind}-r{args.round}")
-    cpu, client = cpu_of(server), time.process_time()
+    cpu, client, stream_cpu = cpu_of(server), time.process_time(), cpu_of(server, server.stream_processes())
     await drive(server.port, games, args.drivers, args.seconds, result)
     for spy in spies:
         with contextlib.suppress(subprocess.TimeoutExpired):
@@ -686,6 +711,7 @@ async def window(
         if spy.poll() is None:
             spy.kill()
     result.server_cpu, result.client_cpu = cpu_of(server) - cpu, time.process_time() - client
+    result.stream_process_cpu = cpu_of(server, server.stream_processes()) - stream_cpu
     if tracker is not None and streams is not None:
         await collect_event_latencies(result, tracker, streams)
     return result
@@ -832,6 +858,7 @@ def window_summary(w: Window) -> dict[str, Any]:
         "requests": w.requests,
         "failures": dict(w.failures),
         "server_cpu_ms_per_request": round(1000 * w.server_cpu / max(1, w.requests), 3),
+        "stream_process_cpu_ms_per_request": round(1000 * w.stream_process_cpu / max(1, w.requests), 3),
         "client_cpu_s": round(w.client_cpu, 2),
         "games_replaced": w.games_replaced,
         **w.extra,
@@ -885,6 +912,7 @@ def medians(rounds: list[dict[str, Any]]) -> dict[str, Any]:
         "kib_per_stream_median": m("open", "kib_per_stream", 1),
         "closed_server_cpu_ms_per_request": m("closed", "server_cpu_ms_per_request", 3),
         "open_server_cpu_ms_per_request": m("open", "server_cpu_ms_per_request", 3),
+        "open_stream_process_cpu_ms_per_request": m("open", "stream_process_cpu_ms_per_request", 3),
         "sync_server_cpu_ms_per_request": m("sync", "server_cpu_ms_per_request", 3),
         "open_client_cpu_s": m("open", "client_cpu_s"),
         "closed_client_cpu_s": m("closed", "client_cpu_s"),

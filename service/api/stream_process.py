@@ -47,6 +47,7 @@ class StreamServer:
         self._feed = feed
         self._writer = writer
         self._listener: socket.socket | None = None
+        self._inode = 0  # of the socket's file, once bound
 
     def start(self) -> None:
         """Listen (from any thread): the streams are taken on the hub's thread from now on."""
@@ -55,6 +56,7 @@ class StreamServer:
         listener = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         listener.bind(self._path)
         os.chmod(self._path, 0o600)  # a stream handed over names its seat, and is believed: this user only
+        self._inode = os.stat(self._path).st_ino
         listener.listen(BACKLOG)
         listener.setblocking(False)
         self._listener = listener
@@ -97,7 +99,8 @@ class StreamServer:
         loop.call_soon_threadsafe(ended.set)  # after the writer's turn
         ended.wait(CLOSE_SECONDS)
         with contextlib.suppress(FileNotFoundError):
-            os.unlink(self._path)
+            if os.stat(self._path).st_ino == self._inode:  # not yet the socket of the process that replaces this one
+                os.unlink(self._path)
 
     def _accept(self) -> None:
         loop = asyncio.get_running_loop()

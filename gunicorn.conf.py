@@ -88,6 +88,12 @@ if streams_per_worker and not os.environ.get("STREAM_PROCESS_SOCKET"):
     os.environ["STREAM_PROCESS_SOCKET"] = os.path.join(_streams_dir, "streams.sock")
 
 
+def dirty_post_fork(arbiter: Any, worker: Any) -> None:
+    """In the stream process, first thing after its fork: which process is its parent, gunicorn's dirty
+    arbiter (the stream process stops itself if that one is killed, even while it is still starting)."""
+    os.environ["COINS_STREAM_PROCESS_PARENT"] = str(worker.ppid)
+
+
 def on_starting(server: Any) -> None:
     """Before the workers start: values left over from an earlier run would be added in. And the
     instance's name, from the addresses it listens on: gunicorn names the stream process's PID file

@@ -167,7 +167,9 @@ class StreamProcess(DirtyApp):  # type: ignore[misc]  # gunicorn is not typed
 
     def __init__(self) -> None:
         self._server: StreamServer | None = None
-        self._parent = os.getppid()  # first thing after the fork: the arbiter
+        # The arbiter, as gunicorn.conf.py's dirty_post_fork noted it right after the fork (it may
+        # have been killed since: then getppid() already names another process).
+        self._parent = int(os.environ.get("COINS_STREAM_PROCESS_PARENT") or os.getppid())
 
     def init(self) -> None:
         from .. import create_app  # the whole application, as a worker builds it

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+import functools
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from flask import Flask, Response, current_app, request
@@ -86,17 +87,16 @@ class EventViews(MethodView):
         last_event_id = _last_event_id()  # checked either way: a malformed one is refused, not ignored
         if after is None and streaming:
             after = last_event_id
-        relay: StreamRelay | None = current_app.extensions.get(RELAY_EXTENSION) if streaming else None
-        sock = writable_socket(request.environ) if relay is not None else None
+        hand_over = _hand_over() if streaming else None
         opened = contextlib.ExitStack()
         try:
-            reader = opened.enter_context(feed().open(game_id, bearer_token(), after=after, listen=sock is None))
+            reader = opened.enter_context(feed().open(game_id, bearer_token(), after=after, listen=hand_over is None))
         except StreamsFull as full:
             raise Problem(
                 "too_many_streams", f"{full}; retry shortly", headers={"Retry-After": str(RETRY_AFTER_SECONDS)}
             ) from None
         if streaming:
-            return _stream(reader, opened, feed().idle_seconds, relay if sock is not None else None, sock)
+            return _stream(reader, opened, feed().idle_seconds, hand_over)
         with opened:
             return _page(reader, wait)
 
@@ -121,19 +121,28 @@ def _page(reader: Reader, wait: int) -> Response:
     return Response(body, mimetype="application/json")
 
 
+def _hand_over() -> Callable[[Reader], bool] | None:
+    """How this request's stream goes to the stream process once its first events are sent
+    (:meth:`.StreamRelay.hand_over`); None where it cannot: no stream process, or not gunicorn's
+    plain socket (:func:`.writable_socket`)."""
+    relay: StreamRelay | None = current_app.extensions.get(RELAY_EXTENSION)
+    sock = writable_socket(request.environ) if relay is not None else None
+    return functools.partial(relay.hand_over, sock) if relay is not None and sock is not None else None
+
+
 def _stream(
-    reader: Reader, opened: contextlib.ExitStack, heartbeat: float, relay: StreamRelay | None, sock: Any
+    reader: Reader, opened: contextlib.ExitStack, heartbeat: float, hand_over: Callable[[Reader], bool] | None
 ) -> Response:
-    """The stream: its first events through the server; then, where the stream process can take the
-    socket over (:mod:`.stream_relay`), from that process, else from this thread."""
+    """The stream: its first events through the server; then, with ``hand_over``, from the stream
+    process (:mod:`.stream_relay`), else (or if it does not take it) from this thread."""
 
     def frames() -> Iterator[str]:
         with opened:  # the stream's slot is given back when the client goes (or the game ends)
             items = reader.first()
             yield f"retry: {RETRY_MILLISECONDS}\n\n" + "".join(frame(item) for item in items)
-            if relay is not None and not (reader.finished or reader.closing):
+            if hand_over is not None and not (reader.finished or reader.closing):
                 reader.leave()  # the stream process reads the game from now on, not this one
-                if relay.hand_over(sock, reader):
+                if hand_over(reader):
                     return  # the stream has ended
                 reader.rejoin()  # not taken: this thread streams
             while not (reader.finished or reader.closing):

@@ -41,6 +41,12 @@ class FakeStreamProcess:
         assert len(fds) == 1
         return link, json.loads(message), socket.socket(fileno=fds[0])
 
+    def take_link(self) -> socket.socket:
+        """The next stream's link only: this process's copy of the client's socket is closed unused."""
+        link, _, copy = self.take()
+        copy.close()
+        return link
+
 
 @contextmanager
 def connection() -> Iterator[tuple[socket.socket, socket.socket]]:
@@ -89,8 +95,7 @@ def test_a_stream_given_back_is_streamed_by_the_workers_thread(tmp_path: Path) -
     relay = StreamRelay(str(tmp_path / "streams.sock"))
     with connection() as (client, server):
         thread, result = hand_over_in_a_thread(relay, server)
-        link, _, copy = process.take()
-        copy.close()
+        link = process.take_link()
         link.send(Answer.BACK)
         thread.join(WAIT_SECONDS)
         assert result == [False]
@@ -126,8 +131,7 @@ def test_a_stopping_worker_has_the_stream_process_end_its_streams(tmp_path: Path
     relay = StreamRelay(str(tmp_path / "streams.sock"))
     with connection() as (_, server):
         thread, result = hand_over_in_a_thread(relay, server)
-        link, _, copy = process.take()
-        copy.close()
+        link = process.take_link()
         relay.close()  # SIGTERM in the worker
         assert link.recv(16) == b""  # the stream process hears it: it ends the stream...
         link.send(Answer.DONE)  # ...and says so

@@ -88,10 +88,13 @@ if streams_per_worker and not os.environ.get("STREAM_PROCESS_SOCKET"):
     os.environ["STREAM_PROCESS_SOCKET"] = os.path.join(_streams_dir, "streams.sock")
 
 
-def dirty_post_fork(arbiter: Any, worker: Any) -> None:
-    """In the stream process, first thing after its fork: which process is its parent, gunicorn's dirty
-    arbiter (the stream process stops itself if that one is killed, even while it is still starting)."""
-    os.environ["COINS_STREAM_PROCESS_PARENT"] = str(worker.ppid)
+def dirty_worker_init(worker: Any) -> None:
+    """In the stream process, once started: its parent, gunicorn's dirty arbiter, as gunicorn noted it
+    before the fork (the stream process stops itself if that one is killed, even while it was still
+    starting, when getppid() already names another process)."""
+    for app in worker.apps.values():
+        if hasattr(app, "watch_parent"):
+            app.watch_parent(worker.ppid)
 
 
 def on_starting(server: Any) -> None:

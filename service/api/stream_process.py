@@ -40,10 +40,9 @@ PARENT_CHECK_SECONDS = 1.0
 class StreamServer:
     """Takes the streams handed over at ``path`` and has ``writer`` serve them, on the loop of ``feed``'s hub."""
 
-    def __init__(self, path: str, feed: EventFeed, writer: StreamWriter, *, parent: int) -> None:
-        """``parent``: the process that stops this one (gunicorn's dirty arbiter)."""
+    def __init__(self, path: str, feed: EventFeed, writer: StreamWriter) -> None:
         self._path = path
-        self._parent = parent
+        self._parent = 0  # see watch_parent
         self._feed = feed
         self._writer = writer
         self._listener: socket.socket | None = None
@@ -62,7 +61,11 @@ class StreamServer:
         self._listener = listener
         loop = self._feed.hub.loop()
         loop.call_soon_threadsafe(loop.add_reader, listener, self._accept)
-        loop.call_soon_threadsafe(self._watch_parent)
+
+    def watch_parent(self, parent: int) -> None:
+        """From now on, stop if ``parent`` (gunicorn's dirty arbiter, which stops this process) is gone."""
+        self._parent = parent
+        self._feed.hub.loop().call_soon_threadsafe(self._watch_parent)
 
     def _watch_parent(self) -> None:
         """gunicorn's dirty arbiter, this process's parent, stops it; if the arbiter was killed
@@ -167,9 +170,6 @@ class StreamProcess(DirtyApp):  # type: ignore[misc]  # gunicorn is not typed
 
     def __init__(self) -> None:
         self._server: StreamServer | None = None
-        # The arbiter, as gunicorn.conf.py's dirty_post_fork noted it right after the fork (it may
-        # have been killed since: then getppid() already names another process).
-        self._parent = int(os.environ.get("COINS_STREAM_PROCESS_PARENT") or os.getppid())
 
     def init(self) -> None:
         from .. import create_app  # the whole application, as a worker builds it
@@ -184,12 +184,18 @@ class StreamProcess(DirtyApp):  # type: ignore[misc]  # gunicorn is not typed
         feed: EventFeed = app.extensions[FEED_EXTENSION]
         feed.hub.max_streams = 1 << 30  # each worker bounds its own (STREAMS_PER_WORKER)
         writer = StreamWriter(feed.hub, frame, heartbeat=feed.idle_seconds)
-        self._server = StreamServer(settings.stream_process_socket, feed, writer, parent=self._parent)
+        self._server = StreamServer(settings.stream_process_socket, feed, writer)
         self._server.start()
         log.info("the stream process serves streams at %s", settings.stream_process_socket)
 
     def __call__(self, action: str, *args: Any, **kwargs: Any) -> Any:
         raise ValueError("the stream process takes no calls: workers hand streams over on its own socket")
+
+    def watch_parent(self, parent: int) -> None:
+        """Called by gunicorn.conf.py's ``dirty_worker_init`` with the arbiter's pid as gunicorn
+        noted it before the fork (it may have been killed since)."""
+        if self._server is not None:
+            self._server.watch_parent(parent)
 
     def close(self) -> None:
         if self._server is not None:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import socket
 import threading
 from pathlib import Path
@@ -43,7 +42,7 @@ class FakeFeed:
 
 def served(path: Path) -> tuple[StreamServer, FakeFeed]:
     feed = FakeFeed()
-    server = StreamServer(str(path), feed, writer=None, parent=os.getppid())  # type: ignore[arg-type]
+    server = StreamServer(str(path), feed, writer=None)  # type: ignore[arg-type]  # its parent not watched
     server.start()
     return server, feed
 

@@ -10,17 +10,17 @@ where a statement costs no round trip, as one UPDATE and one or two INSERTs.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any, cast
 
-from sqlalchemy import Connection, Row, Table, bindparam, case, insert, select, text, union_all, update
+from sqlalchemy import Connection, Row, Table, bindparam, case, insert, select, text, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.sql.elements import TextClause
 
 from .driver import Prepared
 from .models import ActionRow, EventRow, GameRow, JsonType, SeatRow, TrickRow
+from .new_events import read_new_events
 from .stored import (
     ACTION_COLUMNS,
     EVENT_COLUMNS,
@@ -152,9 +152,6 @@ _INSERT_SEATS = _insert(SEATS, ("game_id", *_SEAT_COLUMNS))
 _INSERT_ACTIONS = _insert(ACTIONS, ("game_id", *ACTION_COLUMNS))
 _INSERT_TRICKS = _insert(TRICKS, ("game_id", *TRICK_COLUMNS))
 _INSERT_EVENTS = _insert(EVENTS, ("game_id", *EVENT_COLUMNS))
-NEW_EVENTS_GAMES = 64  # games per statement of list_new_events
-_NEW_EVENTS_SIZES = (1, 4, 16, NEW_EVENTS_GAMES)  # a statement's games: a batch is padded to the next size
-NO_GAME = ""  # the padding: no game has this id
 _GAME_WIDTH = len(_GAME_COLUMNS)
 
 
@@ -295,42 +292,9 @@ class GameRepository:
         return [StoredTrick(*row) for row in self.connection.execute(query)]
 
     def list_new_events(self, after: Mapping[str, int], *, limit: int) -> list[tuple[str, StoredEvent]]:
-        """Each game's events numbered after its own ``after[game_id]``, oldest first, at most
-        ``limit`` of each game: ``(game_id, event)`` pairs. One statement for up to
-        :data:`NEW_EVENTS_GAMES` games."""
-        ranges = list(after.items())
-        found: list[tuple[str, StoredEvent]] = []
-        for start in range(0, len(ranges), NEW_EVENTS_GAMES):
-            chunk = ranges[start : start + NEW_EVENTS_GAMES]
-            size = next(size for size in _NEW_EVENTS_SIZES if size >= len(chunk))
-            chunk += [(NO_GAME, 0)] * (size - len(chunk))
-            values: dict[str, Any] = {"limit": limit}
-            for number, (game_id, last) in enumerate(chunk):
-                values[f"game_{number}"], values[f"after_{number}"] = game_id, last
-            rows = _select_new_events(size).run(self.connection, values).all()
-            found += [(row[0], StoredEvent(*row[1:])) for row in rows]
-        return found
-
-
-@functools.cache
-def _select_new_events(size: int) -> Prepared:
-    """The new events of ``size`` games, each after its own id (bind parameters ``game_N``,
-    ``after_N``, ``limit``): one range scan of the primary key per game, as a ``UNION ALL``.
-
-    Not one ``WHERE`` with the ranges ``OR``-ed: PostgreSQL's generic plan for that (psycopg
-    prepares a statement it runs often) walked the whole primary key in order, 26 ms per read on
-    35,000 events and growing with the table. The few sizes of :data:`_NEW_EVENTS_SIZES` are
-    compiled once each, and run on the driver's cursor: the hub reads on every change."""
-    columns = (EVENTS.c.game_id, *(EVENTS.c[name] for name in EVENT_COLUMNS))
-    games = [
-        select(*columns)
-        .where(EVENTS.c.game_id == bindparam(f"game_{number}"), EVENTS.c.id > bindparam(f"after_{number}"))
-        .order_by(EVENTS.c.id)
-        .limit(bindparam("limit"))
-        .subquery()
-        for number in range(size)
-    ]
-    return Prepared(union_all(*(select(game) for game in games)))
+        """Each game's events numbered after its own ``after[game_id]``, at most ``limit`` of each
+        game: ``(game_id, event)`` pairs (see :mod:`.new_events`)."""
+        return read_new_events(self.connection, after, limit=limit)
 
 
 def _stored_game(row: Sequence[Any]) -> StoredGame:

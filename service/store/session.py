@@ -127,13 +127,13 @@ class StoreSession:
     def new_events(self, after: Mapping[str, int], *, limit: int) -> dict[str, list[StoredEvent]]:
         """Several games' events at once, each game's numbered after ``after[game_id]``, oldest
         first, at most ``limit`` of each (a game missing from the answer has none). One round trip
-        for up to 64 games."""
+        (on SQLite, one statement per 64 games)."""
         new: dict[str, list[StoredEvent]] = {}
         with self._db.begin(self._repository.connection, write=False, one_statement=True):
             rows = self._repository.list_new_events(after, limit=limit)
         for game_id, event in rows:
             new.setdefault(game_id, []).append(event)
-        for events in new.values():  # a UNION ALL promises no order of its rows: oldest first here
+        for events in new.values():  # the statement promises no order of its rows: oldest first here
             events.sort(key=lambda event: event.id)
         return new
 

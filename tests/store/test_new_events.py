@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from flask import Flask
 
-from service.store import GameStore, repository
+from service.store import GameStore, new_events
 
 
 def _store(app: Flask) -> GameStore:
@@ -48,9 +48,10 @@ def test_the_limit_holds_for_each_game_and_keeps_its_oldest(app: Flask, new_tabl
 
 
 def test_more_games_than_one_statement_takes_are_read_in_several(app: Flask, new_table, monkeypatch) -> None:
-    """Batches are padded to a few statement sizes and split past the largest: shrink them to see it."""
-    monkeypatch.setattr(repository, "NEW_EVENTS_GAMES", 2)
-    monkeypatch.setattr(repository, "_NEW_EVENTS_SIZES", (1, 2))
+    """On SQLite batches are padded to a few statement sizes and split past the largest: shrink
+    them to see it. (PostgreSQL reads any number of games in one statement, which this checks too.)"""
+    monkeypatch.setattr(new_events, "SQLITE_GAMES", 2)
+    monkeypatch.setattr(new_events, "SQLITE_SIZES", (1, 2))
     tables = [new_table(seed=f"s{number}") for number in range(5)]
     for table in tables:
         table.deal()

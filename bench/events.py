@@ -41,7 +41,7 @@ Goals: ``--streams`` (2,000) held at once by one instance; event latency p99 < 1
 rounds of the pairs' ratios). Also reported: gthread vs sync plays/s without streams.
 
     .venv/bin/python -m bench.events [--db sqlite,postgres] [--streams 2000] [--games 100]
-        [--drivers 16] [--seconds 10] [--warmup 1] [--rounds 3]
+        [--drivers 16] [--seconds 10] [--warmup 1] [--rounds 5]
         [--postgres-url postgresql://postgres@127.0.0.1:5432/test] [--log-level INFO] [--json out.json]
 
 Everything talks to 127.0.0.1 only; every loop is bounded in count and time; every stream is
@@ -1000,7 +1000,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--seconds", type=float, default=10.0, help="measuring window")
     parser.add_argument("--warmup", type=float, default=1.0, help="unmeasured plays before each window")
-    parser.add_argument("--rounds", type=int, default=3, help="rounds of closed/open/sync windows (medians reported)")
+    parser.add_argument("--rounds", type=int, default=5, help="rounds of closed/open/sync windows (medians reported)")
     parser.add_argument("--postgres-url", default=os.environ.get("BENCH_POSTGRES_URL", POSTGRES_URL))
     parser.add_argument("--log-level", default="INFO", help="LOG_LEVEL of the servers (INFO: one line per request)")
     parser.add_argument("--json", type=Path, help="also write the results here")

@@ -72,6 +72,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.http_load import POSTGRES_URL, postgres_schema_url
+from tests.support.processes import cpu_seconds, descendants, gunicorn_workers, stream_processes
 from tests.support.server import free_port, serve
 
 REPO = Path(__file__).resolve().parent.parent
@@ -90,7 +91,6 @@ MAX_STEPS_PER_WINDOW = 200_000  # a bound on top of the time window, per driver
 GOALS = {"streams": 2000, "event_p99_ms": 100.0, "open_over_closed": 0.80}
 
 VERSION = re.compile(rb'"version":\s*(\d+)')
-CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
 
 def percentile(values: list[float], p: float) -> float:
@@ -116,22 +116,15 @@ class Server:
     log: Path
 
     def workers(self) -> list[int]:
-        """The master's workers: its children but gunicorn's dirty arbiter (the one with a child)."""
-        return [pid for pid in _children(self.pid) if not _children(pid)]
+        return gunicorn_workers(self.pid)
 
     def processes(self) -> list[int]:
         """Every process of the instance but the master: the workers, and the stream process with
         gunicorn's dirty arbiter that runs it."""
-        found, todo = [], _children(self.pid)
-        while todo and len(found) < 1000:
-            pid = todo.pop()
-            found.append(pid)
-            todo += _children(pid)
-        return found
+        return descendants(self.pid)
 
     def stream_processes(self) -> list[int]:
-        """The stream process (gunicorn's dirty worker): a child of a child of the master."""
-        return [pid for child in _children(self.pid) for pid in _children(child)]
+        return stream_processes(self.pid)
 
     def rss_kib(self) -> int:
         """The sum of the processes' VmRSS."""
@@ -665,20 +658,8 @@ def print_profile(folder: Path) -> None:
 
 
 def cpu_of(server: Server, pids: list[int] | None = None) -> float:
-    """User + system CPU time of the instance's processes (the master's descendants; or ``pids``), from /proc."""
-    total = 0
-    for pid in server.processes() if pids is None else pids:
-        with contextlib.suppress(OSError):  # the process ended while we looked
-            fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
-            total += int(fields[11]) + int(fields[12])  # utime, stime
-    return total / CLOCK_TICKS
-
-
-def _children(pid: int) -> list[int]:
-    try:
-        return [int(child) for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
-    except OSError:
-        return []
+    """User + system CPU time of the instance's processes (the master's descendants; or ``pids``)."""
+    return cpu_seconds(server.processes() if pids is None else pids)
 
 
 async def window(

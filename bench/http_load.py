@@ -52,6 +52,7 @@ from typing import Any
 from urllib.parse import quote
 
 from bench.baseline_app import ROWS, prepare
+from tests.support.processes import children, cpu_seconds
 from tests.support.server import free_port, serve
 
 REPO = Path(__file__).resolve().parent.parent
@@ -86,20 +87,9 @@ class Server:
         return [line for line in lines if '"logger": "service.access"' not in line][-limit:]
 
 
-CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
-
-
 def workers_cpu_seconds(master: int) -> float:
     """User + system CPU time of the gunicorn master's live children (its workers), from /proc."""
-    total = 0
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rpartition(")")[2].split()
-        except OSError:
-            continue  # the process ended while we looked
-        if int(fields[1]) == master:  # fields: state, ppid, ..., utime (12), stime (13)
-            total += int(fields[11]) + int(fields[12])
-    return total / CLOCK_TICKS
+    return cpu_seconds(children(master))
 
 
 @contextmanager

@@ -32,6 +32,7 @@ import pytest
 
 from service.engine import FirstDealerReason, Game, GameSetup, Status, parse_card
 from service.verify import verify
+from tests.support.processes import gunicorn_workers
 
 from .conftest import Server, running_server
 from .test_postgres_outage import pg_ctlcluster
@@ -324,32 +325,11 @@ def all_games(port: int) -> list[dict[str, Any]]:
     pytest.fail("GET /v1/games did not end")
 
 
-def children_of(parent: int) -> list[int]:
-    """The processes whose parent is ``parent``, from /proc."""
-    children = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:  # exited meanwhile
-            continue
-        fields = stat.rsplit(")", 1)[1].split()  # after "pid (comm)": state, ppid, …
-        if int(fields[1]) == parent:
-            children.append(int(entry.name))
-    return children
-
-
-def worker_pids(master: int) -> list[int]:
-    """gunicorn's workers: the master's children but its dirty arbiter (the parent of the stream process)."""
-    return [pid for pid in children_of(master) if not children_of(pid)]
-
-
 def wait_for_workers(server: Server, before: set[int]) -> None:
     """Until the master has WORKERS children again, none of them one of ``before`` that was killed."""
     deadline = time.monotonic() + RESPAWN_SECONDS
     while time.monotonic() < deadline:
-        workers = set(worker_pids(server.process.pid))
+        workers = set(gunicorn_workers(server.process.pid))
         if len(workers) == WORKERS and not workers & before:
             return
         time.sleep(0.1)
@@ -361,7 +341,7 @@ def kill_workers(server: Server, faults: list[str]) -> None:
     chooser = random.Random("kills")
     for _ in range(KILLS):
         time.sleep(KILL_EVERY_SECONDS)
-        workers = worker_pids(server.process.pid)
+        workers = gunicorn_workers(server.process.pid)
         victim = chooser.choice(workers)
         os.kill(victim, signal.SIGKILL)
         faults.append(f"SIGKILL {victim}")

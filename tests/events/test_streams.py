@@ -19,6 +19,7 @@ import pytest
 
 from service import create_app
 from service.config import Settings
+from tests.support.processes import children, gunicorn_workers, stream_processes
 from tests.support.server import LiveServer, free_port, serve
 from tests.support.sse import Comment, Event, EventStream
 
@@ -185,19 +186,6 @@ def test_a_full_worker_answers_503_with_retry_after(database_url, tmp_path):
             assert call(server.port, "GET", f"/v1/games/{game_id}")["id"] == game_id  # requests still served
 
 
-def _children(pid: int) -> list[int]:
-    return [int(child) for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
-
-
-def _workers(master: int) -> list[int]:
-    """The master's workers: its children but the dirty arbiter, the one with a child of its own."""
-    return [pid for pid in _children(master) if not _children(pid)]
-
-
-def _stream_processes(master: int) -> list[int]:
-    return [pid for child in _children(master) for pid in _children(child)]
-
-
 @pytest.mark.parametrize("kill", ["workers", "stream process", "both"])
 def test_a_killed_worker_loses_no_event_its_clients_resume(database_url, tmp_path, kill):
     """A stream open; mid-game, every worker, or the stream process that serves the stream, or both
@@ -233,7 +221,7 @@ def test_a_killed_worker_loses_no_event_its_clients_resume(database_url, tmp_pat
         state = act("GET", f"/v1/games/{game_id}", None, None)
         act("POST", f"/v1/games/{game_id}/hands", None, tokens[state["dealer"]])
         time.sleep(0.5)
-        workers, streams = _workers(server.process.pid), _stream_processes(server.process.pid)
+        workers, streams = gunicorn_workers(server.process.pid), stream_processes(server.process.pid)
         assert len(workers) == 2 and len(streams) == 1
         for pid in {"workers": workers, "stream process": streams, "both": workers + streams}[kill]:
             os.kill(pid, signal.SIGKILL)
@@ -270,16 +258,16 @@ def test_the_stream_process_does_not_outlive_its_parent(database_url, tmp_path):
     process notices and stops itself, and the master starts a new arbiter and stream process."""
     with gunicorn(database_url, tmp_path) as server:
         game_id, _ = new_game(server.port)
-        old = _stream_processes(server.process.pid)
+        old = stream_processes(server.process.pid)
         assert len(old) == 1
-        arbiter = next(pid for pid in _children(server.process.pid) if _children(pid))
+        arbiter = next(pid for pid in children(server.process.pid) if children(pid))
         os.kill(arbiter, signal.SIGKILL)
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline and (
-            Path(f"/proc/{old[0]}").exists() or not _stream_processes(server.process.pid)
+            Path(f"/proc/{old[0]}").exists() or not stream_processes(server.process.pid)
         ):
             time.sleep(0.1)
         assert not Path(f"/proc/{old[0]}").exists() or "Z" in Path(f"/proc/{old[0]}/stat").read_text().split()[2]
-        assert _stream_processes(server.process.pid)  # a new one
+        assert stream_processes(server.process.pid)  # a new one
         with EventStream(server.port, game_id) as stream:  # served (by the new one, or by a worker while it starts)
             assert stream.status == 200 and next(stream.events()).type == "game"

@@ -38,6 +38,12 @@ class FakeHub:
     def loop(self) -> asyncio.AbstractEventLoop:
         return self._loop
 
+    def settle(self) -> None:
+        """Wait until the loop has run every callback given to it so far (they run in order)."""
+        done = threading.Event()
+        self._loop.call_soon_threadsafe(done.set)
+        assert done.wait(WAIT_SECONDS)
+
     def tell(self, games: list[str] | None) -> None:
         """As the hub does after a read (``None``: as it does when it closes), on its thread."""
         self._loop.call_soon_threadsafe(self.subscriber, games)
@@ -104,12 +110,13 @@ class Handed:
 @contextmanager
 def served(writer: StreamWriter, hub: FakeHub, reader: FakeReader) -> Iterator[tuple[socket.socket, Handed]]:
     """A TCP connection on loopback whose server end the writer serves; yields the client's end and
-    the stream as handed over (alive until the writer ends it)."""
+    the stream as handed over (alive until the writer ends it), once the writer has it."""
     with socket.create_server(("127.0.0.1", 0)) as listener:
         client = socket.create_connection(listener.getsockname())
         server, _ = listener.accept()
     handed = Handed()
     hub.loop().call_soon_threadsafe(writer.add, server, reader, handed)
+    hub.settle()  # the writer holds the stream (and took what was waiting) before the test goes on
     try:
         yield client, handed
     finally:

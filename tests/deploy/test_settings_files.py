@@ -30,6 +30,7 @@ def gunicorn_settings(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, **env: st
     for name in GUNICORN_VARIABLES:
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("PROMETHEUS_MULTIPROC_DIR", str(tmp_path / "metrics"))  # or it makes one
+    monkeypatch.setenv("STREAM_PROCESS_SOCKET", str(tmp_path / "streams.sock"))  # likewise (a folder in /tmp)
     for name, value in env.items():
         monkeypatch.setenv(name, value)
     namespace = runpy.run_path(str(ROOT / "gunicorn.conf.py"))

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import logging
 import os
 import random
 import statistics
@@ -57,11 +56,11 @@ def _answer(response: Any, status: int) -> Any:
 
 
 def run(database_url: str, args: argparse.Namespace) -> dict[str, Any]:
-    os.environ.update(DATABASE_URL=database_url, RATE_LIMITS="off", LOG_LEVEL="WARNING")
     from service import create_app
+    from service.config import Settings
 
-    client = create_app().test_client()
-    logging.getLogger("service").setLevel(logging.WARNING)  # no access log line per request
+    settings = Settings(database_url=database_url, rate_limits="off", log_level="WARNING")  # no access log lines
+    client = create_app(settings).test_client()
     games = []
     for _ in range(args.games):
         created = _answer(client.post("/v1/games", json={"seats": PLAYERS, "target_score": TARGET_SCORE}), 201)

@@ -38,19 +38,16 @@ def _default_workers() -> int:
 # Where to listen: BIND (host:port, or unix:/path) wins over PORT (all interfaces).
 bind = [os.environ.get("BIND") or f"0.0.0.0:{_int('PORT', 8000)}"]
 workers = max(1, _int("WEB_CONCURRENCY", _default_workers()))
-# gthread workers: a pool of threads per worker, one for each request in progress. An event
-# stream holds its thread for as long as it is open (it sleeps while the stream process below
-# sends its events: no CPU), so
-# each worker has a thread per stream it may hold (STREAMS_PER_WORKER; beyond it, 503) on top of
-# GUNICORN_THREADS for everything else. docs/benchmarks.md ("Live events") has the measurements
-# behind this choice; with STREAMS_PER_WORKER=0 and GUNICORN_THREADS=1, the sync worker.
+# gevent workers (gunicorn's documented worker for long-lived connections): each request runs
+# in a greenlet, so an open event stream costs a few kilobytes and no thread, and each worker
+# serves up to STREAMS_PER_WORKER streams (beyond it, 503) beside WORKER_CONNECTIONS other
+# connections. The measurements behind the choice: docs/benchmarks.md ("Live events").
 streams_per_worker = _int("STREAMS_PER_WORKER", 500)  # 5 workers: 2,000 streams with room (they spread unevenly)
-threads = max(1, _int("GUNICORN_THREADS", 4)) + streams_per_worker
-worker_class = "gthread" if threads > 1 else "sync"
-worker_connections = threads + 100  # gthread: connections a worker holds (kept-alive ones wait unthreaded)
+worker_class = "gevent"
+worker_connections = streams_per_worker + max(1, _int("WORKER_CONNECTIONS", 100))
 timeout = _int("GUNICORN_TIMEOUT", 30)  # a silent worker is killed and replaced after this long
 graceful_timeout = _int("GUNICORN_GRACEFUL_TIMEOUT", 30)  # on SIGTERM, in-flight requests get this long
-keepalive = _int("GUNICORN_KEEPALIVE", 5)  # gthread only: behind a load balancer, above its idle timeout
+keepalive = _int("GUNICORN_KEEPALIVE", 5)  # behind a load balancer, above its idle timeout
 max_requests = _int("GUNICORN_MAX_REQUESTS", 0)  # 0: workers are never recycled
 max_requests_jitter = max_requests // 10
 worker_tmp_dir = "/dev/shm" if os.path.isdir("/dev/shm") else None  # heartbeats off slow disks
@@ -69,32 +66,6 @@ loglevel = os.environ.get("LOG_LEVEL", "INFO").lower()
 _metrics_dir_is_ours = not os.environ.get("PROMETHEUS_MULTIPROC_DIR")
 if _metrics_dir_is_ours:
     os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="coins-prometheus-", dir=worker_tmp_dir)
-
-
-# The stream process (service/api/stream_process.py): one process of the instance, run by gunicorn
-# as a "dirty" worker (started with the workers, started again if it dies), serves every open
-# event stream once a worker has sent its first events, so that a game's change costs one read
-# and one write per stream there instead of a read and a thread woken in every worker (the
-# measurements: docs/benchmarks.md, "Live events"). The workers reach it on a Unix socket of this
-# instance's own (STREAM_PROCESS_SOCKET). No streams (STREAMS_PER_WORKER=0), no stream process.
-# ":1": one such process; said here, so that gunicorn does not import the app to read it off the
-# class (in the master, which would then hold the app's metrics files, and fork it into the workers).
-dirty_apps = ["service.api.stream_process:StreamProcess:1"] if streams_per_worker else []
-dirty_workers = 1 if streams_per_worker else 0
-dirty_graceful_timeout = 10  # its streams are told to end at once; their clients reconnect
-_streams_dir = None
-if streams_per_worker and not os.environ.get("STREAM_PROCESS_SOCKET"):
-    _streams_dir = tempfile.mkdtemp(prefix="coins-streams-")
-    os.environ["STREAM_PROCESS_SOCKET"] = os.path.join(_streams_dir, "streams.sock")
-
-
-def dirty_worker_init(worker: Any) -> None:
-    """In the stream process, once started: its parent, gunicorn's dirty arbiter, as gunicorn noted it
-    before the fork (the stream process stops itself if that one is killed, even while it was still
-    starting, when getppid() already names another process)."""
-    for app in worker.apps.values():
-        if hasattr(app, "watch_parent"):
-            app.watch_parent(worker.ppid)
 
 
 def on_starting(server: Any) -> None:
@@ -116,10 +87,9 @@ def post_worker_init(worker: Any) -> None:
     stop = signal.getsignal(signal.SIGTERM)
 
     def end_streams_then_stop(signum: int, frame: Any) -> None:
-        extensions = getattr(worker.wsgi, "extensions", {})
-        for name in ("coins.feed", "coins.stream_relay"):  # this worker's own streams; those it handed over
-            if name in extensions:
-                extensions[name].close()
+        feed = getattr(worker.wsgi, "extensions", {}).get("coins.feed")
+        if feed is not None:
+            feed.close()
         if callable(stop):
             stop(signum, frame)
 
@@ -137,5 +107,3 @@ def child_exit(server: Any, worker: Any) -> None:
 def on_exit(server: Any) -> None:
     if _metrics_dir_is_ours:
         shutil.rmtree(os.environ["PROMETHEUS_MULTIPROC_DIR"], ignore_errors=True)
-    if _streams_dir:
-        shutil.rmtree(_streams_dir, ignore_errors=True)

@@ -48,11 +48,11 @@ import psycopg
 
 from bench.bots import percentile
 from service.api.event_schemas import render_event
+from service.events.notifications import CHANNEL, channel_for
 from service.games import GameService, NewGame, NewPlayer
 from service.store import GameStore
 from service.store.db import Database
 from service.store.migrate import upgrade
-from service.store.notifications import CHANNEL
 
 POSTGRES_URL = "postgresql://postgres@127.0.0.1:5432/test"
 SERVICE_SCHEMA = "coins_bench_notify"
@@ -108,7 +108,7 @@ def run_writer(task: Task) -> list[float]:
 
 def service_writer(task: Task) -> list[float]:
     db = Database(task.url, pool_size=1)
-    notifications = NoNotifications() if task.mode == "noop" else None  # None: the service's own
+    notifications = NoNotifications() if task.mode == "noop" else channel_for(db)  # the service's own
     games = GameService(GameStore(db, notifications=notifications), render_event)
     latencies: list[float] = []
     game_id, tokens, state = "", [""], None

@@ -22,13 +22,12 @@ from .api.limits import init_limits
 from .api.problems import Problem
 from .api.security_headers import init_security_headers
 from .config import Settings
-from .events import EventFeed
+from .events import EventFeed, channel_for
 from .games import GameService, IdempotencyKeys
 from .observability import init_observability
 from .store import Database, DatabaseUnavailable, GameStore, IdempotencyStore
 from .store.migrate import upgrade
 from .store.rate_limits import DatabaseStorage
-from .store.session import notifications_for
 from .web import init_web
 
 __all__ = ["create_app"]
@@ -75,15 +74,19 @@ def create_app(settings: Settings | None = None) -> Flask:
     if settings.auto_migrate:
         _migrate_when_reachable(app, db)
     app.extensions["coins.db"] = db
-    store = GameStore(db, notifications_for(db, listen_url=settings.database_listen_url or None))
+    channel = channel_for(db, listen_url=settings.database_listen_url, redis_url=settings.redis_url)
+    store = GameStore(db, channel)
     games = GameService(store, render_event)
     app.extensions[EXTENSION] = games
     init_feed(
         app,
         EventFeed(
-            games, store, max_streams=settings.streams_per_worker, idle_seconds=settings.stream_heartbeat_seconds
+            games,
+            store,
+            channel,
+            max_streams=settings.streams_per_worker,
+            idle_seconds=settings.stream_heartbeat_seconds,
         ),
-        settings.stream_process_socket,
     )
 
     @app.before_request

@@ -32,9 +32,6 @@ class Settings:
     auto_migrate: bool = True
     streams_per_worker: int = 500
     stream_heartbeat_seconds: int = 15
-    # Where the workers hand their streams to the stream process (gunicorn.conf.py sets it: a Unix
-    # socket of its own per instance); empty: each worker streams itself.
-    stream_process_socket: str = ""
     metrics_token: str = field(default="", repr=False)  # a secret: kept out of reprs and logs
     idempotency_key_hours: int = 24
     rate_limits: str = "on"
@@ -44,7 +41,7 @@ class Settings:
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
         """Read ``DATABASE_URL``, ``LOG_LEVEL``, ``CORS_ORIGINS`` (comma-separated),
         ``MAX_REQUEST_BYTES``, ``DB_POOL_SIZE``, ``DB_BUSY_TIMEOUT_MS``, ``AUTO_MIGRATE``, ``STREAMS_PER_WORKER``,
-        ``STREAM_HEARTBEAT_SECONDS``, ``STREAM_PROCESS_SOCKET``, ``IDEMPOTENCY_KEY_HOURS``, ``RATE_LIMITS`` and
+        ``STREAM_HEARTBEAT_SECONDS``, ``IDEMPOTENCY_KEY_HOURS``, ``RATE_LIMITS`` and
         ``REDIS_URL``."""
         env = os.environ if env is None else env
         values: dict[str, object] = {}

@@ -74,6 +74,7 @@ def app(settings: Settings) -> Iterator[Flask]:
     app = create_app(settings)
     app.config["TESTING"] = True
     yield app
+    app.extensions["coins.feed"].close()  # its listener's thread and connection
     app.extensions["coins.db"].dispose()
 
 

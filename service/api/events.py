@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import contextlib
-import functools
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 from flask import Flask, Response, current_app, request
@@ -15,15 +14,12 @@ from .common import Blueprint, bearer_token
 from .context import GAME_ID
 from .event_schemas import EventPageSchema, EventsQuerySchema
 from .problems import RETRY_AFTER_SECONDS, Problem
-from .stream_relay import StreamRelay
-from .stream_writer import writable_socket
 
-__all__ = ["FEED_EXTENSION", "RELAY_EXTENSION", "blp", "frame", "init_feed"]
+__all__ = ["FEED_EXTENSION", "blp", "frame", "init_feed"]
 
 blp = Blueprint("events", __name__, url_prefix="/v1/games", description="Follow a game as it changes.")
 
 FEED_EXTENSION = "coins.feed"
-RELAY_EXTENSION = "coins.stream_relay"
 HEARTBEAT_SECONDS = 15  # the default of STREAM_HEARTBEAT_SECONDS: the contract wants one at least every 20 s
 RETRY_MILLISECONDS = 2000  # what EventSource waits before it reconnects
 EVENT_STREAM = "text/event-stream"
@@ -36,12 +32,9 @@ unless it resumes, ends after `game_finished`, and sends a comment line when idl
 {HEARTBEAT_SECONDS} seconds by default, always under 20)."""
 
 
-def init_feed(app: Flask, event_feed: EventFeed, stream_process_socket: str = "") -> None:
-    """Serve ``event_feed``'s readers; with ``stream_process_socket``, hand the streams over to the
-    stream process listening there (:mod:`.stream_relay`) once their first events are sent."""
+def init_feed(app: Flask, event_feed: EventFeed) -> None:
+    """Serve ``event_feed``'s readers."""
     app.extensions[FEED_EXTENSION] = event_feed
-    if stream_process_socket:
-        app.extensions[RELAY_EXTENSION] = StreamRelay(stream_process_socket)
 
 
 def feed() -> EventFeed:
@@ -87,16 +80,15 @@ class EventViews(MethodView):
         last_event_id = _last_event_id()  # checked either way: a malformed one is refused, not ignored
         if after is None and streaming:
             after = last_event_id
-        hand_over = _hand_over() if streaming else None
         opened = contextlib.ExitStack()
         try:
-            reader = opened.enter_context(feed().open(game_id, bearer_token(), after=after, listen=hand_over is None))
+            reader = opened.enter_context(feed().open(game_id, bearer_token(), after=after))
         except StreamsFull as full:
             raise Problem(
                 "too_many_streams", f"{full}; retry shortly", headers={"Retry-After": str(RETRY_AFTER_SECONDS)}
             ) from None
         if streaming:
-            return _stream(reader, opened, feed().idle_seconds, hand_over)
+            return _stream(reader, opened, feed().idle_seconds)
         with opened:
             return _page(reader, wait)
 
@@ -121,30 +113,14 @@ def _page(reader: Reader, wait: int) -> Response:
     return Response(body, mimetype="application/json")
 
 
-def _hand_over() -> Callable[[Reader], bool] | None:
-    """How this request's stream goes to the stream process once its first events are sent
-    (:meth:`.StreamRelay.hand_over`); None where it cannot: no stream process, or not gunicorn's
-    plain socket (:func:`.writable_socket`)."""
-    relay: StreamRelay | None = current_app.extensions.get(RELAY_EXTENSION)
-    sock = writable_socket(request.environ) if relay is not None else None
-    return functools.partial(relay.hand_over, sock) if relay is not None and sock is not None else None
-
-
-def _stream(
-    reader: Reader, opened: contextlib.ExitStack, heartbeat: float, hand_over: Callable[[Reader], bool] | None
-) -> Response:
-    """The stream: its first events through the server; then, with ``hand_over``, from the stream
-    process (:mod:`.stream_relay`), else (or if it does not take it) from this thread."""
+def _stream(reader: Reader, opened: contextlib.ExitStack, heartbeat: float) -> Response:
+    """The stream: its events as they come, a comment line when idle, until the game ends, the
+    client goes or the process stops (then the client resumes elsewhere with Last-Event-ID)."""
 
     def frames() -> Iterator[str]:
         with opened:  # the stream's slot is given back when the client goes (or the game ends)
             items = reader.first()
             yield f"retry: {RETRY_MILLISECONDS}\n\n" + "".join(frame(item) for item in items)
-            if hand_over is not None and not (reader.finished or reader.closing):
-                reader.leave()  # the stream process reads the game from now on, not this one
-                if hand_over(reader):
-                    return  # the stream has ended
-                reader.rejoin()  # not taken: this thread streams
             while not (reader.finished or reader.closing):
                 items = reader.next(heartbeat)
                 if items:  # one write for the events of one change (a play can make four)

@@ -1,11 +1,13 @@
-"""The event feed: a game's changes as they happen, for streams and long polls, across processes.
+"""Live events: a game's changes as they happen, for streams and long polls, across processes.
 
 :class:`EventFeed` opens a :class:`Reader` on one game; :mod:`.hub` shares each game's reads
-between the streams of a process; notifications between processes are the store's
-(:mod:`service.store.notifications`). No Flask here: the API frames what a reader gives.
+between the readers of a process and makes what is due in a game happen at its moment;
+:mod:`.notifications` carries "game X changed" between processes (PostgreSQL NOTIFY, Redis, or an
+SQLite file's data version). No Flask here: the API frames what a reader gives.
 """
 
 from .feed import EventFeed, Item, Reader
 from .hub import Hub, StreamsFull
+from .notifications import Channel, channel_for
 
-__all__ = ["EventFeed", "Hub", "Item", "Reader", "StreamsFull"]
+__all__ = ["Channel", "EventFeed", "Hub", "Item", "Reader", "StreamsFull", "channel_for"]

@@ -1,48 +1,52 @@
-"""One per process: the games its streams watch, each one's recent events, and the one thread that serves them.
+"""One per process: the games its readers watch, each one's recent events, and when each is next due.
 
-The hub's thread runs an event loop (:mod:`asyncio`, callbacks only) that does every per-change
-job of the process: the store's notification source ("game X changed", from
-:mod:`service.store.notifications`) is one of its readers; it reads the new events of every game
-changed since its last read, in one statement for them all, once for the whole process (every
-seat's, kept in a short cache), on a connection it keeps; then it wakes the readers waiting on
-each game once (long polls, streams written by their own thread) and tells its subscribers (the
-process's stream writer, service.api.stream_writer, whose sockets are the loop's writers too)
-which games have news. Each reader takes what follows its own last id and is its seat's or public.
-One thread, not a listener, a reader and a writer handing each change on to each other: each
-hand-off woke a thread that had to take the GIL back from the requests (docs/benchmarks.md,
-"Live events", "After the third fix"). Notifications that come while it reads wait in their
-socket or connection and are read together after it, in one read.
+The hub's one thread (under gunicorn's gevent worker, a greenlet) does every per-change job of
+the process. Told that games changed (by the channel's listener, :mod:`.notifications`, or by a
+reader), it reads the new events of all of them in one statement into a short cache per game
+(every seat's events) and wakes each game's readers once; each reader takes what follows its own
+last id and is public or its seat's.
 
-A stream that starts (or falls behind the cache) reads for itself, then asks the hub to look
-once more, so that a change saved while it read is not missed. A stream that idles for its
-heartbeat asks too: a notification that never came makes events late, never lost; after the
-listener was cut off, every watched game is read again.
+It also keeps each watched game's next due moment, read from the game's turn deadline: when a
+person's turn runs out (a stand-in plays), or, while the server owes moves (a bot's turn, an
+auto-deal), every :data:`SERVER_MOVE_PACE` seconds. Then it has the game looked at as a request
+would (the use cases make the moves owed), on a small pool of threads, so what is due happens at
+its moment without a request to trigger it. Every process watching the game does so; the
+game's row lock lets the first make the moves, and the others find nothing owed.
+
+A reader that starts (or falls behind the cache) reads for itself, then asks the hub to look
+once more, so that a change saved while it read is not missed; a reader that idles for its
+heartbeat asks too: a notification that never came makes events late, never lost.
 """
 
 from __future__ import annotations
 
-import asyncio
 import bisect
 import logging
-import os
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 
 from ..store import StoredEvent
 
-__all__ = ["Hub", "StreamsFull", "Watch"]
+__all__ = ["SERVER_MOVE_PACE", "Hub", "StreamsFull", "Watch"]
 
 CACHED_EVENTS = 512  # per watched game: enough for every stream that keeps up
+SERVER_MOVE_PACE = 0.25  # seconds between looks at a game while the server owes it moves
+LONGEST_SLEEP = 1.0  # the hub's thread wakes at least this often (to see that it should stop)
+LOOKERS = 2  # threads that look at due games
 log = logging.getLogger(__name__)
 
-#: Reads several games' events (every seat's), each game's numbered after its own id, at most
-#: ``limit`` of each, in one round trip: ``read({game_id: after, ...}, limit)``.
+#: Several games' events (every seat's), each game's numbered after its own id, at most ``limit``
+#: of each, in one round trip: ``read({game_id: after, ...}, limit)``.
 ReadEvents = Callable[[Mapping[str, int], int], dict[str, list[StoredEvent]]]
-#: Told, from the hub's thread, which games' caches it just brought up to date (``None``: the hub is closing).
-Subscriber = Callable[[list[str] | None], None]
+#: Several games' turn deadlines (None: nothing due): ``read_due([game_id, ...])``.
+ReadDue = Callable[[Collection[str]], dict[str, datetime | None]]
+#: Look at a game as a request would, making the moves it owes.
+LookAt = Callable[[str], object]
 
 
 class StreamsFull(Exception):
@@ -51,12 +55,17 @@ class StreamsFull(Exception):
 
 @dataclass(eq=False)
 class _Game:
-    """What the hub knows of one watched game: the events after ``start``, to the last one read."""
+    """What the hub knows of one watched game: the events after ``start``, to the last one read,
+    and when it is next due."""
 
     changed: threading.Condition
     readers: int = 0
-    start: int = -1  # -1: nothing read yet (the first stream's own read fills the cache)
+    start: int = -1  # -1: nothing read yet (the first reader's own read fills the cache)
     events: list[StoredEvent] = field(default_factory=list)
+    due: float | None = None  # time.monotonic() of the turn deadline; None: nothing due
+    due_known: bool = False
+    looked: float = float("-inf")  # when it was last looked at
+    looking: bool = False
 
     @property
     def last(self) -> int:
@@ -69,76 +78,59 @@ class _Game:
             self.start = self.events[-CACHED_EVENTS - 1].id
             del self.events[: len(self.events) - CACHED_EVENTS]
 
+    def next_look(self) -> float | None:
+        """When to look at the game next (time.monotonic()), if anything is due."""
+        if self.due is None or self.looking:
+            return None
+        return max(self.due, self.looked + SERVER_MOVE_PACE)
+
 
 class Hub:
     """The watched games of this process, its thread, and how many streams it may hold at once."""
 
-    def __init__(self, read: ReadEvents, *, max_streams: int, read_kept: ReadEvents | None = None) -> None:
-        """``read``: for a stream's own reads, from its thread; ``read_kept``: the hub thread's reads,
-        on a connection that thread keeps (default: ``read``)."""
+    def __init__(
+        self,
+        read: ReadEvents,
+        *,
+        max_streams: int,
+        read_kept: ReadEvents | None = None,
+        read_due: ReadDue | None = None,
+        look_at: LookAt | None = None,
+    ) -> None:
+        """``read``: a reader's own reads, from its thread; ``read_kept``: the hub thread's (default
+        ``read``); ``read_due`` and ``look_at``: the games' due moments, and what to do then
+        (without them, nothing is ever due)."""
         self._read = read
         self._read_kept = read_kept or read
+        self._read_due = read_due
+        self._look_at = look_at
         self.max_streams = max_streams
         self._lock = threading.RLock()
         self._games: dict[str, _Game] = {}
         self._changed: set[str] = set()  # watched games to read again
-        self._read_due = False  # a read is scheduled on the loop
         self._streams = 0
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._loop_pid = 0
-        self._subscribers: list[Subscriber] = []
+        self._wake = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._lookers: ThreadPoolExecutor | None = None
         self.closing = threading.Event()
 
-    def loop(self) -> asyncio.AbstractEventLoop:
-        """The hub's event loop, running in its thread (started by the first call in this process,
-        anew in a forked worker). Other threads hand it work with ``call_soon_threadsafe``."""
-        with self._lock:
-            return self._running_loop()
-
-    def _running_loop(self) -> asyncio.AbstractEventLoop:
-        if self._loop is None or self._loop_pid != os.getpid():
-            self._loop, self._loop_pid = asyncio.new_event_loop(), os.getpid()
-            self._read_due = False
-            threading.Thread(target=_run, args=(self._loop,), name="coins-events", daemon=True).start()
-        return self._loop
-
-    def subscribe(self, subscriber: Subscriber) -> None:
-        """Also tell ``subscriber``, on the hub's thread, the games whose caches it brought up to date, once per
-        read (after their streams were woken), and ``None`` when the hub closes."""
-        self._subscribers.append(subscriber)
-
     def notice(self, game_id: str | None) -> None:
-        """A game changed (``None``: any may have): the hub's thread reads it and wakes its streams.
+        """A game changed (``None``: any may have): the hub's thread reads it and wakes its readers.
         From any thread; notices that come before that read starts share it."""
         with self._lock:
             if game_id is None:
                 self._changed.update(self._games)
             elif game_id in self._games:
                 self._changed.add(game_id)
-            if not self._changed or self._read_due or self._loop_pid != os.getpid() or self._loop is None:
+            else:
                 return
-            self._read_due = True
-            loop = self._loop
-        loop.call_soon_threadsafe(self._read_changes)
+        self._wake.set()
 
     def close(self) -> None:
-        """The process is stopping: every stream ends (its client reconnects elsewhere)."""
+        """The process is stopping: every reader ends (its client reconnects elsewhere). Safe in a
+        signal handler: the hub's thread wakes the readers."""
         self.closing.set()
-        with self._lock:
-            games = list(self._games.values())
-            loop = self._loop if self._loop_pid == os.getpid() else None
-        for game in games:
-            with game.changed:
-                game.changed.notify_all()
-        if loop is not None:  # the loop runs on (a stream handed over late is ended at once)
-            loop.call_soon_threadsafe(self._tell_closing)
-
-    def _tell_closing(self) -> None:
-        for subscriber in self._subscribers:
-            try:
-                subscriber(None)
-            except Exception:
-                log.exception("a subscriber of the event hub failed to stop")
+        self._wake.set()
 
     @contextmanager
     def watch(self, game_id: str) -> Iterator[Watch]:
@@ -147,95 +139,135 @@ class Hub:
             if self._streams >= self.max_streams:
                 raise StreamsFull(f"this process serves {self.max_streams} streams already")
             self._streams += 1
-            game = self._join(game_id)
-            self._running_loop()  # the first stream of this process (a forked worker's too) starts it
-        watch = Watch(self, game_id, game)
-        try:
-            yield watch
-        finally:
-            with self._lock:
-                self._streams -= 1
-            watch.leave()
-
-    def _join(self, game_id: str) -> _Game:
-        with self._lock:
             game = self._games.get(game_id)
             if game is None:
                 game = self._games[game_id] = _Game(threading.Condition())
             game.readers += 1
-            return game
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="coins-events", daemon=True)
+                self._thread.start()
+        try:
+            yield Watch(self, game_id, game)
+        finally:
+            with self._lock:
+                self._streams -= 1
+                game.readers -= 1
+                if game.readers == 0:
+                    del self._games[game_id]
+                    self._changed.discard(game_id)
 
-    def _leave(self, game_id: str, game: _Game) -> None:
+    # -- the hub's thread ---------------------------------------------------------------
+
+    def _run(self) -> None:
+        while not self.closing.is_set():
+            self._wake.wait(self._seconds_to_next_look())
+            self._wake.clear()
+            if self.closing.is_set():
+                break
+            try:
+                self._read_changes()
+                self._look_at_due_games()
+            except Exception:  # a bug here must not stop every stream of the process
+                log.exception("the event hub failed a round")
         with self._lock:
-            game.readers -= 1
-            if game.readers == 0:
-                del self._games[game_id]
-                self._changed.discard(game_id)
+            games = list(self._games.values())
+        for game in games:  # closing: every reader wakes and ends
+            with game.changed:
+                game.changed.notify_all()
+        if self._lookers is not None:
+            self._lookers.shutdown(wait=False, cancel_futures=True)
 
     def _read_changes(self) -> None:
-        """On the hub's thread: read the new events of every game changed since the last read, in one
-        round trip, into their caches, then wake each game's streams once."""
+        """Read the new events of every game changed since the last round, in one round trip, into
+        their caches, wake each game's readers once, then read the due moments that may have moved."""
         with self._lock:
-            changed, self._changed, self._read_due = self._changed, set(), False
+            changed, self._changed = self._changed, set()
             games = {game_id: self._games[game_id] for game_id in changed if game_id in self._games}
-        if self.closing.is_set() or not games:
+        if not games:
             return
-        try:
-            self._bring_up_to_date(games)
-        except Exception as error:  # the database is away: the streams' heartbeats ask again
-            log.warning("could not read the events of %d games: %s", len(games), type(error).__name__)
-
-    def _bring_up_to_date(self, games: dict[str, _Game]) -> None:
         after: dict[str, int] = {}
         for game_id, game in games.items():
             with game.changed:
-                if game.start != -1:  # else no stream has read it yet: the first one's own read fills the cache
+                if game.start != -1:  # else no reader has read it yet: the first one's own read fills the cache
                     after[game_id] = game.last
-        new = self._read_kept(after, CACHED_EVENTS) if after else {}
+        try:
+            new = self._read_kept(after, CACHED_EVENTS) if after else {}
+        except Exception as error:  # the database is away: the readers' heartbeats ask again
+            log.warning("could not read the events of %d games: %s", len(after), type(error).__name__)
+            return
         for game_id, last in after.items():
             game = games[game_id]
             with game.changed:
-                if game.start != -1 and game.last == last:  # not replaced meanwhile by a stream's own read
+                if game.start != -1 and game.last == last:  # not replaced meanwhile by a reader's own read
                     game.add(new.get(game_id, []))
                 game.changed.notify_all()
-        for subscriber in self._subscribers:
-            subscriber(list(after))
         for game_id, events in new.items():
             if len(events) == CACHED_EVENTS:  # cut short: read the rest
                 self.notice(game_id)
+        self._read_due_moments([game_id for game_id, game in games.items() if new.get(game_id) or not game.due_known])
+
+    def _read_due_moments(self, game_ids: list[str]) -> None:
+        if self._read_due is None or not game_ids:
+            return
+        try:
+            deadlines = self._read_due(game_ids)
+        except Exception as error:
+            log.warning("could not read the turn deadlines of %d games: %s", len(game_ids), type(error).__name__)
+            return
+        now, wall = time.monotonic(), datetime.now(UTC)
+        with self._lock:
+            for game_id in game_ids:
+                game = self._games.get(game_id)
+                if game is not None:
+                    deadline = deadlines.get(game_id)
+                    game.due = None if deadline is None else now + (deadline - wall).total_seconds()
+                    game.due_known = True
+
+    def _seconds_to_next_look(self) -> float:
+        now = time.monotonic()
+        with self._lock:
+            looks = [moment for game in self._games.values() if (moment := game.next_look()) is not None]
+        return min([LONGEST_SLEEP, *(max(moment - now, 0.0) for moment in looks)])
+
+    def _look_at_due_games(self) -> None:
+        if self._look_at is None:
+            return
+        now = time.monotonic()
+        with self._lock:
+            due = [(game_id, game) for game_id, game in self._games.items() if (game.next_look() or now + 1) <= now]
+            for _, game in due:
+                game.looking, game.looked = True, now
+            if due and self._lookers is None:
+                self._lookers = ThreadPoolExecutor(LOOKERS, thread_name_prefix="coins-look")
+        for game_id, game in due:
+            assert self._lookers is not None
+            self._lookers.submit(self._look, game_id, game)
+
+    def _look(self, game_id: str, game: _Game) -> None:
+        """On a looker's thread: look at the game (its moves' events then come as any change's),
+        then have the hub read its due moment again."""
+        try:
+            assert self._look_at is not None
+            self._look_at(game_id)
+        except Exception as error:
+            log.warning("could not look at game %s: %s", game_id, type(error).__name__)
+        finally:
+            with self._lock:
+                game.looking, game.due_known = False, False
+            self.notice(game_id)
 
 
 def _event_id(event: StoredEvent) -> int:
     return event.id
 
 
-def _run(loop: asyncio.AbstractEventLoop) -> None:
-    try:
-        loop.run_forever()
-    finally:
-        loop.close()
-
-
 class Watch:
-    """One stream's view of a watched game."""
+    """One reader's view of a watched game."""
 
     def __init__(self, hub: Hub, game_id: str, game: _Game) -> None:
         self._hub = hub
         self._game_id = game_id
         self._game = game
-        self._left = False
-
-    def leave(self) -> None:
-        """Stop watching the game, keeping the stream's slot until the watch's block ends: a stream
-        another process serves from now on (service.api.stream_relay) costs this one nothing per change."""
-        if not self._left:
-            self._left = True
-            self._hub._leave(self._game_id, self._game)
-
-    def rejoin(self) -> None:
-        """Watch the game again after :meth:`leave` (the other process did not take the stream)."""
-        if self._left:
-            self._game, self._left = self._hub._join(self._game_id), False
 
     def take(self, after: int, seat: int | None) -> tuple[list[StoredEvent], int]:
         """The events after ``after`` that ``seat`` may see (``None``: public ones only), oldest
@@ -254,7 +286,7 @@ class Watch:
         return visible, newer[-1].id if newer else after
 
     def ask(self) -> None:
-        """Have the hub read this game again (a heartbeat's check, or after a stream's own read)."""
+        """Have the hub read this game again (a heartbeat's check, or after a reader's own read)."""
         self._hub.notice(self._game_id)
 
     def wait(self, after: int, timeout: float) -> bool:

@@ -326,7 +326,7 @@ class GameService:
             finished = game is not None and game.is_over
             return FeedStart(seat, stored.event_count, finished, self._games.render(state))
 
-        return self._games.read(game_id, read, keep=False)
+        return self._games.read(game_id, read)
 
     def ping(self) -> None:
         """Raise :class:`.DatabaseUnavailable` unless the store can be reached (readiness)."""

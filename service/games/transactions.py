@@ -63,11 +63,11 @@ class Transactions:
                     return result
         return self._change_locked(game_id, change)
 
-    def read(self, game_id: str, read: Read[T], *, several_statements: bool = False, keep: bool = True) -> T:
+    def read(self, game_id: str, read: Read[T], *, several_statements: bool = False) -> T:
         """``read`` the game, after the moves now due (a stand-in's for an expired turn, the server's
         owed ones). With ``several_statements`` (a page of its history, say) they share one read
-        transaction; ``keep=False`` for a thread that reads once and then waits (an event stream's)."""
-        with self.store.session(keep=keep) as session:
+        transaction."""
+        with self.store.session() as session:
             if several_statements:
                 with session.reading():
                     stored = _found(session.load(game_id), game_id)

@@ -1,10 +1,8 @@
 """The database handle: engine set-up for SQLite and PostgreSQL, connections and transactions.
 
-SQLite (the embedded default) runs in WAL mode with a busy timeout. Writers queue for the
-database's one write lock on a file lock beside the database (``<file>.writers``) and then take
-SQLite's lock up front (``BEGIN IMMEDIATE``): a writer that finds the lock taken sleeps in the
-kernel until it is released, instead of in SQLite's busy handler, which polls with sleeps of 1
-to 100 ms and left workers idle while the lock was free.
+SQLite (the embedded default) runs in WAL mode with a busy timeout. A writer takes SQLite's one
+write lock up front (``BEGIN IMMEDIATE``), so it waits (in SQLite's busy handler) before its
+first statement rather than failing halfway.
 
 PostgreSQL (production) uses a pre-pinging pool of connections in autocommit mode: a single
 statement (a read, or a write that is one statement) needs no BEGIN and COMMIT round trips, and
@@ -31,7 +29,7 @@ from sqlalchemy import Connection, Engine, create_engine, exc
 from sqlalchemy.engine import make_url
 
 from .. import jsonio
-from .sqlite_connections import KeptConnections, WriterQueue, configure_sqlite, sqlite_transaction, writer_queue
+from .sqlite_connections import configure_sqlite, sqlite_transaction
 
 try:
     import psycopg
@@ -72,22 +70,15 @@ class Database:
             if self.file is not None:
                 self.file.parent.mkdir(parents=True, exist_ok=True)
             kwargs["connect_args"] = {"timeout": busy_timeout_ms / 1000, "check_same_thread": False}
-            if self.file is not None:
-                kwargs["pool_size"] = 0  # no limit: every thread keeps a connection (KeptConnections)
         else:
             if parsed.drivername == "postgresql":  # psycopg 3 is the driver we ship
                 url = parsed.set(drivername="postgresql+psycopg").render_as_string(hide_password=False)
             kwargs.update(pool_pre_ping=True, pool_size=pool_size, max_overflow=pool_size, pool_timeout=5)
             kwargs.update(isolation_level=_AUTOCOMMIT, connect_args={"connect_timeout": 3})
         self.engine: Engine = create_engine(url, **kwargs)
-        self._writers: WriterQueue | None = None
-        self._kept: KeptConnections | None = None
         self._held = threading.local()  # .transaction: the HeldTransaction of this thread, if any
         if self.is_sqlite:
             configure_sqlite(self.engine, busy_timeout_ms)
-            if self.file is not None:
-                self._kept = KeptConnections(self.engine)
-                self._writers = writer_queue(self.beside("writers"))
 
     def beside(self, suffix: str) -> Path:
         """A file beside the SQLite database's: ``<file>.<suffix>`` (its locks, say)."""
@@ -97,35 +88,25 @@ class Database:
     @contextmanager
     def transaction(self, *, write: bool) -> Iterator[Connection]:
         """One transaction on one pooled connection: committed when the block ends normally,
-        rolled back otherwise. ``write`` queues for SQLite's write lock and takes it at once."""
+        rolled back otherwise. ``write`` takes SQLite's write lock at once."""
         with self.connect() as connection, self.begin(connection, write=write):
             yield connection
 
     @contextmanager
-    def connect(self, *, keep: bool = True) -> Iterator[Connection]:
-        """A connection for one or more :meth:`begin` blocks: on PostgreSQL one from the pool
-        (pre-pinged), on an SQLite file the one this thread keeps (see :class:`KeptConnections`),
-        unless ``keep`` is False (then one from the pool there too)."""
+    def connect(self) -> Iterator[Connection]:
+        """A connection from the pool (on PostgreSQL pre-pinged) for one or more :meth:`begin` blocks."""
         held = self.held()
         if held is not None:
             yield held.connection
             return
-        with _unavailable_as_503:
-            kept = self._kept.take() if self._kept is not None and keep else None
-            if kept is not None:
-                try:
-                    yield from _dropping_when_unavailable(kept)
-                finally:
-                    self._kept.give_back(kept)  # type: ignore[union-attr]
-                return
-            with self.engine.connect() as connection:
-                yield from _dropping_when_unavailable(connection)
+        with _unavailable_as_503, self.engine.connect() as connection:
+            yield from _dropping_when_unavailable(connection)
 
     @contextmanager
     def begin(self, connection: Connection, *, write: bool, one_statement: bool = False) -> Iterator[Connection]:
         """A transaction on ``connection``: committed when the block ends normally, rolled back otherwise.
 
-        ``write``: on SQLite, queue for the write lock and take it at once (``BEGIN IMMEDIATE``).
+        ``write``: on SQLite, take the write lock at once (``BEGIN IMMEDIATE``).
         ``one_statement``: the block runs a single statement, atomic on its own; PostgreSQL then
         runs it in autocommit mode, without the BEGIN and COMMIT round trips, and SQLite a read
         without BEGIN.
@@ -142,11 +123,7 @@ class Database:
             if self.is_sqlite:
                 # A lone statement needs no BEGIN: outside one, SQLite runs it as a transaction of its own.
                 mode = "IMMEDIATE" if write else None if one_statement else "DEFERRED"
-                if write and self._writers is not None:
-                    with self._writers.turn():
-                        yield from sqlite_transaction(connection, mode)
-                else:
-                    yield from sqlite_transaction(connection, mode)
+                yield from sqlite_transaction(connection, mode)
             elif one_statement:
                 try:
                     yield connection
@@ -212,9 +189,7 @@ class Database:
             connection.exec_driver_sql("SELECT 1")
 
     def dispose(self) -> None:
-        """Close every connection: the pool's, and those SQLite threads keep."""
-        if self._kept is not None:
-            self._kept.close_all()
+        """Close every connection of the pool."""
         self.engine.dispose()
 
 

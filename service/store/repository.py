@@ -10,7 +10,7 @@ where a statement costs no round trip, as one UPDATE and one or two INSERTs.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from datetime import datetime
 from typing import Any, cast
 
@@ -290,6 +290,11 @@ class GameRepository:
             .limit(limit)
         )
         return [StoredTrick(*row) for row in self.connection.execute(query)]
+
+    def turn_deadlines(self, game_ids: Collection[str]) -> dict[str, datetime | None]:
+        """The turn deadlines of the stored games among ``game_ids``."""
+        query = select(GAMES.c.id, GAMES.c.turn_deadline).where(GAMES.c.id.in_(list(game_ids)))
+        return {game_id: deadline for game_id, deadline in self.connection.execute(query)}
 
     def list_new_events(self, after: Mapping[str, int], *, limit: int) -> list[tuple[str, StoredEvent]]:
         """Each game's events numbered after its own ``after[game_id]``, at most ``limit`` of each

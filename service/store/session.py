@@ -9,7 +9,8 @@ load or a save takes, and whether it needs a transaction, is decided here, by da
 - inside :meth:`StoreSession.locked` or :meth:`StoreSession.reading` every statement joins the
   block's one transaction.
 
-A save that added events tells the other processes once it has committed (:mod:`.notifications`).
+A save that added events tells the other processes once it has committed (through the
+:class:`.notifications.Notifications` it is given: the event feed's channel).
 Inside a transaction the thread holds (:meth:`.Database.hold`) every block joins it, and the
 others are told after its commit.
 """
@@ -17,14 +18,13 @@ others are told after its commit.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from contextlib import contextmanager
-
-from sqlalchemy.engine import make_url
+from datetime import datetime
 
 from .db import Database
 from .driver import driver_connection
-from .notifications import InProcessNotifications, Notifications, PostgresNotifications, SocketNotifications
+from .notifications import Notifications, Unheard
 from .repository import ConcurrentUpdate, GameRepository
 from .stored import StoredAction, StoredEvent, StoredGame, StoredTrick
 
@@ -38,14 +38,12 @@ class GameStore:
 
     def __init__(self, db: Database, notifications: Notifications | None = None) -> None:
         self.db = db
-        self.notifications = notifications if notifications is not None else notifications_for(db)
+        self.notifications = notifications if notifications is not None else Unheard()
 
     @contextmanager
-    def session(self, *, keep: bool = True) -> Iterator[StoreSession]:
-        """One connection for a request's loads and saves (on PostgreSQL, one pooled checkout).
-        ``keep=False``: not the connection an SQLite thread keeps (for threads that only wait, and
-        read now and then: an event stream's)."""
-        with self.db.connect(keep=keep) as connection:
+    def session(self) -> Iterator[StoreSession]:
+        """One connection (one pooled checkout) for a request's loads and saves."""
+        with self.db.connect() as connection:
             yield StoreSession(self.db, GameRepository(connection), self.notifications)
 
     def ping(self) -> None:
@@ -137,6 +135,11 @@ class StoreSession:
             events.sort(key=lambda event: event.id)
         return new
 
+    def turn_deadlines(self, game_ids: Collection[str]) -> dict[str, datetime | None]:
+        """Each stored game's turn deadline (None: nothing is due), one statement."""
+        with self._db.begin(self._repository.connection, write=False, one_statement=True):
+            return self._repository.turn_deadlines(game_ids)
+
     def games(self, *, status: str | None, before_id: str | None, limit: int) -> list[StoredGame]:
         """Up to ``limit`` games newest first, with ids before ``before_id``, of one ``status`` if given."""
         return self._repository.list_games(status=status, before_id=before_id, limit=limit)
@@ -168,16 +171,3 @@ class StoreSession:
 
     def _driver(self) -> object:
         return driver_connection(self._repository.connection) if self._repository.is_postgres else None
-
-
-def notifications_for(db: Database, *, listen_url: str | None = None) -> Notifications:
-    """How the processes that use ``db`` tell each other of changes: see :mod:`.notifications`.
-    On PostgreSQL each process listens on a connection to ``listen_url`` (default: ``db``'s)."""
-    url = db.engine.url
-    if url.get_backend_name() == "postgresql":
-        listen = make_url(listen_url) if listen_url else make_url(url)
-        conninfo = listen.set(drivername="postgresql").render_as_string(hide_password=False)
-        return PostgresNotifications(conninfo)
-    if db.file is not None:
-        return SocketNotifications(db.file)
-    return InProcessNotifications()

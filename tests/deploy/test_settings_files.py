@@ -15,7 +15,7 @@ GUNICORN_VARIABLES = (
     "BIND",
     "PORT",
     "WEB_CONCURRENCY",
-    "GUNICORN_THREADS",
+    "WORKER_CONNECTIONS",
     "STREAMS_PER_WORKER",
     "GUNICORN_TIMEOUT",
     "GUNICORN_GRACEFUL_TIMEOUT",
@@ -30,7 +30,6 @@ def gunicorn_settings(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, **env: st
     for name in GUNICORN_VARIABLES:
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("PROMETHEUS_MULTIPROC_DIR", str(tmp_path / "metrics"))  # or it makes one
-    monkeypatch.setenv("STREAM_PROCESS_SOCKET", str(tmp_path / "streams.sock"))  # likewise (a folder in /tmp)
     for name, value in env.items():
         monkeypatch.setenv(name, value)
     namespace = runpy.run_path(str(ROOT / "gunicorn.conf.py"))
@@ -47,12 +46,7 @@ def test_defaults(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     assert 3 <= settings["workers"] <= 12
     assert settings["timeout"] == 30 and settings["graceful_timeout"] == 30
     assert settings["preload_app"] is False
-    assert settings["worker_class"] == "gthread" and settings["threads"] == 4 + 500  # a thread per stream
-
-
-def test_without_streams_one_thread_is_the_sync_worker(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    settings = gunicorn_settings(monkeypatch, tmp_path, STREAMS_PER_WORKER="0", GUNICORN_THREADS="1")
-    assert settings["worker_class"] == "sync" and settings["threads"] == 1
+    assert settings["worker_class"] == "gevent" and settings["worker_connections"] == 500 + 100  # streams + others
 
 
 @pytest.mark.parametrize(
@@ -61,8 +55,8 @@ def test_without_streams_one_thread_is_the_sync_worker(monkeypatch: pytest.Monke
         ({"PORT": "9000"}, "bind", ["0.0.0.0:9000"]),
         ({"PORT": "9000", "BIND": "127.0.0.1:7000"}, "bind", ["127.0.0.1:7000"]),
         ({"WEB_CONCURRENCY": "3"}, "workers", 3),
-        ({"GUNICORN_THREADS": "8"}, "threads", 8 + 500),
-        ({"STREAMS_PER_WORKER": "50"}, "threads", 4 + 50),
+        ({"WORKER_CONNECTIONS": "200"}, "worker_connections", 500 + 200),
+        ({"STREAMS_PER_WORKER": "50"}, "worker_connections", 50 + 100),
         ({"GUNICORN_TIMEOUT": "60"}, "timeout", 60),
         ({"GUNICORN_MAX_REQUESTS": "1000"}, "max_requests_jitter", 100),
         ({"ACCESS_LOG": "-"}, "accesslog", "-"),

@@ -1,12 +1,15 @@
-"""The hub's thread: every game changed since its last read in one read, then each game's streams woken."""
+"""The hub's thread: every game changed since its last read in one read, then each game's readers
+woken; and each watched game looked at when it is due."""
 
 from __future__ import annotations
 
+import itertools
 import threading
-from collections.abc import Mapping
-from datetime import UTC, datetime
+import time
+from collections.abc import Collection, Mapping
+from datetime import UTC, datetime, timedelta
 
-from service.events.hub import CACHED_EVENTS, Hub
+from service.events.hub import CACHED_EVENTS, SERVER_MOVE_PACE, Hub
 from service.store import StoredEvent
 
 WAIT_SECONDS = 10
@@ -33,30 +36,32 @@ class Database:
 
 def test_one_read_for_every_changed_game_then_one_wake_per_game() -> None:
     database = Database({f"g{n}": 1 for n in range(20)})
-    hub = Hub(database.read, max_streams=100)
-    told: list[list[str] | None] = []
-    woken = threading.Event()
+    read_by_hub: list[dict[str, int]] = []
+    covered = threading.Condition()
 
-    def subscriber(games: list[str] | None) -> None:
-        told.append(games)
-        if {game for games in told for game in games or []} == set(database.games):
-            woken.set()
+    def read_kept(after: Mapping[str, int], limit: int) -> dict[str, list[StoredEvent]]:
+        with covered:
+            read_by_hub.append(dict(after))
+            covered.notify_all()
+        return database.read(after, limit)
 
-    hub.subscribe(subscriber)
+    def every_game_read() -> bool:
+        return {game for after in read_by_hub for game in after} == set(database.games)
+
+    hub = Hub(database.read, max_streams=100, read_kept=read_kept)
     with _watching(hub, list(database.games)) as watches:
-        for watch in watches.values():  # each stream's first take reads for itself and fills the cache
+        for watch in watches.values():  # each reader's first take reads for itself and fills the cache
             assert [event.id for event in watch.take(0, None)[0]] == [1]
-        assert woken.wait(WAIT_SECONDS)  # those takes asked the reader to look again: it has, at each game
-        database.reads.clear(), told.clear(), woken.clear()
-        with hub._lock:  # hold the reader back until every game is marked changed
+        with covered:  # those takes asked the hub to look again: it has, at each game
+            assert covered.wait_for(every_game_read, WAIT_SECONDS)
+            read_by_hub.clear()
+        with hub._lock:  # hold the hub back until every game is marked changed
             for game in database.games:
                 database.games[game] = 3
                 hub.notice(game)
-        assert woken.wait(WAIT_SECONDS)
-        assert database.reads == [{game: 1 for game in database.games}]  # one read, each game after its last
-        assert [sorted(games or []) for games in told] == [sorted(database.games)]  # told once, of them all
         for watch in watches.values():
-            assert watch.wait(1, 0) and [event.id for event in watch.take(1, None)[0]] == [2, 3]
+            assert watch.wait(1, WAIT_SECONDS) and [event.id for event in watch.take(1, None)[0]] == [2, 3]
+        assert read_by_hub == [{game: 1 for game in database.games}]  # one read, each game after its last
     hub.close()
 
 
@@ -98,6 +103,41 @@ def test_a_change_noticed_while_the_hub_reads_is_read_next() -> None:
         assert watch.wait(2, WAIT_SECONDS)  # read next, not left for a heartbeat
         assert [event.id for event in watch.take(1, None)[0]] == [2, 3]
     hub.close()
+
+
+class Deadlines:
+    """Each game's turn deadline, and when each game was looked at."""
+
+    def __init__(self, **seconds_from_now: float | None) -> None:
+        now = datetime.now(UTC)
+        self.deadlines = {
+            game: None if seconds is None else now + timedelta(seconds=seconds)
+            for game, seconds in seconds_from_now.items()
+        }
+        self.looks: dict[str, list[float]] = {game: [] for game in seconds_from_now}
+
+    def read_due(self, game_ids: Collection[str]) -> dict[str, datetime | None]:
+        return {game: self.deadlines[game] for game in game_ids}
+
+    def look_at(self, game_id: str) -> None:
+        self.looks[game_id].append(time.monotonic())
+
+
+def test_a_game_is_looked_at_when_its_turn_runs_out_and_paced_while_the_server_owes_moves() -> None:
+    database = Database({"later": 1, "owed": 1, "idle": 1})
+    due = Deadlines(later=0.5, owed=-1.0, idle=None)
+    hub = Hub(database.read, max_streams=10, read_due=due.read_due, look_at=due.look_at)
+    started = time.monotonic()
+    with _watching(hub, list(database.games)) as watches:
+        for watch in watches.values():
+            watch.take(0, None)  # the first take asks the hub, which reads the game's deadline
+        time.sleep(1.5)
+    hub.close()
+    assert due.looks["idle"] == []  # nothing due: never looked at
+    assert due.looks["later"] and due.looks["later"][0] - started >= 0.45  # at its deadline, not before
+    owed = due.looks["owed"]  # looked at at once, then every pace (the server still owes it moves)
+    assert owed and owed[0] - started < 1.0 and len(owed) >= 2
+    assert all(b - a >= SERVER_MOVE_PACE * 0.9 for a, b in itertools.pairwise(owed))
 
 
 class _watching:

@@ -1,11 +1,9 @@
 """Writes are optimistic: a request that loses the race to another reads again and retries,
 after a few lost races it takes the game's lock; a save at a stale version writes nothing.
-SQLite writers take turns on a file lock beside the database."""
+SQLite writers take turns on SQLite's own write lock, taken up front."""
 
 from __future__ import annotations
 
-import multiprocessing
-import os
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -133,14 +131,13 @@ def test_a_save_at_a_stale_version_writes_nothing(app, new_table) -> None:
     assert play_actions(app, table.id) == 0
 
 
-def test_sqlite_writers_take_turns_on_a_file_lock(tmp_path: Path) -> None:
+def test_sqlite_writers_take_turns_on_the_write_lock(tmp_path: Path) -> None:
     path = tmp_path / "turns.sqlite3"
     db = Database(Settings(database_url=f"sqlite:///{path}").sqlalchemy_url)
     try:
         with db.transaction(write=True) as connection:
             connection.execute(text("CREATE TABLE counter (n INTEGER NOT NULL)"))
             connection.execute(text("INSERT INTO counter VALUES (0)"))
-        assert (tmp_path / "turns.sqlite3.writers").exists()
 
         first_in, release, second_in = threading.Event(), threading.Event(), threading.Event()
 
@@ -169,32 +166,6 @@ def test_sqlite_writers_take_turns_on_a_file_lock(tmp_path: Path) -> None:
         assert second_in.is_set() and not any(thread.is_alive() for thread in threads)
         with db.transaction(write=False) as connection:
             assert connection.scalar(text("SELECT n FROM counter")) == 10  # (0 + 1) * 10: in turn
-    finally:
-        db.dispose()
-
-
-def _take_a_turn(db: Database, entered: Any) -> None:
-    assert db._writers is not None
-    with db._writers.turn():
-        entered.set()
-
-
-@pytest.mark.skipif(not hasattr(os, "fork"), reason="fork")
-def test_a_forked_child_queues_behind_its_parent(tmp_path: Path) -> None:
-    """The child inherits the parent's descriptor of the lock file: it must open its own, or its
-    turn would share (and end) the parent's."""
-    db = Database(Settings(database_url=f"sqlite:///{tmp_path / 'fork.sqlite3'}").sqlalchemy_url)
-    assert db._writers is not None
-    context = multiprocessing.get_context("fork")
-    entered = context.Event()
-    try:
-        with db._writers.turn():  # the parent holds the queue, through its thread's descriptor
-            child = context.Process(target=_take_a_turn, args=(db, entered))
-            child.start()
-            assert not entered.wait(timeout=0.5)
-        assert entered.wait(timeout=10)
-        child.join(timeout=10)
-        assert child.exitcode == 0
     finally:
         db.dispose()
 

@@ -38,7 +38,6 @@ class FreshApps:
     def close(app: Flask) -> None:
         """Stop what the app started: its event readers, its notification listener, its connections."""
         app.extensions[FEED_EXTENSION].close()
-        app.extensions["coins.games"].store.notifications.close()
         app.extensions["coins.db"].dispose()
 
     def _empty_database(self) -> str:

@@ -1,7 +1,5 @@
-"""A gunicorn instance's processes, from /proc: its workers, the stream process apart from them, their CPU.
+"""A gunicorn instance's processes, from /proc: its workers and their CPU.
 
-With streams on, the master has one child that is not a worker: gunicorn's dirty arbiter, whose
-one child is the stream process (gunicorn.conf.py's ``dirty_apps``). A worker has no child.
 Shared by the tests that kill processes and by bench/ (which counts their CPU and memory).
 """
 
@@ -11,7 +9,7 @@ import contextlib
 import os
 from pathlib import Path
 
-__all__ = ["children", "cpu_seconds", "descendants", "gunicorn_workers", "stream_processes"]
+__all__ = ["children", "cpu_seconds", "descendants", "gunicorn_workers"]
 
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
@@ -27,17 +25,12 @@ def children(pid: int) -> list[int]:
 
 
 def gunicorn_workers(master: int) -> list[int]:
-    """The master's workers: its children but the dirty arbiter, the one with a child of its own."""
-    return [pid for pid in children(master) if not children(pid)]
-
-
-def stream_processes(master: int) -> list[int]:
-    """The stream process (gunicorn's dirty worker): a child of a child of the master."""
-    return [pid for child in children(master) for pid in children(child)]
+    """The master's workers: its children."""
+    return children(master)
 
 
 def descendants(master: int) -> list[int]:
-    """Every process under the master: the workers, the dirty arbiter and the stream process."""
+    """Every process under the master (its workers, and anything they started)."""
     found: list[int] = []
     todo = children(master)
     while todo and len(found) < MOST_PROCESSES:

@@ -1,0 +1,229 @@
+"""How "game X changed" reaches every process that streams the game, once the change has committed.
+
+A notification carries only the game's id: the events are read from the database. ``None`` means
+"anything may have changed" (a listener that was cut off is back, or an SQLite file changed), so
+every watched game is read again. Each process has one listener, started by its first reader, on
+a thread of its own (under gunicorn's gevent worker, a greenlet):
+
+- PostgreSQL: ``LISTEN``/``NOTIFY`` on one channel. The ``NOTIFY`` is its own statement, sent in
+  autocommit on the writer's connection after the write has committed (a transaction that
+  notifies takes a database-wide lock at commit, which would make every writer wait for the others).
+- Redis (``REDIS_URL``): ``PUBLISH``/``SUBSCRIBE`` on one channel; the database is then not asked.
+- An SQLite file: no message at all. The listener looks at ``PRAGMA data_version`` (a counter
+  SQLite changes whenever another connection commits) every :data:`SQLITE_POLL_SECONDS`; the
+  writer's own process hears at once.
+- An in-memory SQLite database lives in one process: the writer tells that process directly.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Protocol
+
+import psycopg
+import redis
+from sqlalchemy.engine import make_url
+
+from ..store import Database
+
+__all__ = [
+    "Channel",
+    "InProcessChannel",
+    "PostgresChannel",
+    "RedisChannel",
+    "SqliteFileChannel",
+    "channel_for",
+]
+
+log = logging.getLogger(__name__)
+
+Tell = Callable[[str | None], None]
+CHANNEL = "coins_games"
+SQLITE_POLL_SECONDS = 0.025  # how often a process looks whether an SQLite file changed
+WAIT_SECONDS = 1.0  # a listener's longest wait for a message before it looks whether it should stop
+RECONNECT_SECONDS = (0.1, 0.5, 1.0, 2.0, 5.0)  # waits between attempts to listen again, then the last
+
+
+class Channel(Protocol):
+    """Tells the other processes that a game changed, and hears when one did."""
+
+    def publish(self, game_id: str, connection: Any) -> None:
+        """Say that ``game_id`` changed (its write has committed); ``connection`` is the writer's
+        driver connection, in autocommit, for a database that notifies through it."""
+
+    def listen(self, tell: Tell) -> None:
+        """From now on call ``tell`` with each changed game's id (on the listener's thread); once
+        per process."""
+
+    def close(self) -> None:
+        """Stop listening."""
+
+
+def channel_for(db: Database, *, listen_url: str = "", redis_url: str = "") -> Channel:
+    """The channel for the processes that share ``db``: Redis with ``redis_url``, else the
+    database's own (on PostgreSQL a listener connects to ``listen_url``, default the database)."""
+    if redis_url:
+        return RedisChannel(redis_url)
+    url = db.engine.url
+    if url.get_backend_name() == "postgresql":
+        listen = make_url(listen_url) if listen_url else url
+        return PostgresChannel(listen.set(drivername="postgresql").render_as_string(hide_password=False))
+    if db.file is not None:
+        return SqliteFileChannel(db.file)
+    return InProcessChannel()
+
+
+class _Listener:
+    """The one thread of a process that hears a channel: ``run(tell, stopped)`` until ``stopped``
+    is set; started by the first :meth:`start`."""
+
+    def __init__(self, name: str, run: Callable[[Tell, threading.Event], None]) -> None:
+        self._name = name
+        self._run = run
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+        self.stopped = threading.Event()
+        self.tell: Tell | None = None
+
+    def start(self, tell: Tell) -> None:
+        """Listen from now on (the first call; later ones change nothing). Each run tells ``None``
+        once it listens: whatever changed while nobody listened is read again."""
+        with self._lock:
+            if self._thread is not None:
+                return
+            self.tell = tell
+            self._thread = threading.Thread(target=self._guarded, args=(tell,), name=self._name, daemon=True)
+            self._thread.start()
+
+    def _guarded(self, tell: Tell) -> None:
+        failures = 0
+        while not self.stopped.is_set():
+            try:
+                self._run(lambda game_id: _call(tell, game_id), self.stopped)
+                failures = 0
+            except Exception as error:  # the server went away, or refused us: listen again
+                if failures == 0:
+                    log.warning("listener for game changes lost: %s", type(error).__name__)
+                failures += 1
+                self.stopped.wait(RECONNECT_SECONDS[min(failures, len(RECONNECT_SECONDS)) - 1])
+
+
+def _call(tell: Tell, game_id: str | None) -> None:
+    try:
+        tell(game_id)
+    except Exception:  # one bad notice must not stop the listener
+        log.exception("a game-change listener failed")
+
+
+class InProcessChannel:
+    """For a database only this process can see (in-memory SQLite): the writer tells its own process."""
+
+    def __init__(self) -> None:
+        self._tell: Tell | None = None
+
+    def publish(self, game_id: str, connection: Any) -> None:
+        if self._tell is not None:
+            _call(self._tell, game_id)
+
+    def listen(self, tell: Tell) -> None:
+        self._tell = tell
+
+    def close(self) -> None:
+        self._tell = None
+
+
+class SqliteFileChannel:
+    """The processes of one host on one SQLite file: each looks at ``PRAGMA data_version``."""
+
+    def __init__(self, database: Path) -> None:
+        self.database = database
+        self._listener = _Listener("coins-sqlite-changes", self._watch)
+
+    def publish(self, game_id: str, connection: Any) -> None:
+        if self._listener.tell is not None:  # this process hears at once; the others look
+            _call(self._listener.tell, game_id)
+
+    def listen(self, tell: Tell) -> None:
+        self._listener.start(tell)
+
+    def close(self) -> None:
+        self._listener.stopped.set()
+
+    def _watch(self, tell: Tell, stopped: threading.Event) -> None:
+        connection = sqlite3.connect(self.database, timeout=1.0, check_same_thread=False)
+        try:
+            seen = connection.execute("PRAGMA data_version").fetchone()[0]
+            tell(None)  # looking now: what was saved before is read again
+            while not stopped.wait(SQLITE_POLL_SECONDS):
+                version = connection.execute("PRAGMA data_version").fetchone()[0]
+                if version != seen:
+                    seen = version
+                    tell(None)  # which game is not said: every watched game is read again
+        finally:
+            connection.close()
+
+
+class PostgresChannel:
+    """Between every process of every instance on one PostgreSQL: LISTEN/NOTIFY on one channel."""
+
+    def __init__(self, conninfo: str) -> None:
+        """``conninfo``: where this process's listener connects (a libpq URL)."""
+        self.conninfo = conninfo
+        self.backend_pid = 0  # the listener's server process, once it listens
+        self._listener = _Listener("coins-postgres-changes", self._listen)
+
+    def publish(self, game_id: str, connection: Any) -> None:
+        connection.execute("SELECT pg_notify(%s, %s)", (CHANNEL, game_id))
+
+    def listen(self, tell: Tell) -> None:
+        self._listener.start(tell)
+
+    def close(self) -> None:
+        self._listener.stopped.set()
+
+    def _listen(self, tell: Tell, stopped: threading.Event) -> None:
+        with psycopg.connect(self.conninfo, autocommit=True, connect_timeout=3) as connection:
+            connection.execute(f"LISTEN {CHANNEL}")
+            self.backend_pid = connection.info.backend_pid
+            tell(None)  # listening now: anything saved before was not heard
+            while not stopped.is_set():
+                for notify in connection.notifies(timeout=WAIT_SECONDS):
+                    tell(notify.payload)
+                    if stopped.is_set():
+                        break
+
+
+class RedisChannel:
+    """Between every process of every instance that shares one Redis: PUBLISH/SUBSCRIBE on one channel."""
+
+    def __init__(self, url: str) -> None:
+        self._client = redis.Redis.from_url(url, socket_connect_timeout=3, socket_timeout=3)
+        self._url = url
+        self._listener = _Listener("coins-redis-changes", self._listen)
+
+    def publish(self, game_id: str, connection: Any) -> None:
+        self._client.publish(CHANNEL, game_id)
+
+    def listen(self, tell: Tell) -> None:
+        self._listener.start(tell)
+
+    def close(self) -> None:
+        self._listener.stopped.set()
+
+    def _listen(self, tell: Tell, stopped: threading.Event) -> None:
+        client = redis.Redis.from_url(self._url, socket_connect_timeout=3, socket_timeout=WAIT_SECONDS + 5)
+        subscription = client.pubsub(ignore_subscribe_messages=True)  # type: ignore[no-untyped-call]
+        try:
+            subscription.subscribe(CHANNEL)
+            tell(None)
+            while not stopped.is_set():
+                message = subscription.get_message(timeout=WAIT_SECONDS)
+                if message is not None and message["type"] == "message":
+                    tell(message["data"].decode(errors="replace"))
+        finally:
+            subscription.close()
+            client.close()

@@ -2,10 +2,11 @@
 
 For each database (SQLite, PostgreSQL) it starts two instances of the service side by side, each
 ``gunicorn -c gunicorn.conf.py wsgi:app`` on a free port of 127.0.0.1 with its own fresh
-database: a *gthread* instance (the default worker: ``WEB_CONCURRENCY`` 5, the default on 2
-cores, ``GUNICORN_THREADS`` 4, and ``--streams-per-worker``) and a *sync* instance
-(``STREAMS_PER_WORKER=0``, ``GUNICORN_THREADS=1``: gunicorn's sync worker, no streams), with the
-same number of workers. ``--streams-per-worker`` is 500 (2,500 slots), not the default 400:
+database: a *served* instance (the service as deployed: gunicorn.conf.py's gevent workers,
+``WEB_CONCURRENCY`` 5, the default on 2 cores, and ``--streams-per-worker``; ``--gunicorn-args``
+and ``--app`` serve another design, e.g. ``--gunicorn-args "-k gthread --threads 504"``, a
+thread per stream) and a *sync* instance (``-k sync``, ``STREAMS_PER_WORKER=0``: gunicorn's sync
+worker, no streams), with the same number of workers. ``--streams-per-worker`` is 500 (2,500 slots), not the default 400:
 the kernel does not spread connections evenly over the workers and a full worker answers 503,
 so exactly 2,000 slots do not hold 2,000 streams (``--streams-per-worker 400`` shows it; the
 streams that do not open within ``OPEN_SECONDS`` are counted). On each it creates ``--games``
@@ -17,8 +18,8 @@ is legal in Coins), over keep-alive HTTP/1.1 connections of their own.
 Each round has three measuring windows (``--seconds`` each, after ``--warmup``), in an order
 that alternates from round to round so that the windows compared sit side by side:
 
-- ``closed``: the gthread instance, no stream open;
-- ``open``: the gthread instance with ``--streams`` streams open on the games being played
+- ``closed``: the served instance, no stream open;
+- ``open``: the served instance with ``--streams`` streams open on the games being played
   (``--streams / --games`` per game, the first three with a seat's token, the rest
   spectators), opened before the window and closed after it;
 - ``sync``: the sync instance, no stream.
@@ -31,16 +32,16 @@ streams; every stream of the game must get it within ``GRACE_SECONDS`` after the
 the play counts as missed. The loop that reads the streams also drives the plays, so a busy
 client delays both the 201 and the arrivals it sees: the latencies are an upper bound.
 
-Memory per idle stream: the sum of VmRSS (``/proc/<pid>/status``) of the gthread master's
+Memory per idle stream: the sum of VmRSS (``/proc/<pid>/status``) of the served master's
 children with every stream open and idle (no play in progress) minus the same just before
 they were opened, divided by the number of streams; the first round's figure includes the
 threads the workers create for the streams, later rounds reuse them.
 
 Goals: ``--streams`` (2,000) held at once by one instance; event latency p99 < 100 ms with
 100 games in play; plays/s with the streams open >= 80% of plays/s without (median over the
-rounds of the pairs' ratios). Also reported: gthread vs sync plays/s without streams.
+rounds of the pairs' ratios). Also reported: served vs sync plays/s without streams.
 
-    .venv/bin/python -m bench.events [--db sqlite,postgres] [--streams 2000] [--games 100]
+    .venv/bin/python -m bench.events [--db sqlite,postgres] [--gunicorn-args "..."] [--app wsgi:app] [--streams 2000] [--games 100]
         [--drivers 16] [--seconds 10] [--warmup 1] [--rounds 5]
         [--postgres-url postgresql://postgres@127.0.0.1:5432/test] [--log-level INFO] [--json out.json]
 
@@ -59,6 +60,7 @@ import os
 import random
 import re
 import resource
+import shlex
 import shutil
 import statistics
 import subprocess
@@ -72,13 +74,13 @@ from pathlib import Path
 from typing import Any
 
 from bench.http_load import POSTGRES_URL, postgres_schema_url
-from tests.support.processes import cpu_seconds, descendants, gunicorn_workers, stream_processes
+from tests.support.processes import cpu_seconds, descendants, gunicorn_workers
 from tests.support.server import free_port, serve
 
 REPO = Path(__file__).resolve().parent.parent
 HOST = "127.0.0.1"
 POSTGRES_SCHEMA = "coins_events_bench"
-START_TIMEOUT = 60.0
+START_TIMEOUT = 180.0  # seconds for an instance to answer /readyz (five workers import the app on a busy machine)
 REQUEST_TIMEOUT = 30.0
 TARGET_SCORE = 100  # the most there is: about 900 plays a game, so games outlast the run
 PLAYERS = [{"name": "Ana", "age": 41}, {"name": "Bo", "age": 35}, {"name": "Cy", "age": 29}]
@@ -123,9 +125,6 @@ class Server:
         gunicorn's dirty arbiter that runs it."""
         return descendants(self.pid)
 
-    def stream_processes(self) -> list[int]:
-        return stream_processes(self.pid)
-
     def rss_kib(self) -> int:
         """The sum of the processes' VmRSS."""
         total = 0
@@ -169,10 +168,18 @@ class Server:
 
 
 @contextmanager
-def gunicorn(name: str, database_url: str, workdir: Path, env: dict[str, str], log_level: str) -> Iterator[Server]:
+def gunicorn(
+    name: str,
+    database_url: str,
+    workdir: Path,
+    env: dict[str, str],
+    log_level: str,
+    extra: list[str] | None = None,
+    app: str = "wsgi:app",
+) -> Iterator[Server]:
     port = free_port()
     command = [str(Path(sys.executable).with_name("gunicorn")), "-c", str(REPO / "gunicorn.conf.py")]
-    command += ["--no-control-socket", "wsgi:app"]
+    command += ["--no-control-socket", *(extra or []), app]
     environment = {
         **os.environ,
         **env,
@@ -276,7 +283,6 @@ class Window:
     played: list[tuple[str, int, float]] = field(default_factory=list)  # (game, version, time of the 201)
     games_replaced: int = 0
     server_cpu: float = 0.0
-    stream_process_cpu: float = 0.0  # included in server_cpu
     client_cpu: float = 0.0
     event_latencies: list[float] = field(default_factory=list)  # per play: to the last stream
     delivery_latencies: list[float] = field(default_factory=list)  # per play and stream
@@ -684,7 +690,7 @@ async def window(
     spies = []
     if args.py_spy is not None and kind in ("open", "closed"):
         spies = spy_on(server, args.seconds, args.py_spy, f"{server.name.split('-')[0]}-{kind}-r{args.round}")
-    cpu, client, stream_cpu = cpu_of(server), time.process_time(), cpu_of(server, server.stream_processes())
+    cpu, client = cpu_of(server), time.process_time()
     await drive(server.port, games, args.drivers, args.seconds, result)
     for spy in spies:
         with contextlib.suppress(subprocess.TimeoutExpired):
@@ -692,7 +698,6 @@ async def window(
         if spy.poll() is None:
             spy.kill()
     result.server_cpu, result.client_cpu = cpu_of(server) - cpu, time.process_time() - client
-    result.stream_process_cpu = cpu_of(server, server.stream_processes()) - stream_cpu
     if tracker is not None and streams is not None:
         await collect_event_latencies(result, tracker, streams)
     return result
@@ -745,31 +750,30 @@ ORDERS = (("sync", "closed", "open"), ("open", "closed", "sync"))  # closed sits
 
 async def measure_db(db: str, args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
     if db == "sqlite":
-        urls = {"gthread": f"sqlite:///{workdir / 'gthread.sqlite3'}", "sync": f"sqlite:///{workdir / 'sync.sqlite3'}"}
+        urls = {"served": f"sqlite:///{workdir / 'served.sqlite3'}", "sync": f"sqlite:///{workdir / 'sync.sqlite3'}"}
     else:
         urls = {
-            "gthread": postgres_schema_url(args.postgres_url, POSTGRES_SCHEMA),
+            "served": postgres_schema_url(args.postgres_url, POSTGRES_SCHEMA),
             "sync": postgres_schema_url(args.postgres_url, POSTGRES_SCHEMA + "_sync"),
         }
     workers = str(args.workers)
-    # GUNICORN_THREADS: the default (4)
-    gthread_env = {"WEB_CONCURRENCY": workers, "STREAMS_PER_WORKER": str(args.streams_per_worker)}
-    os.environ.pop("GUNICORN_THREADS", None)
-    sync_env = {"WEB_CONCURRENCY": workers, "STREAMS_PER_WORKER": "0", "GUNICORN_THREADS": "1"}
+    served_env = {"WEB_CONCURRENCY": workers, "STREAMS_PER_WORKER": str(args.streams_per_worker)}
+    sync_env = {"WEB_CONCURRENCY": workers, "STREAMS_PER_WORKER": "0"}
+    served_args = shlex.split(args.gunicorn_args)
     result: dict[str, Any] = {"db": db, "loadavg_before": round(os.getloadavg()[0], 2), "rounds": []}
     tracker = Tracker()
     with (
-        gunicorn(f"{db}-gthread", urls["gthread"], workdir, gthread_env, args.log_level) as gthread,
-        gunicorn(f"{db}-sync", urls["sync"], workdir, sync_env, args.log_level) as sync,
+        gunicorn(f"{db}-served", urls["served"], workdir, served_env, args.log_level, served_args, args.app) as served,
+        gunicorn(f"{db}-sync", urls["sync"], workdir, sync_env, args.log_level, ["-k", "sync"]) as sync,
     ):
-        setup = Http(gthread.port)
-        games = {"gthread": [await create_game(setup) for _ in range(args.games)]}
+        setup = Http(served.port)
+        games = {"served": [await create_game(setup) for _ in range(args.games)]}
         setup.close()
         setup = Http(sync.port)
         games["sync"] = [await create_game(setup) for _ in range(args.games)]
         setup.close()
-        result["workers"] = {"gthread": len(gthread.workers()), "sync": len(sync.workers())}
-        result["rss_kib_start"] = {"gthread": gthread.rss_kib(), "sync": sync.rss_kib()}
+        result["workers"] = {"served": len(served.workers()), "sync": len(sync.workers())}
+        result["rss_kib_start"] = {"served": served.rss_kib(), "sync": sync.rss_kib()}
         for number in range(args.rounds):
             args.round = number
             order = ORDERS[number % 2]
@@ -778,13 +782,13 @@ async def measure_db(db: str, args: argparse.Namespace, workdir: Path) -> dict[s
                 if kind == "sync":
                     measured[kind] = await window(kind, sync, games["sync"], args, None, None)
                 elif kind == "closed":
-                    measured[kind] = await window(kind, gthread, games["gthread"], args, None, None)
+                    measured[kind] = await window(kind, served, games["served"], args, None, None)
                 else:
-                    measured[kind] = await open_window(gthread, games["gthread"], args, tracker)
+                    measured[kind] = await open_window(served, games["served"], args, tracker)
                 describe(db, measured[kind])
             result["rounds"].append(summarize_round(measured))
-        result["rss_kib_end"] = {"gthread": gthread.rss_kib(), "sync": sync.rss_kib()}
-        result["problems"] = problem_lines(gthread) + problem_lines(sync)
+        result["rss_kib_end"] = {"served": served.rss_kib(), "sync": sync.rss_kib()}
+        result["problems"] = problem_lines(served) + problem_lines(sync)
     result["loadavg_after"] = round(os.getloadavg()[0], 2)
     result["medians"] = medians(result["rounds"])
     return result
@@ -839,7 +843,6 @@ def window_summary(w: Window) -> dict[str, Any]:
         "requests": w.requests,
         "failures": dict(w.failures),
         "server_cpu_ms_per_request": round(1000 * w.server_cpu / max(1, w.requests), 3),
-        "stream_process_cpu_ms_per_request": round(1000 * w.stream_process_cpu / max(1, w.requests), 3),
         "client_cpu_s": round(w.client_cpu, 2),
         "games_replaced": w.games_replaced,
         **w.extra,
@@ -865,7 +868,7 @@ def summarize_round(measured: dict[str, Window]) -> dict[str, Any]:
             "plays_without_streams": open_.plays_without_streams,
         },
         "open_over_closed": round(open_.rate / closed.rate, 3) if closed.rate else math.nan,
-        "gthread_over_sync": round(closed.rate / sync.rate, 3) if sync.rate else math.nan,
+        "served_over_sync": round(closed.rate / sync.rate, 3) if sync.rate else math.nan,
     }
 
 
@@ -878,7 +881,7 @@ def medians(rounds: list[dict[str, Any]]) -> dict[str, Any]:
         "open_plays_per_s": m("open", "plays_per_s", 1),
         "sync_plays_per_s": m("sync", "plays_per_s", 1),
         "open_over_closed": median([r["open_over_closed"] for r in rounds], 3),
-        "gthread_over_sync": median([r["gthread_over_sync"] for r in rounds], 3),
+        "served_over_sync": median([r["served_over_sync"] for r in rounds], 3),
         "closed_play_p99_ms": m("closed", "play_p99_ms"),
         "open_play_p99_ms": m("open", "play_p99_ms"),
         "sync_play_p99_ms": m("sync", "play_p99_ms"),
@@ -893,7 +896,6 @@ def medians(rounds: list[dict[str, Any]]) -> dict[str, Any]:
         "kib_per_stream_median": m("open", "kib_per_stream", 1),
         "closed_server_cpu_ms_per_request": m("closed", "server_cpu_ms_per_request", 3),
         "open_server_cpu_ms_per_request": m("open", "server_cpu_ms_per_request", 3),
-        "open_stream_process_cpu_ms_per_request": m("open", "stream_process_cpu_ms_per_request", 3),
         "sync_server_cpu_ms_per_request": m("sync", "server_cpu_ms_per_request", 3),
         "open_client_cpu_s": m("open", "client_cpu_s"),
         "closed_client_cpu_s": m("closed", "client_cpu_s"),
@@ -931,19 +933,19 @@ def verdicts(result: dict[str, Any]) -> list[tuple[str, bool]]:
 def print_summary(results: list[dict[str, Any]]) -> None:
     print()
     print(
-        "db        closed/s  open/s  open/closed  sync/s  gthread/sync  event p50/p99 ms  play p99 ms closed/open/sync  KiB/stream first/median"
+        "db        closed/s  open/s  open/closed  sync/s  served/sync  event p50/p99 ms  play p99 ms closed/open/sync  KiB/stream first/median"
     )
     for r in results:
         m = r["medians"]
         print(
             f"{r['db']:8} {m['closed_plays_per_s']:8.1f} {m['open_plays_per_s']:7.1f} {m['open_over_closed']:12.2f} "
-            f"{m['sync_plays_per_s']:7.1f} {m['gthread_over_sync']:13.2f} {m['event_p50_ms']:8.1f}/{m['event_p99_ms']:<8.1f} "
+            f"{m['sync_plays_per_s']:7.1f} {m['served_over_sync']:13.2f} {m['event_p50_ms']:8.1f}/{m['event_p99_ms']:<8.1f} "
             f"{m['closed_play_p99_ms']:10.1f}/{m['open_play_p99_ms']:.1f}/{m['sync_play_p99_ms']:.1f} "
             f"{m['kib_per_stream_first']:10.1f}/{m['kib_per_stream_median']:.1f}"
         )
         print(
             f"  {r['db']}: per round open/closed {[x['open_over_closed'] for x in r['rounds']]}, "
-            f"gthread/sync {[x['gthread_over_sync'] for x in r['rounds']]}, "
+            f"served/sync {[x['served_over_sync'] for x in r['rounds']]}, "
             f"event p99 {[x['open']['event_p99_ms'] for x in r['rounds']]} ms; "
             f"load average {r['loadavg_before']} before, {r['loadavg_after']} after"
         )
@@ -974,8 +976,14 @@ def main(argv: list[str] | None = None) -> int:
         "--streams-per-worker",
         type=int,
         default=500,
-        help="STREAMS_PER_WORKER of the gthread instance (500: 2,500 slots for 2,000 streams; see the docs)",
+        help="STREAMS_PER_WORKER of the served instance (500: 2,500 slots for 2,000 streams; see the docs)",
     )
+    parser.add_argument(
+        "--gunicorn-args",
+        default="",
+        help='extra gunicorn options for the served instance, e.g. "-k gthread --threads 504" (a thread per stream)',
+    )
+    parser.add_argument("--app", default="wsgi:app", help="the served instance's application (gunicorn's APP_MODULE)")
     parser.add_argument(
         "--workers", type=int, default=5, help="WEB_CONCURRENCY of both instances (5: the default on 2 cores)"
     )
@@ -988,7 +996,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--py-spy",
         type=Path,
-        help="sample the gthread workers with py-spy in the closed and open windows, into this folder (a profile: not for the figures)",
+        help="sample the served workers with py-spy in the closed and open windows, into this folder (a profile: not for the figures)",
     )
     args = parser.parse_args(argv)
     if not (

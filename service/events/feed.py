@@ -13,10 +13,11 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
-from collections.abc import Collection, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TypeVar
 
 from ..games import GameService
 from ..store import GameStore, StoredEvent, StoreSession
@@ -26,6 +27,7 @@ from .notifications import Channel
 __all__ = ["EventFeed", "Item", "Reader"]
 
 GAME_FINISHED = "game_finished"
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,8 +48,9 @@ class EventFeed:
         self._games = games
         self._store = store
         self._channel = channel
+        kept = _KeptSession(store)
         self.hub = Hub(
-            self._read, max_streams=max_streams, read_kept=_KeptReads(store), read_due=self._read_due, look_at=games.get
+            self._read, max_streams=max_streams, read_kept=kept.new_events, read_heads=kept.heads, look_at=games.get
         )
         self.idle_seconds = idle_seconds
         self._listening = False
@@ -79,27 +82,29 @@ class EventFeed:
         with self._store.session() as session:
             return session.new_events(after, limit=limit)
 
-    def _read_due(self, game_ids: Collection[str]) -> dict[str, datetime | None]:
-        with self._store.session() as session:
-            return session.turn_deadlines(game_ids)
 
-
-class _KeptReads:
-    """The hub's reads, all from its one thread, on a store session that thread keeps: on
-    PostgreSQL no pool checkout and pre-ping per read. After a failed read the session is given
-    back (a connection the database dropped is discarded) and the next read takes another."""
+class _KeptSession:
+    """The hub's reads, all from its one thread, on a store session that thread keeps: no pool
+    checkout (on PostgreSQL, no pre-ping) per read. After a failed read the session is given back
+    (a connection the database dropped is discarded) and the next read takes another."""
 
     def __init__(self, store: GameStore) -> None:
         self._store = store
         self._kept: tuple[contextlib.ExitStack, StoreSession] | None = None
 
-    def __call__(self, after: Mapping[str, int], limit: int) -> dict[str, list[StoredEvent]]:
+    def new_events(self, after: Mapping[str, int], limit: int) -> dict[str, list[StoredEvent]]:
+        return self._read(lambda session: session.new_events(after, limit=limit))
+
+    def heads(self, game_ids: Collection[str]) -> dict[str, tuple[int, datetime | None]]:
+        return self._read(lambda session: session.heads(game_ids))
+
+    def _read(self, read: Callable[[StoreSession], T]) -> T:
         if self._kept is None:
             held = contextlib.ExitStack()
             self._kept = (held, held.enter_context(self._store.session()))
         held, session = self._kept
         try:
-            return session.new_events(after, limit=limit)
+            return read(session)
         except BaseException as error:
             self._kept = None
             held.__exit__(type(error), error, error.__traceback__)

@@ -2,11 +2,12 @@
 
 The hub's one thread (under gunicorn's gevent worker, a greenlet) does every per-change job of
 the process. Told that games changed (by the channel's listener, :mod:`.notifications`, or by a
-reader), it reads the new events of all of them in one statement into a short cache per game
-(every seat's events) and wakes each game's readers once; each reader takes what follows its own
-last id and is public or its seat's.
+reader), it reads their heads (each game's last event id and turn deadline) in one statement,
+then the new events of those that have any in another, into a short cache per game (every seat's
+events), and wakes each game's readers once; each reader takes what follows its own last id and
+is public or its seat's.
 
-It also keeps each watched game's next due moment, read from the game's turn deadline: when a
+It also keeps each watched game's next due moment, from the game's turn deadline: when a
 person's turn runs out (a stand-in plays), or, while the server owes moves (a bot's turn, an
 auto-deal), every :data:`SERVER_MOVE_PACE` seconds. Then it has the game looked at as a request
 would (the use cases make the moves owed), on a small pool of threads, so what is due happens at
@@ -43,8 +44,8 @@ log = logging.getLogger(__name__)
 #: Several games' events (every seat's), each game's numbered after its own id, at most ``limit``
 #: of each, in one round trip: ``read({game_id: after, ...}, limit)``.
 ReadEvents = Callable[[Mapping[str, int], int], dict[str, list[StoredEvent]]]
-#: Several games' turn deadlines (None: nothing due): ``read_due([game_id, ...])``.
-ReadDue = Callable[[Collection[str]], dict[str, datetime | None]]
+#: Several games' heads: each one's last event id and turn deadline (None: nothing due).
+ReadHeads = Callable[[Collection[str]], dict[str, tuple[int, datetime | None]]]
 #: Look at a game as a request would, making the moves it owes.
 LookAt = Callable[[str], object]
 
@@ -58,12 +59,12 @@ class _Game:
     """What the hub knows of one watched game: the events after ``start``, to the last one read,
     and when it is next due."""
 
-    changed: threading.Condition
+    lock: threading.Lock = field(default_factory=threading.Lock)  # the cache's
+    grew: threading.Event = field(default_factory=threading.Event)  # set, and replaced, when the cache grows
     readers: int = 0
     start: int = -1  # -1: nothing read yet (the first reader's own read fills the cache)
     events: list[StoredEvent] = field(default_factory=list)
     due: float | None = None  # time.monotonic() of the turn deadline; None: nothing due
-    due_known: bool = False
     looked: float = float("-inf")  # when it was last looked at
     looking: bool = False
 
@@ -77,6 +78,12 @@ class _Game:
         if len(self.events) > CACHED_EVENTS:
             self.start = self.events[-CACHED_EVENTS - 1].id
             del self.events[: len(self.events) - CACHED_EVENTS]
+
+    def wake(self) -> None:
+        """Wake every reader waiting on the game (under :attr:`lock`). One event per generation: a
+        wait allocates nothing, and under gevent a set wakes every waiter in one go."""
+        grew, self.grew = self.grew, threading.Event()
+        grew.set()
 
     def next_look(self) -> float | None:
         """When to look at the game next (time.monotonic()), if anything is due."""
@@ -94,15 +101,16 @@ class Hub:
         *,
         max_streams: int,
         read_kept: ReadEvents | None = None,
-        read_due: ReadDue | None = None,
+        read_heads: ReadHeads | None = None,
         look_at: LookAt | None = None,
     ) -> None:
         """``read``: a reader's own reads, from its thread; ``read_kept``: the hub thread's (default
-        ``read``); ``read_due`` and ``look_at``: the games' due moments, and what to do then
-        (without them, nothing is ever due)."""
+        ``read``); ``read_heads``: the hub thread's reads of the games' heads (without it, every
+        changed game's events are read, and nothing is ever due); ``look_at``: what to do with a
+        game that is due."""
         self._read = read
         self._read_kept = read_kept or read
-        self._read_due = read_due
+        self._read_heads = read_heads
         self._look_at = look_at
         self.max_streams = max_streams
         self._lock = threading.RLock()
@@ -141,7 +149,7 @@ class Hub:
             self._streams += 1
             game = self._games.get(game_id)
             if game is None:
-                game = self._games[game_id] = _Game(threading.Condition())
+                game = self._games[game_id] = _Game()
             game.readers += 1
             if self._thread is None:
                 self._thread = threading.Thread(target=self._run, name="coins-events", daemon=True)
@@ -172,56 +180,50 @@ class Hub:
         with self._lock:
             games = list(self._games.values())
         for game in games:  # closing: every reader wakes and ends
-            with game.changed:
-                game.changed.notify_all()
+            with game.lock:
+                game.wake()
         if self._lookers is not None:
             self._lookers.shutdown(wait=False, cancel_futures=True)
 
     def _read_changes(self) -> None:
-        """Read the new events of every game changed since the last round, in one round trip, into
-        their caches, wake each game's readers once, then read the due moments that may have moved."""
+        """Read the heads of every game changed since the last round, then, in one round trip, the
+        new events of those that have any, into their caches; wake each game's readers once, and
+        note when each game is next due."""
         with self._lock:
             changed, self._changed = self._changed, set()
             games = {game_id: self._games[game_id] for game_id in changed if game_id in self._games}
         if not games:
             return
-        after: dict[str, int] = {}
-        for game_id, game in games.items():
-            with game.changed:
-                if game.start != -1:  # else no reader has read it yet: the first one's own read fills the cache
-                    after[game_id] = game.last
         try:
+            heads = self._read_heads(list(games)) if self._read_heads is not None else None
+            after: dict[str, int] = {}
+            for game_id, game in games.items():
+                with game.lock:  # a game no reader has read yet: the first one's own read fills the cache
+                    if game.start != -1 and (heads is None or heads.get(game_id, (0, None))[0] > game.last):
+                        after[game_id] = game.last
             new = self._read_kept(after, CACHED_EVENTS) if after else {}
         except Exception as error:  # the database is away: the readers' heartbeats ask again
-            log.warning("could not read the events of %d games: %s", len(after), type(error).__name__)
+            log.warning("could not read the changes of %d games: %s", len(games), type(error).__name__)
             return
         for game_id, last in after.items():
             game = games[game_id]
-            with game.changed:
+            with game.lock:
                 if game.start != -1 and game.last == last:  # not replaced meanwhile by a reader's own read
                     game.add(new.get(game_id, []))
-                game.changed.notify_all()
+                if game.last > last:
+                    game.wake()
         for game_id, events in new.items():
             if len(events) == CACHED_EVENTS:  # cut short: read the rest
                 self.notice(game_id)
-        self._read_due_moments([game_id for game_id, game in games.items() if new.get(game_id) or not game.due_known])
+        if heads is not None:
+            self._note_due_moments(games, heads)
 
-    def _read_due_moments(self, game_ids: list[str]) -> None:
-        if self._read_due is None or not game_ids:
-            return
-        try:
-            deadlines = self._read_due(game_ids)
-        except Exception as error:
-            log.warning("could not read the turn deadlines of %d games: %s", len(game_ids), type(error).__name__)
-            return
+    def _note_due_moments(self, games: dict[str, _Game], heads: dict[str, tuple[int, datetime | None]]) -> None:
         now, wall = time.monotonic(), datetime.now(UTC)
         with self._lock:
-            for game_id in game_ids:
-                game = self._games.get(game_id)
-                if game is not None:
-                    deadline = deadlines.get(game_id)
-                    game.due = None if deadline is None else now + (deadline - wall).total_seconds()
-                    game.due_known = True
+            for game_id, game in games.items():
+                deadline = heads.get(game_id, (0, None))[1]
+                game.due = None if deadline is None else now + (deadline - wall).total_seconds()
 
     def _seconds_to_next_look(self) -> float:
         now = time.monotonic()
@@ -253,8 +255,8 @@ class Hub:
             log.warning("could not look at game %s: %s", game_id, type(error).__name__)
         finally:
             with self._lock:
-                game.looking, game.due_known = False, False
-            self.notice(game_id)
+                game.looking = False
+            self.notice(game_id)  # its head (and due moment) is read again
 
 
 def _event_id(event: StoredEvent) -> int:
@@ -273,14 +275,15 @@ class Watch:
         """The events after ``after`` that ``seat`` may see (``None``: public ones only), oldest
         first, and the id of the last event looked at (seen or not: the next ``after``)."""
         game = self._game
-        with game.changed:
+        with game.lock:
             covered = game.start != -1 and after >= game.start
             newer = game.events[bisect.bisect_right(game.events, after, key=_event_id) :] if covered else []
         if not covered:  # starting, or behind the cache: read for itself, then have the hub look again
             newer = self._hub._read({self._game_id: after}, CACHED_EVENTS).get(self._game_id, [])
-            with game.changed:
+            with game.lock:
                 if game.start == -1 and len(newer) < CACHED_EVENTS:
                     game.start, game.events = after, list(newer)
+                    game.wake()
             self.ask()
         visible = [event for event in newer if event.seat is None or event.seat == seat]
         return visible, newer[-1].id if newer else after
@@ -294,12 +297,13 @@ class Watch:
         ``timeout`` passes (False)."""
         game, closing = self._game, self._hub.closing
         deadline = time.monotonic() + timeout
-        with game.changed:
-            while not closing.is_set():
+        while not closing.is_set():
+            with game.lock:
                 if game.last > after and game.start != -1:
                     return True
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    return False
-                game.changed.wait(remaining)
-            return False
+                grew = game.grew
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return False
+            grew.wait(remaining)
+        return False

@@ -155,6 +155,11 @@ _INSERT_EVENTS = _insert(EVENTS, ("game_id", *EVENT_COLUMNS))
 _GAME_WIDTH = len(_GAME_COLUMNS)
 
 
+_HEADS = select(GAMES.c.id, GAMES.c.event_count, GAMES.c.turn_deadline).where(
+    GAMES.c.id.in_(bindparam("ids", expanding=True))
+)
+
+
 class GameRepository:
     """The game-shaped statements on one connection. The caller (:mod:`.session`) owns the transaction."""
 
@@ -291,10 +296,10 @@ class GameRepository:
         )
         return [StoredTrick(*row) for row in self.connection.execute(query)]
 
-    def turn_deadlines(self, game_ids: Collection[str]) -> dict[str, datetime | None]:
-        """The turn deadlines of the stored games among ``game_ids``."""
-        query = select(GAMES.c.id, GAMES.c.turn_deadline).where(GAMES.c.id.in_(list(game_ids)))
-        return {game_id: deadline for game_id, deadline in self.connection.execute(query)}
+    def heads(self, game_ids: Collection[str]) -> dict[str, tuple[int, datetime | None]]:
+        """The last event id and the turn deadline of the stored games among ``game_ids``."""
+        found = self.connection.execute(_HEADS, {"ids": list(game_ids)})
+        return {game_id: (last, deadline) for game_id, last, deadline in found}
 
     def list_new_events(self, after: Mapping[str, int], *, limit: int) -> list[tuple[str, StoredEvent]]:
         """Each game's events numbered after its own ``after[game_id]``, at most ``limit`` of each

@@ -135,10 +135,10 @@ class StoreSession:
             events.sort(key=lambda event: event.id)
         return new
 
-    def turn_deadlines(self, game_ids: Collection[str]) -> dict[str, datetime | None]:
-        """Each stored game's turn deadline (None: nothing is due), one statement."""
+    def heads(self, game_ids: Collection[str]) -> dict[str, tuple[int, datetime | None]]:
+        """Each stored game's last event id and turn deadline (None: nothing is due), one statement."""
         with self._db.begin(self._repository.connection, write=False, one_statement=True):
-            return self._repository.turn_deadlines(game_ids)
+            return self._repository.heads(game_ids)
 
     def games(self, *, status: str | None, before_id: str | None, limit: int) -> list[StoredGame]:
         """Up to ``limit`` games newest first, with ids before ``before_id``, of one ``status`` if given."""

@@ -116,8 +116,8 @@ class Deadlines:
         }
         self.looks: dict[str, list[float]] = {game: [] for game in seconds_from_now}
 
-    def read_due(self, game_ids: Collection[str]) -> dict[str, datetime | None]:
-        return {game: self.deadlines[game] for game in game_ids}
+    def read_heads(self, game_ids: Collection[str]) -> dict[str, tuple[int, datetime | None]]:
+        return {game: (1, self.deadlines[game]) for game in game_ids}  # one event each
 
     def look_at(self, game_id: str) -> None:
         self.looks[game_id].append(time.monotonic())
@@ -126,11 +126,11 @@ class Deadlines:
 def test_a_game_is_looked_at_when_its_turn_runs_out_and_paced_while_the_server_owes_moves() -> None:
     database = Database({"later": 1, "owed": 1, "idle": 1})
     due = Deadlines(later=0.5, owed=-1.0, idle=None)
-    hub = Hub(database.read, max_streams=10, read_due=due.read_due, look_at=due.look_at)
+    hub = Hub(database.read, max_streams=10, read_heads=due.read_heads, look_at=due.look_at)
     started = time.monotonic()
     with _watching(hub, list(database.games)) as watches:
         for watch in watches.values():
-            watch.take(0, None)  # the first take asks the hub, which reads the game's deadline
+            watch.take(0, None)  # the first take asks the hub, which reads the game's head: its deadline
         time.sleep(1.5)
     hub.close()
     assert due.looks["idle"] == []  # nothing due: never looked at
@@ -153,3 +153,27 @@ class _watching:
     def __exit__(self, *exc: object) -> None:
         for context in self._contexts:
             context.__exit__(None, None, None)
+
+
+def test_only_games_whose_head_moved_are_read() -> None:
+    """Told that anything may have changed (an SQLite file moved), the hub reads every watched
+    game's head in one statement, then the events of those that have new ones only."""
+    database = Database({"moved": 1, "still": 1})
+    reads: list[dict[str, int]] = []
+
+    def read_kept(after: Mapping[str, int], limit: int) -> dict[str, list[StoredEvent]]:
+        reads.append(dict(after))
+        return database.read(after, limit)
+
+    def read_heads(game_ids: Collection[str]) -> dict[str, tuple[int, datetime | None]]:
+        return {game: (database.games[game], None) for game in game_ids}
+
+    hub = Hub(database.read, max_streams=10, read_kept=read_kept, read_heads=read_heads)
+    with _watching(hub, ["moved", "still"]) as watches:
+        for watch in watches.values():
+            watch.take(0, None)
+        database.games["moved"] = 2
+        hub.notice(None)
+        assert watches["moved"].wait(1, WAIT_SECONDS)
+        assert reads == [{"moved": 1}]  # "still" was not read
+    hub.close()

@@ -54,7 +54,9 @@ def test_the_quick_start_has_one_serve_and_one_test_command() -> None:
     assert "\n" not in serve and "\n" not in test
     assert serve.startswith("python3.11 -m venv .venv && ") and "gunicorn -c gunicorn.conf.py wsgi:app" in serve
     assert test.startswith("python3.11 -m venv .venv && ") and "pytest" in test
-    assert "test-command" in (ROOT / ".ci" / "run").read_text(), ".ci/run must run the README's test command"
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert "readme_block serve-command" in ci and "readme_block test-command" in ci, ".ci/run must run both"
+    assert ci.index("readme_block serve-command") < ci.index("readme_block test-command"), "serve first, then test"
 
 
 @pytest.mark.slow

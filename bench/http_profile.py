@@ -1,6 +1,6 @@
 """Where a request's time goes in a gunicorn worker: py-spy samples both workers under load.
 
-Starts the service as bench/http_load.py does (gunicorn, 2 sync workers, 127.0.0.1), drives
+Starts the service as bench/http_load.py does (gunicorn, here 2 sync workers, 127.0.0.1), drives
 ``--games`` concurrent games, records both workers with py-spy for ``--seconds``, and prints
 the share of the samples in each part of the stack: for every request, and for the play
 requests alone. py-spy counts a worker blocked in the database driver (a PostgreSQL round
@@ -81,7 +81,8 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="coins-http-profile-") as tmp:
         workdir = Path(tmp)
         service_url, _ = database_urls(args.db, workdir, args.postgres_url)
-        with gunicorn("wsgi:app", service_url, workdir, log_level="INFO") as server:
+        sync = ["--worker-class", "sync"]  # the stacks below are a sync worker's (SyncWorker.handle)
+        with gunicorn("wsgi:app", service_url, workdir, log_level="INFO", workers=2, extra=sync) as server:
             drive(server, args.games, 2.0, "play", 0)  # warm up: imports, pools, prepared statements
             workers = [
                 int(stat.parent.name)

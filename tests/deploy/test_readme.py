@@ -54,7 +54,9 @@ def test_the_quick_start_has_one_serve_and_one_test_command() -> None:
     assert "\n" not in serve and "\n" not in test
     assert serve.startswith("python3.11 -m venv .venv && ") and "gunicorn -c gunicorn.conf.py wsgi:app" in serve
     assert test.startswith("python3.11 -m venv .venv && ") and "pytest" in test
-    assert "test-command" in (ROOT / ".ci" / "run").read_text(), ".ci/run must run the README's test command"
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert "readme_block serve-command" in ci and "readme_block test-command" in ci, ".ci/run must run both"
+    assert ci.index("readme_block serve-command") < ci.index("readme_block test-command"), "serve first, then test"
 
 
 @pytest.mark.slow
@@ -85,14 +87,20 @@ def test_every_setting_is_in_the_configuration_table() -> None:
     assert settings | gunicorn | start <= documented, sorted((settings | gunicorn | start) - documented)
 
 
+def tracked_files() -> list[str]:
+    """The paths git tracks in this checkout (what a clone holds, whatever a build or a run left beside it)."""
+    listed = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True).stdout
+    return [path for path in listed.decode().split("\0") if path]
+
+
 def test_the_layout_names_every_folder_and_package() -> None:
-    """The README's layout lists each top-level folder and each package and module of service/."""
+    """The README's layout lists each top-level folder and each package and module of service/ that git tracks."""
     section = README.split("## Layout", 1)[1].split("\n## ", 1)[0]
     named = set(re.findall(r"^ *([\w.-]+/?)", section.split("```")[1], re.MULTILINE))
-    folders = {f"{path.name}/" for path in ROOT.iterdir() if path.is_dir() and (ROOT / ".git").exists()}
-    tracked = {folder for folder in folders if not folder.startswith(".") and folder not in {"node_modules/", "var/"}}
-    tracked -= {folder for folder in tracked if not any((ROOT / folder).glob("*")) or folder.endswith(".egg-info/")}
-    service = {f"{path.name}/" if path.is_dir() else path.name for path in (ROOT / "service").iterdir()}
-    service = {name for name in service if name not in {"__pycache__/", "__init__.py", "py.typed"}}
-    assert tracked <= named, sorted(tracked - named)
+    paths = [path.split("/") for path in tracked_files()]
+    folders = {f"{parts[0]}/" for parts in paths if len(parts) > 1 and not parts[0].startswith(".")}
+    service = {parts[1] + ("/" if len(parts) > 2 else "") for parts in paths if parts[0] == "service"}
+    service -= {"__init__.py", "py.typed"}
+    assert folders and service
+    assert folders <= named, sorted(folders - named)
     assert service <= named, sorted(service - named)

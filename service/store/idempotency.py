@@ -1,8 +1,8 @@
 """Idempotency keys in the database: a key's request and the response kept for it commit together.
 
-A request that brings a key holds it (:meth:`IdempotencyStore.hold`) in a write transaction that
-everything the request then writes joins (:meth:`.Database.hold`): its change to a game, and at
-the end the key's row with the response. Both commit, or neither does: a request that dies with
+A request that brings a key holds it (:meth:`IdempotencyStore.hold`) in a write transaction of
+its own (:class:`.WriteTransaction`), whose session the request's unit of work does everything in:
+its change to a game, and at the end the key's row with the response. Both commit, or neither does: a request that dies with
 its worker (a crash, a SIGKILL) leaves nothing behind, and its retry runs afresh; a retry that
 finds the row finds the change too. A key's row exists only once its first request has finished.
 
@@ -33,16 +33,17 @@ from typing import Any, cast
 from sqlalchemy import Integer, Table, bindparam, delete, func, select, tuple_
 from sqlalchemy.dialects import postgresql, sqlite
 
-from .db import Database, HeldTransaction
+from .db import Database
 from .driver import Prepared
 from .models import IdempotencyKeyRow
+from .session import GameStore, StoreSession, WriteTransaction
 
 try:
     import fcntl
 except ImportError:  # Windows: the keys held in this process only
     fcntl = None  # type: ignore[assignment]
 
-__all__ = ["HeldKey", "IdempotencyStore", "KeptResponse"]
+__all__ = ["HeldKey", "IdempotencyStore", "KeptResponse", "purge_keys"]
 
 KEYS = cast(Table, IdempotencyKeyRow.__table__)
 
@@ -72,7 +73,9 @@ class KeptResponse:
 class IdempotencyStore:
     """The table ``idempotency_keys`` of one database, shared by every process that uses it."""
 
-    def __init__(self, db: Database) -> None:
+    def __init__(self, store: GameStore) -> None:
+        db = store.db
+        self._store = store
         self._db = db
         self._on_this_host = _KeysOnThisHost(db.beside("keys") if db.file else None) if db.is_sqlite else None
         insert: Any = (sqlite.insert if db.is_sqlite else postgresql.insert)(KEYS)
@@ -85,39 +88,39 @@ class IdempotencyStore:
         )
 
     def hold(self, scope: str, key: str, *, now: datetime) -> HeldKey | None:
-        """Hold the key for this thread's request, in a write transaction the request's own writes
-        join; None while another request holds it. End it with :meth:`HeldKey.keep` or
-        :meth:`HeldKey.let_go`."""
+        """Hold the key for a request, in a write transaction for everything the request writes
+        (:attr:`HeldKey.session`); None while another request holds it. End it with
+        :meth:`HeldKey.keep` or :meth:`HeldKey.let_go`, then :meth:`HeldKey.close` it."""
         number = _number(scope, key)
         if self._on_this_host is not None and not self._on_this_host.take(number):
             return None
         try:
-            transaction = self._db.hold()
+            transaction = self._store.write_transaction()
         except BaseException:
             self._give_back(number)
             raise
         held = HeldKey(self, scope, key, number, transaction)
         try:
             if not self._lock(transaction, number):
-                held.let_go()
+                held.close()
                 return None
             held.kept = self._kept(transaction, scope, key, now)
         except BaseException:
-            held.let_go()
+            held.close()
             raise
         return held
 
-    def _lock(self, transaction: HeldTransaction, number: int) -> bool:
+    def _lock(self, transaction: WriteTransaction, number: int) -> bool:
         """On PostgreSQL, take the key's advisory lock unless another transaction holds it."""
         if self._db.is_sqlite:
             return True  # held on this host already
         high, low = divmod(number, 1 << 32)
-        with self._db.begin(transaction.connection, write=False, one_statement=True) as connection:
+        with self._db.within(transaction.connection, savepoint=False) as connection:
             return bool(_LOCKING.run(connection, {"high": _int32(high), "low": _int32(low)}).rows[0][0])
 
-    def _kept(self, transaction: HeldTransaction, scope: str, key: str, now: datetime) -> KeptResponse | None:
+    def _kept(self, transaction: WriteTransaction, scope: str, key: str, now: datetime) -> KeptResponse | None:
         """The key's row, unless it has expired."""
-        with self._db.begin(transaction.connection, write=False, one_statement=True) as connection:
+        with self._db.within(transaction.connection, savepoint=False) as connection:
             found = _FINDING.run(connection, {"scope": scope, "key": key, "now": now})
         return KeptResponse(*found.row(0)) if found.rows else None
 
@@ -127,18 +130,16 @@ class IdempotencyStore:
         row = {"scope": held.scope, "key": held.key, "fingerprint": fingerprint, "status": status}
         row.update(response=response, created_at=now, expires_at=expires)
         try:
-            with self._db.begin(held.transaction.connection, write=True, one_statement=True) as connection:
+            with self._db.within(held.transaction.connection, savepoint=False) as connection:
                 self._keeping.run(connection, row)
             held.transaction.commit()
         except BaseException:
             held.transaction.rollback()
             raise
-        finally:
-            self._give_back(held.number)
 
-    def _let_go(self, held: HeldKey) -> None:
+    def _close(self, held: HeldKey) -> None:
         try:
-            held.transaction.rollback()
+            held.transaction.close()
         finally:
             self._give_back(held.number)
 
@@ -148,15 +149,20 @@ class IdempotencyStore:
 
     def purge(self, now: datetime, *, limit: int) -> int:
         """Delete up to ``limit`` expired keys; the number deleted."""
-        expired = select(KEYS.c.scope, KEYS.c.key).where(KEYS.c.expires_at <= now).limit(limit)
-        statement = delete(KEYS).where(tuple_(KEYS.c.scope, KEYS.c.key).in_(expired))
-        with self._db.connect() as connection, self._db.begin(connection, write=True, one_statement=True):
-            return connection.execute(statement).rowcount
+        return purge_keys(self._db, now, limit=limit)
+
+
+def purge_keys(db: Database, now: datetime, *, limit: int) -> int:
+    """Delete up to ``limit`` keys of ``db`` expired at ``now``; the number deleted."""
+    expired = select(KEYS.c.scope, KEYS.c.key).where(KEYS.c.expires_at <= now).limit(limit)
+    statement = delete(KEYS).where(tuple_(KEYS.c.scope, KEYS.c.key).in_(expired))
+    with db.connect() as connection, db.begin(connection, write=True, one_statement=True):
+        return connection.execute(statement).rowcount
 
 
 class HeldKey:
-    """A key this thread's request holds (:meth:`IdempotencyStore.hold`), with the first response
-    if its first request finished (:attr:`kept`)."""
+    """A key a request holds (:meth:`IdempotencyStore.hold`), with the first response if its first
+    request finished (:attr:`kept`), and the write transaction the request runs in."""
 
     def __init__(
         self,
@@ -164,21 +170,30 @@ class HeldKey:
         scope: str,
         key: str,
         number: int,
-        transaction: HeldTransaction,
+        transaction: WriteTransaction,
     ) -> None:
         self._store = store
         self.scope, self.key, self.number = scope, key, number
         self.transaction = transaction
         self.kept: KeptResponse | None = None
 
+    @property
+    def session(self) -> StoreSession:
+        """The session of the key's write transaction: every load and save of the request."""
+        return self.transaction.session
+
     def keep(self, fingerprint: str, status: int, response: bytes, *, now: datetime, expires_at: datetime) -> None:
-        """Store the response and commit it with everything the request wrote, then let go of the
-        key. Raises :class:`.DatabaseUnavailable` if the commit fails: then nothing is written."""
+        """Store the response and commit it with everything the request wrote. Raises
+        :class:`.DatabaseUnavailable` if the commit fails: then nothing is written."""
         self._store._keep(self, fingerprint, status, response, now, expires_at)
 
     def let_go(self) -> None:
-        """Roll back everything the request wrote and let go of the key: a retry runs afresh."""
-        self._store._let_go(self)
+        """Roll back everything the request wrote: a retry runs afresh."""
+        self.transaction.rollback()
+
+    def close(self) -> None:
+        """Roll back unless kept, give the connection back and let go of the key."""
+        self._store._close(self)
 
 
 class _KeysOnThisHost:

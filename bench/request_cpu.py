@@ -8,7 +8,9 @@ engine, the bots, the rendering and the driver's calls included, waits excluded.
 - ``play_vs_2_experts``: a person's ``playCard`` at a table with two expert bots (their answers
   included), over whole hands;
 - ``read_bots_game``: ``getGame`` of the three-expert game, read until it is finished (these reads
-  make the moves the server still owes).
+  make the moves the server still owes);
+- ``play_3_people`` and ``play_3_people_keyed``: ``playCard`` at a table of three people (no bots:
+  the request's own cost), the second with an ``Idempotency-Key`` on every POST.
 
 ``--before REF`` also measures the code of a git commit, checked out in a temporary worktree
 (``git worktree add``) and run in a subprocess with the same script, the same run::
@@ -30,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-KINDS = ("create_3_experts", "play_vs_2_experts", "read_bots_game")
+KINDS = ("create_3_experts", "play_vs_2_experts", "read_bots_game", "play_3_people", "play_3_people_keyed")
 MAX_READS = 5_000
 
 
@@ -40,7 +42,7 @@ def measure(games: int, plays: int) -> dict[str, list[float]]:
     from service.config import Settings
 
     with tempfile.TemporaryDirectory() as directory:
-        settings = Settings(database_url=f"sqlite:///{directory}/bench.sqlite3", log_level="WARNING")
+        settings = Settings(database_url=f"sqlite:///{directory}/bench.sqlite3", log_level="WARNING", rate_limits="off")
         client = create_app(settings).test_client()
         times: dict[str, list[float]] = {kind: [] for kind in KINDS}
 
@@ -59,6 +61,8 @@ def measure(games: int, plays: int) -> dict[str, list[float]]:
                 if game["status"] == "finished":
                     break
         _play_against_experts(client, timed, plays)
+        _play_among_people(client, timed, plays, keyed=False)
+        _play_among_people(client, timed, plays, keyed=True)
         return times
 
 
@@ -82,6 +86,28 @@ def _play_against_experts(client: Any, timed: Any, plays: int) -> None:
         made += 1
 
 
+def _play_among_people(client: Any, timed: Any, plays: int, *, keyed: bool) -> None:
+    """Three people play their first legal card each turn, over new games as they end; ``keyed``:
+    each POST with a new ``Idempotency-Key``."""
+    kind = "play_3_people_keyed" if keyed else "play_3_people"
+    made, number = 0, 0
+    while made < plays:
+        body = {"seats": [{"name": name} for name in ("Ana", "Bo", "Cy")], "seed": f"cpu-{kind}-{number}"}
+        created = client.post("/v1/games", json={**body, "auto_deal": True, "first_dealer": 0}).json
+        number += 1
+        game_id = created["id"]
+        auth = {c["seat"]: {"Authorization": f"Bearer {c['token']}"} for c in created["credentials"]}
+        while made < plays:
+            game = client.get(f"/v1/games/{game_id}").json
+            if game["status"] != "playing":
+                break
+            seat = game["turn"]
+            card = client.get(f"/v1/games/{game_id}/hand", headers=auth[seat]).json["cards"][0]
+            headers = {**auth[seat], **({"Idempotency-Key": f"cpu-{made}-{number}"} if keyed else {})}
+            timed(kind, "POST", f"/v1/games/{game_id}/plays", json={"card": card}, headers=headers)
+            made += 1
+
+
 def run_tree(tree: Path, games: int, plays: int) -> dict[str, list[float]]:
     """Run :func:`measure` in a subprocess importing ``service`` from ``tree``."""
     env = {**os.environ, "PYTHONPATH": str(tree)}
@@ -96,11 +122,11 @@ def summary(label: str, times: dict[str, list[float]]) -> list[str]:
     for kind in KINDS:
         values = sorted(times.get(kind, []))
         if not values:
-            lines.append(f"{label:<8} {kind:<18} n=0")
+            lines.append(f"{label:<8} {kind:<20} n=0")
             continue
         p99 = values[min(len(values) - 1, round(0.99 * (len(values) - 1)))]
         lines.append(
-            f"{label:<8} {kind:<18} n={len(values):<5} p50={statistics.median(values) * 1000:8.1f} ms"
+            f"{label:<8} {kind:<20} n={len(values):<5} p50={statistics.median(values) * 1000:8.1f} ms"
             f"  p99={p99 * 1000:8.1f} ms  max={values[-1] * 1000:8.1f} ms"
         )
     return lines

@@ -16,16 +16,15 @@ from .api.docs import configure_docs
 from .api.event_schemas import render_event
 from .api.events import init_feed
 from .api.guards import init_guards
-from .api.idempotency import init_idempotency
 from .api.jsonprovider import FastJSONProvider
 from .api.limits import init_limits
 from .api.problems import Problem
 from .api.security_headers import init_security_headers
 from .config import Settings
 from .events import EventFeed, channel_for
-from .games import GameService, IdempotencyKeys
+from .games import GameService
 from .observability import init_observability
-from .store import Database, DatabaseUnavailable, GameStore, IdempotencyStore
+from .store import Database, DatabaseUnavailable, GameStore
 from .store.migrate import upgrade
 from .store.rate_limits import DatabaseStorage
 from .web import init_web
@@ -76,7 +75,7 @@ def create_app(settings: Settings | None = None) -> Flask:
     app.extensions["coins.db"] = db
     channel = channel_for(db, listen_url=settings.database_listen_url, redis_url=settings.redis_url)
     store = GameStore(db, channel)
-    games = GameService(store, render_event)
+    games = GameService(store, render_event, key_hours=settings.idempotency_key_hours)
     app.extensions[EXTENSION] = games
     init_feed(
         app,
@@ -100,10 +99,9 @@ def create_app(settings: Settings | None = None) -> Flask:
     init_api(app)
     init_cors(app, settings.cors_origins)
     init_observability(app, settings)
-    # After the request ids and the access log's clock; the limits before the keys, so that a
-    # request over a limit claims no key.
+    # After the request ids and the access log's clock; a hook, so before every view: a request
+    # over a limit claims no Idempotency-Key (the views claim keys, see api/idempotency.py).
     init_limits(app, enabled=settings.rate_limits == "on", **_limits_storage(settings, db))
-    init_idempotency(app, IdempotencyKeys(IdempotencyStore(db), hours=settings.idempotency_key_hours))
     return app
 
 

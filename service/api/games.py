@@ -7,11 +7,12 @@ from typing import Any
 from flask import Response, url_for
 from flask.views import MethodView
 
-from ..games import NewGame, NewPlayer
+from ..games import NewGame, NewPlayer, UnitOfWork
 from ..games.results import Created, PublicGame
 from .argument_schemas import CreateGameSchema, ListGamesQuerySchema
 from .common import Blueprint, next_link, not_modified, with_etag
 from .context import GAME_ID, games
+from .idempotency import idempotent
 from .openapi import CREATED_GAME_LINKS
 from .schemas import CreatedGameSchema, GamePageSchema, GameSchema, ScoresSchema
 
@@ -41,6 +42,7 @@ class GameViews(MethodView):
         filters = {"status": status} if status else {}
         return page, 200, next_link("games.GameViews", page.next_cursor, limit=limit, **filters)
 
+    @idempotent
     @blp.doc(operationId="createGame", summary="Create a game", responses={201: {"links": CREATED_GAME_LINKS}})
     @blp.arguments(CreateGameSchema(), example=CREATE_EXAMPLE, required=False)  # every field has a default
     @blp.response(201, CreatedGameSchema, headers={"Location": "Location", "ETag": "ETag"})
@@ -52,7 +54,7 @@ class GameViews(MethodView):
         "too_many_requests",
         "database_unavailable",
     )
-    def post(self, body: dict[str, Any]) -> Any:
+    def post(self, body: dict[str, Any], uow: UnitOfWork) -> Any:
         """Create a game of three seats. Each seat given a player is taken now and its token
         returned once in `credentials`; a `bot` seat gets a computer player; `null` seats stay
         open for `joinGame`. With all three seats taken the game starts at once
@@ -72,7 +74,7 @@ class GameViews(MethodView):
             seed=body.get("seed"),
             turn_timeout_seconds=body.get("turn_timeout_seconds"),
         )
-        created: Created = games().create(request)
+        created: Created = games().create(request, uow=uow)
         location = url_for("games.GameByIdViews", game_id=created.game.id)
         return created, 201, with_etag(created.game.etag, {"Location": location})
 

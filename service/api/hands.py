@@ -6,8 +6,10 @@ from typing import Any
 
 from flask.views import MethodView
 
+from ..games import UnitOfWork
 from .common import Blueprint, bearer_token, if_match, not_modified, with_etag
 from .context import GAME_ID, games
+from .idempotency import idempotent
 from .schemas import DealtHandSchema, HandSchema
 
 blp = Blueprint("hands", __name__, url_prefix="/v1/games", description="Deal hands and read your own cards.")
@@ -17,6 +19,7 @@ AUTH: list[dict[str, list[str]]] = [{"playerToken": []}]
 
 @blp.route("/<game_id>/hands", parameters=[GAME_ID, "IfMatch"])
 class HandViews(MethodView):
+    @idempotent
     @blp.doc(operationId="dealHand", summary="Deal the next hand", security=AUTH)
     @blp.response(201, DealtHandSchema, headers={"ETag": "ETag"})
     @blp.problems(
@@ -32,11 +35,11 @@ class HandViews(MethodView):
         "validation_error",  # a malformed If-Match
         "database_unavailable",
     )
-    def post(self, game_id: str) -> Any:
+    def post(self, game_id: str, uow: UnitOfWork) -> Any:
         """The dealer deals: the player on the dealer's right shuffles, the one on the left
         cuts, and the deck is dealt one card at a time clockwise from the dealer's left,
         sixteen each. The answer carries the `commitment` (SHA-256 of the hand's secret seed)."""
-        dealt = games().deal(game_id, bearer_token(), if_match=if_match())
+        dealt = games().deal(game_id, bearer_token(), if_match=if_match(), uow=uow)
         return dealt, 201, with_etag(dealt.game.etag)
 
 

@@ -1,12 +1,14 @@
 """``Idempotency-Key`` on every POST: the HTTP half of idempotent retries (the IETF httpapi draft, as Stripe).
 
-Before the view, a POST with the header claims its key for the caller (:mod:`service.games.idempotency`
-keeps the keys, in the database every process shares):
+Every POST view is wrapped in :func:`idempotent`, which runs it in a unit of work
+(:mod:`service.games.unit_of_work`) handed to its use case: with the header, a keyed one, which
+claims the key for the caller (:mod:`service.games.idempotency` keeps the keys, in the database
+every process shares):
 
 - a key seen for the first time runs the request; its response (status, body, ``ETag``,
   ``Location``, ``Content-Type``) is kept for 24 hours or more, 4xx answers included (as Stripe: a
-  retry gets the same refusal), committed in one transaction with everything the request changed.
-  A 5xx answer, a 429 or an exception rolls the request back and releases the key instead: the
+  retry gets the same refusal), committed by the unit of work in one transaction with everything
+  the request changed. A 5xx answer, a 429 or an exception rolls the request back instead: the
   retry runs again. If that commit fails, the answer is the failure (``503``), not the response;
 - a retry with the same key and the same request (a SHA-256 of the method, the path with its query
   and the body's bytes) gets that response again, with ``Idempotent-Replayed: true``, and nothing
@@ -22,38 +24,72 @@ whoever sends another's key with the same body from the same address gets that f
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from apispec import BasePlugin
-from flask import Flask, Response, current_app, g, request
+from flask import Response, current_app, request
 
-from ..games import IdempotencyKeys, KeyClaim, SavedResponse
+from ..games import KeyedRequest, SavedResponse, UnitOfWork
 from .common import bearer_token
+from .context import games
 from .problems import PROBLEM_MEDIA_TYPE, PROBLEMS, Problem
 
-__all__ = ["HEADER", "PROBLEM_CODES", "REPLAYED", "IdempotencyDocs", "init_idempotency"]
+__all__ = ["HEADER", "PROBLEM_CODES", "REPLAYED", "IdempotencyDocs", "idempotent"]
 
 HEADER = "Idempotency-Key"
 REPLAYED = "Idempotent-Replayed"
 PROBLEM_CODES = ("bad_request", "idempotency_key_in_use", "idempotency_key_reused")
-EXTENSION = "coins.idempotency"
 KEPT_HEADERS = ("ETag", "Location", "Content-Type")
 _VALID_KEY = re.compile(r"[\x20-\x7e]{1,255}")  # printable ASCII
 
-
-def init_idempotency(app: Flask, keys: IdempotencyKeys) -> None:
-    """Claim keys before the views, keep or release them after: every POST of ``app``."""
-    app.extensions[EXTENSION] = keys
-    app.before_request(_claim)
-    app.after_request(_keep)
-    app.teardown_request(_release_unfinished)
+View = TypeVar("View", bound=Callable[..., Any])
 
 
-def _claim() -> Response | None:
-    if request.method != "POST" or request.url_rule is None:
-        return None
+def idempotent(view: View) -> View:
+    """Run a POST view (decorated with everything else first: this wraps its finished response)
+    in a unit of work, passed to it as ``uow`` for its use case: keyed by the request's
+    ``Idempotency-Key`` when it has one. The view's response is what the unit of work keeps for
+    the key's retries, and commits with the use case's writes."""
+
+    @functools.wraps(view)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        keyed = _keyed_request()
+        with games().unit_of_work(keyed) as uow:
+            if uow.replay is not None:
+                return _replayed(uow.replay)
+            if not uow.keyed:
+                response = view(*args, uow=uow, **kwargs)
+                uow.commit()
+                return response
+            return _kept(uow, view, args, kwargs)
+
+    run.idempotent = True  # type: ignore[attr-defined]  # tests/api check every POST view has it
+    return run  # type: ignore[return-value]
+
+
+def _kept(uow: UnitOfWork, view: Callable[..., Any], args: Any, kwargs: Any) -> Response:
+    """The keyed view's response, committed with its key (or rolled back: a 5xx, a 429)."""
+    try:
+        response = current_app.make_response(view(*args, uow=uow, **kwargs))
+    except Exception as error:  # a refusal is kept too: rendered here as Flask would, after the view
+        response = current_app.make_response(current_app.handle_user_exception(error))
+    if response.status_code >= 500 or response.status_code == 429 or response.is_streamed:
+        uow.rollback()
+        return response
+    headers = tuple((name, response.headers[name]) for name in KEPT_HEADERS if name in response.headers)
+    try:
+        uow.commit(SavedResponse(response.status_code, headers, response.get_data()))
+    except Exception as error:  # nothing the request did was committed: say so, not what it would have been
+        return current_app.make_response(current_app.handle_user_exception(error))
+    return response
+
+
+def _keyed_request() -> KeyedRequest | None:
+    """The request's key, its caller and its fingerprint; None without the header."""
     key = request.headers.get(HEADER)
     if key is None:
         return None
@@ -63,40 +99,15 @@ def _claim() -> Response | None:
             f"{HEADER} must be 1 to 255 printable ASCII characters",
             errors={HEADER: ["1 to 255 printable ASCII characters"]},
         )
-    keys: IdempotencyKeys = current_app.extensions[EXTENSION]
-    claimed = keys.claim(_scope(), key, _fingerprint())
-    if isinstance(claimed, KeyClaim):
-        g.idempotency_claim = claimed
-        return None
-    response = Response(claimed.body, status=claimed.status)
-    for name, value in claimed.headers:
+    return KeyedRequest(_scope(), key, _fingerprint())
+
+
+def _replayed(saved: SavedResponse) -> Response:
+    response = Response(saved.body, status=saved.status)
+    for name, value in saved.headers:
         response.headers[name] = value
     response.headers[REPLAYED] = "true"
     return response
-
-
-def _keep(response: Response) -> Response:
-    claim: KeyClaim | None = g.pop("idempotency_claim", None)
-    if claim is None:
-        return response
-    keys: IdempotencyKeys = current_app.extensions[EXTENSION]
-    if response.status_code >= 500 or response.status_code == 429 or response.is_streamed:
-        keys.release(claim)
-        return response
-    headers = tuple((name, response.headers[name]) for name in KEPT_HEADERS if name in response.headers)
-    try:
-        keys.complete(claim, SavedResponse(response.status_code, headers, response.get_data()))
-    except Exception as error:  # nothing the request did was committed: say so, not what it would have been
-        return current_app.make_response(current_app.handle_user_exception(error))
-    return response
-
-
-def _release_unfinished(_error: BaseException | None) -> None:
-    """A request that ended without a response (an exception past every handler) frees its key."""
-    claim: KeyClaim | None = g.pop("idempotency_claim", None)
-    if claim is None:
-        return
-    current_app.extensions[EXTENSION].release(claim)
 
 
 def _scope() -> str:
@@ -115,7 +126,7 @@ def _fingerprint() -> str:
 class IdempotencyDocs(BasePlugin):
     """An apispec plugin: every POST operation documents ``Idempotency-Key`` (its parameter), the
     ``Idempotent-Replayed`` header of its success responses and the problems of :data:`PROBLEM_CODES`,
-    as :func:`init_idempotency` serves every POST."""
+    as :func:`idempotent` wraps every POST view."""
 
     def operation_helper(self, path: str | None = None, operations: dict[str, Any] | None = None, **_: Any) -> None:
         operation = (operations or {}).get("post")

@@ -6,10 +6,11 @@ from typing import Any
 
 from flask.views import MethodView
 
-from ..games import NewPlayer
+from ..games import NewPlayer, UnitOfWork
 from .argument_schemas import JoinGameSchema, LeaveSchema
 from .common import Blueprint, bearer_token, if_match, with_etag
 from .context import GAME_ID, SEAT, games
+from .idempotency import idempotent
 from .openapi import JOINED_GAME_LINKS
 from .schemas import GameSchema, JoinedGameSchema
 
@@ -20,6 +21,7 @@ blp = Blueprint(
 
 @blp.route("/<game_id>/players", parameters=[GAME_ID, "IfMatch"])
 class PlayerViews(MethodView):
+    @idempotent
     @blp.doc(operationId="joinGame", summary="Take an open seat", responses={201: {"links": JOINED_GAME_LINKS}})
     @blp.arguments(JoinGameSchema(), example={"name": "Cy", "age": 30, "seat": 2})
     @blp.response(201, JoinedGameSchema, headers={"ETag": "ETag"})
@@ -35,18 +37,19 @@ class PlayerViews(MethodView):
         "too_many_requests",
         "database_unavailable",
     )
-    def post(self, body: dict[str, Any], game_id: str) -> Any:
+    def post(self, body: dict[str, Any], game_id: str, uow: UnitOfWork) -> Any:
         """Take `seat` (or the first open seat). The seat's token is returned once. When the
         third seat is taken the game starts and its first dealer is chosen: the one named at
         creation, else the oldest player by age, else a random draw (reported in the game)."""
         joined = games().join(
-            game_id, NewPlayer(body["name"], body.get("age")), seat=body.get("seat"), if_match=if_match()
+            game_id, NewPlayer(body["name"], body.get("age")), seat=body.get("seat"), if_match=if_match(), uow=uow
         )
         return joined, 201, with_etag(joined.game.etag)
 
 
 @blp.route("/<game_id>/players/<int:seat>/leave", parameters=[GAME_ID, SEAT, "IfMatch"])
 class LeaveViews(MethodView):
+    @idempotent
     @blp.doc(operationId="leaveGame", summary="Leave: hand your seat to a bot", security=[{"playerToken": []}])
     @blp.arguments(LeaveSchema(), example={"bot": "basic"}, required=False)
     @blp.response(200, GameSchema, headers={"ETag": "ETag"})
@@ -63,9 +66,9 @@ class LeaveViews(MethodView):
         "too_many_requests",
         "database_unavailable",
     )
-    def post(self, body: dict[str, Any], game_id: str, seat: int) -> Any:
+    def post(self, body: dict[str, Any], game_id: str, seat: int, uow: UnitOfWork) -> Any:
         """Leave the game for good. Once the game has started a bot of strength `bot` (default
         `basic`) takes the seat over and plays on at once if it is the seat's turn; before the
         game starts the seat simply opens again. Your token stops working."""
-        game = games().leave(game_id, seat, bearer_token(), bot=body.get("bot", "basic"), if_match=if_match())
+        game = games().leave(game_id, seat, bearer_token(), bot=body.get("bot", "basic"), if_match=if_match(), uow=uow)
         return game, 200, with_etag(game.etag)

@@ -6,9 +6,11 @@ from typing import Any
 
 from flask.views import MethodView
 
+from ..games import UnitOfWork
 from .argument_schemas import PlayCardSchema
 from .common import Blueprint, bearer_token, if_match, with_etag
 from .context import GAME_ID, games
+from .idempotency import idempotent
 from .schemas import PlayResultSchema
 
 blp = Blueprint("plays", __name__, url_prefix="/v1/games", description="Play cards.")
@@ -16,6 +18,7 @@ blp = Blueprint("plays", __name__, url_prefix="/v1/games", description="Play car
 
 @blp.route("/<game_id>/plays", parameters=[GAME_ID, "IfMatch"])
 class PlayViews(MethodView):
+    @idempotent
     @blp.doc(operationId="playCard", summary="Play a card", security=[{"playerToken": []}])
     @blp.arguments(PlayCardSchema(), example={"card": "ace-coins"})
     @blp.response(201, PlayResultSchema, headers={"ETag": "ETag"})
@@ -36,9 +39,9 @@ class PlayViews(MethodView):
         "too_many_requests",
         "database_unavailable",
     )
-    def post(self, body: dict[str, Any], game_id: str) -> Any:
+    def post(self, body: dict[str, Any], game_id: str, uow: UnitOfWork) -> Any:
         """Play any card you hold on your turn (there is no duty to follow suit). The third
         card settles the trick: its `winner` scores its coins and leads the next. The game
         ends the moment a score reaches the target, even mid-hand."""
-        result = games().play(game_id, bearer_token(), body["card"], if_match=if_match())
+        result = games().play(game_id, bearer_token(), body["card"], if_match=if_match(), uow=uow)
         return result, 201, with_etag(result.game.etag)

@@ -7,8 +7,10 @@ from typing import Any
 from flask import url_for
 from flask.views import MethodView
 
+from ..games import UnitOfWork
 from .common import Blueprint, bearer_token, with_etag
 from .context import GAME_ID, games
+from .idempotency import idempotent
 from .schemas import RematchSchema
 
 blp = Blueprint("rematches", __name__, url_prefix="/v1/games", description="Play a finished game again.")
@@ -16,6 +18,7 @@ blp = Blueprint("rematches", __name__, url_prefix="/v1/games", description="Play
 
 @blp.route("/<game_id>/rematch", parameters=[GAME_ID])
 class RematchViews(MethodView):
+    @idempotent
     @blp.doc(
         operationId="rematchGame", summary="Take your seat at a finished game's rematch", security=[{"playerToken": []}]
     )
@@ -24,7 +27,7 @@ class RematchViews(MethodView):
     @blp.problems(
         "missing_token", "invalid_token", "game_not_found", "game_not_finished", "seat_taken", "database_unavailable"
     )
-    def post(self, game_id: str) -> Any:
+    def post(self, game_id: str, uow: UnitOfWork) -> Any:
         """With a seat's token of a finished game: the rematch, and your seat's token for it.
 
         The first call creates it (201): the same seats (people with their names, bots with
@@ -36,6 +39,6 @@ class RematchViews(MethodView):
         never a second one. Until a person calls, nobody can act for their seat. The two games
         link to each other (`rematch`, `rematch_of`), and the finished game's feed tells of it
         (`rematch_created`)."""
-        rematch = games().rematch(game_id, bearer_token())
+        rematch = games().rematch(game_id, bearer_token(), uow=uow)
         location = url_for("games.GameByIdViews", game_id=rematch.game.id)
         return rematch, 201 if rematch.created else 200, with_etag(rematch.game.etag, {"Location": location})

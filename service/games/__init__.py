@@ -7,6 +7,7 @@ One job a module:
 - :mod:`.server_moves`: the server's own moves (auto-deals, bots, stand-ins);
 - :mod:`.projections`: stored games, actions and tricks as public results;
 - :mod:`.commands` and :mod:`.results`: what the use cases take and give back;
+- :mod:`.unit_of_work`: one use case's transaction, its ``Idempotency-Key`` and its outbox;
 - :mod:`.idempotency`: the keys of idempotent retries and the responses kept for them;
 - :mod:`.seats`, :mod:`.tokens`, :mod:`.cursors`, :mod:`.ids`, :mod:`.errors`.
 """
@@ -18,6 +19,7 @@ from .operations import GameService
 from .results import STATUSES, WAITING_FOR_PLAYERS, etag_for
 from .server_moves import BOTS_ONLY_EXPERT_PLAYOUTS, STAND_IN
 from .tokens import hash_token
+from .unit_of_work import KeyedRequest, UnitOfWork
 
 __all__ = [
     "BOTS_ONLY_EXPERT_PLAYOUTS",
@@ -28,12 +30,14 @@ __all__ = [
     "GameService",
     "IdempotencyKeys",
     "KeyClaim",
+    "KeyedRequest",
     "KeyInUse",
     "KeyReused",
     "NewGame",
     "NewPlayer",
     "SavedResponse",
     "ServiceError",
+    "UnitOfWork",
     "etag_for",
     "hash_token",
 ]

@@ -9,9 +9,10 @@ secrets:
   derived from the idempotency key and the scope, which are not stored: a SHAKE-256 keystream
   XORed over it, unique per row. Only a caller who sends the key again can read it back.
 
-A claimed key holds a write transaction that the request's own writes join, and its response is
-stored in that same transaction (:mod:`service.store.idempotency`): the change and the response
-a retry gets are committed together or not at all, also when the worker dies in between.
+A claimed key holds a write transaction, in which the request's unit of work (:mod:`.unit_of_work`)
+does everything, and its response is stored in that same transaction (:mod:`service.store.idempotency`):
+the change and the response a retry gets are committed together or not at all, also when the
+worker dies in between.
 A key is kept ``hours`` (at least 24). Expired keys are deleted by ``coins-purge``
 (:mod:`service.store.purge`), and a few at a time, now and then, by the processes that claim keys.
 """
@@ -26,7 +27,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from .. import jsonio
-from ..store import HeldKey, IdempotencyStore
+from ..store import HeldKey, IdempotencyStore, StoreSession
 from .errors import ServiceError
 
 __all__ = ["IdempotencyKeys", "KeyClaim", "KeyInUse", "KeyReused", "SavedResponse"]
@@ -66,6 +67,11 @@ class KeyClaim:
     fingerprint: str
     secret: bytes
 
+    @property
+    def session(self) -> StoreSession:
+        """The session of the claim's write transaction, for everything the request does."""
+        return self.held.session
+
 
 def _now() -> datetime:
     return datetime.now(UTC)
@@ -81,8 +87,9 @@ class IdempotencyKeys:
         self._claims = itertools.count(1)
 
     def claim(self, scope: str, key: str, fingerprint: str) -> KeyClaim | SavedResponse:
-        """The claim of a key seen for the first time (or expired): from now on, what this thread
-        writes commits only with :meth:`complete`. The first response, for a retry. Raises
+        """The claim of a key seen for the first time (or expired), holding the write transaction
+        its request runs in (:attr:`KeyClaim.session`), which commits only with :meth:`complete`;
+        end it with :meth:`close`. The first response, for a retry. Raises
         :class:`KeyReused` for another request's key, :class:`KeyInUse` while its first request
         is running."""
         now = self.clock()
@@ -95,7 +102,7 @@ class IdempotencyKeys:
         kept = held.kept
         if kept is None:
             return KeyClaim(held, fingerprint, secret)
-        held.let_go()
+        held.close()
         if kept.fingerprint != fingerprint:
             raise KeyReused("this Idempotency-Key was used for another request; use a new key for a new request")
         return _open(kept.status, kept.response, secret)
@@ -108,8 +115,13 @@ class IdempotencyKeys:
         claim.held.keep(claim.fingerprint, response.status, sealed, now=now, expires_at=now + self.lifetime)
 
     def release(self, claim: KeyClaim) -> None:
-        """Undo what the request wrote and forget the key (its request failed): its retry runs afresh."""
+        """Undo what the request wrote (its request failed): its retry runs afresh."""
         claim.held.let_go()
+
+    def close(self, claim: KeyClaim) -> None:
+        """Give back the claim's connection and let go of the key (undoing what the request wrote,
+        unless :meth:`complete` committed it)."""
+        claim.held.close()
 
     def purge(self, now: datetime | None = None, *, limit: int = PURGE_LIMIT) -> int:
         """Delete up to ``limit`` expired keys (a failure is logged: the next purge tries again)."""

@@ -1,8 +1,9 @@
 """The use cases: create and join games, deal, play, hints, leaving, and reads.
 
 No Flask here: the API turns HTTP into these calls and their results (public information
-only, :mod:`.results`) back into JSON. Each call touches one game, through
-:class:`.transactions.Transactions`; the server's own moves (:mod:`.server_moves`) happen in
+only, :mod:`.results`) back into JSON. Each call does its work in a unit of work
+(:mod:`.unit_of_work`): the one it is handed (``uow=``, a keyed request's, say), else one of its
+own. Each call touches one game, through :class:`.transactions.Transactions`; the server's own moves (:mod:`.server_moves`) happen in
 the request that makes them due, as many as its budget allows, and the rest in the next ones.
 """
 
@@ -15,12 +16,13 @@ from datetime import UTC, datetime
 from .. import engine
 from ..bots import make_bot
 from ..engine import Card, Game, GameFinished, NoHandInProgress, Status
-from ..store import GameStore, StoredGame, StoredSeat, StoreSession
+from ..store import GameStore, IdempotencyStore, StoredGame, StoredSeat, StoreSession
 from .commands import NewGame, NewPlayer
 from .cursors import ACTIONS, GAMES, TRICKS, decode_cursor, encode_cursor, number_cursor
 from .errors import GameNotFinished, InvalidCursor, NotYourSeat, SeatsFull, SeatsOpen, SeatTaken, VersionMismatch
 from .feed import FeedLog, FeedStart, GameEvent, RematchCreatedEvent, Renderer, SeatLeftEvent, SeatTakenEvent
 from .game_record import ActionEntry, GameInfo, SeatInfo, build_record
+from .idempotency import IdempotencyKeys
 from .ids import new_game_id
 from .projections import action_state, hands_over, public_game, trick_state
 from .rematch import new_rematch, rematch_id
@@ -45,6 +47,7 @@ from .seats import is_open, take_seat
 from .server_moves import begin, changed, new_stored_game, record_deal, record_play, settle, start_full_table
 from .tokens import authenticate, hash_token, rematch_token
 from .transactions import Transactions, restore
+from .unit_of_work import KeyedRequest, UnitOfWork
 
 __all__ = ["GameService"]
 
@@ -56,10 +59,18 @@ def _now() -> datetime:
 class GameService:
     """The use cases over one store. Stateless between calls: any number can run side by side."""
 
-    def __init__(self, store: GameStore, render: Renderer, *, clock: Callable[[], datetime] = _now) -> None:
-        """``render`` turns the feed's events into the JSON clients receive (the API's)."""
+    def __init__(
+        self, store: GameStore, render: Renderer, *, key_hours: int = 24, clock: Callable[[], datetime] = _now
+    ) -> None:
+        """``render`` turns the feed's events into the JSON clients receive (the API's);
+        ``key_hours``: how long a response is kept for the retries of its ``Idempotency-Key``."""
         self.store = store
-        self._games = Transactions(store, clock, render)
+        self.keys = IdempotencyKeys(IdempotencyStore(store), hours=key_hours)
+        self._games = Transactions(clock, render, self.unit_of_work)
+
+    def unit_of_work(self, request: KeyedRequest | None = None) -> UnitOfWork:
+        """A unit of work for one use case (see :mod:`.unit_of_work`): keyed with ``request``."""
+        return UnitOfWork(self.store, self.keys, request)
 
     @property
     def clock(self) -> Callable[[], datetime]:
@@ -72,7 +83,7 @@ class GameService:
 
     # -- writes -----------------------------------------------------------------------
 
-    def create(self, request: NewGame) -> Created:
+    def create(self, request: NewGame, *, uow: UnitOfWork | None = None) -> Created:
         now = self.clock()
         credentials: list[Credential] = []
         seats = []
@@ -96,11 +107,19 @@ class GameService:
         # A full table starts at once (bots make their first moves here, within a request's
         # budget), before a connection is taken: the store is held for the INSERTs alone.
         game = start_full_table(stored, now, self._games.render) if stored.open_seats == 0 else None
-        with self.store.session() as session:
+        with self._games.work(uow) as work, work.session() as session:
             session.save(stored)
         return Created(public_game(stored, game), tuple(credentials))
 
-    def join(self, game_id: str, player: NewPlayer, *, seat: int | None, if_match: Sequence[str] | None) -> Joined:
+    def join(
+        self,
+        game_id: str,
+        player: NewPlayer,
+        *,
+        seat: int | None,
+        if_match: Sequence[str] | None,
+        uow: UnitOfWork | None = None,
+    ) -> Joined:
         def change(stored: StoredGame, game: Game | None, now: datetime, log: FeedLog) -> Joined:
             _check_version(stored, if_match)
             open_seats = [s for s in stored.seats if is_open(s)]
@@ -125,9 +144,11 @@ class GameService:
                 settle(stored, game, now, log)
             return Joined(taken.seat, token, public_game(stored, game))
 
-        return self._games.change(game_id, change)
+        return self._games.change(uow, game_id, change)
 
-    def deal(self, game_id: str, token: str | None, *, if_match: Sequence[str] | None) -> DealResult:
+    def deal(
+        self, game_id: str, token: str | None, *, if_match: Sequence[str] | None, uow: UnitOfWork | None = None
+    ) -> DealResult:
         def change(stored: StoredGame, game: Game | None, now: datetime, log: FeedLog) -> DealResult:
             seat = authenticate(stored.seats, token)
             _check_version(stored, if_match)
@@ -145,9 +166,17 @@ class GameService:
                 public_game(stored, game),
             )
 
-        return self._games.change(game_id, change)
+        return self._games.change(uow, game_id, change)
 
-    def play(self, game_id: str, token: str | None, card: Card, *, if_match: Sequence[str] | None) -> PlayResult:
+    def play(
+        self,
+        game_id: str,
+        token: str | None,
+        card: Card,
+        *,
+        if_match: Sequence[str] | None,
+        uow: UnitOfWork | None = None,
+    ) -> PlayResult:
         def change(stored: StoredGame, game: Game | None, now: datetime, log: FeedLog) -> PlayResult:
             seat = authenticate(stored.seats, token)
             _check_version(stored, if_match)
@@ -163,10 +192,17 @@ class GameService:
             settle(stored, game, now, log)
             return PlayResult(seat, card, trick, public_game(stored, game))
 
-        return self._games.change(game_id, change)
+        return self._games.change(uow, game_id, change)
 
     def leave(
-        self, game_id: str, seat: int, token: str | None, *, bot: str, if_match: Sequence[str] | None
+        self,
+        game_id: str,
+        seat: int,
+        token: str | None,
+        *,
+        bot: str,
+        if_match: Sequence[str] | None,
+        uow: UnitOfWork | None = None,
     ) -> PublicGame:
         """Hand a seat to a bot for good (or, before the game starts, give it up)."""
 
@@ -191,14 +227,18 @@ class GameService:
                 settle(stored, game, now, log)
             return public_game(stored, game)
 
-        return self._games.change(game_id, change)
+        return self._games.change(uow, game_id, change)
 
-    def rematch(self, game_id: str, token: str | None) -> Rematch:
+    def rematch(self, game_id: str, token: str | None, *, uow: UnitOfWork | None = None) -> Rematch:
         """The rematch of a finished game, for one of its seats: created by the first call, the
         same game for every later one (see :mod:`.rematch` for how racing calls make one game).
         The caller's token for the new game is derived from their token for this one: each call
         of a seat answers the same token, and no other is ever valid for that seat."""
-        finished = self._games.read(game_id, lambda _session, stored: stored)
+        with self._games.work(uow) as work:
+            return self._rematch(work, game_id, token)
+
+    def _rematch(self, uow: UnitOfWork, game_id: str, token: str | None) -> Rematch:
+        finished = self._games.read(uow, game_id, lambda _session, stored: stored)
         seat = authenticate(finished.seats, token)
         assert token is not None
         if finished.status != Status.FINISHED.value:
@@ -209,9 +249,9 @@ class GameService:
             new_id = rematch_id(finished)
             now = self.clock()
             new_game = new_rematch(finished, seat, rematch_token(token, new_id), now, self._games.render)
-            with self.store.session() as session:
+            with uow.session() as session:
                 created = session.create(new_game)
-            new_id = self._games.change(game_id, _link_rematch(new_id))
+            new_id = self._games.change(uow, game_id, _link_rematch(new_id))
         new_token = rematch_token(token, new_id)
 
         def claim(stored: StoredGame, game: Game | None, _now: datetime, _log: FeedLog) -> Rematch:
@@ -223,12 +263,12 @@ class GameService:
                 stored.changed_seats.add(seat)  # not public: the game's version stays
             return Rematch(seat, new_token, public_game(stored, game), created)
 
-        return self._games.change(new_id, claim)
+        return self._games.change(uow, new_id, claim)
 
     # -- reads ------------------------------------------------------------------------
 
     def get(self, game_id: str) -> PublicGame:
-        return self._games.read(game_id, lambda _session, stored: public_game(stored, restore(stored)))
+        return self._games.read(None, game_id, lambda _session, stored: public_game(stored, restore(stored)))
 
     def hand(self, game_id: str, token: str | None) -> HandState:
         def read(_session: StoreSession, stored: StoredGame) -> HandState:
@@ -238,7 +278,7 @@ class GameService:
                 return HandState(seat, 0, (), stored.version, stored.id)
             return HandState(seat, game.hand_number, game.hand(seat), stored.version, stored.id)
 
-        return self._games.read(game_id, read)
+        return self._games.read(None, game_id, read)
 
     def hint(self, game_id: str, token: str | None, strength: str) -> Hint:
         """The card a bot of ``strength`` would play for the caller now, and why. Deterministic."""
@@ -254,7 +294,7 @@ class GameService:
             decision = make_bot(strength, seat, rng).decide(engine.private_view(game, seat))
             return Hint(seat, decision.card, strength, decision.reason, stored.version, stored.id)
 
-        return self._games.read(game_id, read)
+        return self._games.read(None, game_id, read)
 
     def tricks(self, game_id: str, *, cursor: str | None, limit: int) -> TrickPage:
         after = number_cursor(cursor, TRICKS)
@@ -265,7 +305,7 @@ class GameService:
             next_cursor = encode_cursor(TRICKS, str(found[limit - 1].number)) if len(found) > limit else None
             return TrickPage(stored.id, stored.version, tricks, next_cursor)
 
-        return self._games.read(game_id, read, several_statements=True)
+        return self._games.read(None, game_id, read, several_statements=True)
 
     def history(self, game_id: str, *, cursor: str | None, limit: int) -> ActionPage:
         after = number_cursor(cursor, ACTIONS)
@@ -277,7 +317,7 @@ class GameService:
             next_cursor = encode_cursor(ACTIONS, str(found[limit - 1].seq)) if len(found) > limit else None
             return ActionPage(stored.id, stored.version, actions, next_cursor)
 
-        return self._games.read(game_id, read, several_statements=True)
+        return self._games.read(None, game_id, read, several_statements=True)
 
     def record(self, game_id: str) -> GameRecord:
         """The game as a self-contained record (:mod:`.game_record`): public information only, as
@@ -298,13 +338,13 @@ class GameService:
             document = build_record(info, seats, actions, setup, now=stored.updated_at)
             return GameRecord(stored.id, stored.version, document)
 
-        return self._games.read(game_id, read, several_statements=True)
+        return self._games.read(None, game_id, read, several_statements=True)
 
     def list_games(self, *, status: str | None, cursor: str | None, limit: int) -> GamePage:
         before = decode_cursor(cursor, GAMES) if cursor else None
         if before is not None and not before.isalnum():
             raise InvalidCursor("the cursor is not one this service issued")
-        with self.store.session() as session, session.reading():
+        with self._games.work(None) as work, work.session() as session, session.reading():
             found = session.games(status=status, before_id=before, limit=limit + 1)
         more = len(found) > limit
         found = found[:limit]
@@ -326,7 +366,7 @@ class GameService:
             finished = game is not None and game.is_over
             return FeedStart(seat, stored.event_count, finished, self._games.render(state))
 
-        return self._games.read(game_id, read)
+        return self._games.read(None, game_id, read)
 
     def ping(self) -> None:
         """Raise :class:`.DatabaseUnavailable` unless the store can be reached (readiness)."""

@@ -1,6 +1,7 @@
 """How a use case touches one game: optimistic writes with retries, the game's lock when needed, reads.
 
-Every call reads one game, and a change writes it back once: a refusal (an exception from the
+Every call reads one game through the sessions of the unit of work it is handed
+(:mod:`.unit_of_work`), and a change writes it back once: a refusal (an exception from the
 change) writes nothing. Moves that are due are made, and committed, before the change or read
 that finds them due: an overdue stand-in's, and the server's own moves that an earlier request
 left owed (bots, auto-deals; a bounded number per request, see :mod:`.server_moves`).
@@ -8,16 +9,18 @@ left owed (bots, auto-deals; a bounded number per request, see :mod:`.server_mov
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import datetime
 from typing import TypeVar
 
 from .. import engine
 from ..engine import Game
-from ..store import GameStore, StoredGame, StoreSession
+from ..store import StoredGame, StoreSession
 from .errors import GameNotFound
 from .feed import FeedLog, Renderer
 from .server_moves import owes_server_move, settle, stand_in, timed_out
+from .unit_of_work import UnitOfWork
 
 __all__ = ["Change", "OPTIMISTIC_ATTEMPTS", "Read", "Transactions", "restore"]
 
@@ -37,14 +40,44 @@ def restore(stored: StoredGame) -> Game | None:
 
 
 class Transactions:
-    """Runs changes and reads of one game each against the store."""
+    """Runs changes and reads of one game each in a unit of work."""
 
-    def __init__(self, store: GameStore, clock: Callable[[], datetime], render: Renderer) -> None:
-        self.store = store
+    def __init__(
+        self, clock: Callable[[], datetime], render: Renderer, unit_of_work: Callable[..., UnitOfWork]
+    ) -> None:
+        """``unit_of_work()``: a plain unit of work, for a call handed none."""
         self.clock = clock
         self.render = render
+        self._unit_of_work = unit_of_work
 
-    def change(self, game_id: str, change: Change[T]) -> T:
+    @contextmanager
+    def work(self, uow: UnitOfWork | None) -> Iterator[UnitOfWork]:
+        """The unit of work a call was handed, else one of its own, committed when the call returns."""
+        if uow is not None:
+            yield uow
+            return
+        with self._unit_of_work() as own:
+            yield own
+            own.commit()
+
+    def change(self, uow: UnitOfWork | None, game_id: str, change: Change[T]) -> T:
+        """:meth:`_change` in ``uow``, or in a unit of its own."""
+        with self.work(uow) as work:
+            return self._change(work, game_id, change)
+
+    def read(
+        self,
+        uow: UnitOfWork | None,
+        game_id: str,
+        read: Read[T],
+        *,
+        several_statements: bool = False,
+    ) -> T:
+        """:meth:`_read` in ``uow``, or in a unit of its own."""
+        with self.work(uow) as work:
+            return self._read(work, game_id, read, several_statements=several_statements)
+
+    def _change(self, uow: UnitOfWork, game_id: str, change: Change[T]) -> T:
         """Apply ``change`` to the game and save the result in one write.
 
         Optimistic first: read the game without a lock, apply the change in memory, and save it
@@ -53,7 +86,7 @@ class Transactions:
         due, the game's lock is held from the read to the write instead.
         """
         for _ in range(OPTIMISTIC_ATTEMPTS):
-            with self.store.session() as session:
+            with uow.session() as session:
                 stored = _found(session.load(game_id), game_id)
                 now = self.clock()
                 if timed_out(stored, now):
@@ -61,13 +94,13 @@ class Transactions:
                 result = self._apply(change, stored, now)
                 if session.save(stored):
                     return result
-        return self._change_locked(game_id, change)
+        return self._change_locked(uow, game_id, change)
 
-    def read(self, game_id: str, read: Read[T], *, several_statements: bool = False) -> T:
+    def _read(self, uow: UnitOfWork, game_id: str, read: Read[T], *, several_statements: bool = False) -> T:
         """``read`` the game, after the moves now due (a stand-in's for an expired turn, the server's
         owed ones). With ``several_statements`` (a page of its history, say) they share one read
         transaction."""
-        with self.store.session() as session:
+        with uow.session() as session:
             if several_statements:
                 with session.reading():
                     stored = _found(session.load(game_id), game_id)
@@ -77,21 +110,21 @@ class Transactions:
                 stored = _found(session.load(game_id), game_id)
                 if not timed_out(stored, self.clock()):
                     return read(session, stored)
-        self._catch_up(game_id)
-        with self.store.session() as session, session.reading():
+        self._catch_up(uow, game_id)
+        with uow.session() as session, session.reading():
             return read(session, _found(session.load(game_id), game_id))
 
-    def _change_locked(self, game_id: str, change: Change[T]) -> T:
+    def _change_locked(self, uow: UnitOfWork, game_id: str, change: Change[T]) -> T:
         """:meth:`change` in one transaction holding the game's lock. An overdue stand-in move is
         first committed in a transaction of its own, so the request (which that move may make
         invalid) sees the game as it now stands, and a refusal does not undo the move."""
-        with self.store.session() as session, session.locked(game_id) as locked:
+        with uow.session() as session, session.locked(game_id) as locked:
             stored = _found(locked, game_id)
             now = self.clock()
             if not timed_out(stored, now):
                 return _saved(session, stored, self._apply(change, stored, now))
-        self._catch_up(game_id)
-        with self.store.session() as session, session.locked(game_id) as locked:
+        self._catch_up(uow, game_id)
+        with uow.session() as session, session.locked(game_id) as locked:
             stored = _found(locked, game_id)
             return _saved(session, stored, self._apply(change, stored, self.clock()))
 
@@ -102,11 +135,11 @@ class Transactions:
         log.queue(stored, self.render, now)
         return result
 
-    def _catch_up(self, game_id: str) -> None:
+    def _catch_up(self, uow: UnitOfWork, game_id: str) -> None:
         """Make the moves now due, committed: the server's owed ones (bots and auto-deals, at their
         own strength, within one request's budget), or, if the person to act has let their time
         pass, the stand-in's for them and then what the server owes after it."""
-        with self.store.session() as session, session.locked(game_id) as locked:
+        with uow.session() as session, session.locked(game_id) as locked:
             stored = _found(locked, game_id)
             now = self.clock()
             game = restore(stored)

@@ -8,7 +8,7 @@ from .db import Database, DatabaseUnavailable
 from .idempotency import HeldKey, IdempotencyStore, KeptResponse
 from .models import ActionRow, Base, GameRow, IdempotencyKeyRow, RateLimitRow, SeatRow, TrickRow
 from .repository import ConcurrentUpdate
-from .session import GameStore, StoreSession
+from .session import GameStore, StoreSession, WriteTransaction
 from .stored import StoredAction, StoredEvent, StoredGame, StoredSeat, StoredTrick
 
 __all__ = [
@@ -32,4 +32,5 @@ __all__ = [
     "StoredSeat",
     "StoredTrick",
     "TrickRow",
+    "WriteTransaction",
 ]

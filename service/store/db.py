@@ -8,20 +8,16 @@ PostgreSQL (production) uses a pre-pinging pool of connections in autocommit mod
 statement (a read, or a write that is one statement) needs no BEGIN and COMMIT round trips, and
 :meth:`Database.begin` opens a READ COMMITTED transaction where a block runs several.
 
-A thread may also hold one write transaction across everything it does for a while
-(:meth:`Database.hold`: a POST with an ``Idempotency-Key``, whose change and kept response commit
-together): its connects and begins then join that transaction, and what is to happen after a
-commit (:meth:`Database.after_commit`) waits for its commit.
+A transaction that spans several blocks (a unit of work's, see :class:`.session.WriteTransaction`)
+runs its blocks with :meth:`Database.within` (a savepoint for one that may fail on its own):
+nothing here joins a transaction without being told to.
 """
 
 from __future__ import annotations
 
-import logging
 import sqlite3
-import sys
-import threading
-from collections.abc import Callable, Iterator
-from contextlib import ExitStack, contextmanager
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -36,9 +32,7 @@ try:
 except ImportError:  # pragma: no cover - installed with the service; only PostgreSQL needs it
     psycopg = None  # type: ignore[assignment]
 
-__all__ = ["Database", "DatabaseUnavailable", "HeldTransaction"]
-
-log = logging.getLogger(__name__)
+__all__ = ["Database", "DatabaseUnavailable"]
 
 _AUTOCOMMIT = "AUTOCOMMIT"
 _TRANSACTION = "READ COMMITTED"
@@ -81,14 +75,8 @@ class Database:
             kwargs.update(pool_pre_ping=True, pool_size=pool_size, max_overflow=pool_size, pool_timeout=5)
             kwargs.update(isolation_level=_AUTOCOMMIT, connect_args={"connect_timeout": 3})
         self.engine: Engine = create_engine(url, **kwargs)
-        self._held = threading.local()  # .transaction: the HeldTransaction of this thread, if any
         if self.is_sqlite:
             configure_sqlite(self.engine, busy_timeout_ms)
-
-    def beside(self, suffix: str) -> Path:
-        """A file beside the SQLite database's: ``<file>.<suffix>`` (its locks, say)."""
-        assert self.file is not None, "an SQLite database in a file"
-        return self.file.with_name(f"{self.file.name}.{suffix}")
 
     @contextmanager
     def transaction(self, *, write: bool) -> Iterator[Connection]:
@@ -100,10 +88,6 @@ class Database:
     @contextmanager
     def connect(self) -> Iterator[Connection]:
         """A connection from the pool (on PostgreSQL pre-pinged) for one or more :meth:`begin` blocks."""
-        held = self.held()
-        if held is not None:
-            yield held.connection
-            return
         with _unavailable_as_503, self.engine.connect() as connection:
             yield from _dropping_when_unavailable(connection)
 
@@ -115,15 +99,7 @@ class Database:
         ``one_statement``: the block runs a single statement, atomic on its own; PostgreSQL then
         runs it in autocommit mode, without the BEGIN and COMMIT round trips, and SQLite a read
         without BEGIN.
-
-        On the connection of this thread's :meth:`hold`, the block joins the held transaction: a
-        write of several statements in a savepoint (an exception undoes the block's writes alone),
-        anything else as it is; nothing commits before the held transaction does.
         """
-        held = self.held()
-        if held is not None and connection is held.connection:
-            yield from _joined(connection, savepoint=write and not one_statement)
-            return
         with _unavailable_as_503:
             if self.is_sqlite:
                 # A lone statement needs no BEGIN: outside one, SQLite runs it as a transaction of its own.
@@ -146,32 +122,24 @@ class Database:
                     if not connection.invalidated:
                         connection.execution_options(isolation_level=_AUTOCOMMIT)
 
-    def hold(self) -> HeldTransaction:
-        """Begin a write transaction that this thread's connects and begins join until it is
-        committed or rolled back (see :class:`HeldTransaction`). On SQLite it holds the write lock
-        throughout."""
-        if self.held() is not None:
-            raise RuntimeError("this thread already holds a transaction")
-        transaction = HeldTransaction(self)
-        self._held.transaction = transaction
-        return transaction
-
-    def held(self) -> HeldTransaction | None:
-        """This thread's held transaction, if it holds one."""
-        return getattr(self._held, "transaction", None)
-
-    def after_commit(self, action: Callable[[], None]) -> None:
-        """Run ``action`` once what this thread has written is committed: now, or, inside a held
-        transaction, after its commit (never, if it is rolled back)."""
-        held = self.held()
-        if held is None:
-            action()
-        else:
-            held.committed.append(action)
-
-    def _let_go(self, transaction: HeldTransaction) -> None:
-        if self.held() is transaction:
-            self._held.transaction = None
+    @contextmanager
+    def within(self, connection: Connection, *, savepoint: bool) -> Iterator[Connection]:
+        """A block inside the transaction already open on ``connection``, which its owner ends:
+        with ``savepoint``, an exception undoes the block's writes alone and the transaction goes
+        on (SQLite and PostgreSQL alike). Nothing commits here."""
+        with _unavailable_as_503:
+            if not savepoint:
+                yield connection
+                return
+            connection.exec_driver_sql("SAVEPOINT coins_block")
+            try:
+                yield connection
+            except BaseException:
+                if not connection.invalidated:
+                    connection.exec_driver_sql("ROLLBACK TO SAVEPOINT coins_block")
+                    connection.exec_driver_sql("RELEASE SAVEPOINT coins_block")
+                raise
+            connection.exec_driver_sql("RELEASE SAVEPOINT coins_block")
 
     @contextmanager
     def schema_lock(self) -> Iterator[Connection]:
@@ -198,60 +166,6 @@ class Database:
         self.engine.dispose()
 
 
-class HeldTransaction:
-    """A write transaction one thread holds across several steps (see :meth:`Database.hold`):
-    end it with :meth:`commit` or :meth:`rollback`."""
-
-    def __init__(self, db: Database) -> None:
-        self._db = db
-        self.committed: list[Callable[[], None]] = []  # what waits for the commit (Database.after_commit)
-        self._ended = False
-        self._connected = ExitStack()  # the connection, given back when the transaction ends
-        self.connection = self._connected.enter_context(db.connect())
-        self._transaction = db.begin(self.connection, write=True)
-        try:
-            self._transaction.__enter__()
-        except BaseException:
-            self._connected.__exit__(*sys.exc_info())
-            raise
-
-    def commit(self) -> None:
-        """Commit everything written since :meth:`Database.hold`, then run what waited for it on
-        the same connection (a failing action is logged). Raises :class:`DatabaseUnavailable` if
-        the commit fails: then nothing is written."""
-        self._end()
-        with self._connected:
-            self._transaction.__exit__(None, None, None)  # leaving Database.begin's block commits
-            for action in self.committed:
-                try:
-                    action()
-                except Exception:
-                    log.exception("an action after a commit failed")
-
-    def rollback(self) -> None:
-        """Undo everything written since :meth:`Database.hold` (a connection already lost is
-        rolled back by the server). Nothing to do once the transaction has ended (a commit that
-        failed, say)."""
-        if self._ended:
-            return
-        self._end()
-        try:
-            with self._connected:
-                self._transaction.__exit__(_RolledBack, _RolledBack(), None)
-        except Exception as error:
-            log.warning("could not roll back a held transaction: %s", type(error).__name__)
-
-    def _end(self) -> None:
-        if self._ended:
-            raise RuntimeError("this held transaction has ended")
-        self._ended = True
-        self._db._let_go(self)
-
-
-class _RolledBack(Exception):
-    """Thrown into :meth:`Database.begin`'s block to end a held transaction with a rollback."""
-
-
 def _dropping_when_unavailable(connection: Connection) -> Iterator[Connection]:
     """Yield ``connection``; if a statement sent to the driver found the database gone, invalidate it.
     SQLAlchemy does that itself for its own statements, not for those (see .driver)."""
@@ -261,23 +175,6 @@ def _dropping_when_unavailable(connection: Connection) -> Iterator[Connection]:
         if _is_unavailable(error, None) and not connection.invalidated:
             connection.invalidate()
         raise
-
-
-def _joined(connection: Connection, *, savepoint: bool) -> Iterator[Connection]:
-    """A block inside a held transaction: in a savepoint if asked (SQLite and PostgreSQL alike)."""
-    with _unavailable_as_503:
-        if not savepoint:
-            yield connection
-            return
-        connection.exec_driver_sql("SAVEPOINT coins_block")
-        try:
-            yield connection
-        except BaseException:
-            if not connection.invalidated:
-                connection.exec_driver_sql("ROLLBACK TO SAVEPOINT coins_block")
-                connection.exec_driver_sql("RELEASE SAVEPOINT coins_block")
-            raise
-        connection.exec_driver_sql("RELEASE SAVEPOINT coins_block")
 
 
 class _UnavailableAs503:

@@ -1,19 +1,19 @@
 """Idempotency keys in the database: a key's request and the response kept for it commit together.
 
-A request that brings a key holds it (:meth:`IdempotencyStore.hold`) in a write transaction that
-everything the request then writes joins (:meth:`.Database.hold`): its change to a game, and at
-the end the key's row with the response. Both commit, or neither does: a request that dies with
+A request that brings a key holds it (:meth:`IdempotencyStore.hold`) in a write transaction of
+its own (:class:`.WriteTransaction`), whose session the request's unit of work does everything in:
+its change to a game, and at the end the key's row with the response. Both commit, or neither does: a request that dies with
 its worker (a crash, a SIGKILL) leaves nothing behind, and its retry runs afresh; a retry that
 finds the row finds the change too. A key's row exists only once its first request has finished.
 
-While a request holds a key, another with the same key is told so at once, without waiting for it:
+While a request holds a key, another with the same key:
 
-- PostgreSQL: an advisory lock of the transaction (``pg_try_advisory_xact_lock``) numbered by the
-  key's hash; the server lets go of it when the transaction ends, or its connection does.
-- SQLite (one host): a lock on one byte of a file beside the database (``<file>.keys``), at an
-  offset numbered by the key's hash (``fcntl.lockf``; the kernel lets go of it when the process
-  ends), with the set of keys held in this process, as such a lock belongs to a process, not a
-  thread. It is taken before the request queues for the write lock, which it then holds to the end.
+- PostgreSQL: is told so at once, without waiting for it: an advisory lock of the transaction
+  (``pg_try_advisory_xact_lock``) numbered by the key's hash; the server lets go of it when the
+  transaction ends, or its connection does.
+- SQLite: waits for it. Its write transaction holds SQLite's one write lock from the claim to the
+  end, so the retry's claim waits for the write lock, then finds the first request's response (or,
+  if the first one rolled back, nothing, and runs afresh).
 
 What the columns hold is the caller's business (:mod:`service.games.idempotency`): hashes, and a
 sealed response.
@@ -21,28 +21,20 @@ sealed response.
 
 from __future__ import annotations
 
-import errno
 import hashlib
-import os
-import threading
 from dataclasses import dataclass
 from datetime import datetime
-from pathlib import Path
 from typing import Any, cast
 
 from sqlalchemy import Integer, Table, bindparam, delete, func, select, tuple_
 from sqlalchemy.dialects import postgresql, sqlite
 
-from .db import Database, HeldTransaction
+from .db import Database
 from .driver import Prepared
 from .models import IdempotencyKeyRow
+from .session import GameStore, StoreSession, WriteTransaction
 
-try:
-    import fcntl
-except ImportError:  # Windows: the keys held in this process only
-    fcntl = None  # type: ignore[assignment]
-
-__all__ = ["HeldKey", "IdempotencyStore", "KeptResponse"]
+__all__ = ["HeldKey", "IdempotencyStore", "KeptResponse", "purge_keys"]
 
 KEYS = cast(Table, IdempotencyKeyRow.__table__)
 
@@ -72,9 +64,10 @@ class KeptResponse:
 class IdempotencyStore:
     """The table ``idempotency_keys`` of one database, shared by every process that uses it."""
 
-    def __init__(self, db: Database) -> None:
+    def __init__(self, store: GameStore) -> None:
+        db = store.db
+        self._store = store
         self._db = db
-        self._on_this_host = _KeysOnThisHost(db.beside("keys") if db.file else None) if db.is_sqlite else None
         insert: Any = (sqlite.insert if db.is_sqlite else postgresql.insert)(KEYS)
         row = {name: bindparam(name, type_=column.type) for name, column in KEYS.c.items()}
         kept = ("fingerprint", "status", "response", "created_at", "expires_at")
@@ -85,39 +78,33 @@ class IdempotencyStore:
         )
 
     def hold(self, scope: str, key: str, *, now: datetime) -> HeldKey | None:
-        """Hold the key for this thread's request, in a write transaction the request's own writes
-        join; None while another request holds it. End it with :meth:`HeldKey.keep` or
-        :meth:`HeldKey.let_go`."""
+        """Hold the key for a request, in a write transaction for everything the request writes
+        (:attr:`HeldKey.session`); None while another request holds it. End it with
+        :meth:`HeldKey.keep` or :meth:`HeldKey.let_go`, then :meth:`HeldKey.close` it."""
         number = _number(scope, key)
-        if self._on_this_host is not None and not self._on_this_host.take(number):
-            return None
-        try:
-            transaction = self._db.hold()
-        except BaseException:
-            self._give_back(number)
-            raise
+        transaction = self._store.write_transaction()
         held = HeldKey(self, scope, key, number, transaction)
         try:
             if not self._lock(transaction, number):
-                held.let_go()
+                held.close()
                 return None
             held.kept = self._kept(transaction, scope, key, now)
         except BaseException:
-            held.let_go()
+            held.close()
             raise
         return held
 
-    def _lock(self, transaction: HeldTransaction, number: int) -> bool:
+    def _lock(self, transaction: WriteTransaction, number: int) -> bool:
         """On PostgreSQL, take the key's advisory lock unless another transaction holds it."""
         if self._db.is_sqlite:
-            return True  # held on this host already
+            return True  # the write transaction holds SQLite's write lock: no other request gets here
         high, low = divmod(number, 1 << 32)
-        with self._db.begin(transaction.connection, write=False, one_statement=True) as connection:
+        with self._db.within(transaction.connection, savepoint=False) as connection:
             return bool(_LOCKING.run(connection, {"high": _int32(high), "low": _int32(low)}).rows[0][0])
 
-    def _kept(self, transaction: HeldTransaction, scope: str, key: str, now: datetime) -> KeptResponse | None:
+    def _kept(self, transaction: WriteTransaction, scope: str, key: str, now: datetime) -> KeptResponse | None:
         """The key's row, unless it has expired."""
-        with self._db.begin(transaction.connection, write=False, one_statement=True) as connection:
+        with self._db.within(transaction.connection, savepoint=False) as connection:
             found = _FINDING.run(connection, {"scope": scope, "key": key, "now": now})
         return KeptResponse(*found.row(0)) if found.rows else None
 
@@ -127,36 +114,32 @@ class IdempotencyStore:
         row = {"scope": held.scope, "key": held.key, "fingerprint": fingerprint, "status": status}
         row.update(response=response, created_at=now, expires_at=expires)
         try:
-            with self._db.begin(held.transaction.connection, write=True, one_statement=True) as connection:
+            with self._db.within(held.transaction.connection, savepoint=False) as connection:
                 self._keeping.run(connection, row)
             held.transaction.commit()
         except BaseException:
             held.transaction.rollback()
             raise
-        finally:
-            self._give_back(held.number)
 
-    def _let_go(self, held: HeldKey) -> None:
-        try:
-            held.transaction.rollback()
-        finally:
-            self._give_back(held.number)
-
-    def _give_back(self, number: int) -> None:
-        if self._on_this_host is not None:
-            self._on_this_host.give_back(number)
+    def _close(self, held: HeldKey) -> None:
+        held.transaction.close()
 
     def purge(self, now: datetime, *, limit: int) -> int:
         """Delete up to ``limit`` expired keys; the number deleted."""
-        expired = select(KEYS.c.scope, KEYS.c.key).where(KEYS.c.expires_at <= now).limit(limit)
-        statement = delete(KEYS).where(tuple_(KEYS.c.scope, KEYS.c.key).in_(expired))
-        with self._db.connect() as connection, self._db.begin(connection, write=True, one_statement=True):
-            return connection.execute(statement).rowcount
+        return purge_keys(self._db, now, limit=limit)
+
+
+def purge_keys(db: Database, now: datetime, *, limit: int) -> int:
+    """Delete up to ``limit`` keys of ``db`` expired at ``now``; the number deleted."""
+    expired = select(KEYS.c.scope, KEYS.c.key).where(KEYS.c.expires_at <= now).limit(limit)
+    statement = delete(KEYS).where(tuple_(KEYS.c.scope, KEYS.c.key).in_(expired))
+    with db.connect() as connection, db.begin(connection, write=True, one_statement=True):
+        return connection.execute(statement).rowcount
 
 
 class HeldKey:
-    """A key this thread's request holds (:meth:`IdempotencyStore.hold`), with the first response
-    if its first request finished (:attr:`kept`)."""
+    """A key a request holds (:meth:`IdempotencyStore.hold`), with the first response if its first
+    request finished (:attr:`kept`), and the write transaction the request runs in."""
 
     def __init__(
         self,
@@ -164,67 +147,34 @@ class HeldKey:
         scope: str,
         key: str,
         number: int,
-        transaction: HeldTransaction,
+        transaction: WriteTransaction,
     ) -> None:
         self._store = store
         self.scope, self.key, self.number = scope, key, number
         self.transaction = transaction
         self.kept: KeptResponse | None = None
 
+    @property
+    def session(self) -> StoreSession:
+        """The session of the key's write transaction: every load and save of the request."""
+        return self.transaction.session
+
     def keep(self, fingerprint: str, status: int, response: bytes, *, now: datetime, expires_at: datetime) -> None:
-        """Store the response and commit it with everything the request wrote, then let go of the
-        key. Raises :class:`.DatabaseUnavailable` if the commit fails: then nothing is written."""
+        """Store the response and commit it with everything the request wrote. Raises
+        :class:`.DatabaseUnavailable` if the commit fails: then nothing is written."""
         self._store._keep(self, fingerprint, status, response, now, expires_at)
 
     def let_go(self) -> None:
-        """Roll back everything the request wrote and let go of the key: a retry runs afresh."""
-        self._store._let_go(self)
+        """Roll back everything the request wrote: a retry runs afresh."""
+        self.transaction.rollback()
 
-
-class _KeysOnThisHost:
-    """The keys held by the requests of every process on this host that uses one SQLite database:
-    a byte of a file locked per key (a lock the kernel drops with its process), and this process's
-    own keys in a set (the file's locks do not tell one thread of a process from another)."""
-
-    def __init__(self, path: Path | None) -> None:
-        self._path = path
-        self._lock = threading.Lock()
-        self._held: set[int] = set()
-        self._pid = 0
-        self._fd: int | None = None  # never closed: closing any descriptor of the file drops all its locks
-
-    def take(self, number: int) -> bool:
-        with self._lock:
-            fd = self._descriptor()
-            if number in self._held:
-                return False
-            if fd is not None:
-                try:
-                    fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB, 1, number)
-                except OSError as error:
-                    if error.errno in (errno.EACCES, errno.EAGAIN):  # another process holds it
-                        return False
-                    raise
-            self._held.add(number)
-            return True
-
-    def give_back(self, number: int) -> None:
-        with self._lock:
-            if number in self._held:
-                self._held.discard(number)
-                if self._fd is not None:
-                    fcntl.lockf(self._fd, fcntl.LOCK_UN, 1, number)
-
-    def _descriptor(self) -> int | None:
-        if self._pid != os.getpid():  # the first use, or a forked child's (locks are not inherited)
-            self._pid, self._held = os.getpid(), set()
-            if self._path is not None and fcntl is not None and self._fd is None:
-                self._fd = os.open(self._path, os.O_RDWR | os.O_CREAT, 0o600)
-        return self._fd
+    def close(self) -> None:
+        """Roll back unless kept, give the connection back and let go of the key."""
+        self._store._close(self)
 
 
 def _number(scope: str, key: str) -> int:
-    """A 56-bit number for the key: an offset in the lock file, or PostgreSQL's advisory lock."""
+    """A 56-bit number for the key: its PostgreSQL advisory lock."""
     return int.from_bytes(hashlib.sha256(f"{scope}\0{key}".encode()).digest()[:7], "big")
 
 

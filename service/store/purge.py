@@ -36,7 +36,7 @@ from sqlalchemy import ColumnElement, Connection, delete, func, select
 
 from ..config import ConfigError, Settings
 from .db import Database, DatabaseUnavailable
-from .idempotency import IdempotencyStore
+from .idempotency import purge_keys
 from .models import GameRow
 from .rate_limits import DatabaseStorage
 
@@ -90,9 +90,9 @@ def purge(
 def purge_expired(db: Database, now: datetime, *, batch: int = BATCH) -> int:
     """Delete the expired idempotency keys and rate-limit counters, ``batch`` rows per statement;
     the number of keys deleted. (The processes that take keys also delete a few now and then.)"""
-    keys, counters = IdempotencyStore(db), DatabaseStorage(database=db)
+    counters = DatabaseStorage(database=db)
     deleted = 0
-    while (gone := keys.purge(now, limit=batch)) > 0:
+    while (gone := purge_keys(db, now, limit=batch)) > 0:
         deleted += gone
     while counters.purge(now.timestamp(), limit=batch) > 0:
         pass

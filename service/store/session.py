@@ -9,17 +9,19 @@ load or a save takes, and whether it needs a transaction, is decided here, by da
 - inside :meth:`StoreSession.locked` or :meth:`StoreSession.reading` every statement joins the
   block's one transaction.
 
-A save that added events tells the other processes once it has committed (through the
-:class:`.notifications.Notifications` it is given: the event feed's channel).
-Inside a transaction the thread holds (:meth:`.Database.hold`) every block joins it, and the
-others are told after its commit.
+A session inside a :class:`WriteTransaction` (a keyed unit of work's) takes no transaction of its
+own: a block that may fail alone runs in a savepoint, and nothing commits before the transaction.
+
+A session publishes nothing by itself: it lists the games whose new events have committed (or will,
+with its write transaction) in :attr:`StoreSession.changed`, and its owner (the use cases' unit of
+work) tells the other processes with :meth:`StoreSession.announce` once they have committed.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Collection, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Collection, Iterable, Iterator, Mapping
+from contextlib import AbstractContextManager, ExitStack, contextmanager
 from datetime import datetime
 
 from .db import Database
@@ -28,7 +30,7 @@ from .notifications import Notifications, Unheard
 from .repository import ConcurrentUpdate, GameRepository
 from .stored import StoredAction, StoredEvent, StoredGame, StoredTrick
 
-__all__ = ["GameStore", "StoreSession"]
+__all__ = ["GameStore", "StoreSession", "WriteTransaction"]
 
 log = logging.getLogger(__name__)
 
@@ -46,6 +48,11 @@ class GameStore:
         with self.db.connect() as connection:
             yield StoreSession(self.db, GameRepository(connection), self.notifications)
 
+    def write_transaction(self) -> WriteTransaction:
+        """Begin a write transaction on a connection of its own, ended only by its owner (see
+        :class:`WriteTransaction`). On SQLite it holds the write lock until it ends."""
+        return WriteTransaction(self)
+
     def ping(self) -> None:
         """Raise :class:`.DatabaseUnavailable` unless the database answers."""
         self.db.ping()
@@ -54,18 +61,25 @@ class GameStore:
 class StoreSession:
     """Loads and saves on one connection; see the module's docstring for the transactions they take."""
 
-    def __init__(self, db: Database, repository: GameRepository, notifications: Notifications) -> None:
+    def __init__(
+        self, db: Database, repository: GameRepository, notifications: Notifications, *, inside: bool = False
+    ) -> None:
+        """``inside``: the connection is in a transaction its owner ends (a :class:`WriteTransaction`)."""
         self._db = db
         self._repository = repository
         self._notifications = notifications
-        self._in_transaction = False
-        self._changed: list[str] = []  # games whose new events commit with the transaction
+        self._inside = inside
+        self._in_block = False  # inside locked() or reading(): every statement joins the block
+        self._pending: list[str] = []  # games whose new events commit with the block
+        #: The games whose new events have committed (inside a write transaction: will commit with
+        #: it), for the session's owner to :meth:`announce` once they have.
+        self.changed: list[str] = []
 
     def load(self, game_id: str) -> StoredGame | None:
         """The game and its seats, as they are now (one statement, no lock)."""
-        if self._in_transaction:
+        if self._in_block:
             return self._repository.get(game_id)
-        with self._db.begin(self._repository.connection, write=False, one_statement=True):
+        with self._statement(write=False, one_statement=True):
             return self._repository.get(game_id)
 
     def save(self, game: StoredGame) -> bool:
@@ -73,21 +87,21 @@ class StoreSession:
 
         False, with nothing written, when the stored game is no longer at the version it was loaded
         at (another request saved first): the caller loads it again. Inside :meth:`locked` the save
-        joins that transaction, where no other writer can come first (a lost race there raises
+        joins that block, where no other writer can come first (a lost race there raises
         :class:`.ConcurrentUpdate`: a bug)."""
         repository = self._repository
         has_events = bool(game.new_events)
-        if self._in_transaction:
+        if self._in_block:
             if not repository.save(game):
                 raise ConcurrentUpdate(f"game {game.id} changed under its lock")
             if has_events:
-                self._changed.append(game.id)
+                self._pending.append(game.id)
             return True
         one_statement = game.is_stored and repository.saves_in_one_statement
-        with self._db.begin(repository.connection, write=True, one_statement=one_statement):
+        with self._statement(write=True, one_statement=one_statement):
             saved = repository.save(game)
         if saved and has_events:
-            self._publish(game.id)
+            self.changed.append(game.id)
         return saved
 
     def create(self, game: StoredGame) -> bool:
@@ -95,23 +109,23 @@ class StoreSession:
         for a game whose id more than one request may compute (a rematch's), where the first
         insert wins and the others read the game it stored. One write transaction."""
         has_events = bool(game.new_events)
-        with self._transaction(write=True):
+        with self._block(write=True):
             created = self._repository.insert_if_absent(game)
             if created and has_events:
-                self._changed.append(game.id)
+                self._pending.append(game.id)
         return created
 
     @contextmanager
     def locked(self, game_id: str) -> Iterator[StoredGame | None]:
         """The game, locked against every other writer until the block ends; a save inside commits
         with the block, and an exception rolls everything back."""
-        with self._transaction(write=True):
+        with self._block(write=True):
             yield self._repository.get(game_id, lock=True)
 
     @contextmanager
     def reading(self) -> Iterator[None]:
         """A read transaction: the loads and lists inside see one state of the database."""
-        with self._transaction(write=False):
+        with self._block(write=False):
             yield
 
     def actions(self, game_id: str, *, after: int, limit: int) -> list[StoredAction]:
@@ -127,7 +141,7 @@ class StoreSession:
         first, at most ``limit`` of each (a game missing from the answer has none). One round trip
         (on SQLite, one statement per 64 games)."""
         new: dict[str, list[StoredEvent]] = {}
-        with self._db.begin(self._repository.connection, write=False, one_statement=True):
+        with self._statement(write=False, one_statement=True):
             rows = self._repository.list_new_events(after, limit=limit)
         for game_id, event in rows:
             new.setdefault(game_id, []).append(event)
@@ -137,37 +151,99 @@ class StoreSession:
 
     def heads(self, game_ids: Collection[str]) -> dict[str, tuple[int, datetime | None]]:
         """Each stored game's last event id and turn deadline (None: nothing is due), one statement."""
-        with self._db.begin(self._repository.connection, write=False, one_statement=True):
+        with self._statement(write=False, one_statement=True):
             return self._repository.heads(game_ids)
 
     def games(self, *, status: str | None, before_id: str | None, limit: int) -> list[StoredGame]:
         """Up to ``limit`` games newest first, with ids before ``before_id``, of one ``status`` if given."""
         return self._repository.list_games(status=status, before_id=before_id, limit=limit)
 
+    def announce(self, game_ids: Iterable[str]) -> None:
+        """Tell the listeners that these games changed. Their change is already committed: a failure
+        here is logged, not raised (streams also re-read every watched game now and then)."""
+        for game_id in game_ids:
+            try:
+                self._notifications.publish(game_id, self._driver())
+            except Exception as error:
+                log.warning("could not announce a change of game %s: %s", game_id, type(error).__name__)
+
+    def _statement(self, *, write: bool, one_statement: bool) -> AbstractContextManager[object]:
+        """What one statement (or one save) runs in: a transaction of its own (none at all when
+        atomic alone), or, inside a write transaction, a savepoint for a write that takes several."""
+        connection = self._repository.connection
+        if not self._inside:
+            return self._db.begin(connection, write=write, one_statement=one_statement)
+        return self._db.within(connection, savepoint=write and not one_statement)
+
     @contextmanager
-    def _transaction(self, *, write: bool) -> Iterator[None]:
-        with self._db.begin(self._repository.connection, write=write):
-            self._in_transaction = True
+    def _block(self, *, write: bool) -> Iterator[None]:
+        """A transaction of its own for the block, or inside a write transaction a savepoint (a
+        write's) or nothing (a read's); then the games it changed are :attr:`changed`."""
+        connection = self._repository.connection
+        with ExitStack() as stack:
+            if not self._inside:
+                stack.enter_context(self._db.begin(connection, write=write))
+            else:
+                stack.enter_context(self._db.within(connection, savepoint=write))
+            self._in_block = True
             try:
                 yield
             finally:
-                self._in_transaction = False
-        changed, self._changed = self._changed, []
-        for game_id in changed:  # committed: now others may read the events
-            self._publish(game_id)
-
-    def _publish(self, game_id: str) -> None:
-        """Tell the listeners once the change is committed: now, or after the commit of the
-        transaction this thread holds (:meth:`.Database.hold`)."""
-        self._db.after_commit(lambda: self._announce(game_id))
-
-    def _announce(self, game_id: str) -> None:
-        """Tell the listeners. The change is already committed: a failure here is logged, not
-        raised (streams also re-read every watched game now and then)."""
-        try:
-            self._notifications.publish(game_id, self._driver())
-        except Exception as error:
-            log.warning("could not announce a change of game %s: %s", game_id, type(error).__name__)
+                self._in_block = False
+                pending, self._pending = self._pending, []
+        self.changed.extend(pending)  # reached only once the block has committed (or been kept)
 
     def _driver(self) -> object:
         return driver_connection(self._repository.connection) if self._repository.is_postgres else None
+
+
+class WriteTransaction:
+    """One write transaction on a connection of its own, held across a unit of work: its
+    :attr:`session` runs every block inside it, and only :meth:`commit` commits. End it with
+    :meth:`commit` or :meth:`rollback`, then :meth:`close` it (which rolls back if neither ran)."""
+
+    def __init__(self, store: GameStore) -> None:
+        self._ended = False
+        self._connected = ExitStack()  # the connection, given back by close()
+        connection = self._connected.enter_context(store.db.connect())
+        self._transaction = store.db.begin(connection, write=True)
+        try:
+            self._transaction.__enter__()
+        except BaseException:
+            self._connected.close()
+            raise
+        self.session = StoreSession(store.db, GameRepository(connection), store.notifications, inside=True)
+        self.connection = connection
+
+    def commit(self) -> None:
+        """Commit everything written in the transaction. Raises :class:`.DatabaseUnavailable` if
+        the commit fails: then nothing is written."""
+        self._end()
+        self._transaction.__exit__(None, None, None)  # leaving Database.begin's block commits
+
+    def rollback(self) -> None:
+        """Undo everything written in the transaction (a connection already lost is rolled back by
+        the server). Nothing to do once it has ended (a commit that failed, say)."""
+        if self._ended:
+            return
+        self._end()
+        try:
+            self._transaction.__exit__(_RolledBack, _RolledBack(), None)
+        except Exception as error:
+            log.warning("could not roll back a write transaction: %s", type(error).__name__)
+
+    def close(self) -> None:
+        """Roll back unless committed, and give the connection back."""
+        try:
+            self.rollback()
+        finally:
+            self._connected.close()
+
+    def _end(self) -> None:
+        if self._ended:
+            raise RuntimeError("this write transaction has ended")
+        self._ended = True
+
+
+class _RolledBack(Exception):
+    """Thrown into :meth:`.Database.begin`'s block to end a write transaction with a rollback."""

@@ -5,11 +5,10 @@ from __future__ import annotations
 import threading
 import uuid
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import pytest
 from flask import Flask
-
-from service.api.idempotency import EXTENSION
 
 SEATS = [{"name": "Ana", "age": 41}, {"name": "Bo", "age": 35}, {"name": "Cy", "age": 29}]
 
@@ -104,7 +103,7 @@ def test_a_failed_first_request_releases_its_key(app: Flask, client, monkeypatch
     service = app.extensions["coins.games"]
     real = service.create
 
-    def broken(request):
+    def broken(request, *, uow):
         raise RuntimeError("boom")
 
     monkeypatch.setattr(service, "create", broken)
@@ -118,14 +117,13 @@ def test_a_failed_first_request_releases_its_key(app: Flask, client, monkeypatch
 def test_a_commit_that_fails_answers_503_and_applies_nothing(client, monkeypatch):
     """The database goes away at the commit: the client is told so (not 201), nothing is there, and
     the retry with the same key runs afresh."""
-    from service.store import DatabaseUnavailable
-    from service.store.db import HeldTransaction
+    from service.store import DatabaseUnavailable, WriteTransaction
 
-    def lost(self: HeldTransaction) -> None:
+    def lost(self: WriteTransaction) -> None:
         self.rollback()
         raise DatabaseUnavailable("the connection was lost at COMMIT")
 
-    monkeypatch.setattr(HeldTransaction, "commit", lost)
+    monkeypatch.setattr(WriteTransaction, "commit", lost)
     headers = key()
     failed = client.post("/v1/games", json={"seats": SEATS}, headers=headers)
     assert failed.status_code == 503 and failed.json["code"] == "database_unavailable"
@@ -137,14 +135,17 @@ def test_a_commit_that_fails_answers_503_and_applies_nothing(client, monkeypatch
 
 
 def test_a_key_in_use_is_409_and_nothing_runs_twice(app: Flask, client, monkeypatch):
+    """On PostgreSQL; on SQLite the retry waits for the first (next test)."""
     service = app.extensions["coins.games"]
+    if service.store.db.is_sqlite:
+        pytest.skip("PostgreSQL's advisory lock: SQLite's writers take turns instead")
     real = service.create
     entered, release = threading.Event(), threading.Event()
 
-    def slow(request):
+    def slow(request, *, uow):
         entered.set()
         assert release.wait(10)
-        return real(request)
+        return real(request, uow=uow)
 
     monkeypatch.setattr(service, "create", slow)
     headers = key()
@@ -160,6 +161,40 @@ def test_a_key_in_use_is_409_and_nothing_runs_twice(app: Flask, client, monkeypa
     assert busy.status_code == 409 and busy.json["code"] == "idempotency_key_in_use"
     assert results == [201]
     assert len(client.get("/v1/games").json["items"]) == 1
+
+
+def test_on_sqlite_a_retry_waits_for_the_first_then_gets_its_answer(app: Flask, monkeypatch):
+    service = app.extensions["coins.games"]
+    if not service.store.db.is_sqlite:
+        pytest.skip("SQLite: PostgreSQL answers 409 at once (test above)")
+    real = service.create
+    entered, release = threading.Event(), threading.Event()
+
+    def slow(request, *, uow):
+        entered.set()
+        assert release.wait(10)
+        return real(request, uow=uow)
+
+    monkeypatch.setattr(service, "create", slow)
+    headers = key()
+    answers: dict[str, Any] = {}
+
+    def post(name: str) -> None:
+        answers[name] = app.test_client().post("/v1/games", json={}, headers=headers)
+
+    first = threading.Thread(target=post, args=("first",))
+    first.start()
+    assert entered.wait(10)
+    retry = threading.Thread(target=post, args=("retry",))
+    retry.start()
+    retry.join(0.5)
+    assert retry.is_alive()  # waiting for the write lock the first request holds
+    release.set()
+    first.join(10), retry.join(30)
+    assert answers["first"].status_code == answers["retry"].status_code == 201
+    assert answers["retry"].headers["Idempotent-Replayed"] == "true"
+    assert answers["retry"].json == answers["first"].json
+    assert len(app.test_client().get("/v1/games").json["items"]) == 1
 
 
 def test_simultaneous_identical_plays_apply_once(app: Flask, new_table):
@@ -194,7 +229,7 @@ def test_simultaneous_identical_plays_apply_once(app: Flask, new_table):
 
 
 def test_keys_expire(app: Flask, client):
-    keys = app.extensions[EXTENSION]
+    keys = app.extensions["coins.games"].keys
     now = datetime.now(UTC)
     headers = key()
     first = client.post("/v1/games", json={}, headers=headers)
@@ -205,7 +240,7 @@ def test_keys_expire(app: Flask, client):
 
 
 def test_an_expired_key_not_yet_purged_runs_afresh(app: Flask, client):
-    keys = app.extensions[EXTENSION]
+    keys = app.extensions["coins.games"].keys
     now = datetime.now(UTC)
     headers = key()
     first = client.post("/v1/games", json={}, headers=headers)
@@ -239,3 +274,15 @@ def test_every_post_documents_the_key_and_the_replay(app: Flask):
         assert all("Idempotent-Replayed" in r.get("headers", {}) for r in success), path
         assert "idempotency_key_in_use" in operation["responses"]["409"]["description"], path
         assert "idempotency_key_reused" in operation["responses"]["422"]["description"], path
+
+
+def test_every_post_view_runs_in_a_unit_of_work(app: Flask):
+    """Each POST view is wrapped in ``@idempotent``: a view without it would ignore the key."""
+    posts = [
+        view.view_class
+        for rule in app.url_map.iter_rules()
+        if "POST" in (rule.methods or ()) and hasattr(view := app.view_functions[rule.endpoint], "view_class")
+    ]
+    assert len(posts) >= 6
+    for view_class in posts:
+        assert getattr(view_class.post, "idempotent", False), view_class.__name__

@@ -1,5 +1,6 @@
-"""Idempotency keys: a request's writes and its kept response commit together, and a request that
-dies with its process leaves neither behind nor its key held (both databases)."""
+"""The unit of work with an Idempotency-Key: a request's change and its kept response commit or roll
+back together, what it changed is published only after its commit, and a request that dies with
+its process leaves neither behind nor its key held (both databases)."""
 
 from __future__ import annotations
 
@@ -10,18 +11,21 @@ import sys
 import textwrap
 import threading
 import time
+import uuid
 from datetime import UTC, datetime
+from typing import Any
 
 import pytest
 from flask import Flask
 from sqlalchemy import text
 
-from service.games import IdempotencyKeys, KeyClaim, KeyInUse, KeyReused, SavedResponse
-from service.store import Database, IdempotencyStore
+from service.games import GameService, KeyedRequest, KeyInUse, KeyReused, NewGame, NewPlayer, SavedResponse
+from service.games.ids import new_game_id
+from service.games.server_moves import new_stored_game
+from service.store import Database, DatabaseUnavailable, StoredSeat, WriteTransaction
 
-SCOPE = "token:test"
-FINGERPRINT = "f" * 64
 RESPONSE = SavedResponse(201, (("Content-Type", "application/json"),), b'{"ok": true}')
+SEATS = (NewPlayer("Ana", 41), NewPlayer("Bo", 35), NewPlayer("Cy", 29))
 
 
 @pytest.fixture
@@ -30,8 +34,23 @@ def db(app: Flask) -> Database:
 
 
 @pytest.fixture
-def keys(db: Database) -> IdempotencyKeys:
-    return IdempotencyKeys(IdempotencyStore(db), hours=24)
+def service(app: Flask) -> GameService:
+    return app.extensions["coins.games"]  # type: ignore[no-any-return]
+
+
+@pytest.fixture
+def keyed() -> KeyedRequest:
+    """A keyed request, its key unique: on PostgreSQL a key's lock is the server's, shared by every
+    test worker's schema."""
+    return KeyedRequest("token:test", str(uuid.uuid4()), "f" * 64)
+
+
+@pytest.fixture
+def published(service: GameService, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The ids of the games the store announces, in order."""
+    told: list[str] = []
+    monkeypatch.setattr(service.store.notifications, "publish", lambda game_id, _connection: told.append(game_id))
+    return told
 
 
 def rows(db: Database, table: str) -> int:
@@ -39,117 +58,216 @@ def rows(db: Database, table: str) -> int:
         return int(connection.execute(text(f"SELECT count(*) FROM {table}")).scalar_one())
 
 
-def write_a_counter(db: Database, key: str) -> None:
-    """A write of the request (rate_limits is a table with no foreign keys: any row will do)."""
-    with db.connect() as connection, db.begin(connection, write=True):
-        connection.execute(text("INSERT INTO rate_limits (key, count, expires_at) VALUES (:key, 1, 0)"), {"key": key})
+def test_the_change_and_its_response_commit_together(
+    keyed: KeyedRequest, service: GameService, db: Database, published: list[str]
+):
+    with service.unit_of_work(keyed) as uow:
+        assert uow.keyed and uow.replay is None
+        game_id = service.create(NewGame(seats=(*SEATS[:2], None)), uow=uow).game.id
+        service.join(game_id, SEATS[2], seat=None, if_match=None, uow=uow)  # a change with events
+        assert rows(db, "games") == 0  # not yet committed: another connection sees nothing
+        assert uow.outbox == (game_id,) and published == []
+        uow.commit(RESPONSE)
+        assert rows(db, "games") == 1 and rows(db, "idempotency_keys") == 1
+        assert published == [game_id]  # after the commit
+    with service.unit_of_work(keyed) as retry:
+        assert retry.replay == RESPONSE  # nothing runs again
+    assert rows(db, "games") == 1
 
 
-def test_the_response_commits_with_the_request_writes(keys: IdempotencyKeys, db: Database):
-    claim = keys.claim(SCOPE, "k1", FINGERPRINT)
-    assert isinstance(claim, KeyClaim)
-    write_a_counter(db, "a")
-    assert rows(db, "rate_limits") == 0  # not yet committed: another connection sees nothing
-    keys.complete(claim, RESPONSE)
-    assert rows(db, "rate_limits") == 1
-    assert keys.claim(SCOPE, "k1", FINGERPRINT) == RESPONSE
+def test_a_unit_left_without_commit_undoes_the_change(
+    keyed: KeyedRequest, service: GameService, db: Database, published: list[str]
+):
+    with pytest.raises(RuntimeError), service.unit_of_work(keyed) as uow:
+        service.create(NewGame(seats=SEATS), uow=uow)
+        raise RuntimeError("the view failed")
+    assert rows(db, "games") == 0 and rows(db, "idempotency_keys") == 0 and published == []
+    with service.unit_of_work(keyed) as retry:
+        assert retry.replay is None  # runs afresh
 
 
-def test_a_released_key_undoes_the_request_writes(keys: IdempotencyKeys, db: Database):
-    claim = keys.claim(SCOPE, "k1", FINGERPRINT)
-    assert isinstance(claim, KeyClaim)
-    write_a_counter(db, "a")
-    keys.release(claim)
-    assert rows(db, "rate_limits") == 0 and rows(db, "idempotency_keys") == 0
-    retry = keys.claim(SCOPE, "k1", FINGERPRINT)
-    assert isinstance(retry, KeyClaim)  # runs afresh
-    keys.release(retry)
+@pytest.mark.parametrize("fault", ["storing the response", "committing"])
+def test_a_fault_between_the_change_and_its_response_leaves_neither(
+    keyed: KeyedRequest,
+    service: GameService,
+    db: Database,
+    published: list[str],
+    monkeypatch: pytest.MonkeyPatch,
+    fault: str,
+):
+    """The database goes away after the use case wrote its change: while the response is written,
+    or at the commit. Nothing of the two is kept, nothing is published, and the retry runs afresh."""
+    if fault == "storing the response":
+        keeping = service.keys._store._keeping  # the INSERT of the key's row with its response
+
+        class Lost:
+            def run(self, connection: Any, values: Any) -> None:
+                raise DatabaseUnavailable("the connection was lost writing the response")
+
+        monkeypatch.setattr(service.keys._store, "_keeping", Lost())
+    else:
+
+        def lost(self: WriteTransaction) -> None:
+            self.rollback()
+            raise DatabaseUnavailable("the connection was lost at COMMIT")
+
+        monkeypatch.setattr(WriteTransaction, "commit", lost)
+    with service.unit_of_work(keyed) as uow:
+        service.create(NewGame(seats=SEATS), uow=uow)
+        with pytest.raises(DatabaseUnavailable):
+            uow.commit(RESPONSE)
+    monkeypatch.undo()
+    if fault == "storing the response":
+        assert service.keys._store._keeping is keeping
+    assert rows(db, "games") == 0 and rows(db, "idempotency_keys") == 0 and published == []
+    with service.unit_of_work(keyed) as retry:
+        assert retry.replay is None
+        service.create(NewGame(seats=SEATS), uow=retry)
+        retry.commit(RESPONSE)
+    assert rows(db, "games") == 1 and rows(db, "idempotency_keys") == 1
 
 
-def test_a_key_is_held_against_other_threads_until_its_request_ends(keys: IdempotencyKeys):
-    claim = keys.claim(SCOPE, "k1", FINGERPRINT)
-    assert isinstance(claim, KeyClaim)
+def test_a_key_is_held_against_other_threads_until_its_unit_ends(
+    keyed: KeyedRequest, service: GameService, db: Database
+):
+    """PostgreSQL tells a retry at once that the key is in use; on SQLite, whose writers take turns,
+    the retry waits for the write lock the first unit holds, then gets the first one's answer."""
     seen: list[BaseException | object] = []
 
     def retry() -> None:
         try:
-            seen.append(keys.claim(SCOPE, "k1", FINGERPRINT))
+            with service.unit_of_work(keyed) as other:
+                seen.append(other.replay)
         except KeyInUse as error:
             seen.append(error)
 
-    thread = threading.Thread(target=retry)
-    thread.start()
-    thread.join(30)
-    assert len(seen) == 1 and isinstance(seen[0], KeyInUse)
-    keys.complete(claim, RESPONSE)
-    assert keys.claim(SCOPE, "k1", FINGERPRINT) == RESPONSE
-    with pytest.raises(KeyReused):
-        keys.claim(SCOPE, "k1", "0" * 64)
+    with service.unit_of_work(keyed) as uow:
+        service.create(NewGame(), uow=uow)
+        thread = threading.Thread(target=retry)
+        thread.start()
+        thread.join(0.5 if db.is_sqlite else 30)
+        if db.is_sqlite:
+            assert thread.is_alive() and seen == []  # waiting behind the first unit
+        else:
+            assert len(seen) == 1 and isinstance(seen[0], KeyInUse)
+        uow.commit(RESPONSE)
+    if db.is_sqlite:
+        thread.join(30)
+        assert seen == [RESPONSE]
+    with service.unit_of_work(keyed) as again:
+        assert again.replay == RESPONSE
+    with pytest.raises(KeyReused), service.unit_of_work(KeyedRequest(keyed.scope, keyed.key, "0" * 64)):
+        pass
 
 
-def test_a_block_that_fails_inside_the_request_undoes_its_own_writes_only(keys: IdempotencyKeys, db: Database):
-    claim = keys.claim(SCOPE, "k1", FINGERPRINT)
-    assert isinstance(claim, KeyClaim)
-    write_a_counter(db, "kept")
-    with pytest.raises(RuntimeError), db.connect() as connection, db.begin(connection, write=True):
-        connection.execute(text("INSERT INTO rate_limits (key, count, expires_at) VALUES ('undone', 1, 0)"))
-        raise RuntimeError("refused")  # as a use case refuses a change it has half written
-    keys.complete(claim, RESPONSE)
+def test_a_block_that_fails_inside_the_unit_undoes_its_own_writes_only(
+    keyed: KeyedRequest, service: GameService, db: Database
+):
+    with service.unit_of_work(keyed) as uow:
+        kept = service.create(NewGame(), uow=uow).game.id
+        undone = new_stored_game(
+            new_game_id(), [StoredSeat(n) for n in range(3)], datetime.now(UTC),
+            target_score=21, auto_deal=False, seed=None, first_dealer=None, turn_timeout_seconds=None,
+        )  # fmt: skip
+        with pytest.raises(RuntimeError), uow.session() as session, session.locked(kept):
+            session.save(undone)
+            raise RuntimeError("refused")  # as a use case refuses a change it has half written
+        uow.commit(RESPONSE)
     with db.engine.connect() as connection:
-        assert connection.execute(text("SELECT key FROM rate_limits")).scalars().all() == ["kept"]
+        assert connection.execute(text("SELECT id FROM games")).scalars().all() == [kept]
 
 
-def test_what_waits_for_the_commit_runs_after_it_and_never_after_a_rollback(keys: IdempotencyKeys, db: Database):
-    told: list[int] = []
-    claim = keys.claim(SCOPE, "k1", FINGERPRINT)
-    assert isinstance(claim, KeyClaim)
-    write_a_counter(db, "a")
-    db.after_commit(lambda: told.append(rows(db, "rate_limits")))
-    assert told == []
-    keys.complete(claim, RESPONSE)
-    assert told == [1]  # after the commit, which it saw
+def test_a_plain_unit_publishes_each_change_once_committed(service: GameService, published: list[str]):
+    """Without a key each write commits on its own; the unit publishes them when it ends, even when
+    the use case then fails."""
+    game_id = service.create(NewGame(seats=(*SEATS[:2], None))).game.id
+    with pytest.raises(RuntimeError), service.unit_of_work() as uow:
+        service.join(game_id, SEATS[2], seat=None, if_match=None, uow=uow)
+        assert not uow.keyed and published == []
+        raise RuntimeError("the view failed after the write")
+    assert published == [game_id]
+    assert service.get(game_id).status != "waiting_for_players"  # committed
 
-    claim = keys.claim(SCOPE, "k2", FINGERPRINT)
-    assert isinstance(claim, KeyClaim)
-    db.after_commit(lambda: told.append(-1))
-    keys.release(claim)
-    assert told == [1]
-    db.after_commit(lambda: told.append(2))  # outside a held transaction: at once
-    assert told == [1, 2]
+
+def test_two_threads_with_one_key_apply_once(service: GameService, db: Database):
+    """Two keyed plays of one card with one key, at once: one applies it and keeps its response; the
+    other is told the key is in use, or, once the first committed, gets that response."""
+    created = service.create(NewGame(seats=SEATS, first_dealer=0, seed="two-threads"))
+    tokens = {credential.seat: credential.token for credential in created.credentials}
+    game_id = created.game.id
+    service.deal(game_id, tokens[0], if_match=None)
+    game = service.get(game_id)
+    assert game.turn is not None
+    seat = game.turn
+    card = service.hand(game_id, tokens[seat]).cards[0]
+    request = KeyedRequest(f"token:{tokens[seat]}", str(uuid.uuid4()), "e" * 64)
+    barrier = threading.Barrier(2)
+    outcomes: list[object] = []
+
+    def run() -> None:
+        barrier.wait(10)
+        try:
+            with service.unit_of_work(request) as uow:
+                if uow.replay is not None:
+                    outcomes.append(uow.replay)
+                    return
+                service.play(game_id, tokens[seat], card, if_match=None, uow=uow)
+                uow.commit(RESPONSE)
+                outcomes.append("applied")
+        except KeyInUse as error:
+            outcomes.append(error)
+
+    threads = [threading.Thread(target=run) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    assert outcomes.count("applied") == 1, outcomes
+    assert all(o == "applied" or o == RESPONSE or isinstance(o, KeyInUse) for o in outcomes), outcomes
+    with db.engine.connect() as connection:
+        plays = connection.execute(text("SELECT count(*) FROM actions WHERE kind = 'play'")).scalar_one()
+    assert plays == 1
 
 
 HOLDER = textwrap.dedent(
     """
     import sys, time
-    from datetime import UTC, datetime
-    from sqlalchemy import text
-    from service.store import Database, IdempotencyStore
+    from service.api.event_schemas import render_event
+    from service.games import GameService, KeyedRequest, NewGame
+    from service.store import Database, GameStore
+    from service.store.notifications import Unheard
 
-    db = Database(sys.argv[1])
-    held = IdempotencyStore(db).hold("scope", "key", now=datetime.now(UTC))
-    assert held is not None and held.kept is None
-    with db.connect() as connection, db.begin(connection, write=True):
-        connection.execute(text("INSERT INTO rate_limits (key, count, expires_at) VALUES ('dead', 1, 0)"))
+    service = GameService(GameStore(Database(sys.argv[1]), Unheard()), render_event)
+    uow = service.unit_of_work(KeyedRequest("scope", sys.argv[2], "f")).__enter__()
+    assert uow.keyed
+    service.create(NewGame(), uow=uow)
     print("held", flush=True)
-    time.sleep(60)  # killed before it keeps anything
+    time.sleep(60)  # killed before it commits anything
     """
 )
 
 
-def test_a_request_killed_with_its_process_leaves_no_write_and_no_held_key(db: Database):
-    store = IdempotencyStore(db)
+def test_a_keyed_unit_killed_with_its_process_leaves_no_write_and_no_held_key(service: GameService, db: Database):
+    request = KeyedRequest("scope", str(uuid.uuid4()), "f")
     child = subprocess.Popen(
-        [sys.executable, "-c", HOLDER, db.url], stdout=subprocess.PIPE, text=True, env={**os.environ}
+        [sys.executable, "-c", HOLDER, db.url, request.key], stdout=subprocess.PIPE, text=True, env={**os.environ}
     )
     try:
         assert child.stdout is not None and child.stdout.readline().strip() == "held"
-        assert store.hold("scope", "key", now=datetime.now(UTC)) is None  # another process holds it
+        if not db.is_sqlite:  # on SQLite a claim would wait for the holder's write lock instead
+            with pytest.raises(KeyInUse), service.unit_of_work(request):  # another process holds it
+                pass
     finally:
         child.send_signal(signal.SIGKILL)
         child.wait(30)
     deadline = time.monotonic() + 10  # at once, not minutes later (PostgreSQL: once the server saw the client go)
-    while (held := store.hold("scope", "key", now=datetime.now(UTC))) is None and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert held is not None and held.kept is None
-    held.let_go()
-    assert rows(db, "rate_limits") == 0
+    while True:
+        try:
+            with service.unit_of_work(request) as uow:
+                assert uow.keyed and uow.replay is None
+            break
+        except KeyInUse:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
+    assert rows(db, "games") == 0

@@ -180,10 +180,10 @@ def test_a_table_of_bots_plays_before_a_connection_is_taken(app, client, monkeyp
     real_session, real_make_bot = GameStore.session, server_moves.make_bot
 
     @contextmanager
-    def session(self):
+    def session(self, **options):
         holding[0] = True
         try:
-            with real_session(self) as opened:
+            with real_session(self, **options) as opened:
                 yield opened
         finally:
             holding[0] = False

@@ -125,8 +125,9 @@ def test_the_command_prints_one_line_and_exits_0(db, games, settings, monkeypatc
 
 
 def test_expired_idempotency_keys_and_counters_go(database_url: str) -> None:
-    from service.store.idempotency import IdempotencyStore
+    from service.store import GameStore, IdempotencyStore
     from service.store.migrate import upgrade
+    from service.store.notifications import Unheard
     from service.store.purge import purge_expired
     from service.store.rate_limits import DatabaseStorage
 
@@ -134,18 +135,20 @@ def test_expired_idempotency_keys_and_counters_go(database_url: str) -> None:
     try:
         upgrade(db)
         now = datetime.now(UTC)
-        keys, counters = IdempotencyStore(db), DatabaseStorage(database=db)
+        keys = IdempotencyStore(GameStore(db, Unheard()))
+        counters = DatabaseStorage(database=db)
         for index in range(5):
             held = keys.hold("s", f"k{index}", now=now)
             assert held is not None
             expires = now + timedelta(hours=-1 if index < 3 else 1)
             held.keep("f", 201, b"kept", now=now, expires_at=expires)
+            held.close()
         counters.incr("gone", 1)
         counters.incr("kept", 3600)
         assert purge_expired(db, now + timedelta(seconds=2), batch=2) == 3
         still = keys.hold("s", "k4", now=now)
         assert still is not None and still.kept is not None  # not expired: kept
-        still.let_go()
+        still.close()
         assert counters.get("kept") == 1
         with db.engine.connect() as connection:
             assert connection.exec_driver_sql("SELECT count(*) FROM rate_limits").scalar() == 1

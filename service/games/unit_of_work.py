@@ -1,0 +1,127 @@
+"""The unit of work: one use case's transaction, its ``Idempotency-Key`` and what it publishes after commit.
+
+A use case does all its loads and saves in the sessions of the unit of work it is handed
+(:meth:`UnitOfWork.session`), and the unit's owner says where it ends (:meth:`UnitOfWork.commit`,
+else it rolls back when its block ends)::
+
+    with service.unit_of_work(KeyedRequest(scope, key, fingerprint)) as uow:
+        if uow.replay is None:
+            result = service.play(game_id, token, card, if_match=None, uow=uow)
+            uow.commit(response)  # the response a retry gets, committed with the play
+
+Two kinds:
+
+- **keyed** (a request with an ``Idempotency-Key``): the unit claims the key when it begins, in one
+  write transaction that every session of the unit runs inside (a block that may fail alone in a
+  savepoint); :meth:`~UnitOfWork.commit` stores the response kept for the retries in that same
+  transaction and commits both. A retry finds :attr:`~UnitOfWork.replay` instead;
+- **plain**: each load and save of a session takes the short transaction of its own the store
+  decides (:mod:`service.store.session`), committed as it ends; the unit holds one connection,
+  taken at its first session, not before.
+
+Its outbox is the ids of the games whose new events were written (:attr:`UnitOfWork.outbox`): they
+are published (:meth:`.StoreSession.announce`) only once committed, by a keyed unit after its
+commit (never if it rolls back), by a plain one when it ends, as each of their writes has then
+committed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
+from types import TracebackType
+
+from ..store import GameStore, StoreSession
+from .idempotency import IdempotencyKeys, KeyClaim, SavedResponse
+
+__all__ = ["KeyedRequest", "UnitOfWork"]
+
+
+@dataclass(frozen=True, slots=True)
+class KeyedRequest:
+    """A request with an ``Idempotency-Key``: whose key (``scope``), the key, and a fingerprint of
+    the request (a retry must bring the same)."""
+
+    scope: str
+    key: str
+    fingerprint: str
+
+
+class UnitOfWork:
+    """One use case's work against the store; enter it (``with``) before handing it on."""
+
+    def __init__(self, store: GameStore, keys: IdempotencyKeys, request: KeyedRequest | None = None) -> None:
+        self._store = store
+        self._keys = keys
+        self._request = request
+        self._claim: KeyClaim | None = None
+        self._session: StoreSession | None = None
+        self._resources = ExitStack()
+        self._committed = False
+        #: The first response to this request's key, when the unit finds one: then nothing is to run.
+        self.replay: SavedResponse | None = None
+
+    def __enter__(self) -> UnitOfWork:
+        if self._request is not None:
+            request = self._request
+            claimed = self._keys.claim(request.scope, request.key, request.fingerprint)
+            if isinstance(claimed, KeyClaim):
+                self._claim = claimed
+                self._session = claimed.session
+                self._resources.callback(self._keys.close, claimed)
+            else:
+                self.replay = claimed
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, traceback: TracebackType | None
+    ) -> None:
+        try:
+            if self._claim is None and self._session is not None:
+                self._session.announce(self.outbox)  # a plain unit's writes committed one by one
+        finally:
+            self._resources.close()  # a keyed unit not committed rolls back here
+
+    @property
+    def keyed(self) -> bool:
+        """Whether the unit holds an ``Idempotency-Key`` (and so one transaction for everything)."""
+        return self._claim is not None
+
+    @property
+    def outbox(self) -> tuple[str, ...]:
+        """The games changed with new events, to publish once committed."""
+        return tuple(self._session.changed) if self._session is not None else ()
+
+    @contextmanager
+    def session(self) -> Iterator[StoreSession]:
+        """The unit's session: a keyed unit's in its write transaction, a plain unit's on the one
+        connection it takes the first time."""
+        if self.replay is not None:
+            raise RuntimeError("a replayed request runs nothing")
+        if self._session is None:
+            self._session = self._resources.enter_context(self._store.session())
+        yield self._session
+
+    def commit(self, response: SavedResponse | None = None) -> None:
+        """End the unit's work. A keyed unit stores ``response`` for the retries of its key and
+        commits it with everything the use case wrote, then publishes its outbox; raises
+        :class:`.DatabaseUnavailable` if the commit fails (then nothing is written). A plain
+        unit's writes are committed already: its outbox is published when its block ends."""
+        if self._committed:
+            raise RuntimeError("this unit of work has committed")
+        self._committed = True
+        if self._claim is None:
+            return
+        if response is None:
+            raise ValueError("a keyed unit of work commits with the response its retries get")
+        self._keys.complete(self._claim, response)
+        assert self._session is not None
+        self._session.announce(self.outbox)
+
+    def rollback(self) -> None:
+        """Undo what a keyed unit wrote (its retry runs afresh). A plain unit's writes are committed
+        one by one as they happen: there is nothing to undo."""
+        if self._claim is not None and not self._committed:
+            self._committed = True
+            self._keys.release(self._claim)

@@ -24,8 +24,17 @@ export const launch = () => chromium.launch({ executablePath: CHROMIUM, args: AR
  * @param {import("playwright-core").Browser} browser
  * @param {import("playwright-core").BrowserContextOptions} [options]
  */
-export async function openPage(browser, options = {}) {
+export async function openPage(browser, { trickPauseMs = 60, ...options } = {}) {
   const context = await browser.newContext({ locale: "en-US", viewport: { width: 1280, height: 900 }, ...options });
+  // A short trick pause keeps whole games quick; the pacing scenario sets its own.
+  await context.addInitScript((pause) => localStorage.setItem("coins.trickPauseMs", String(pause)), trickPauseMs);
+  await context.addInitScript(() => {
+    // What appeared on the page at any moment, however briefly: a trick held with its reason, a hand's summary.
+    window.seen = new Set();
+    new MutationObserver(() => {
+      for (const id of ["trick-reason", "hand-summary"]) if (document.getElementById(id)) window.seen.add(id);
+    }).observe(document, { childList: true, subtree: true });
+  });
   const page = await context.newPage();
   page.setDefaultTimeout(STEP_MS);
   page.errors = [];
@@ -38,6 +47,25 @@ export async function openPage(browser, options = {}) {
   await page.goto(`${BASE_URL}/`);
   await page.locator("#create-name").waitFor();
   return page;
+}
+
+/** The plays of a game's seat so far, read from the API (listActions). */
+export async function playsOf(page, gameId, seat) {
+  return page.evaluate(
+    async ({ id, who }) => {
+      const answer = await fetch(`/v1/games/${id}/actions?limit=500`).then((response) => response.json());
+      return answer.items.filter((action) => action.kind === "play" && action.seat === who).map((action) => action.card);
+    },
+    { id: gameId, who: seat },
+  );
+}
+
+/** What the page has shown at some moment (see openPage): e.g. "trick-reason", "hand-summary". */
+export const seenOnPage = (page) => page.evaluate(() => [...window.seen]);
+
+/** Wait until this seat may play: its turn, nothing in flight, the table caught up. */
+export async function waitForMyTurn(page) {
+  await page.locator(".table[data-paced=false] .your-turn .card-button").first().waitFor();
 }
 
 /** Fail if any page logged an error (a CSP violation is one too). */
@@ -101,12 +129,16 @@ export async function actIfMyTurn(page, { keyboard = false } = {}) {
   return true;
 }
 
-/** Wait until the table's version passes `version`, or the game is finished. */
+/**
+ * Wait until the table's version passes `version`, the game is finished, or this seat may act
+ * (the hand unlocks once a play's events are shown, which need not change the version).
+ */
 export async function waitForChange(page, version) {
   await page.waitForFunction(
     (seen) => {
       const table = document.querySelector(".table");
-      return table && (Number(table.dataset.version) > seen || table.dataset.status === "finished");
+      const canAct = document.querySelector(".your-turn .card-button, button[data-key=deal]");
+      return table && (Number(table.dataset.version) > seen || table.dataset.status === "finished" || canAct);
     },
     version,
     { timeout: STEP_MS },

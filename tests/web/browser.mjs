@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 
+import { AxeBuilder } from "@axe-core/playwright";
 import { chromium } from "playwright-core";
 
 export const BASE_URL = process.env.COINS_BASE_URL ?? "http://127.0.0.1:8000";
@@ -85,9 +86,32 @@ export async function assertNoTokenInUrls(...pages) {
   assert.deepEqual(leaks, []);
 }
 
-export async function screenshot(page, name) {
+export async function screenshot(page, name, { fullPage = true } = {}) {
   mkdirSync(ARTIFACTS, { recursive: true });
-  await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+  await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage });
+}
+
+/** Fail on any serious or critical axe-core violation on the page as it is now (WCAG 2 A and AA rules). */
+export async function assertAccessible(page, what) {
+  const { violations } = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"]).analyze();
+  const bad = violations.filter((violation) => violation.impact === "serious" || violation.impact === "critical");
+  assert.deepEqual(
+    bad.map((violation) => `${violation.id} (${violation.impact}): ${violation.nodes.map((node) => node.target.join(" ")).slice(0, 3).join(", ")}`),
+    [],
+    `axe-core on ${what}`,
+  );
+}
+
+/** Fail unless every element `selector` matches lies wholly inside the viewport (no scrolling needed). */
+export async function assertOnScreen(page, selector, what) {
+  const outside = await page.locator(selector).evaluateAll((elements) =>
+    elements
+      .map((element) => element.getBoundingClientRect())
+      .filter((box) => box.top < 0 || box.left < 0 || box.bottom > window.innerHeight || box.right > window.innerWidth)
+      .map((box) => `${Math.round(box.left)},${Math.round(box.top)}–${Math.round(box.right)},${Math.round(box.bottom)}`),
+  );
+  const size = page.viewportSize();
+  assert.deepEqual(outside, [], `${what} is not all on a ${size?.width}×${size?.height} screen`);
 }
 
 /**

@@ -221,4 +221,18 @@ export default {
   "card.of.coins": "{rank} of coins",
   "card.of.swords": "{rank} of swords",
   "card.of.clubs": "{rank} of clubs",
+
+  "rules.link": "Rules",
+  "rules.title": "The rules of Coins",
+  "rules.intro": "Coins is a trick-taking game for three players, by Mark Steere, played with the 48-card Spanish deck.",
+  "rules.suitsTitle": "Suits",
+  "rules.ranks": "Ranks, high to low: ace, king (rey, 12), knight (caballo, 11), knave (sota, 10), 9 down to 2.",
+  "rules.tricksTitle": "Who wins a trick",
+  "rules.trick1": "Three different suits: suit A beats suit B and suit B beats suit C; the card of suit A wins. Ranks do not matter.",
+  "rules.trick2": "Two cards of one suit and a third of another: the higher of the two same-suit cards wins; the odd card never wins.",
+  "rules.trick3": "All three of one suit: the highest card wins.",
+  "rules.goal": "Each coins card is worth one point, won by whoever wins its trick. The players agree on a target score (10, 15 or 20, say): the moment someone reaches it, they win, even in the middle of a hand.",
+  "rules.playTitle": "Dealing and play",
+  "rules.play": "The oldest player deals the first hand; later, the player to the right of the winner of the last trick deals. The player on the dealer's right shuffles, the one on the left cuts, and all the cards are dealt one at a time clockwise from the dealer's left, sixteen each. The dealer's left leads any card, then the next player, then the dealer: there is no need to follow suit. The winner of a trick leads the next.",
+  "rules.source": "From Mark Steere's rule sheet (October 2022).",
 };

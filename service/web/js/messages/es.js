@@ -221,4 +221,18 @@ export default {
   "card.of.coins": "{rank} de oros",
   "card.of.swords": "{rank} de espadas",
   "card.of.clubs": "{rank} de bastos",
+
+  "rules.link": "Reglas",
+  "rules.title": "Las reglas de Coins",
+  "rules.intro": "Coins es un juego de bazas para tres jugadores, de Mark Steere, con la baraja española de 48 cartas.",
+  "rules.suitsTitle": "Palos",
+  "rules.ranks": "Valores, de mayor a menor: as, rey (12), caballo (11), sota (10), del 9 al 2.",
+  "rules.tricksTitle": "Quién gana la baza",
+  "rules.trick1": "Tres palos distintos: el palo A gana al B y el B gana al C; gana la carta del palo A. El valor no importa.",
+  "rules.trick2": "Dos cartas de un palo y una de otro: gana la más alta de las dos del mismo palo; la otra nunca gana.",
+  "rules.trick3": "Las tres del mismo palo: gana la más alta.",
+  "rules.goal": "Cada oro vale un punto para quien gana su baza. Se acuerda una puntuación objetivo (10, 15 o 20, por ejemplo): quien la alcanza gana en ese momento, aunque sea a mitad de mano.",
+  "rules.playTitle": "Reparto y juego",
+  "rules.play": "Reparte la primera mano el jugador de más edad; después, el que está a la derecha del ganador de la última baza. El de la derecha del repartidor baraja, el de la izquierda corta, y se reparten todas las cartas de una en una en sentido horario empezando por la izquierda del repartidor, dieciséis a cada uno. Sale el de la izquierda del repartidor con cualquier carta, luego el siguiente y por último el repartidor: no hay que seguir el palo. Quien gana una baza sale en la siguiente.",
+  "rules.source": "Según la hoja de reglas de Mark Steere (octubre de 2022).",
 };

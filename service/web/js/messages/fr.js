@@ -221,4 +221,18 @@ export default {
   "card.of.coins": "{rank} de pièces",
   "card.of.swords": "{rank} d’épées",
   "card.of.clubs": "{rank} de bâtons",
+
+  "rules.link": "Règles",
+  "rules.title": "Les règles de Coins",
+  "rules.intro": "Coins est un jeu de plis pour trois joueurs, de Mark Steere, avec le jeu espagnol de 48 cartes.",
+  "rules.suitsTitle": "Couleurs",
+  "rules.ranks": "Rangs, du plus fort au plus faible : as, roi (rey, 12), chevalier (caballo, 11), valet (sota, 10), puis 9 à 2.",
+  "rules.tricksTitle": "Qui remporte le pli",
+  "rules.trick1": "Trois couleurs différentes : la couleur A bat la B et la B bat la C ; la carte de la couleur A gagne. Les rangs ne comptent pas.",
+  "rules.trick2": "Deux cartes d’une couleur et une troisième d’une autre : la plus haute des deux de même couleur gagne ; l’intruse ne gagne jamais.",
+  "rules.trick3": "Les trois de la même couleur : la plus haute gagne.",
+  "rules.goal": "Chaque Pièce vaut un point pour qui remporte son pli. On convient d’un score à atteindre (10, 15 ou 20 par exemple) : dès qu’un joueur l’atteint, il gagne, même au milieu d’une main.",
+  "rules.playTitle": "Donne et jeu",
+  "rules.play": "Le joueur le plus âgé distribue la première main ; ensuite, c’est le joueur à droite du gagnant du dernier pli. Le joueur à droite du donneur mélange, celui de gauche coupe, et toutes les cartes sont distribuées une à une dans le sens horaire en commençant à gauche du donneur, seize chacun. Le joueur à gauche du donneur entame avec n’importe quelle carte, puis le suivant, puis le donneur : il n’est pas obligatoire de fournir. Le gagnant d’un pli entame le suivant.",
+  "rules.source": "D’après la fiche de règles de Mark Steere (octobre 2022).",
 };

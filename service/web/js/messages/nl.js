@@ -221,4 +221,18 @@ export default {
   "card.of.coins": "Munten {rank}",
   "card.of.swords": "Zwaarden {rank}",
   "card.of.clubs": "Knuppels {rank}",
+
+  "rules.link": "Regels",
+  "rules.title": "De regels van Coins",
+  "rules.intro": "Coins is een slagenspel voor drie spelers van Mark Steere, met een Spaans kaartspel van 48 kaarten.",
+  "rules.suitsTitle": "Kleuren",
+  "rules.ranks": "Rangen, van hoog naar laag: Aas, Heer (Rey, 12), Ridder (Caballo, 11), Boer (Sota, 10), 9 tot 2.",
+  "rules.tricksTitle": "Wie de slag wint",
+  "rules.trick1": "Drie verschillende kleuren: kleur A verslaat kleur B en kleur B verslaat kleur C; de kaart van kleur A wint. Rangen tellen niet.",
+  "rules.trick2": "Twee kaarten van dezelfde kleur en een derde van een andere: de hoogste van de twee gelijke wint; de andere wint nooit.",
+  "rules.trick3": "Alle drie van dezelfde kleur: de hoogste kaart wint.",
+  "rules.goal": "Elke Munt is één punt waard voor wie de slag wint. De spelers spreken een doelscore af (bijvoorbeeld 10, 15 of 20): wie die bereikt, wint meteen, ook midden in een hand.",
+  "rules.playTitle": "Delen en spelen",
+  "rules.play": "De oudste speler deelt de eerste hand; daarna deelt de speler rechts van de winnaar van de laatste slag. De speler rechts van de deler schudt, die links snijdt, en alle kaarten worden één voor één met de klok mee gedeeld, beginnend links van de deler, zestien per speler. De speler links van de deler komt uit met een willekeurige kaart, dan de volgende, dan de deler: kleur bekennen hoeft niet. De winnaar van een slag komt uit in de volgende.",
+  "rules.source": "Naar het regelblad van Mark Steere (oktober 2022).",
 };

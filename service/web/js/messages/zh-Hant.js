@@ -221,4 +221,18 @@ export default {
   "card.of.coins": "硬幣{rank}",
   "card.of.swords": "寶劍{rank}",
   "card.of.clubs": "棍棒{rank}",
+
+  "rules.link": "規則",
+  "rules.title": "Coins 的規則",
+  "rules.intro": "Coins 是 Mark Steere 設計的三人吃墩遊戲，使用 48 張西班牙紙牌。",
+  "rules.suitsTitle": "花色",
+  "rules.ranks": "大小由高到低：A、K（國王，12）、騎士（11）、J（侍從，10），然後 9 到 2。",
+  "rules.tricksTitle": "誰贏得這把",
+  "rules.trick1": "三種不同花色：花色 A 勝過 B，B 勝過 C；花色 A 的牌贏。大小不重要。",
+  "rules.trick2": "兩張同花色、一張不同：兩張同花色中較大者贏；另一張永遠不會贏。",
+  "rules.trick3": "三張同花色：最大的牌贏。",
+  "rules.goal": "每張硬幣值一分，歸贏得該把的人。玩家先約定目標分數（例如 10、15 或 20）：一旦有人達到就立即獲勝，即使在回合中途。",
+  "rules.playTitle": "發牌與出牌",
+  "rules.play": "第一回合由最年長的玩家發牌；之後由上一把贏家右手邊的玩家發牌。發牌者右手邊的玩家洗牌，左手邊的玩家切牌，全部的牌從發牌者左手邊開始順時針一次一張發出，每人十六張。由發牌者左手邊的玩家先出任意一張牌，接著下一位，最後是發牌者：不必跟花色。贏得一把的人先出下一把。",
+  "rules.source": "根據 Mark Steere 的規則說明（2022 年 10 月）。",
 };

@@ -235,4 +235,6 @@ export default {
   "rules.playTitle": "Dealing and play",
   "rules.play": "The oldest player deals the first hand; later, the player to the right of the winner of the last trick deals. The player on the dealer's right shuffles, the one on the left cuts, and all the cards are dealt one at a time clockwise from the dealer's left, sixteen each. The dealer's left leads any card, then the next player, then the dealer: there is no need to follow suit. The winner of a trick leads the next.",
   "rules.source": "From Mark Steere's rule sheet (October 2022).",
+
+  "seat.botName": "{strength} bot {letter}",
 };

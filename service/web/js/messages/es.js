@@ -235,4 +235,6 @@ export default {
   "rules.playTitle": "Reparto y juego",
   "rules.play": "Reparte la primera mano el jugador de más edad; después, el que está a la derecha del ganador de la última baza. El de la derecha del repartidor baraja, el de la izquierda corta, y se reparten todas las cartas de una en una en sentido horario empezando por la izquierda del repartidor, dieciséis a cada uno. Sale el de la izquierda del repartidor con cualquier carta, luego el siguiente y por último el repartidor: no hay que seguir el palo. Quien gana una baza sale en la siguiente.",
   "rules.source": "Según la hoja de reglas de Mark Steere (octubre de 2022).",
+
+  "seat.botName": "Bot {strength} {letter}",
 };

@@ -235,4 +235,6 @@ export default {
   "rules.playTitle": "Donne et jeu",
   "rules.play": "Le joueur le plus âgé distribue la première main ; ensuite, c’est le joueur à droite du gagnant du dernier pli. Le joueur à droite du donneur mélange, celui de gauche coupe, et toutes les cartes sont distribuées une à une dans le sens horaire en commençant à gauche du donneur, seize chacun. Le joueur à gauche du donneur entame avec n’importe quelle carte, puis le suivant, puis le donneur : il n’est pas obligatoire de fournir. Le gagnant d’un pli entame le suivant.",
   "rules.source": "D’après la fiche de règles de Mark Steere (octobre 2022).",
+
+  "seat.botName": "Robot {strength} {letter}",
 };

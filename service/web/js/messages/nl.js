@@ -235,4 +235,6 @@ export default {
   "rules.playTitle": "Delen en spelen",
   "rules.play": "De oudste speler deelt de eerste hand; daarna deelt de speler rechts van de winnaar van de laatste slag. De speler rechts van de deler schudt, die links snijdt, en alle kaarten worden één voor één met de klok mee gedeeld, beginnend links van de deler, zestien per speler. De speler links van de deler komt uit met een willekeurige kaart, dan de volgende, dan de deler: kleur bekennen hoeft niet. De winnaar van een slag komt uit in de volgende.",
   "rules.source": "Naar het regelblad van Mark Steere (oktober 2022).",
+
+  "seat.botName": "Bot {strength} {letter}",
 };

@@ -50,6 +50,19 @@ await scenario(async (browser) => {
   assert.match(await log.locator("li").first().textContent(), /dealt hand 1/);
   await assertAccessible(desk, "a finished table");
   await screenshot(desk, "finished");
+
+  // A rematch from the finished table; then the lobby remembers the name and shows the result.
+  const finishedUrl = desk.url();
+  await desk.click("button[data-key=rematch]");
+  await desk.waitForURL((url) => url.toString() !== finishedUrl);
+  await desk.locator(".table").waitFor();
+  await desk.goto(`${new URL(desk.url()).origin}/#/`);
+  await desk.locator(".own-games [data-result]").first().waitFor();
+  assert.equal(await desk.inputValue("#create-name"), "Ana", "the lobby forgot the name");
+  assert.ok((await desk.locator(".own-games li").count()) >= 2, "the rematch is not among your games");
+  await desk.locator("[data-key=watch]").first().waitFor(); // the rematch is in play: it can be watched
+  await assertAccessible(desk, "the lobby with games");
+  await screenshot(desk, "lobby-games");
   assertNoConsoleErrors(desk);
 
   const phone = await openPage(browser, { viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true });

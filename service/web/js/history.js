@@ -102,3 +102,42 @@ export function logLines(moves, name, mine, extras) {
   flushExtras(Infinity);
   return lines;
 }
+
+/**
+ * The game's moves as this page knows them: those read from its actions and those its events
+ * told of, each once, in order; and the log lines that are not moves (seats taken and left).
+ */
+export class GameHistory {
+  constructor() {
+    /** @type {Move[]} */
+    this.moves = [];
+    /** @type {Extra[]} */
+    this.extras = [];
+    /** @type {Set<string>} */
+    this.keys = new Set();
+  }
+
+  /** The moves read from the game's actions; moves already taken from the events stay after them. @param {Move[]} fetched */
+  load(fetched) {
+    const known = new Set(fetched.map(moveKey));
+    this.moves = [...fetched, ...this.moves.filter((move) => !known.has(moveKey(move)))];
+    for (const key of known) this.keys.add(key);
+  }
+
+  /** @param {Move|null} move */
+  add(move) {
+    if (!move || this.keys.has(moveKey(move))) return;
+    this.keys.add(moveKey(move));
+    this.moves.push(move);
+  }
+
+  /** A log line that is not a move, at its place among them. @param {string} text */
+  note(text) {
+    this.extras.push({ after: this.moves.length, text });
+  }
+
+  /** @param {(seat: number) => string} name @param {number|null} mine */
+  lines(name, mine) {
+    return logLines(this.moves, name, mine, this.extras);
+  }
+}

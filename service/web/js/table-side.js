@@ -1,4 +1,4 @@
-// The table's side panels: the score history hand by hand, a hand's summary, and the whole game's log.
+// The table's panels: this seat's buttons, the score history hand by hand, a hand's summary, and the whole game's log.
 
 import { h } from "./dom.js";
 import { t } from "./i18n.js";
@@ -59,5 +59,27 @@ export function logPanel(lines, live) {
     h("h2", { id: "log-title" }, t("table.log")),
     h("p", { class: "live", "data-live": live }, t(`live.${live}`)),
     h("ol", { class: "log", tabindex: "0", "aria-labelledby": "log-title", "data-lines": lines.length }, lines.map((line) => h("li", {}, line))),
+  );
+}
+
+/**
+ * This seat's buttons: deal (the dealer's turn), hint (in play), and leave, which asks first.
+ * @param {{game: Game, seat: number, busy: boolean, confirmLeave: boolean, deal: () => void, hint: () => void,
+ *          leave: () => void, confirm: (asking: boolean) => void}} options
+ */
+export function seatControls({ game, seat, busy, confirmLeave, deal, hint, leave, confirm }) {
+  const yourTurn = game.turn === seat;
+  return h(
+    "div",
+    { class: "actions" },
+    game.status === "waiting_for_deal" && yourTurn && !busy && h("button", { type: "button", class: "primary", "data-key": "deal", onclick: deal }, t("table.deal")),
+    game.status === "playing" && h("button", { type: "button", "data-key": "hint", disabled: !yourTurn, onclick: hint }, t("table.hint")),
+    confirmLeave
+      ? [
+          h("span", {}, t("table.leaveConfirm")),
+          h("button", { type: "button", class: "primary", "data-key": "leave-yes", onclick: leave }, t("table.leave")),
+          h("button", { type: "button", "data-key": "leave-no", onclick: () => confirm(false) }, t("table.stay")),
+        ]
+      : h("button", { type: "button", "data-key": "leave", onclick: () => confirm(true) }, t("table.leave")),
   );
 }

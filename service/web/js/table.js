@@ -4,16 +4,16 @@ import * as api from "./api.js";
 import { followGame } from "./events.js";
 import { checkHand, fairnessView } from "./fairness.js";
 import { handView } from "./hand.js";
-import { h, replace } from "./dom.js";
+import { h, replace, restoreFocus } from "./dom.js";
 import { cardName, onLanguageChange, t } from "./i18n.js";
 import { inviteView } from "./invite.js";
-import { checkRecord, recordCheckText } from "./record-check.js";
+import { recordPanel } from "./record-panel.js";
 import { seatName } from "./names.js";
 import { infoNotice, problemNotice } from "./notice.js";
-import { forgetSeat, loadDealt, loadSeat, saveDealt } from "./store.js";
-import { logPanel, scoresView, summaryView } from "./table-side.js";
+import { forgetSeat, loadDealt, loadSeat, saveDealt, saveSeat } from "./store.js";
+import { logPanel, scoresView, seatControls, summaryView } from "./table-side.js";
 import { cycleView, heldTrickLine, seatsView, statusText, trickSlots, trickView, winnerView } from "./table-view.js";
-import { moveKey, moveOfAction, moveOfEvent, replayHands, logLines } from "./history.js";
+import { GameHistory, moveOfAction, moveOfEvent, replayHands } from "./history.js";
 import { pacer } from "./pacing.js";
 import { hintReason } from "./hint-reason.js";
 import { turnClock } from "./clock.js";
@@ -43,12 +43,9 @@ export function mountTable(root, gameId) {
     left: false,
     busy: false,
     /** @type {Game|null} a play's answer, until the events have shown the game that far */ awaited: null,
-    /** @type {import("./history.js").Move[]} */ moves: [],
-    /** @type {import("./history.js").Extra[]} */ extras: [],
     /** @type {import("./types.js").Trick|null} a completed trick, held on the table for a moment */ held: null,
     /** @type {number|null} the hand whose summary is shown, until the next deal */ summary: null,
     /** @type {Map<number, import("./fairness.js").Check>} */ checks: new Map(),
-    /** @type {"checking"|import("./record-check.js").RecordCheck|null} */ recordCheck: null,
   };
   const announcer = h("p", { class: "visually-hidden", role: "status", "aria-live": "polite" });
   const view = h("div", { class: "table-view" });
@@ -58,9 +55,10 @@ export function mountTable(root, gameId) {
   let handCache = null;
   /** @type {ReturnType<typeof setTimeout>|undefined} */
   let awaitTimer;
-  const moveKeys = new Set();
+  const history = new GameHistory();
   const paced = pacer({ show, settled: () => ((state.held = null), render()) });
   const clock = turnClock();
+  const record = recordPanel(gameId, { render, onError: (error) => ((state.error = error), render()) });
   let stopEvents = follow();
   const stopLanguage = onLanguageChange(render);
   load();
@@ -94,26 +92,11 @@ export function mountTable(root, gameId) {
   /** The game's moves so far, from its actions; moves already taken from the events are kept. */
   async function loadHistory() {
     try {
-      const fetched = (await api.listActions(gameId)).map(moveOfAction);
-      const known = new Set(fetched.map(moveKey));
-      state.moves = [...fetched, ...state.moves.filter((move) => !known.has(moveKey(move)))];
-      for (const key of known) moveKeys.add(key);
+      history.load((await api.listActions(gameId)).map(moveOfAction));
     } catch (error) {
       state.error = error;
     }
     render();
-  }
-
-  /** @param {import("./history.js").Move|null} move */
-  function addMove(move) {
-    if (!move || moveKeys.has(moveKey(move))) return;
-    moveKeys.add(moveKey(move));
-    state.moves.push(move);
-  }
-
-  /** @param {string} text */
-  function note(text) {
-    state.extras.push({ after: state.moves.length, text });
   }
 
   /** Take a newer public state; an older one (an event behind a play's own answer) is ignored. @param {Game} game */
@@ -153,13 +136,13 @@ export function mountTable(root, gameId) {
     const privateHand = event.type === "hand" ? event : event.type === "game" ? event.hand : null;
     if (privateHand && privateHand.seat === mine()) acceptHand(privateHand);
     acceptGame(event.game);
-    addMove(moveOfEvent(event));
+    history.add(moveOfEvent(event));
     switch (event.type) {
       case "seat_taken":
-        note(t("log.seatTaken", { name: event.name ?? name(event.seat), n: event.seat + 1 }));
+        history.note(t("log.seatTaken", { name: event.name ?? name(event.seat), n: event.seat + 1 }));
         break;
       case "seat_left":
-        note(t("log.seatLeft", { n: event.seat + 1 }));
+        history.note(t("log.seatLeft", { n: event.seat + 1 }));
         break;
       case "hand_dealt":
         state.hint = null;
@@ -178,7 +161,7 @@ export function mountTable(root, gameId) {
         verify(event.hand_number, event.seed);
         break;
       case "game_finished":
-        note(t("log.gameFinished", { name: name(event.winner) }));
+        history.note(t("log.gameFinished", { name: name(event.winner) }));
         if (state.game && !state.checks.has(state.game.hand_number)) verify(state.game.hand_number, null);
         break;
       default:
@@ -188,7 +171,7 @@ export function mountTable(root, gameId) {
     render();
   }
 
-  const lines = () => logLines(state.moves, name, mine(), state.extras);
+  const lines = () => history.lines(name, mine());
 
   async function verify(hand, seed) {
     if (!hand || state.checks.get(hand)?.state === "verified") return;
@@ -198,37 +181,6 @@ export function mountTable(root, gameId) {
       state.checks.set(hand, await checkHand({ gameId, hand, seat: mine(), dealt: loadDealt(gameId, hand), seed }));
     } catch {
       state.checks.set(hand, { hand, state: "failed", reason: "missing" });
-    }
-    render();
-  }
-
-  /** Save the game's record as served, as `coins-<id>.json` (a Blob behind an <a download>: no inline script). */
-  async function downloadRecord() {
-    state.error = null;
-    try {
-      const { text } = await api.getRecord(gameId);
-      const url = URL.createObjectURL(new Blob([text], { type: "application/json" }));
-      const link = h("a", { href: url, download: `coins-${gameId}.json`, hidden: true });
-      document.body.append(link);
-      link.click();
-      link.remove();
-      setTimeout(() => URL.revokeObjectURL(url), 1000);
-    } catch (error) {
-      state.error = error;
-      render();
-    }
-  }
-
-  /** Download the record and check all of it here, as coins-verify would. */
-  async function checkWholeRecord() {
-    state.error = null;
-    state.recordCheck = "checking";
-    render();
-    try {
-      state.recordCheck = await checkRecord((await api.getRecord(gameId)).record);
-    } catch (error) {
-      state.recordCheck = null;
-      state.error = error;
     }
     render();
   }
@@ -290,6 +242,15 @@ export function mountTable(root, gameId) {
   /** A card may be played: this seat's turn as shown, nothing in flight, the last play's events shown. */
   const canPlay = () =>
     state.game?.status === "playing" && state.game.turn === mine() && mine() !== null && !state.busy && state.awaited === null;
+  /** The rematch (created by the first seat to ask, joined by the others), opened in this page. */
+  const rematch = () =>
+    asSeat(async (held) => {
+      const answer = await api.rematch(gameId, held.token);
+      saveSeat(answer.game.id, { seat: answer.seat, token: answer.token });
+      location.hash = `#/game/${encodeURIComponent(answer.game.id)}`;
+    });
+  /** Ask before leaving (true), or not any more (false). @param {boolean} asking */
+  const confirm = (asking) => ((state.confirmLeave = asking), render());
   const hint = () =>
     asSeat(async (held) => {
       state.hint = await api.getHint(gameId, held.token);
@@ -323,29 +284,18 @@ export function mountTable(root, gameId) {
     replace(view, tableView());
     const log = view.querySelector(".log");
     if (log && atBottom) log.scrollTop = log.scrollHeight; // follow the newest line unless the reader scrolled up
-    restoreFocus(focused, cardIndex);
+    restoreFocus(view, focused, cardIndex, ".card-button");
     const game = state.game;
     const yourTurn = game !== null && game.status !== "finished" && game.turn === mine() && mine() !== null;
     document.title = yourTurn ? `▶ ${t("title.yourTurn")} · Coins` : "Coins";
     clock.update(game, yourTurn);
   }
 
-  /** Keep the keyboard where it was: the same control, or the card that took a played card's place. */
-  function restoreFocus(key, cardIndex) {
-    if (!key) return;
-    let target = view.querySelector(`[data-key="${CSS.escape(key)}"]`);
-    if (!target && key.startsWith("card:")) {
-      const cards = view.querySelectorAll(".card-button");
-      target = cards[Math.min(Math.max(cardIndex, 0), cards.length - 1)] ?? null;
-    }
-    if (target instanceof HTMLElement) target.focus();
-  }
-
   function tableView() {
     const game = state.game;
     if (!game) return h("div", {}, state.error ? problemNotice(state.error) : h("p", {}, "…"), h("p", {}, h("a", { href: "#/" }, t("table.backToLobby"))));
     const seat = mine();
-    const hands = replayHands(state.moves);
+    const hands = replayHands(history.moves);
     return h(
       "div",
       { class: "table", "data-status": game.status, "data-version": game.version, "data-paced": paced.busy() ? "true" : "false" },
@@ -364,7 +314,7 @@ export function mountTable(root, gameId) {
         h("section", { class: "panel" }, h("h2", {}, t("table.scores")), scoresView(game, seat, hands)),
         game.status === "waiting_for_players" && inviteView(game),
         fairnessView(game.status === "playing" ? game.commitment : null, [...state.checks.values()].reverse()),
-        game.hand_number > 0 && recordPanel(),
+        game.hand_number > 0 && record.view(),
         logPanel(lines(), state.live),
         h("p", {}, h("a", { href: "#/" }, t("table.backToLobby"))),
       ),
@@ -382,6 +332,9 @@ export function mountTable(root, gameId) {
       { class: "felt", "aria-labelledby": "status-line" },
       h("p", { class: "status-line", id: "status-line" }, hand + statusText(game, seat), clock.element),
       game.status === "finished" && game.winner !== null && winnerView(game, seat),
+      game.status === "finished" &&
+        seat !== null &&
+        h("p", { class: "actions" }, h("button", { type: "button", class: "primary", "data-key": "rematch", disabled: state.busy, onclick: rematch }, t(game.rematch ? "table.rematchJoin" : "table.rematch"))),
       seatsView(game, seat),
       h("h2", { class: "visually-hidden" }, t("table.trick")),
       trickSlots(game, onTable, seat, state.held !== null),
@@ -405,30 +358,9 @@ export function mountTable(root, gameId) {
     return h(
       "section",
       { class: `panel your-hand${playable ? " your-turn" : ""}`, "aria-labelledby": "hand-title", "aria-busy": state.busy ? "true" : "false" },
-      h("div", { class: "hand-head" }, h("h2", { id: "hand-title" }, t("table.yourCards")), controls(game, seat)),
+      h("div", { class: "hand-head" }, h("h2", { id: "hand-title" }, t("table.yourCards")), seatControls({ game, seat, busy: state.busy, confirmLeave: state.confirmLeave, deal, hint, leave, confirm })),
       state.hint && infoNotice(t("table.hintSays", { card: cardName(state.hint.card), reason: hintReason(state.hint) })),
       cards && cachedHand(cards, playable),
-    );
-  }
-
-  /** The game record: download it, or check it whole (every hand over so far, and the outcome). */
-  function recordPanel() {
-    const check = state.recordCheck;
-    let result = null;
-    if (check === "checking") result = h("p", { id: "record-check" }, t("record.checking"));
-    else if (check?.ok) result = h("p", { id: "record-check", class: "verified", "data-verified": "true" }, recordCheckText(check));
-    else if (check) result = h("p", { id: "record-check", class: "warning", role: "alert", "data-verified": "false" }, recordCheckText(check));
-    return h(
-      "section",
-      { class: "panel game-record", "aria-labelledby": "record-title" },
-      h("h2", { id: "record-title" }, t("record.title")),
-      h(
-        "div",
-        { class: "actions" },
-        h("button", { type: "button", "data-key": "record-download", onclick: downloadRecord }, t("record.download")),
-        h("button", { type: "button", "data-key": "record-check", disabled: check === "checking", onclick: checkWholeRecord }, t("record.check")),
-      ),
-      result,
     );
   }
 
@@ -444,22 +376,7 @@ export function mountTable(root, gameId) {
     return handCache.element;
   }
 
-  function controls(game, seat) {
-    const yourTurn = game.turn === seat;
-    return h(
-      "div",
-      { class: "actions" },
-      game.status === "waiting_for_deal" && yourTurn && !state.busy && h("button", { type: "button", class: "primary", "data-key": "deal", onclick: deal }, t("table.deal")),
-      game.status === "playing" && h("button", { type: "button", "data-key": "hint", disabled: !yourTurn, onclick: hint }, t("table.hint")),
-      state.confirmLeave
-        ? [
-            h("span", {}, t("table.leaveConfirm")),
-            h("button", { type: "button", class: "primary", "data-key": "leave-yes", onclick: leave }, t("table.leave")),
-            h("button", { type: "button", "data-key": "leave-no", onclick: () => ((state.confirmLeave = false), render()) }, t("table.stay")),
-          ]
-        : h("button", { type: "button", "data-key": "leave", onclick: () => ((state.confirmLeave = true), render()) }, t("table.leave")),
-    );
-  }
+
 
   return () => {
     stopEvents();

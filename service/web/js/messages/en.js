@@ -237,4 +237,13 @@ export default {
   "rules.source": "From Mark Steere's rule sheet (October 2022).",
 
   "seat.botName": "{strength} bot {letter}",
+
+  "lobby.playing": "Games in play",
+  "lobby.nonePlaying": "No game is being played right now.",
+  "lobby.inPlay": "{scores} · target {target}",
+  "lobby.watch": "Watch",
+  "lobby.won": "You won",
+  "lobby.lost": "{name} won",
+  "table.rematch": "Rematch",
+  "table.rematchJoin": "Join the rematch",
 };

@@ -237,4 +237,13 @@ export default {
   "rules.source": "Según la hoja de reglas de Mark Steere (octubre de 2022).",
 
   "seat.botName": "Bot {strength} {letter}",
+
+  "lobby.playing": "Partidas en juego",
+  "lobby.nonePlaying": "Ahora no se está jugando ninguna partida.",
+  "lobby.inPlay": "{scores} · objetivo {target}",
+  "lobby.watch": "Mirar",
+  "lobby.won": "Ganaste",
+  "lobby.lost": "Ganó {name}",
+  "table.rematch": "Revancha",
+  "table.rematchJoin": "Unirse a la revancha",
 };

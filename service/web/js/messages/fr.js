@@ -237,4 +237,13 @@ export default {
   "rules.source": "D’après la fiche de règles de Mark Steere (octobre 2022).",
 
   "seat.botName": "Robot {strength} {letter}",
+
+  "lobby.playing": "Parties en cours",
+  "lobby.nonePlaying": "Aucune partie n’est en cours.",
+  "lobby.inPlay": "{scores} · objectif {target}",
+  "lobby.watch": "Regarder",
+  "lobby.won": "Vous avez gagné",
+  "lobby.lost": "{name} a gagné",
+  "table.rematch": "Revanche",
+  "table.rematchJoin": "Rejoindre la revanche",
 };

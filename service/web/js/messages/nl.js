@@ -237,4 +237,13 @@ export default {
   "rules.source": "Naar het regelblad van Mark Steere (oktober 2022).",
 
   "seat.botName": "Bot {strength} {letter}",
+
+  "lobby.playing": "Spellen bezig",
+  "lobby.nonePlaying": "Er wordt nu geen spel gespeeld.",
+  "lobby.inPlay": "{scores} · doel {target}",
+  "lobby.watch": "Kijken",
+  "lobby.won": "Je hebt gewonnen",
+  "lobby.lost": "{name} heeft gewonnen",
+  "table.rematch": "Nog een keer",
+  "table.rematchJoin": "Meedoen met de nieuwe partij",
 };

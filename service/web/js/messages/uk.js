@@ -237,4 +237,13 @@ export default {
   "rules.source": "За правилами Марка Стіра (жовтень 2022).",
 
   "seat.botName": "Бот {strength} {letter}",
+
+  "lobby.playing": "Ігри, що тривають",
+  "lobby.nonePlaying": "Зараз ніхто не грає.",
+  "lobby.inPlay": "{scores} · ціль {target}",
+  "lobby.watch": "Дивитися",
+  "lobby.won": "Ви виграли",
+  "lobby.lost": "Виграв {name}",
+  "table.rematch": "Реванш",
+  "table.rematchJoin": "Приєднатися до реваншу",
 };

@@ -237,4 +237,13 @@ export default {
   "rules.source": "根據 Mark Steere 的規則說明（2022 年 10 月）。",
 
   "seat.botName": "{strength}電腦 {letter}",
+
+  "lobby.playing": "進行中的遊戲",
+  "lobby.nonePlaying": "目前沒有進行中的遊戲。",
+  "lobby.inPlay": "{scores} · 目標 {target}",
+  "lobby.watch": "觀看",
+  "lobby.won": "你贏了",
+  "lobby.lost": "{name} 贏了",
+  "table.rematch": "再來一局",
+  "table.rematchJoin": "加入再來一局",
 };

@@ -43,7 +43,7 @@ from .results import (
     TrickState,
     etag_for,
 )
-from .seats import is_open, take_seat
+from .seats import is_open, name_bots_apart, take_seat
 from .server_moves import begin, changed, new_stored_game, record_deal, record_play, settle, start_full_table
 from .tokens import authenticate, hash_token, rematch_token
 from .transactions import Transactions, restore
@@ -87,13 +87,16 @@ class GameService:
         now = self.clock()
         credentials: list[Credential] = []
         seats = []
+        seated = []
         for number, player in enumerate(request.seats):
             seat = StoredSeat(number)
             if player is not None:
                 token = take_seat(seat, player, now)
                 if token is not None:
                     credentials.append(Credential(number, token))
+                seated.append((seat, player))
             seats.append(seat)
+        name_bots_apart(seated)
         stored = new_stored_game(
             new_game_id(),
             seats,

@@ -9,7 +9,9 @@ from ..store import StoredGame, StoredSeat
 from .commands import NewPlayer
 from .tokens import hash_token, new_token
 
-__all__ = ["is_open", "owes_server_move", "take_seat"]
+__all__ = ["is_open", "name_bots_apart", "owes_server_move", "take_seat"]
+
+BOT_LETTERS = "ABC"
 
 
 def is_open(seat: StoredSeat) -> bool:
@@ -27,6 +29,16 @@ def take_seat(seat: StoredSeat, player: NewPlayer, now: datetime) -> str | None:
     token = new_token()
     seat.token_hash = hash_token(token)
     return token
+
+
+def name_bots_apart(seated: list[tuple[StoredSeat, NewPlayer]]) -> None:
+    """Bots of one strength given no name are told apart by a letter: "Expert bot A", "Expert bot B"."""
+    unnamed = [seat for seat, player in seated if player.bot is not None and not player.name]
+    for strength in {seat.bot for seat in unnamed}:
+        alike = [seat for seat in unnamed if seat.bot == strength]
+        if len(alike) > 1:
+            for letter, seat in zip(BOT_LETTERS, alike, strict=False):
+                seat.name = f"{seat.name} {letter}"
 
 
 def owes_server_move(stored: StoredGame, game: Game) -> bool:

@@ -47,7 +47,7 @@ def test_three_bots_play_a_whole_game_over_later_reads(client, strength):
     assert game["status"] == "finished" and game["credentials"] == []
     assert game["seats"][game["winner"]]["score"] >= 5
     assert [seat["bot"] for seat in game["seats"]] == [strength] * 3
-    assert game["seats"][0]["name"] == f"{strength.capitalize()} bot"
+    assert game["seats"][0]["name"] == f"{strength.capitalize()} bot A"  # three alike: told apart by a letter
     actions = client.get(f"/v1/games/{game['id']}/actions?limit=500").json["items"]
     assert {a["cause"] for a in actions} == {"bot"}
     assert all(a["seed"] for a in actions if a["kind"] == "deal")  # every hand is over: seeds revealed
@@ -248,3 +248,17 @@ def test_a_stream_keeps_a_bots_game_moving(client):
             finished = True
             break
     assert finished
+
+
+@pytest.mark.parametrize(
+    ("seats", "names"),
+    [
+        ([{"bot": "expert"}, {"bot": "expert"}, {"bot": "basic"}], ["Expert bot A", "Expert bot B", "Basic bot"]),
+        ([{"bot": "basic"}, {"bot": "basic"}, {"bot": "basic"}], ["Basic bot A", "Basic bot B", "Basic bot C"]),
+        ([{"name": "Ana"}, {"bot": "random"}, {"bot": "expert"}], ["Ana", "Random bot", "Expert bot"]),
+        ([{"bot": "expert", "name": "Deep"}, {"bot": "expert"}, None], ["Deep", "Expert bot", None]),
+    ],
+)
+def test_bots_of_one_strength_get_distinct_names(client, seats, names):
+    game = _created(client, target_score=5, seats=seats)
+    assert [seat["name"] for seat in game["seats"]] == names

@@ -77,7 +77,7 @@ class GameModel:
             if player is None:
                 seats.append(SeatModel())
             elif player.get("bot"):
-                seats.append(SeatModel(player.get("name") or f"{player['bot'].capitalize()} bot", bot=player["bot"]))
+                seats.append(SeatModel(player.get("name") or _bot_name(body["seats"], number), bot=player["bot"]))
             else:
                 seats.append(SeatModel(player["name"], player.get("age"), token=tokens[number]))
         options = (body["target_score"], body["auto_deal"], body["seed"], body.get("first_dealer"))
@@ -303,3 +303,13 @@ def _trick(hand_number: int, trick_number: int, leader: int, plays: tuple[Play, 
         "plays": [{"seat": play.seat, "card": play.card.code} for play in plays],
         "complete": False, "winner": None, "points": None,
     }  # fmt: skip
+
+
+def _bot_name(players: list[Json | None], number: int) -> str:
+    """An unnamed bot's name: "Expert bot", or "Expert bot A", "… B" when more unnamed bots share its strength."""
+    strength = players[number]["bot"]  # type: ignore[index]
+    alike = [
+        i for i, player in enumerate(players) if player and player.get("bot") == strength and not player.get("name")
+    ]
+    name = f"{strength.capitalize()} bot"
+    return name if len(alike) < 2 else f"{name} {'ABC'[alike.index(number)]}"

@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 
+import { AxeBuilder } from "@axe-core/playwright";
 import { chromium } from "playwright-core";
 
 export const BASE_URL = process.env.COINS_BASE_URL ?? "http://127.0.0.1:8000";
@@ -24,8 +25,17 @@ export const launch = () => chromium.launch({ executablePath: CHROMIUM, args: AR
  * @param {import("playwright-core").Browser} browser
  * @param {import("playwright-core").BrowserContextOptions} [options]
  */
-export async function openPage(browser, options = {}) {
+export async function openPage(browser, { trickPauseMs = 60, ...options } = {}) {
   const context = await browser.newContext({ locale: "en-US", viewport: { width: 1280, height: 900 }, ...options });
+  // A short trick pause keeps whole games quick; the pacing scenario sets its own.
+  await context.addInitScript((pause) => localStorage.setItem("coins.trickPauseMs", String(pause)), trickPauseMs);
+  await context.addInitScript(() => {
+    // What appeared on the page at any moment, however briefly: a trick held with its reason, a hand's summary.
+    window.seen = new Set();
+    new MutationObserver(() => {
+      for (const id of ["trick-reason", "hand-summary"]) if (document.getElementById(id)) window.seen.add(id);
+    }).observe(document, { childList: true, subtree: true });
+  });
   const page = await context.newPage();
   page.setDefaultTimeout(STEP_MS);
   page.errors = [];
@@ -38,6 +48,25 @@ export async function openPage(browser, options = {}) {
   await page.goto(`${BASE_URL}/`);
   await page.locator("#create-name").waitFor();
   return page;
+}
+
+/** The plays of a game's seat so far, read from the API (listActions). */
+export async function playsOf(page, gameId, seat) {
+  return page.evaluate(
+    async ({ id, who }) => {
+      const answer = await fetch(`/v1/games/${id}/actions?limit=500`).then((response) => response.json());
+      return answer.items.filter((action) => action.kind === "play" && action.seat === who).map((action) => action.card);
+    },
+    { id: gameId, who: seat },
+  );
+}
+
+/** What the page has shown at some moment (see openPage): e.g. "trick-reason", "hand-summary". */
+export const seenOnPage = (page) => page.evaluate(() => [...window.seen]);
+
+/** Wait until this seat may play: its turn, nothing in flight, the table caught up. */
+export async function waitForMyTurn(page) {
+  await page.locator(".table[data-paced=false] .your-turn .card-button").first().waitFor();
 }
 
 /** Fail if any page logged an error (a CSP violation is one too). */
@@ -57,9 +86,32 @@ export async function assertNoTokenInUrls(...pages) {
   assert.deepEqual(leaks, []);
 }
 
-export async function screenshot(page, name) {
+export async function screenshot(page, name, { fullPage = true } = {}) {
   mkdirSync(ARTIFACTS, { recursive: true });
-  await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+  await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage });
+}
+
+/** Fail on any serious or critical axe-core violation on the page as it is now (WCAG 2 A and AA rules). */
+export async function assertAccessible(page, what) {
+  const { violations } = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"]).analyze();
+  const bad = violations.filter((violation) => violation.impact === "serious" || violation.impact === "critical");
+  assert.deepEqual(
+    bad.map((violation) => `${violation.id} (${violation.impact}): ${violation.nodes.map((node) => node.target.join(" ")).slice(0, 3).join(", ")}`),
+    [],
+    `axe-core on ${what}`,
+  );
+}
+
+/** Fail unless every element `selector` matches lies wholly inside the viewport (no scrolling needed). */
+export async function assertOnScreen(page, selector, what) {
+  const outside = await page.locator(selector).evaluateAll((elements) =>
+    elements
+      .map((element) => element.getBoundingClientRect())
+      .filter((box) => box.top < 0 || box.left < 0 || box.bottom > window.innerHeight || box.right > window.innerWidth)
+      .map((box) => `${Math.round(box.left)},${Math.round(box.top)}–${Math.round(box.right)},${Math.round(box.bottom)}`),
+  );
+  const size = page.viewportSize();
+  assert.deepEqual(outside, [], `${what} is not all on a ${size?.width}×${size?.height} screen`);
 }
 
 /**
@@ -101,12 +153,16 @@ export async function actIfMyTurn(page, { keyboard = false } = {}) {
   return true;
 }
 
-/** Wait until the table's version passes `version`, or the game is finished. */
+/**
+ * Wait until the table's version passes `version`, the game is finished, or this seat may act
+ * (the hand unlocks once a play's events are shown, which need not change the version).
+ */
 export async function waitForChange(page, version) {
   await page.waitForFunction(
     (seen) => {
       const table = document.querySelector(".table");
-      return table && (Number(table.dataset.version) > seen || table.dataset.status === "finished");
+      const canAct = document.querySelector(".your-turn .card-button, button[data-key=deal]");
+      return table && (Number(table.dataset.version) > seen || table.dataset.status === "finished" || canAct);
     },
     version,
     { timeout: STEP_MS },

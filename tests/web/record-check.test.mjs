@@ -7,7 +7,8 @@ import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
 import { test } from "node:test";
 
-import { checkRecord, recordCheckText, trickWinner } from "../../service/web/js/record-check.js";
+import { checkRecord, recordCheckText } from "../../service/web/js/record-check.js";
+import { trickWinner } from "../../service/web/js/trick.js";
 
 const genuine = async () => JSON.parse(await readFile(new URL("./fixtures/record-finished.json", import.meta.url), "utf8"));
 

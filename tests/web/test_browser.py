@@ -69,7 +69,9 @@ def artifacts(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return Path(configured) if configured else tmp_path_factory.mktemp("web-artifacts")
 
 
-@pytest.mark.parametrize("scenario", ["solo_game", "three_players", "reload", "mobile", "languages", "leave"])
+@pytest.mark.parametrize(
+    "scenario", ["solo_game", "three_players", "reload", "mobile", "languages", "leave", "one_play", "look"]
+)
 def test_scenario(scenario: str, base_url: str, artifacts: Path) -> None:
     env = {**os.environ, "COINS_BASE_URL": base_url, "COINS_WEB_ARTIFACTS": str(artifacts)}
     result = subprocess.run(

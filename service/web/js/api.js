@@ -17,7 +17,22 @@ export class ApiProblem extends Error {
   }
 }
 
+const ATTEMPTS = 5; // one request and up to four retries, through network failures
+const FIRST_RETRY_MS = 300;
+
+/** A fresh `Idempotency-Key`: 128 random bits as hex (getRandomValues works on plain http too). */
+export function idempotencyKey() {
+  return [...crypto.getRandomValues(new Uint8Array(16))].map((byte) => byte.toString(16).padStart(2, "0")).join("");
+}
+
+/** @param {number} ms */
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
 /**
+ * One request, sent again (a bounded number of times, with a growing pause) when the network
+ * failed or, for a POST, when the service says the first try with its key is still running.
+ * Every POST carries one `Idempotency-Key` for all its tries, so a retry whose first try did
+ * reach the service gets that try's answer and nothing is applied twice.
  * @param {string} method
  * @param {string} path under /v1
  * @param {{token?: string|null, body?: unknown, text?: boolean}} [options] `text`: answer the body's text, not its JSON
@@ -27,23 +42,33 @@ async function call(method, path, { token, body, text = false } = {}) {
   const headers = { Accept: "application/json" };
   if (token) headers.Authorization = `Bearer ${token}`;
   if (body !== undefined) headers["Content-Type"] = "application/json";
-  let response;
-  try {
-    response = await fetch(`/v1${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  } catch {
-    throw new ApiProblem("network_error", 0, "the service could not be reached");
-  }
-  const raw = response.status === 204 ? "" : await response.text().catch(() => "");
-  let data = null;
-  try {
-    data = raw ? JSON.parse(raw) : null;
-  } catch {
-    data = null;
-  }
-  if (!response.ok) {
+  if (method === "POST") headers["Idempotency-Key"] = idempotencyKey();
+  const payload = body === undefined ? undefined : JSON.stringify(body);
+  for (let attempt = 1; ; attempt += 1) {
+    const last = attempt === ATTEMPTS;
+    let response;
+    let raw;
+    try {
+      response = await fetch(`/v1${path}`, { method, headers, body: payload });
+      raw = response.status === 204 ? "" : await response.text(); // a connection lost mid-answer is a network failure too
+    } catch {
+      if (last) throw new ApiProblem("network_error", 0, "the service could not be reached");
+      await sleep(FIRST_RETRY_MS * 2 ** (attempt - 1));
+      continue;
+    }
+    let data = null;
+    try {
+      data = raw ? JSON.parse(raw) : null;
+    } catch {
+      data = null;
+    }
+    if (response.ok) return text ? raw : data;
+    if (data?.code === "idempotency_key_in_use" && !last) {
+      await sleep(FIRST_RETRY_MS * 2 ** (attempt - 1));
+      continue;
+    }
     throw new ApiProblem(data?.code ?? "internal_error", response.status, data?.detail ?? response.statusText);
   }
-  return text ? raw : data;
 }
 
 const game = (id) => `/games/${encodeURIComponent(id)}`;
@@ -52,6 +77,10 @@ const game = (id) => `/games/${encodeURIComponent(id)}`;
 export const createGame = (body) => call("POST", "/games", { body });
 /** @returns {Promise<import("./types.js").GamePage>} */
 export const listOpenGames = () => call("GET", "/games?status=waiting_for_players&limit=20");
+/** @returns {Promise<import("./types.js").GamePage>} */
+export const listGamesInPlay = () => call("GET", "/games?status=playing&limit=20");
+/** @returns {Promise<import("./types.js").Rematch>} */
+export const rematch = (id, token) => call("POST", `${game(id)}/rematch`, { token });
 /** @returns {Promise<Game>} */
 export const getGame = (id) => call("GET", game(id));
 /** @returns {Promise<import("./types.js").JoinedGame>} */

@@ -4,6 +4,7 @@ import { h, replace } from "./dom.js";
 import { MESSAGES, initialLanguage, language, onLanguageChange, setLanguage, t } from "./i18n.js";
 import { mountJoin } from "./join.js";
 import { mountLobby } from "./lobby.js";
+import { mountRules } from "./rules.js";
 import { loadSeat } from "./store.js";
 import { mountTable } from "./table.js";
 
@@ -16,7 +17,7 @@ let unmount = () => {};
 /**
  * `#/` the lobby; `#/game/<id>` its table; `#/game/<id>/join?seat=N` the form to take seat N.
  * @param {string} hash
- * @returns {{view: "lobby"} | {view: "table", gameId: string} | {view: "join", gameId: string, seat: number|null}}
+ * @returns {{view: "lobby"} | {view: "rules"} | {view: "table", gameId: string} | {view: "join", gameId: string, seat: number|null}}
  */
 export function parseRoute(hash) {
   const [path, query = ""] = hash.replace(/^#/, "").split("?");
@@ -26,6 +27,7 @@ export function parseRoute(hash) {
     if (parts[2] === "join") return { view: "join", gameId: parts[1], seat: seat === null ? null : Number(seat) };
     return { view: "table", gameId: parts[1] };
   }
+  if (parts[0] === "rules") return { view: "rules" };
   return { view: "lobby" };
 }
 
@@ -33,6 +35,7 @@ function route() {
   unmount();
   const target = parseRoute(location.hash);
   if (target.view === "join" && !loadSeat(target.gameId)) unmount = mountJoin(main, target.gameId, target.seat);
+  else if (target.view === "rules") unmount = mountRules(main);
   else if (target.view !== "lobby") unmount = mountTable(main, target.gameId);
   else unmount = mountLobby(main);
 }
@@ -41,6 +44,7 @@ function route() {
 function renderChrome() {
   byId("byline").textContent = t("site.byline");
   byId("language-label").textContent = t("site.language");
+  byId("rules-link").textContent = t("rules.link");
   /** @type {HTMLElement} */ (document.querySelector(".skip-link")).textContent = t("site.skip");
   replace(picker, Object.keys(MESSAGES).map((code) => h("option", { value: code, lang: code, selected: code === language() }, MESSAGES[code]["language.name"])));
   picker.value = language();

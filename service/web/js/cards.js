@@ -68,6 +68,39 @@ const PIP_LAYOUTS = Object.freeze({
 });
 
 /**
+ * The figure of a face card, so that 10, 11 and 12 differ at a glance: the sota (knave) stands
+ * bare-headed holding the suit's sign, the caballo (knight) rides a horse, the rey (king) wears
+ * a crown. Simple shapes in the suit's colour inside the court frame.
+ * @param {string} rank @param {string} suit
+ */
+function figure(rank, suit) {
+  const group = svg("g", { class: `figure figure-${rank}` });
+  group.append(svg("rect", { x: 11, y: 18, width: 38, height: 54, rx: 3, class: "card-court-frame" }));
+  if (rank === "knight") {
+    // The horse: body, neck and head, four legs; the rider above it.
+    group.append(
+      svg("path", { class: "figure-fill", d: "M16,52 Q18,44 28,44 L38,44 Q41,38 40,33 L45,30 L46,35 L43,38 Q44,46 40,52 Z" }),
+      svg("path", { class: "figure-line", d: "M19,52 V64 M24,52 V64 M35,52 V64 M40,52 V64" }),
+      svg("circle", { class: "figure-fill", cx: 28, cy: 27, r: 4 }),
+      svg("path", { class: "figure-fill", d: "M24,32 H32 L33,44 H23 Z" }),
+    );
+  } else {
+    // A standing figure: head, robe and arms; the king's crown, the knave's cap.
+    group.append(
+      svg("circle", { class: "figure-fill", cx: 30, cy: 30, r: 5 }),
+      svg("path", { class: "figure-fill", d: "M22,68 L25,38 H35 L38,68 Z" }),
+      svg("path", { class: "figure-line", d: "M25,42 L18,52 M35,42 L42,50" }),
+    );
+    if (rank === "king") group.append(svg("path", { class: "figure-crown", d: "M24,24 L24,18 L27,21 L30,16 L33,21 L36,18 L36,24 Z" }));
+    else group.append(svg("path", { class: "figure-fill", d: "M25,26 Q30,19 36,25 Z" }));
+  }
+  const sign = pip(suit);
+  sign.setAttribute("transform", rank === "knight" ? "translate(40 26) scale(0.45)" : "translate(42 50) scale(0.5)");
+  group.append(sign);
+  return group;
+}
+
+/**
  * A suit's symbol as a small SVG, to stand beside the suit's name (never colour alone).
  * @param {string} suit
  */
@@ -92,10 +125,11 @@ export function cardFace(code) {
     text.textContent = index;
     face.append(text);
   }
-  const count = Number(rank) || 1;
   if (rank === "king" || rank === "knight" || rank === "knave") {
-    face.append(svg("rect", { x: 13, y: 20, width: 34, height: 50, rx: 3, class: "card-court-frame" }));
+    face.append(figure(rank, suit));
+    return face;
   }
+  const count = Number(rank) || 1;
   const scale = count === 1 ? 1.8 : count >= 7 ? 0.62 : 0.8;
   for (const [x, y] of PIP_LAYOUTS[count]) {
     const placed = pip(suit);

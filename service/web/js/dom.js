@@ -38,3 +38,18 @@ export function replace(parent, ...children) {
   parent.replaceChildren();
   append(parent, children);
 }
+
+/**
+ * Keep the keyboard where it was after a render: on the element with the same `data-key`, or,
+ * when it is gone (a card just played), on the one of `fallback` that took its place.
+ * @param {Element} root @param {string|undefined} key @param {number} index @param {string} fallback
+ */
+export function restoreFocus(root, key, index, fallback) {
+  if (!key) return;
+  let target = root.querySelector(`[data-key="${CSS.escape(key)}"]`);
+  if (!target && key.startsWith("card:")) {
+    const candidates = root.querySelectorAll(fallback);
+    target = candidates[Math.min(Math.max(index, 0), candidates.length - 1)] ?? null;
+  }
+  if (target instanceof HTMLElement) target.focus();
+}

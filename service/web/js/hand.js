@@ -21,13 +21,13 @@ export function handView({ cards, playable, hinted, onPlay, label }) {
         class: `card-button${card === hinted ? " hinted" : ""}`,
         "data-key": `card:${card}`,
         "data-card": card,
-        "aria-label": name,
         "aria-disabled": playable ? null : "true",
         tabindex: index === 0 ? "0" : "-1",
-        onclick: () => playable && onPlay(card),
+        // One play per intent: the second click of a double click (detail 2) is not a second play.
+        onclick: (/** @type {MouseEvent} */ event) => playable && event.detail <= 1 && onPlay(card),
       },
       cardFace(card),
-      h("span", { class: "card-label", "aria-hidden": "true" }, name),
+      h("span", { class: "visually-hidden" }, name),
     );
     list.append(h("li", {}, button));
   });

@@ -57,13 +57,27 @@ export function onLanguageChange(listener) {
 }
 
 /**
- * The message `key` in the current language, `{name}` placeholders filled from `params`.
+ * A message: a text with `{name}` placeholders, or, for a count, one text per plural category
+ * of the language (`Intl.PluralRules`: English one/other, Ukrainian one/few/many/other, …).
+ * @typedef {string | Partial<Record<Intl.LDMLPluralRule, string>>} Message
+ */
+
+/**
+ * The message `key` in the current language, `{name}` placeholders filled from `params`; a
+ * plural message takes the form that `params.count` asks for.
  * @param {string} key
  * @param {Record<string, string|number>} [params]
  */
 export function t(key, params = {}) {
-  const template = MESSAGES[current][key] ?? en[key] ?? key;
+  /** @type {Message} */
+  const message = MESSAGES[current][key] ?? en[key] ?? key;
+  const template = typeof message === "string" ? message : pluralForm(message, Number(params.count ?? 0));
   return template.replace(/\{(\w+)\}/g, (whole, name) => (name in params ? String(params[name]) : whole));
+}
+
+/** @param {Partial<Record<Intl.LDMLPluralRule, string>>} forms @param {number} count */
+function pluralForm(forms, count) {
+  return forms[new Intl.PluralRules(current).select(count)] ?? forms.other ?? "";
 }
 
 /** The name of a suit in the current language. */
@@ -73,7 +87,7 @@ export const suitName = (suit) => t(`suit.${suit}`);
 export function cardName(code) {
   const { rank, suit } = parseCard(code);
   const rankText = Number(rank) ? rank : t(`rank.${rank}`);
-  return t("card.name", { rank: rankText, suit: suitName(suit) });
+  return t(`card.of.${suit}`, { rank: rankText });
 }
 
 /** A human message for a problem `code` of the API (or the client's own `network_error`). */

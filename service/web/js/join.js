@@ -5,7 +5,7 @@ import { h, replace } from "./dom.js";
 import { onLanguageChange, t } from "./i18n.js";
 import { seatName } from "./names.js";
 import { problemNotice } from "./notice.js";
-import { saveSeat } from "./store.js";
+import { loadName, saveName, saveSeat } from "./store.js";
 
 /**
  * @param {HTMLElement} root
@@ -16,7 +16,7 @@ import { saveSeat } from "./store.js";
 export function mountJoin(root, gameId, wanted) {
   /** @type {{game: import("./types.js").Game|null, error: unknown}} */
   const state = { game: null, error: null };
-  const name = h("input", { id: "join-name", name: "name", required: true, maxlength: 40, autocomplete: "nickname" });
+  const name = h("input", { id: "join-name", name: "name", required: true, maxlength: 40, autocomplete: "nickname", value: loadName() });
   const age = h("input", { id: "join-age", name: "age", type: "number", min: 0, max: 150, inputmode: "numeric" });
   const seatSelect = h("select", { id: "join-seat", name: "seat" });
   const stopLanguage = onLanguageChange(render);
@@ -37,6 +37,7 @@ export function mountJoin(root, gameId, wanted) {
       const body = { name: name.value.trim(), age: age.value ? Number(age.value) : null, seat: Number(seatSelect.value) };
       const joined = await api.joinGame(gameId, body);
       saveSeat(gameId, { seat: joined.seat, token: joined.token });
+      saveName(body.name);
       location.hash = `#/game/${encodeURIComponent(gameId)}`;
     } catch (error) {
       state.error = error;
@@ -57,7 +58,7 @@ export function mountJoin(root, gameId, wanted) {
         { class: "panel form-grid", "aria-labelledby": "join-title", onsubmit: join },
         h("h2", { id: "join-title" }, t("join.title")),
         game && h("p", {}, t("lobby.summary", { names: players, target: game.target_score, open: open.length })),
-        wanted !== null && game && !open.some((seat) => seat.seat === wanted) && h("p", { class: "message error", role: "alert" }, t("join.seatTaken", { n: wanted + 1 })),
+        wanted !== null && game && !open.some((seat) => seat.seat === wanted) && h("p", { class: "message error", role: "alert" }, t("join.seatTaken", { n: wanted + 1 }), " ", h("a", { href: `#/game/${encodeURIComponent(gameId)}`, "data-key": "watch" }, t("lobby.watch"))),
         state.error ? problemNotice(state.error) : null,
         open.length > 0 && [
           h("div", {}, h("label", { for: name.id }, t("lobby.name")), name),

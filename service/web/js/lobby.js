@@ -1,35 +1,56 @@
-// The lobby: create a game (seats for you, people and bots), list games with open seats, resume your own.
+// The lobby: create a game (seats for you, people and bots), games with open seats and games to watch (kept fresh), your own seats and results.
 
 import * as api from "./api.js";
 import { h, replace } from "./dom.js";
 import { onLanguageChange, t } from "./i18n.js";
 import { seatName } from "./names.js";
 import { problemNotice } from "./notice.js";
-import { listSeats, saveSeat } from "./store.js";
+import { listSeats, loadName, loadSeat, saveName, saveSeat } from "./store.js";
 
 const SEAT_CHOICES = ["you", "open", "bot:random", "bot:basic", "bot:expert"];
 const DEFAULT_SEATS = ["you", "bot:basic", "bot:expert"];
+/** The lists refresh themselves this often, while the lobby is shown (at most REFRESHES times). */
+const REFRESH_MS = 10_000;
+const REFRESHES = 360;
+/** How many of this browser's own games are listed. */
+const OWN_GAMES = 10;
 
 /** @param {HTMLElement} root @returns {() => void} unmount */
 export function mountLobby(root) {
-  /** @type {{games: import("./types.js").Game[]|null, error: unknown, formError: unknown}} */
-  const state = { games: null, error: null, formError: null };
+  /**
+   * @type {{games: import("./types.js").Game[]|null, playing: import("./types.js").Game[]|null,
+   *         own: import("./types.js").Game[], error: unknown, formError: unknown}}
+   */
+  const state = { games: null, playing: null, own: [], error: null, formError: null };
   const form = createForm();
   const listing = h("section", { class: "panel", "aria-labelledby": "open-title" });
+  const watching = h("section", { class: "panel", "aria-labelledby": "playing-title" });
   const resume = h("div");
-  replace(root, form.element, listing, resume);
+  replace(root, form.element, listing, watching, resume);
   render();
   refresh();
+  let refreshes = 0;
+  const timer = setInterval(() => (refreshes += 1) > REFRESHES ? clearInterval(timer) : refresh(), REFRESH_MS);
   const stopLanguage = onLanguageChange(render);
 
   async function refresh() {
     try {
-      state.games = (await api.listOpenGames()).items;
+      const [open, playing, own] = await Promise.all([api.listOpenGames(), api.listGamesInPlay(), ownGames()]);
+      state.games = open.items;
+      state.playing = playing.items;
+      state.own = own;
       state.error = null;
     } catch (error) {
       state.error = error;
     }
     renderListing();
+  }
+
+  /** This browser's games (the newest first), read to show each as a seat to resume or a result. */
+  async function ownGames() {
+    const ids = listSeats().slice(-OWN_GAMES).reverse();
+    const games = await Promise.all(ids.map((id) => api.getGame(id).catch(() => null)));
+    return /** @type {import("./types.js").Game[]} */ (games.filter(Boolean));
   }
 
   function render() {
@@ -47,17 +68,38 @@ export function mountLobby(root) {
       h("ul", { class: "open-games" }, (state.games ?? []).map(openGameItem)),
       h("button", { type: "button", onclick: refresh }, t("lobby.refresh")),
     );
-    const mine = listSeats();
+    replace(
+      watching,
+      h("h2", { id: "playing-title" }, t("lobby.playing")),
+      state.playing && !state.playing.length && h("p", {}, t("lobby.nonePlaying")),
+      h("ul", { class: "open-games" }, (state.playing ?? []).map(playingItem)),
+    );
     replace(
       resume,
-      mine.length > 0 &&
-        h(
-          "section",
-          { class: "panel" },
-          h("h2", {}, t("lobby.rejoin")),
-          h("ul", {}, mine.map((gameId) => h("li", {}, h("a", { href: `#/game/${encodeURIComponent(gameId)}` }, `${t("lobby.resume")} · ${gameId}`)))),
-        ),
+      state.own.length > 0 &&
+        h("section", { class: "panel", "aria-labelledby": "own-title" }, h("h2", { id: "own-title" }, t("lobby.rejoin")), h("ul", { class: "own-games" }, state.own.map(ownItem))),
     );
+  }
+
+  /** A game in play: who plays it, the scores, and a link to watch it. @param {import("./types.js").Game} game */
+  function playingItem(game) {
+    const scores = game.seats.map((seat) => `${seatName(seat)} ${seat.score}`).join(" · ");
+    return h(
+      "li",
+      { class: "panel", "data-game": game.id },
+      h("span", {}, t("lobby.inPlay", { scores, target: game.target_score })),
+      h("a", { class: "button", href: `#/game/${encodeURIComponent(game.id)}`, "data-key": "watch" }, t("lobby.watch")),
+    );
+  }
+
+  /** One of this browser's games: its result once finished, else a link back to the seat. @param {import("./types.js").Game} game */
+  function ownItem(game) {
+    const seat = loadSeat(game.id)?.seat ?? null;
+    const names = game.seats.map((item) => `${seatName(item, seat)} ${item.score}`).join(" · ");
+    const href = `#/game/${encodeURIComponent(game.id)}`;
+    if (game.status !== "finished") return h("li", { "data-game": game.id }, h("a", { href }, `${t("lobby.resume")}: ${names}`));
+    const result = game.winner === seat ? t("lobby.won") : t("lobby.lost", { name: seatName(game.seats[game.winner ?? 0], seat) });
+    return h("li", { "data-game": game.id, "data-result": game.winner === seat ? "won" : "lost" }, h("a", { href }, `${result} · ${names}`));
   }
 
   /** @param {import("./types.js").Game} game */
@@ -78,6 +120,7 @@ export function mountLobby(root) {
       const game = await api.createGame(body);
       const credential = game.credentials.find((item) => item.seat === yourSeat);
       if (credential) saveSeat(game.id, credential);
+      saveName(body.seats[yourSeat]?.name ?? "");
       location.hash = `#/game/${encodeURIComponent(game.id)}`;
     } catch (error) {
       state.formError = error;
@@ -88,7 +131,7 @@ export function mountLobby(root) {
   function createForm() {
     const element = h("form", { class: "panel form-grid", "aria-labelledby": "create-title" });
     const fields = {
-      name: h("input", { id: "create-name", name: "name", required: true, maxlength: 40, autocomplete: "nickname" }),
+      name: h("input", { id: "create-name", name: "name", required: true, maxlength: 40, autocomplete: "nickname", value: loadName() }),
       age: h("input", { id: "create-age", name: "age", type: "number", min: 0, max: 150, inputmode: "numeric" }),
       target: h("input", { id: "create-target", name: "target", type: "number", min: 1, max: 100, value: "15", required: true }),
       timeout: h("input", { id: "create-timeout", name: "timeout", type: "number", min: 5, max: 86400 }),
@@ -132,7 +175,10 @@ export function mountLobby(root) {
     return { element, render };
   }
 
-  return stopLanguage;
+  return () => {
+    clearInterval(timer);
+    stopLanguage();
+  };
 }
 
 /** @param {string} choice */

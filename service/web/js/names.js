@@ -9,8 +9,19 @@ import { t } from "./i18n.js";
  * @param {number|null} [mine] this browser's seat in the game
  */
 export function seatName(seat, mine = null) {
-  const name = seat.name ?? (seat.open ? t("seat.open") : t("seat.number", { n: seat.seat + 1 }));
+  const name = botName(seat) ?? seat.name ?? (seat.open ? t("seat.open") : t("seat.number", { n: seat.seat + 1 }));
   return seat.seat === mine ? `${name} (${t("seat.you")})` : name;
+}
+
+/** The service's own names of bots ("Expert bot", "Expert bot B"), in English: said in the current language. */
+const BOT_NAME = /^(Random|Basic|Expert) bot(?: ([ABC]))?$/;
+
+/** A bot seat's name in the current language, when the service named it (a name given at creation stays). @param {Seat} seat */
+function botName(seat) {
+  const match = seat.bot && seat.name ? BOT_NAME.exec(seat.name) : null;
+  if (!match || match[1].toLowerCase() !== seat.bot) return null;
+  const name = t("seat.botName", { strength: t(`strength.${seat.bot}`), letter: match[2] ?? "" }).trim();
+  return name.charAt(0).toLocaleUpperCase() + name.slice(1);
 }
 
 /** What sits in a seat, besides its name: a bot of some strength, or nobody yet. @param {Seat} seat */

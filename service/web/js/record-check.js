@@ -2,9 +2,10 @@
 // every revealed seed against its commitment, every deal recomputed (deal.js), every play in turn
 // and from its player's dealt hand, every trick's winner and points, the scores and the outcome.
 
-import { DECK, RANKS, SUITS, beats, parseCard } from "./cards.js";
+import { DECK, parseCard } from "./cards.js";
 import { commitment, dealHands, fromHex } from "./deal.js";
 import { cardName, t } from "./i18n.js";
+import { trickPoints, trickWinner } from "./trick.js";
 
 /** @typedef {import("./types.js").GameRecord} GameRecord */
 /** @typedef {import("./types.js").RecordHand} RecordHand */
@@ -28,21 +29,6 @@ class Discrepancy extends Error {
     this.values = values;
   }
 }
-
-/** The position in `cards` of the trick's winning card, by the rules' three cases. @param {CardCode[]} cards */
-export function trickWinner(cards) {
-  const suits = cards.map((card) => parseCard(card).suit);
-  if (new Set(suits).size === 3) {
-    const absent = SUITS.find((suit) => !suits.includes(suit)) ?? SUITS[0];
-    return suits.indexOf(beats(absent)); // the absent suit's prey wins
-  }
-  const shared = suits.find((suit) => suits.filter((other) => other === suit).length > 1);
-  const rank = (i) => RANKS.indexOf(parseCard(cards[i]).rank);
-  return [0, 1, 2].filter((i) => suits[i] === shared).reduce((best, i) => (rank(i) < rank(best) ? i : best));
-}
-
-/** The coins cards of a trick. @param {CardCode[]} cards */
-export const trickPoints = (cards) => cards.filter((card) => parseCard(card).suit === "coins").length;
 
 const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
 

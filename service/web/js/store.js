@@ -32,3 +32,9 @@ export const loadDealt = (gameId, handNumber) => read(DEALT_KEY(gameId, handNumb
 export function saveDealt(gameId, handNumber, cards) {
   if (!loadDealt(gameId, handNumber)) localStorage.setItem(DEALT_KEY(gameId, handNumber), JSON.stringify(cards));
 }
+
+const NAME_KEY = "coins.name";
+/** The name this browser last played under, to fill in the next form. */
+export const loadName = () => localStorage.getItem(NAME_KEY) ?? "";
+/** @param {string} name */
+export const saveName = (name) => localStorage.setItem(NAME_KEY, name);

@@ -4,6 +4,7 @@ import { SUITS, cardFace, suitIcon } from "./cards.js";
 import { h } from "./dom.js";
 import { cardName, suitName, t } from "./i18n.js";
 import { seatKind, seatName } from "./names.js";
+import { trickReason } from "./trick.js";
 
 /** @typedef {import("./types.js").Game} Game */
 /** @typedef {import("./types.js").Trick} Trick */
@@ -35,10 +36,12 @@ export function seatsView(game, mine) {
       return h(
         "li",
         { class: `seat-card${toAct ? " to-act" : ""}`, "data-seat": seat.seat, "aria-current": toAct ? "true" : null },
-        h("div", { class: "seat-name" }, seatName(seat, mine)),
-        seatKind(seat) && h("div", { class: "seat-kind" }, seatKind(seat)),
-        h("div", {}, t("seat.score", { score: seat.score })),
-        game.status === "playing" && h("div", {}, `${t("seat.cards", { count: seat.cards_in_hand })} · ${t("seat.tricks", { count: seat.tricks_won })}`),
+        h("div", { class: "seat-name" }, seatName(seat, mine), seatKind(seat) && h("span", { class: "seat-kind" }, ` · ${seatKind(seat)}`)),
+        h(
+          "div",
+          {},
+          [t("count.points", { count: seat.score }), ...(game.status === "playing" ? [t("count.cards", { count: seat.cards_in_hand }), t("count.tricks", { count: seat.tricks_won })] : [])].join(" · "),
+        ),
         h("div", { class: "seat-roles" }, tags.map((tag) => h("span", { class: "role" }, tag))),
       );
     }),
@@ -67,6 +70,39 @@ export function trickView(game, trick, mine, className) {
   );
 }
 
+/**
+ * The trick on the table, each card in front of who played it (one slot per seat, under the
+ * seat's column); a completed trick marks its winner.
+ * @param {Game} game @param {Trick|null} trick @param {number|null} mine @param {boolean} complete
+ */
+export function trickSlots(game, trick, mine, complete) {
+  const plays = trick?.plays ?? [];
+  return h(
+    "ol",
+    { class: `trick-slots current-trick${complete ? " complete" : ""}`, "aria-label": t("table.trick") },
+    game.seats.map((seat) => {
+      const play = plays.find((item) => item.seat === seat.seat);
+      const order = plays.findIndex((item) => item.seat === seat.seat);
+      const won = complete && trick?.winner === seat.seat;
+      if (!play) return h("li", { class: "slot empty", "data-seat": seat.seat }, h("span", { class: "visually-hidden" }, `${seatName(seat, mine)}: ${t("table.trickEmpty")}`));
+      return h(
+        "li",
+        { class: `slot played${won ? " winner" : ""}${order === 0 ? " lead" : ""}`, "data-card": play.card, "data-seat": play.seat },
+        cardFace(play.card),
+        h("span", { class: "slot-caption" }, h("span", { class: "visually-hidden" }, `${seatName(seat, mine)}: `), cardName(play.card), won ? " ★" : ""),
+      );
+    }),
+  );
+}
+
+/** Who won the completed trick on the table, for how many points, and why. @param {Game} game @param {Trick} trick @param {number|null} mine */
+export function heldTrickLine(game, trick, mine) {
+  const winner = trick.winner ?? 0;
+  const reason = trickReason(trick.plays.map((play) => play.card));
+  const points = t("count.points", { count: trick.points ?? 0 });
+  return h("p", { class: "trick-line", id: "trick-reason", role: "status" }, t("table.trickWonBy", { name: seatName(game.seats[winner], mine), points, reason }));
+}
+
 /** The suit cycle, with each suit's symbol and name: cups > coins > swords > clubs > cups. */
 export function cycleView() {
   const chain = h("ol", { class: "cycle", "aria-label": t("cycle.label") });
@@ -78,18 +114,8 @@ export function cycleView() {
   return h("div", { class: "cycle-help" }, h("p", { class: "visually-hidden" }, t("cycle.label")), chain, h("p", { class: "cycle-sayings" }, sayings));
 }
 
-/** @param {Game} game @param {number|null} mine */
-export function scoresView(game, mine) {
-  return h(
-    "table",
-    { class: "scoreboard" },
-    h("caption", {}, t("table.target", { target: game.target_score })),
-    h("tbody", {}, game.seats.map((seat) => h("tr", {}, h("th", { scope: "row" }, seatName(seat, mine)), h("td", { "data-score": seat.seat }, seat.score)))),
-  );
-}
-
 /** The end of the game: who won, with how many points. @param {Game} game @param {number|null} mine */
 export function winnerView(game, mine) {
   const seat = game.seats[game.winner ?? 0];
-  return h("p", { class: "winner-banner", role: "status", id: "winner" }, t("table.winner", { name: seatName(seat, mine), score: seat.score }));
+  return h("p", { class: "winner-banner", role: "status", id: "winner" }, t("table.winner", { name: seatName(seat, mine), points: t("count.points", { count: seat.score }) }));
 }

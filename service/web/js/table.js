@@ -4,20 +4,26 @@ import * as api from "./api.js";
 import { followGame } from "./events.js";
 import { checkHand, fairnessView } from "./fairness.js";
 import { handView } from "./hand.js";
-import { h, replace } from "./dom.js";
+import { h, replace, restoreFocus } from "./dom.js";
 import { cardName, onLanguageChange, t } from "./i18n.js";
 import { inviteView } from "./invite.js";
-import { checkRecord, recordCheckText } from "./record-check.js";
+import { recordPanel } from "./record-panel.js";
 import { seatName } from "./names.js";
 import { infoNotice, problemNotice } from "./notice.js";
-import { forgetSeat, loadDealt, loadSeat, saveDealt } from "./store.js";
-import { cycleView, scoresView, seatsView, statusText, trickView, winnerView } from "./table-view.js";
+import { forgetSeat, loadDealt, loadSeat, saveDealt, saveSeat } from "./store.js";
+import { logPanel, scoresView, seatControls, summaryView } from "./table-side.js";
+import { cycleView, heldTrickLine, seatsView, statusText, trickSlots, trickView, winnerView } from "./table-view.js";
+import { GameHistory, moveOfAction, moveOfEvent, replayHands } from "./history.js";
+import { pacer } from "./pacing.js";
+import { hintReason } from "./hint-reason.js";
+import { turnClock } from "./clock.js";
 
 /** @typedef {import("./types.js").Game} Game */
 /** @typedef {import("./types.js").FeedEvent} FeedEvent */
 /** @typedef {import("./types.js").Hand} Hand */
 
-const LOG_LENGTH = 8;
+/** How long a play's answer waits for its events before it is shown from the answer itself. */
+const EVENTS_GRACE_MS = 5000;
 
 /**
  * Show game `gameId` in `root` until the returned function is called.
@@ -35,17 +41,28 @@ export function mountTable(root, gameId) {
     /** @type {"connecting"|"live"|"reconnecting"|"ended"} */ live: "connecting",
     confirmLeave: false,
     left: false,
-    /** @type {string[]} */ log: [],
+    busy: false,
+    /** @type {Game|null} a play's answer, until the events have shown the game that far */ awaited: null,
+    /** @type {import("./types.js").Trick|null} a completed trick, held on the table for a moment */ held: null,
+    /** @type {number|null} the hand whose summary is shown, until the next deal */ summary: null,
     /** @type {Map<number, import("./fairness.js").Check>} */ checks: new Map(),
-    /** @type {"checking"|import("./record-check.js").RecordCheck|null} */ recordCheck: null,
   };
   const announcer = h("p", { class: "visually-hidden", role: "status", "aria-live": "polite" });
   const view = h("div", { class: "table-view" });
   replace(root, announcer, view);
   let handRequest = null;
+  /** @type {{key: string, element: HTMLElement}|null} */
+  let handCache = null;
+  /** @type {ReturnType<typeof setTimeout>|undefined} */
+  let awaitTimer;
+  const history = new GameHistory();
+  const paced = pacer({ show, settled: () => ((state.held = null), render()) });
+  const clock = turnClock();
+  const record = recordPanel(gameId, { render, onError: (error) => ((state.error = error), render()) });
   let stopEvents = follow();
   const stopLanguage = onLanguageChange(render);
   load();
+  loadHistory();
 
   const mine = () => credential?.seat ?? null;
   const name = (seat) => (state.game ? seatName(state.game.seats[seat], mine()) : String(seat + 1));
@@ -53,7 +70,7 @@ export function mountTable(root, gameId) {
   function follow() {
     return followGame(gameId, {
       token: credential?.token,
-      onEvent,
+      onEvent: (event) => paced.push(event),
       onStatus: (live, problem) => {
         state.live = live;
         if (problem) state.error = problem;
@@ -72,14 +89,28 @@ export function mountTable(root, gameId) {
     render();
   }
 
+  /** The game's moves so far, from its actions; moves already taken from the events are kept. */
+  async function loadHistory() {
+    try {
+      history.load((await api.listActions(gameId)).map(moveOfAction));
+    } catch (error) {
+      state.error = error;
+    }
+    render();
+  }
+
   /** Take a newer public state; an older one (an event behind a play's own answer) is ignored. @param {Game} game */
   function acceptGame(game) {
     if (!state.game || game.version >= state.game.version) state.game = game;
+    if (state.awaited && state.game.version >= state.awaited.version) state.awaited = null;
     syncHand();
   }
 
   /** @param {Hand} hand */
   function acceptHand(hand) {
+    // Within a hand cards only go: an older copy (a read or an event from before a play) is ignored.
+    const held = state.hand;
+    if (held && (hand.hand_number < held.hand_number || (hand.hand_number === held.hand_number && hand.cards.length > held.cards.length))) return;
     state.hand = { hand_number: hand.hand_number, cards: [...hand.cards] };
     if (hand.cards.length === 16) saveDealt(gameId, hand.hand_number, hand.cards);
   }
@@ -99,48 +130,48 @@ export function mountTable(root, gameId) {
     if (state.hand) state.hand.cards = state.hand.cards.filter((code) => code !== card);
   }
 
-  function note(text) {
-    state.log = [text, ...state.log].slice(0, LOG_LENGTH);
-    announcer.textContent = text;
-  }
-
-  /** @param {FeedEvent} event */
-  function onEvent(event) {
+  /** Show one event (the pacer calls this at a person's pace). @param {FeedEvent} event */
+  function show(event) {
+    state.held = null;
     const privateHand = event.type === "hand" ? event : event.type === "game" ? event.hand : null;
     if (privateHand && privateHand.seat === mine()) acceptHand(privateHand);
     acceptGame(event.game);
+    history.add(moveOfEvent(event));
     switch (event.type) {
       case "seat_taken":
-        note(t("log.seatTaken", { name: event.name ?? name(event.seat), n: event.seat + 1 }));
+        history.note(t("log.seatTaken", { name: event.name ?? name(event.seat), n: event.seat + 1 }));
         break;
       case "seat_left":
-        note(t("log.seatLeft", { n: event.seat + 1 }));
+        history.note(t("log.seatLeft", { n: event.seat + 1 }));
         break;
       case "hand_dealt":
         state.hint = null;
-        note(t("log.dealt", { name: name(event.dealer), n: event.hand_number }));
+        state.summary = null;
         break;
       case "card_played":
         if (event.seat === mine()) removeCard(event.card);
         state.hint = null;
-        note(t("log.played", { name: name(event.seat), card: cardName(event.card) }));
+        if (!event.game.trick?.plays.length && event.game.last_trick?.complete) state.held = event.game.last_trick;
         break;
       case "trick_won":
-        note(t("log.trickWon", { name: name(event.trick.winner), points: event.trick.points ?? 0 }));
+        state.held = event.trick;
         break;
       case "hand_ended":
-        note(t("log.handEnded", { n: event.hand_number }));
+        state.summary = event.hand_number;
         verify(event.hand_number, event.seed);
         break;
       case "game_finished":
-        note(t("log.gameFinished", { name: name(event.winner) }));
+        history.note(t("log.gameFinished", { name: name(event.winner) }));
         if (state.game && !state.checks.has(state.game.hand_number)) verify(state.game.hand_number, null);
         break;
       default:
         break;
     }
+    if (event.type !== "game" && event.type !== "hand") announcer.textContent = lines().at(-1) ?? "";
     render();
   }
+
+  const lines = () => history.lines(name, mine());
 
   async function verify(hand, seed) {
     if (!hand || state.checks.get(hand)?.state === "verified") return;
@@ -154,67 +185,72 @@ export function mountTable(root, gameId) {
     render();
   }
 
-  /** Save the game's record as served, as `coins-<id>.json` (a Blob behind an <a download>: no inline script). */
-  async function downloadRecord() {
+  /**
+   * Run one of this seat's actions: one at a time (the hand is locked while one is in flight);
+   * its answer's game is shown at once unless `byEvents` (a play: its events show it, at their pace).
+   */
+  async function act(request, byEvents = false) {
     state.error = null;
-    try {
-      const { text } = await api.getRecord(gameId);
-      const url = URL.createObjectURL(new Blob([text], { type: "application/json" }));
-      const link = h("a", { href: url, download: `coins-${gameId}.json`, hidden: true });
-      document.body.append(link);
-      link.click();
-      link.remove();
-      setTimeout(() => URL.revokeObjectURL(url), 1000);
-    } catch (error) {
-      state.error = error;
-      render();
-    }
-  }
-
-  /** Download the record and check all of it here, as coins-verify would. */
-  async function checkWholeRecord() {
-    state.error = null;
-    state.recordCheck = "checking";
+    state.busy = true;
     render();
-    try {
-      state.recordCheck = await checkRecord((await api.getRecord(gameId)).record);
-    } catch (error) {
-      state.recordCheck = null;
-      state.error = error;
-    }
-    render();
-  }
-
-  /** Run one of this seat's actions; its answer's game is shown at once, the events follow. */
-  async function act(request) {
-    state.error = null;
     try {
       const answer = await request();
-      if (answer?.game) acceptGame(answer.game);
+      if (byEvents && answer?.game) awaitEvents(answer.game);
+      else if (answer?.game) acceptGame(answer.game);
       else if (answer?.id && answer.seats) acceptGame(answer);
     } catch (error) {
       state.error = error;
     }
+    state.busy = false;
     render();
   }
 
   /**
-   * One of this seat's actions, run only while this browser holds the seat.
+   * After a play, the hand stays locked until the events have shown the game as the play's answer
+   * left it (the bots' replies included), so a second click cannot go into a trick not yet seen.
+   * Should the events not come (a stream down), the answer's state is shown after a while.
+   * @param {Game} game
+   */
+  function awaitEvents(game) {
+    state.awaited = game;
+    clearTimeout(awaitTimer);
+    awaitTimer = setTimeout(() => {
+      if (state.awaited) acceptGame(state.awaited);
+      render();
+    }, EVENTS_GRACE_MS);
+  }
+
+  /**
+   * One of this seat's actions, run only while this browser holds the seat and no other is in flight.
    * @param {(held: import("./types.js").Credential) => Promise<unknown>} request
    */
-  function asSeat(request) {
+  function asSeat(request, byEvents = false) {
     const held = credential;
-    if (held) act(() => request(held));
+    if (held && !state.busy) act(() => request(held), byEvents);
   }
 
   const deal = () => asSeat((held) => api.dealHand(gameId, held.token));
   /** @param {import("./types.js").CardCode} card */
-  const play = (card) =>
+  const play = (card) => {
+    if (!canPlay() || !state.hand?.cards.includes(card)) return;
     asSeat(async (held) => {
       const answer = await api.playCard(gameId, held.token, card);
       removeCard(card);
       return answer;
+    }, true);
+  };
+  /** A card may be played: this seat's turn as shown, nothing in flight, the last play's events shown. */
+  const canPlay = () =>
+    state.game?.status === "playing" && state.game.turn === mine() && mine() !== null && !state.busy && state.awaited === null;
+  /** The rematch (created by the first seat to ask, joined by the others), opened in this page. */
+  const rematch = () =>
+    asSeat(async (held) => {
+      const answer = await api.rematch(gameId, held.token);
+      saveSeat(answer.game.id, { seat: answer.seat, token: answer.token });
+      location.hash = `#/game/${encodeURIComponent(answer.game.id)}`;
     });
+  /** Ask before leaving (true), or not any more (false). @param {boolean} asking */
+  const confirm = (asking) => ((state.confirmLeave = asking), render());
   const hint = () =>
     asSeat(async (held) => {
       state.hint = await api.getHint(gameId, held.token);
@@ -243,62 +279,72 @@ export function mountTable(root, gameId) {
   function render() {
     const focused = document.activeElement instanceof HTMLElement ? document.activeElement.dataset.key : undefined;
     const cardIndex = state.hand?.cards.findIndex((card) => `card:${card}` === focused) ?? -1;
+    const logScroll = view.querySelector(".log");
+    const atBottom = !logScroll || logScroll.scrollTop + logScroll.clientHeight >= logScroll.scrollHeight - 4;
     replace(view, tableView());
-    restoreFocus(focused, cardIndex);
-  }
-
-  /** Keep the keyboard where it was: the same control, or the card that took a played card's place. */
-  function restoreFocus(key, cardIndex) {
-    if (!key) return;
-    let target = view.querySelector(`[data-key="${CSS.escape(key)}"]`);
-    if (!target && key.startsWith("card:")) {
-      const cards = view.querySelectorAll(".card-button");
-      target = cards[Math.min(Math.max(cardIndex, 0), cards.length - 1)] ?? null;
-    }
-    if (target instanceof HTMLElement) target.focus();
+    const log = view.querySelector(".log");
+    if (log && atBottom) log.scrollTop = log.scrollHeight; // follow the newest line unless the reader scrolled up
+    restoreFocus(view, focused, cardIndex, ".card-button");
+    const game = state.game;
+    const yourTurn = game !== null && game.status !== "finished" && game.turn === mine() && mine() !== null;
+    document.title = yourTurn ? `▶ ${t("title.yourTurn")} · Coins` : "Coins";
+    clock.update(game, yourTurn);
   }
 
   function tableView() {
     const game = state.game;
-    if (!game) return h("div", {}, state.error ? problemNotice(state.error) : h("p", {}, "…"));
+    if (!game) return h("div", {}, state.error ? problemNotice(state.error) : h("p", {}, "…"), h("p", {}, h("a", { href: "#/" }, t("table.backToLobby"))));
     const seat = mine();
+    const hands = replayHands(history.moves);
     return h(
       "div",
-      { class: "table", "data-status": game.status, "data-version": game.version },
+      { class: "table", "data-status": game.status, "data-version": game.version, "data-paced": paced.busy() ? "true" : "false" },
       h(
         "div",
         { class: "table-main" },
         state.error ? problemNotice(state.error) : null,
         state.left && infoNotice(t("table.left")),
         seat === null && !state.left && infoNotice(t("table.spectator")),
-        feltView(game, seat),
+        feltView(game, seat, hands),
         seat !== null && game.status !== "finished" && handPanel(game, seat),
       ),
-      sidePanel(game, seat),
+      h(
+        "aside",
+        { class: "table-side" },
+        h("section", { class: "panel" }, h("h2", {}, t("table.scores")), scoresView(game, seat, hands)),
+        game.status === "waiting_for_players" && inviteView(game),
+        fairnessView(game.status === "playing" ? game.commitment : null, [...state.checks.values()].reverse()),
+        game.hand_number > 0 && record.view(),
+        logPanel(lines(), state.live),
+        h("p", {}, h("a", { href: "#/" }, t("table.backToLobby"))),
+      ),
     );
   }
 
-  /** The public table: status, winner, seats, the trick, the last trick, the suit cycle. */
-  function feltView(game, seat) {
+  /** The public table: status, winner, seats, the trick in front of who played it, a hand's summary, the suit cycle. */
+  function feltView(game, seat, hands) {
     const hand = game.hand_number ? `${t("table.hand", { n: game.hand_number })} · ` : "";
     const last = game.last_trick;
+    const summary = state.summary === null ? undefined : hands.find((item) => item.hand_number === state.summary);
+    const onTable = state.held ?? game.trick;
     return h(
       "section",
       { class: "felt", "aria-labelledby": "status-line" },
-      h("p", { class: "status-line", id: "status-line" }, hand + statusText(game, seat)),
+      h("p", { class: "status-line", id: "status-line" }, hand + statusText(game, seat), clock.element),
       game.status === "finished" && game.winner !== null && winnerView(game, seat),
+      game.status === "finished" &&
+        seat !== null &&
+        h("p", { class: "actions" }, h("button", { type: "button", class: "primary", "data-key": "rematch", disabled: state.busy, onclick: rematch }, t(game.rematch ? "table.rematchJoin" : "table.rematch"))),
       seatsView(game, seat),
+      h("h2", { class: "visually-hidden" }, t("table.trick")),
+      trickSlots(game, onTable, seat, state.held !== null),
+      state.held ? heldTrickLine(game, state.held, seat) : h("p", { class: "trick-line" }, "\u00a0"),
+      summary && summaryView(game, seat, summary, state.checks.get(summary.hand_number)),
       h(
-        "div",
-        { class: "trick-area" },
-        h("div", {}, h("h2", {}, t("table.trick")), trickView(game, game.trick, seat, "current-trick")),
-        h(
-          "div",
-          {},
-          h("h2", {}, t("table.lastTrick")),
-          trickView(game, last, seat, "last-trick"),
-          last?.winner != null && h("p", {}, t("table.lastTrickWon", { name: name(last.winner), points: last.points ?? 0 })),
-        ),
+        "details",
+        { class: "last-trick-box" },
+        h("summary", {}, t("table.lastTrick"), last?.winner != null ? ` · ${t("table.lastTrickWon", { name: name(last.winner), points: t("count.points", { count: last.points ?? 0 }) })}` : ""),
+        trickView(game, last, seat, "last-trick"),
       ),
       cycleView(),
     );
@@ -306,79 +352,38 @@ export function mountTable(root, gameId) {
 
   /** This seat's controls and cards. */
   function handPanel(game, seat) {
-    const yourTurn = game.turn === seat;
     const held = state.hand;
     const cards = game.status === "playing" && held && held.hand_number === game.hand_number ? held.cards : null;
+    const playable = canPlay();
     return h(
       "section",
-      { class: `panel your-hand${yourTurn ? " your-turn" : ""}`, "aria-labelledby": "hand-title" },
-      h("h2", { id: "hand-title" }, t("table.yourCards")),
-      controls(game, seat),
-      state.hint && infoNotice(t("table.hintSays", { card: cardName(state.hint.card), reason: state.hint.reason })),
-      cards && handView({ cards, playable: yourTurn, hinted: state.hint?.card ?? null, onPlay: play, label: t("table.yourCards") }),
+      { class: `panel your-hand${playable ? " your-turn" : ""}`, "aria-labelledby": "hand-title", "aria-busy": state.busy ? "true" : "false" },
+      h("div", { class: "hand-head" }, h("h2", { id: "hand-title" }, t("table.yourCards")), seatControls({ game, seat, busy: state.busy, confirmLeave: state.confirmLeave, deal, hint, leave, confirm })),
+      state.hint && infoNotice(t("table.hintSays", { card: cardName(state.hint.card), reason: hintReason(state.hint) })),
+      cards && cachedHand(cards, playable),
     );
   }
 
-  /** Scores, invitations, the fair-deal panel and the log. */
-  function sidePanel(game, seat) {
-    return h(
-      "aside",
-      { class: "table-side" },
-      h("section", { class: "panel" }, h("h2", {}, t("table.scores")), scoresView(game, seat)),
-      game.status === "waiting_for_players" && inviteView(game),
-      fairnessView(game.status === "playing" ? game.commitment : null, [...state.checks.values()].reverse()),
-      game.hand_number > 0 && recordPanel(),
-      h(
-        "section",
-        { class: "panel" },
-        h("h2", {}, t("table.log")),
-        h("p", { class: "live", "data-live": state.live }, t(`live.${state.live}`)),
-        h("ol", { class: "log" }, state.log.map((line) => h("li", {}, line))),
-      ),
-      h("p", {}, h("a", { href: "#/" }, t("table.backToLobby"))),
-    );
+  /**
+   * The hand's buttons, the same elements as long as nothing about them changed: a render in
+   * the middle of a click (between press and release) must not swallow it.
+   * @param {import("./types.js").CardCode[]} cards @param {boolean} playable
+   */
+  function cachedHand(cards, playable) {
+    const hinted = state.hint?.card ?? null;
+    const key = JSON.stringify([cards, playable, hinted, t("table.yourCards")]);
+    if (handCache?.key !== key) handCache = { key, element: handView({ cards, playable, hinted, onPlay: play, label: t("table.yourCards") }) };
+    return handCache.element;
   }
 
-  /** The game record: download it, or check it whole (every hand over so far, and the outcome). */
-  function recordPanel() {
-    const check = state.recordCheck;
-    let result = null;
-    if (check === "checking") result = h("p", { id: "record-check" }, t("record.checking"));
-    else if (check?.ok) result = h("p", { id: "record-check", class: "verified", "data-verified": "true" }, recordCheckText(check));
-    else if (check) result = h("p", { id: "record-check", class: "warning", role: "alert", "data-verified": "false" }, recordCheckText(check));
-    return h(
-      "section",
-      { class: "panel game-record", "aria-labelledby": "record-title" },
-      h("h2", { id: "record-title" }, t("record.title")),
-      h(
-        "div",
-        { class: "actions" },
-        h("button", { type: "button", "data-key": "record-download", onclick: downloadRecord }, t("record.download")),
-        h("button", { type: "button", "data-key": "record-check", disabled: check === "checking", onclick: checkWholeRecord }, t("record.check")),
-      ),
-      result,
-    );
-  }
 
-  function controls(game, seat) {
-    const yourTurn = game.turn === seat;
-    return h(
-      "div",
-      { class: "actions" },
-      game.status === "waiting_for_deal" && yourTurn && h("button", { type: "button", class: "primary", "data-key": "deal", onclick: deal }, t("table.deal")),
-      game.status === "playing" && h("button", { type: "button", "data-key": "hint", disabled: !yourTurn, onclick: hint }, t("table.hint")),
-      state.confirmLeave
-        ? [
-            h("span", {}, t("table.leaveConfirm")),
-            h("button", { type: "button", class: "primary", "data-key": "leave-yes", onclick: leave }, t("table.leave")),
-            h("button", { type: "button", "data-key": "leave-no", onclick: () => ((state.confirmLeave = false), render()) }, t("table.stay")),
-          ]
-        : h("button", { type: "button", "data-key": "leave", onclick: () => ((state.confirmLeave = true), render()) }, t("table.leave")),
-    );
-  }
 
   return () => {
     stopEvents();
     stopLanguage();
+    paced.stop();
+    clock.stop();
+    clearTimeout(awaitTimer);
+    document.title = "Coins";
   };
 }

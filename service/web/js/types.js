@@ -16,6 +16,7 @@
 /** @typedef {Schema<"CreatedGame">} CreatedGame */
 /** @typedef {Schema<"JoinGame">} JoinGame */
 /** @typedef {Schema<"JoinedGame">} JoinedGame */
+/** @typedef {Schema<"Rematch">} Rematch */
 /** @typedef {Schema<"DealtHand">} DealtHand */
 /** @typedef {Schema<"PlayResult">} PlayResult */
 /** @typedef {Schema<"Hand">} Hand */

@@ -1,0 +1,77 @@
+// How the client looks and reads, as a person sees it: the lobby, a table in play at 1280×720 with a
+// completed trick held and its reason, the rules, a finished table with its hand summaries, and a 390×844
+// phone. The table and the whole hand fit without scrolling; axe-core finds no serious or critical violation.
+
+import assert from "node:assert/strict";
+
+import {
+  assertAccessible, assertNoConsoleErrors, assertOnScreen, createGame, openPage, playToTheEnd, scenario, screenshot, seenOnPage, waitForMyTurn,
+} from "./browser.mjs";
+
+/** Start a game against two bots and wait for this seat's first turn. */
+async function startAgainstBots(page, target) {
+  const gameId = await createGame(page, { name: "Ana", target, seats: ["you", "bot:expert", "bot:expert"] });
+  const deal = page.locator("button[data-key=deal]");
+  if (await deal.isVisible()) await deal.click();
+  await waitForMyTurn(page);
+  return gameId;
+}
+
+await scenario(async (browser) => {
+  const desk = await openPage(browser, { viewport: { width: 1280, height: 720 }, trickPauseMs: 2500 });
+  await assertAccessible(desk, "the lobby");
+  await screenshot(desk, "lobby", { fullPage: false });
+
+  await startAgainstBots(desk, 13);
+  await assertOnScreen(desk, ".felt, .your-hand .card-button", "the table and the whole hand");
+  await assertAccessible(desk, "a table in play");
+  // A completed trick stays on the table with all three cards and the reason it was won.
+  await desk.locator(".your-turn .card-button").first().click();
+  await desk.locator("#trick-reason").waitFor();
+  assert.equal(await desk.locator(".current-trick .slot.played").count(), 3);
+  assert.match(await desk.locator("#trick-reason").textContent(), /takes the trick \(\d points?\): (three suits|pair of|all )/);
+  await screenshot(desk, "table", { fullPage: false });
+
+  await desk.click("#rules-link");
+  await desk.locator("#rules-title").waitFor();
+  await assertAccessible(desk, "the rules");
+  await screenshot(desk, "rules");
+  await desk.goBack();
+  await desk.locator(".table").waitFor();
+
+  await desk.evaluate(() => localStorage.setItem("coins.trickPauseMs", "60")); // play the rest quickly
+  await playToTheEnd([desk]);
+  await desk.locator("#winner").waitFor();
+  assert.ok((await seenOnPage(desk)).includes("hand-summary"), "no hand summary was shown");
+  const history = await desk.locator(".scoreboard tbody tr").count();
+  assert.ok(history >= 2, `the score history has ${history} hands`);
+  const log = desk.locator(".log");
+  assert.equal(await log.getAttribute("tabindex"), "0", "the log is not reachable by keyboard");
+  assert.match(await log.locator("li").first().textContent(), /dealt hand 1/);
+  await assertAccessible(desk, "a finished table");
+  await screenshot(desk, "finished");
+
+  // A rematch from the finished table; then the lobby remembers the name and shows the result.
+  const finishedUrl = desk.url();
+  await desk.click("button[data-key=rematch]");
+  await desk.waitForURL((url) => url.toString() !== finishedUrl);
+  await desk.locator(".table").waitFor();
+  await desk.goto(`${new URL(desk.url()).origin}/#/`);
+  await desk.locator(".own-games [data-result]").first().waitFor();
+  assert.equal(await desk.inputValue("#create-name"), "Ana", "the lobby forgot the name");
+  assert.ok((await desk.locator(".own-games li").count()) >= 2, "the rematch is not among your games");
+  await desk.locator("[data-key=watch]").first().waitFor(); // the rematch is in play: it can be watched
+  await assertAccessible(desk, "the lobby with games");
+  await screenshot(desk, "lobby-games");
+  assertNoConsoleErrors(desk);
+
+  const phone = await openPage(browser, { viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true });
+  await phone.fill("#create-timeout", "120"); // a turn clock, counted down beside the status line
+  await startAgainstBots(phone, 15);
+  assert.match(await phone.locator(".turn-clock").textContent(), /^\d+ seconds? left$/);
+  assert.match(await phone.title(), /Your turn/);
+  await assertOnScreen(phone, ".felt, .your-hand .card-button", "the table and the whole hand");
+  await assertAccessible(phone, "the phone layout");
+  await screenshot(phone, "phone", { fullPage: false });
+  assertNoConsoleErrors(phone);
+});

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
-from types import CodeType, FunctionType, MethodType
 from typing import Any
 
 from flask import Flask, Request, request
+from flask.json.provider import DefaultJSONProvider
 
 from .api import init_api
 from .api.context import EXTENSION
@@ -17,7 +16,6 @@ from .api.event_schemas import render_event
 from .api.events import init_feed
 from .api.guards import init_guards
 from .api.idempotency import init_idempotency
-from .api.jsonprovider import FastJSONProvider
 from .api.limits import init_limits
 from .api.problems import Problem
 from .api.security_headers import init_security_headers
@@ -37,37 +35,16 @@ BODY_METHODS = ("POST", "PUT", "PATCH")
 log = logging.getLogger(__name__)
 
 
-class _Flask(Flask):
-    """Flask, remembering which functions it found to be plain (not coroutine) functions.
-
-    Flask and flask-smorest pass each view function, wrapper and hook through ``ensure_sync`` on
-    every request, and each time ``inspect`` examines the function's flags: some ten times per
-    request. The answer for a function's code does not change, so it is looked up once.
-    """
-
-    def __init__(self, import_name: str) -> None:
-        super().__init__(import_name)
-        self._plain_code: set[CodeType] = set()
-
-    def ensure_sync(self, func: Callable[..., Any]) -> Callable[..., Any]:
-        function = func.__func__ if isinstance(func, MethodType) else func
-        if not isinstance(function, FunctionType) or hasattr(function, "_is_coroutine_marker"):
-            return super().ensure_sync(func)
-        if function.__code__ in self._plain_code:
-            return func
-        synchronous = super().ensure_sync(func)
-        if synchronous is func:
-            self._plain_code.add(function.__code__)
-        return synchronous
-
-
 def create_app(settings: Settings | None = None) -> Flask:
     """The WSGI application. Without ``settings`` they come from the environment."""
     settings = settings or Settings.from_env()
-    app = _Flask(__name__)
+    app = Flask(__name__)
     app.config["MAX_CONTENT_LENGTH"] = settings.max_request_bytes
     app.config["COINS_SETTINGS"] = settings
-    app.json = FastJSONProvider(app)  # orjson; keys in the order the serializers give them
+    json_bodies = app.json
+    assert isinstance(json_bodies, DefaultJSONProvider)
+    json_bodies.sort_keys = False  # keys in the order the schemas give them
+    json_bodies.ensure_ascii = False  # UTF-8, as the rest of the service writes JSON
     init_security_headers(app)  # first registered, so its after_request hook runs last: on every response
     init_guards(app)  # malformed game ids and entity tags, refused before any view reads the database
 

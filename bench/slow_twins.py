@@ -5,7 +5,9 @@ path of a running app go the way the libraries go by themselves (marshmallow's `
 loading, SQLAlchemy's ``Connection.execute``, ...), with :func:`unittest.mock.patch.object`, and
 puts it back on exit. The service's code has no switch for it. :mod:`bench.request_cpu` opens one
 around a request (``--compare NAME,...``), alternating request by request with the service as it
-is, so that both see the same machine. A twin whose fast path has been deleted is gone from here.
+is, so that both see the same machine. A twin whose fast path has been deleted is gone from here
+(the hot-body loaders, the orjson JSON provider, the ``ensure_sync`` cache and the engine's records
+built without ``__init__``: git has them, with the commit that measured and deleted them).
 """
 
 from __future__ import annotations
@@ -32,37 +34,6 @@ def _marshmallow_dump(app: Flask) -> Iterator[None]:
                 stack.enter_context(patch.object(schema, "dump", partial(type(schema).dump, schema)))
         dumps = {name: schema().dump for name, schema in event_schemas.EVENT_SCHEMAS.items()}
         stack.enter_context(patch.object(event_schemas, "_DUMPERS", dumps))
-        yield
-
-
-@contextmanager
-def _webargs_load(app: Flask) -> Iterator[None]:
-    """Every body loaded by webargs and its schema (the plain loaders given no body: they decline)."""
-    from service.api import smorest_overrides
-
-    with patch.object(smorest_overrides, "_json_body", lambda: None):
-        yield
-
-
-@contextmanager
-def _stdlib_json(app: Flask) -> Iterator[None]:
-    """Flask's own JSON provider and webargs' own body reader (the standard library's json)."""
-    from flask.json.provider import DefaultJSONProvider
-    from webargs.flaskparser import FlaskParser
-
-    from service.api import smorest_overrides
-
-    with (
-        patch.object(app, "json", DefaultJSONProvider(app)),
-        patch.object(smorest_overrides.JsonBodyParser, "_raw_load_json", FlaskParser._raw_load_json),
-    ):
-        yield
-
-
-@contextmanager
-def _flask_ensure_sync(app: Flask) -> Iterator[None]:
-    """Flask's own ``ensure_sync``: the function's flags examined on every call."""
-    with patch.object(type(app), "ensure_sync", Flask.ensure_sync):
         yield
 
 
@@ -120,25 +91,9 @@ def _statement_save(app: Flask) -> Iterator[None]:
         yield
 
 
-@contextmanager
-def _dataclass_init(app: Flask) -> Iterator[None]:
-    """The engine's records made by their frozen dataclasses' ``__init__`` (no ``__class__`` swap)."""
-    from service.engine import events, game
-
-    with (
-        patch.object(game, "new_played", events.Played),
-        patch.object(game, "new_completed_trick", events.CompletedTrick),
-    ):
-        yield
-
-
 #: fast path -> a context manager putting its slow twin in its place in ``app``
 TWINS: dict[str, Callable[[Flask], AbstractContextManager[None]]] = {
     "fast_dump": _marshmallow_dump,
-    "loaders": _webargs_load,
-    "orjson_provider": _stdlib_json,
-    "ensure_sync_cache": _flask_ensure_sync,
     "driver": _sqlalchemy_execute,
     "cte_save": _statement_save,
-    "engine_records": _dataclass_init,
 }

@@ -13,7 +13,8 @@ engine, the bots, the rendering and the driver's calls included, waits excluded.
   make the moves the server still owes).
 
 ``--before REF`` also measures the code of a git commit, checked out in a temporary worktree
-(``git worktree add``) and run in a subprocess with the same script, the same run.
+(``git worktree add``) and run in a subprocess with the same script: ``--rounds`` runs of each,
+alternating, the requests of each side pooled.
 
 ``--compare NAME,...`` measures what each fast path buys: ``--rounds`` runs (subprocesses), each
 alternating the plays and reads among people request by request between the service as it is and
@@ -209,7 +210,9 @@ def main() -> None:
     parser.add_argument("--people-plays", type=int, default=0, help="plays among three people (default 0)")
     parser.add_argument("--before", metavar="REF", help="also measure this git commit's code, first")
     parser.add_argument("--compare", metavar="NAME,...", help="fast paths to measure against their slow twins")
-    parser.add_argument("--rounds", type=int, default=5, help="rounds of --compare (default 5)")
+    parser.add_argument(
+        "--rounds", type=int, default=5, help="runs of --compare, or of each side of --before (default 5)"
+    )
     parser.add_argument("--database-url", default="", help="PostgreSQL server to run on (default: SQLite)")
     parser.add_argument("--rate-limits", choices=("on", "off"), default="off", help="(default off)")
     parser.add_argument("--measure", action="store_true", help=argparse.SUPPRESS)  # the subprocess's part
@@ -222,17 +225,22 @@ def main() -> None:
     if args.compare:
         print("\n".join(compare(args)))
         return
-    lines = []
-    if args.before:
-        with tempfile.TemporaryDirectory() as directory:
-            tree = Path(directory) / "before"
-            subprocess.run(["git", "worktree", "add", "--detach", str(tree), args.before], cwd=ROOT, check=True)
-            try:
-                lines += summary("before", run_tree(tree, args))
-            finally:
-                subprocess.run(["git", "worktree", "remove", "--force", str(tree)], cwd=ROOT, check=True)
-    lines += summary("after", run_tree(ROOT, args))
-    print("\n".join(lines))
+    if not args.before:
+        print("\n".join(summary("after", run_tree(ROOT, args))))
+        return
+    pooled: dict[str, dict[str, list[float]]] = {"before": {}, "after": {}}
+    with tempfile.TemporaryDirectory() as directory:
+        tree = Path(directory) / "before"
+        subprocess.run(["git", "worktree", "add", "--detach", str(tree), args.before], cwd=ROOT, check=True)
+        try:
+            for number in range(args.rounds):  # before first, then after first, and so on
+                order = [("before", tree), ("after", ROOT)]
+                for label, where in order if number % 2 == 0 else order[::-1]:
+                    for kind, values in run_tree(where, args).items():
+                        pooled[label].setdefault(kind, []).extend(values)
+        finally:
+            subprocess.run(["git", "worktree", "remove", "--force", str(tree)], cwd=ROOT, check=True)
+    print("\n".join(summary("before", pooled["before"]) + summary("after", pooled["after"])))
 
 
 if __name__ == "__main__":

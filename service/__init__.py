@@ -16,7 +16,7 @@ from .api.event_schemas import render_event
 from .api.events import init_feed
 from .api.guards import init_guards
 from .api.idempotency import init_idempotency
-from .api.limits import init_limits
+from .api.limits import LIMITS, init_limits
 from .api.problems import Problem
 from .api.security_headers import init_security_headers
 from .config import Settings
@@ -83,10 +83,15 @@ def create_app(settings: Settings | None = None) -> Flask:
 
 def _limits_storage(settings: Settings, db: Database) -> dict[str, Any]:
     """Where rate-limit counters live, shared by every worker and instance: Redis with ``REDIS_URL``,
-    else the database (``limits`` has no SQL storage: :class:`DatabaseStorage` is ours)."""
+    else the database (``limits`` has no SQL storage: :class:`DatabaseStorage` is ours, and counts
+    accepted plays from their actions)."""
     if settings.redis_url:
         return {"storage_uri": settings.redis_url, "storage_options": {}}
-    return {"storage_uri": f"{DatabaseStorage.STORAGE_SCHEME[0]}://", "storage_options": {"database": db}}
+    return {
+        "storage_uri": f"{DatabaseStorage.STORAGE_SCHEME[0]}://",
+        "storage_options": {"database": db, "plays": LIMITS["plays"][0]},
+        "plays_counted_by_their_actions": True,
+    }
 
 
 def _migrate_when_reachable(app: Flask, db: Database) -> None:

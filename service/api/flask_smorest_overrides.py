@@ -6,7 +6,7 @@ extension point).
   ``response`` hands flask-smorest a schema instance whose ``dump`` is compiled from the
   schema (:mod:`.compiled_dumpers`): flask-smorest's own wrapper calls ``schema.dump(result)``, so
   nothing of it is copied;
-  ``doc`` and ``problems`` keep flask-smorest's documentation but not its run-time wrappers;
+  ``problems`` documents an operation's problem codes with flask-smorest's ``alt_response``;
   ``_store_endpoint_docs`` keeps a docstring as the description when ``doc`` gives a summary.
 - :class:`Api`: ``_register_responses`` documents every error as ``application/problem+json``.
 
@@ -105,24 +105,10 @@ class Blueprint(flask_smorest.Blueprint):  # type: ignore[misc]  # flask-smorest
                     headers=headers,
                     example=_example(status_codes[0]),
                 )
-                func = _documented(document, func)
+                func = document(func)
             return func
 
         return decorator
-
-    @staticmethod
-    def doc(**kwargs: Any) -> Callable[[F], F]:
-        """flask-smorest's ``doc``, without its run-time wrapper (see :func:`_documented`)."""
-        document = flask_smorest.Blueprint.doc(**kwargs)
-        return lambda func: _documented(document, func)
-
-
-def _documented(document: Callable[[F], F], func: F) -> F:
-    """Apply a flask-smorest decorator that only documents, and keep its documentation but not its
-    wrapper: each such wrapper (``doc``, and ``alt_response`` once per documented status) would
-    otherwise be one more call through ``current_app.ensure_sync`` on every request."""
-    func._apidoc = document(func)._apidoc  # type: ignore[attr-defined]
-    return func
 
 
 def _example(code: str) -> dict[str, Any]:

@@ -23,8 +23,6 @@ WHERE = "see service/api/flask_smorest_overrides.py"
 # compiled dumpers reproduce (marshmallow): read the new source, adapt the override, update the hash.
 PINNED: dict[tuple[type, str], str] = {
     (flask_smorest.Blueprint, "response"): "ae08ddc829d44d0f",
-    (flask_smorest.Blueprint, "alt_response"): "9e28e610950681e7",
-    (flask_smorest.Blueprint, "doc"): "c3a7193661e58570",
     (flask_smorest.Blueprint, "_store_endpoint_docs"): "48af2e784ebf1c8b",
     (flask_smorest.Api, "_register_responses"): "42ac780261644c27",
     # what service/api/compiled_dumpers.py reproduces of marshmallow's dump
@@ -97,19 +95,6 @@ def test_a_compiled_schema_is_documented_under_its_class_name():
     app = _app(blueprint)
     spec = app.extensions["flask-smorest"]["apis"][""]["ext_obj"].spec.to_dict()
     assert "Thing" in spec["components"]["schemas"], f"compiled schemas change the component names: {WHERE}"
-
-
-@pytest.mark.parametrize("decorator", ["doc", "alt_response"])
-def test_documenting_decorators_only_call_through_at_run_time(decorator):
-    """``doc`` and ``problems`` (through ``alt_response``) keep a decorator's ``_apidoc`` and drop its
-    wrapper: that is right only while the wrapper does nothing but call the view."""
-    blueprint = flask_smorest.Blueprint("t", __name__)
-    decorate = blueprint.doc(summary="s") if decorator == "doc" else blueprint.alt_response(404)
-    wrapper = decorate(lambda: None)
-    assert hasattr(wrapper, "_apidoc"), f"flask-smorest's {decorator} no longer documents in _apidoc: {WHERE}"
-    assert set(wrapper.__code__.co_names) == {"current_app", "ensure_sync"}, (
-        f"flask-smorest's {decorator} wrapper now does more than call the view: {WHERE}, _documented"
-    )
 
 
 def test_store_endpoint_docs_has_the_signature_and_docs_layout_the_override_reads():

@@ -1,5 +1,5 @@
-"""Every change this service makes to flask-smorest's behaviour, in one place (none is made to
-Flask's, webargs' or marshmallow's: the custom fields of :mod:`.fields` are marshmallow's own
+"""Every change this service makes to flask-smorest's (and webargs' body reading) behaviour, in one
+place (none to Flask's or marshmallow's: the custom fields of :mod:`.fields` are marshmallow's own
 extension point).
 
 - :class:`Blueprint`:
@@ -8,6 +8,7 @@ extension point).
   nothing of it is copied;
   ``problems`` documents an operation's problem codes with flask-smorest's ``alt_response``;
   ``_store_endpoint_docs`` keeps a docstring as the description when ``doc`` gives a summary.
+- :class:`JsonBodyParser` (webargs' ``FlaskParser``): JSON bodies read strictly (no ``NaN``).
 - :class:`Api`: ``_register_responses`` documents every error as ``application/problem+json``.
 
 tests/api/test_flask_smorest_overrides.py pins the source of each method overridden, and checks
@@ -25,7 +26,10 @@ from typing import Any, TypeVar
 import flask_smorest
 import marshmallow as ma
 from flask_smorest.utils import prepare_response
+from webargs import core
+from webargs.flaskparser import FlaskParser, is_json_request
 
+from .. import jsonio
 from .compiled_dumpers import fast_schema
 from .openapi import any_of_schemas, items_ref, named_enum_to_ref
 from .problems import PROBLEM_MEDIA_TYPE, PROBLEMS
@@ -59,9 +63,22 @@ class Api(flask_smorest.Api):  # type: ignore[misc]  # flask-smorest ships no ty
         self.spec.components.response("DEFAULT_ERROR", response, lazy=True)
 
 
+class JsonBodyParser(FlaskParser):
+    """webargs' Flask parser, reading JSON bodies with :mod:`service.jsonio` (orjson), which refuses
+    ``NaN`` and ``Infinity`` as the contract does (``malformed_json``); the standard library's json
+    takes them. An empty body is no arguments; a body not UTF-8 JSON raises ``ValueError``."""
+
+    def _raw_load_json(self, req: Any) -> Any:
+        if not is_json_request(req):
+            return core.missing
+        return jsonio.loads(req.get_data(cache=True).decode())
+
+
 class Blueprint(flask_smorest.Blueprint):  # type: ignore[misc]  # flask-smorest ships no types
     """flask-smorest's Blueprint, plus a decorator that documents an operation's problem codes, and
     responses dumped by functions compiled from their schemas."""
+
+    ARGUMENTS_PARSER = JsonBodyParser()
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

@@ -2,25 +2,36 @@
 
 Each request runs in process through Flask's test client (SQLite in a temporary directory, access
 logs off) and is timed with :func:`time.thread_time`: the CPU time of the serving thread, the
-engine, the bots, the rendering and the driver's calls included, waits excluded. Three kinds:
+engine, the bots, the rendering and the driver's calls included, waits excluded. Four kinds:
 
+- ``play_3_people``: ``playCard`` at a table of three people (no bots): the request that
+  bench/http_load.py repeats, its cost the service's own (parsing, use case, store, rendering);
 - ``create_3_experts``: ``createGame`` with three expert bots to 100 points (unauthenticated);
 - ``play_vs_2_experts``: a person's ``playCard`` at a table with two expert bots (their answers
   included), over whole hands;
 - ``read_bots_game``: ``getGame`` of the three-expert game, read until it is finished (these reads
-  make the moves the server still owes);
-- ``play_3_people`` and ``play_3_people_keyed``: ``playCard`` at a table of three people (no bots:
-  the request's own cost), the second with an ``Idempotency-Key`` on every POST.
+  make the moves the server still owes).
 
 ``--before REF`` also measures the code of a git commit, checked out in a temporary worktree
-(``git worktree add``) and run in a subprocess with the same script, the same run::
+(``git worktree add``) and run in a subprocess with the same script: ``--rounds`` runs of each,
+alternating, the requests of each side pooled.
 
-    .venv/bin/python -m bench.request_cpu [--games 3] [--plays 120] [--before HEAD]
+``--compare NAME,...`` measures what each fast path buys: ``--rounds`` runs (subprocesses), each
+alternating the plays and reads among people request by request between the service as it is and
+the service with one named fast path swapped for its slow twin (:mod:`bench.slow_twins`); it prints,
+by kind, the median over the runs of each run's median, and each twin's extra CPU as a share of the
+request's CPU without the fast path (``gain``). ``--database-url`` runs on PostgreSQL (a fresh
+database per subprocess, dropped after); ``--rate-limits on`` counts the requests as deployed::
+
+    .venv/bin/python -m bench.request_cpu [--games 3] [--plays 120] [--people-plays 0] [--before HEAD]
+    .venv/bin/python -m bench.request_cpu --games 0 --plays 0 --people-plays 1400 --rounds 5 \\
+        --compare fast_dump,loaders,driver [--database-url postgresql://postgres@127.0.0.1:5432/test]
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import statistics
@@ -28,28 +39,38 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-KINDS = ("create_3_experts", "play_vs_2_experts", "read_bots_game", "play_3_people", "play_3_people_keyed")
+KINDS = ("play_3_people", "read_game", "create_3_experts", "play_vs_2_experts", "read_bots_game")
 MAX_READS = 5_000
+AS_IS = "as_is"
 
 
-def measure(games: int, plays: int) -> dict[str, list[float]]:
-    """CPU seconds of each request, by kind (``service`` is whichever tree is first on the path)."""
+def measure(
+    games: int, plays: int, people_plays: int, database_url: str, rate_limits: str, twins: list[str]
+) -> dict[str, list[float]]:
+    """CPU seconds of each request, by kind (``service`` is whichever tree is first on the path);
+    with ``twins``, the plays and reads among people also as ``<kind>@<twin>``, in turn."""
     from service import create_app
     from service.config import Settings
 
-    with tempfile.TemporaryDirectory() as directory:
-        settings = Settings(database_url=f"sqlite:///{directory}/bench.sqlite3", log_level="WARNING", rate_limits="off")
-        client = create_app(settings).test_client()
+    with _database(database_url) as url:
+        settings = Settings(database_url=url, log_level="WARNING", rate_limits=rate_limits)
+        app = create_app(settings)
+        client = app.test_client()
         times: dict[str, list[float]] = {kind: [] for kind in KINDS}
 
-        def timed(kind: str, method: str, url: str, **kwargs: Any) -> Any:
-            started = time.thread_time()
-            response = client.open(url, method=method, **kwargs)
-            times[kind].append(time.thread_time() - started)
+        def timed(kind: str, method: str, url: str, twin: str = AS_IS, **kwargs: Any) -> Any:
+            from bench.slow_twins import TWINS
+
+            with contextlib.nullcontext() if twin == AS_IS else TWINS[twin](app):
+                started = time.thread_time()
+                response = client.open(url, method=method, **kwargs)
+                spent = time.thread_time() - started
+            times.setdefault(kind if twin == AS_IS else f"{kind}@{twin}", []).append(spent)
             assert response.status_code < 300, (url, response.status_code, response.json)
             return response.json
 
@@ -61,13 +82,38 @@ def measure(games: int, plays: int) -> dict[str, list[float]]:
                 if game["status"] == "finished":
                     break
         _play_against_experts(client, timed, plays)
-        _play_among_people(client, timed, plays, keyed=False)
-        _play_among_people(client, timed, plays, keyed=True)
+        _play_among_people(client, timed, people_plays, [AS_IS, *twins])
+        app.extensions["coins.db"].dispose()
         return times
+
+
+@contextlib.contextmanager
+def _database(database_url: str) -> Iterator[str]:
+    """A fresh database: SQLite in a temporary directory, or a new PostgreSQL database on the
+    server of ``database_url``, dropped afterwards."""
+    if not database_url:
+        with tempfile.TemporaryDirectory() as directory:
+            yield f"sqlite:///{directory}/bench.sqlite3"
+        return
+    import psycopg
+    from sqlalchemy.engine import make_url
+
+    name = f"bench_cpu_{os.getpid()}"
+    server = make_url(database_url)
+    admin = server.set(drivername="postgresql", database="postgres").render_as_string(hide_password=False)
+    with psycopg.connect(admin, autocommit=True) as connection:
+        connection.execute(f'CREATE DATABASE "{name}"')
+    try:
+        yield server.set(database=name).render_as_string(hide_password=False)
+    finally:
+        with psycopg.connect(admin, autocommit=True) as connection:
+            connection.execute(f'DROP DATABASE "{name}" WITH (FORCE)')
 
 
 def _play_against_experts(client: Any, timed: Any, plays: int) -> None:
     """Ana (seat 0) plays her first legal card each turn; the two experts answer."""
+    if plays <= 0:
+        return
     body = {"target_score": 100, "seats": [{"name": "Ana"}, {"bot": "expert"}, {"bot": "expert"}], "first_dealer": 0}
     created = client.post("/v1/games", json={**body, "seed": "cpu-play"}).json
     game_id, headers = created["id"], {"Authorization": f"Bearer {created['credentials'][0]['token']}"}
@@ -86,32 +132,39 @@ def _play_against_experts(client: Any, timed: Any, plays: int) -> None:
         made += 1
 
 
-def _play_among_people(client: Any, timed: Any, plays: int, *, keyed: bool) -> None:
-    """Three people play their first legal card each turn, over new games as they end; ``keyed``:
-    each POST with a new ``Idempotency-Key``."""
-    kind = "play_3_people_keyed" if keyed else "play_3_people"
-    made, number = 0, 0
-    while made < plays:
-        body = {"seats": [{"name": name} for name in ("Ana", "Bo", "Cy")], "seed": f"cpu-{kind}-{number}"}
-        created = client.post("/v1/games", json={**body, "auto_deal": True, "first_dealer": 0}).json
-        number += 1
-        game_id = created["id"]
-        auth = {c["seat"]: {"Authorization": f"Bearer {c['token']}"} for c in created["credentials"]}
-        while made < plays:
-            game = client.get(f"/v1/games/{game_id}").json
-            if game["status"] != "playing":
-                break
+def _play_among_people(client: Any, timed: Any, plays: int, variants: list[str]) -> None:
+    """Three people play whole games, each the first card of their hand (any card held is legal);
+    a new game when one ends. The plays, and the reads of the game before them, are timed, each
+    with the next of ``variants`` (the service as it is, or one slow twin) in turn."""
+    seats = [{"name": name} for name in ("Ana", "Bo", "Cy")]
+    made, game_id, headers = 0, "", [{}] * 3
+    for _ in range(plays * 4 + 10):  # each play takes one turn, with a deal now and then
+        if made >= plays:
+            return
+        if not game_id:
+            created = client.post("/v1/games", json={"target_score": 50, "seats": seats, "first_dealer": 0}).json
+            game_id = created["id"]
+            headers = [{"Authorization": f"Bearer {c['token']}"} for c in created["credentials"]]
+        variant = variants[made % len(variants)]
+        game = timed("read_game", "GET", f"/v1/games/{game_id}", twin=variant)
+        if game["status"] == "finished":
+            game_id = ""
+        elif game["status"] == "waiting_for_deal":
+            client.post(f"/v1/games/{game_id}/hands", headers=headers[game["dealer"]])
+        else:
             seat = game["turn"]
-            card = client.get(f"/v1/games/{game_id}/hand", headers=auth[seat]).json["cards"][0]
-            headers = {**auth[seat], **({"Idempotency-Key": f"cpu-{made}-{number}"} if keyed else {})}
-            timed(kind, "POST", f"/v1/games/{game_id}/plays", json={"card": card}, headers=headers)
+            card = client.get(f"/v1/games/{game_id}/hand", headers=headers[seat]).json["cards"][0]
+            url = f"/v1/games/{game_id}/plays"
+            timed("play_3_people", "POST", url, twin=variant, json={"card": card}, headers=headers[seat])
             made += 1
 
 
-def run_tree(tree: Path, games: int, plays: int) -> dict[str, list[float]]:
+def run_tree(tree: Path, args: argparse.Namespace) -> dict[str, list[float]]:
     """Run :func:`measure` in a subprocess importing ``service`` from ``tree``."""
-    env = {**os.environ, "PYTHONPATH": str(tree)}
-    command = [sys.executable, __file__, "--measure", "--games", str(games), "--plays", str(plays)]
+    env = {**os.environ, "PYTHONPATH": f"{tree}{os.pathsep}{ROOT}"}  # bench.slow_twins: this tree's
+    command = [sys.executable, __file__, "--measure", "--compare", args.compare or "", "--games", str(args.games)]
+    command += ["--plays", str(args.plays), "--people-plays", str(args.people_plays)]
+    command += ["--database-url", args.database_url, "--rate-limits", args.rate_limits]
     done = subprocess.run(command, env=env, cwd=tree, check=True, capture_output=True, text=True)
     result: dict[str, list[float]] = json.loads(done.stdout.strip().splitlines()[-1])
     return result
@@ -119,16 +172,34 @@ def run_tree(tree: Path, games: int, plays: int) -> dict[str, list[float]]:
 
 def summary(label: str, times: dict[str, list[float]]) -> list[str]:
     lines = []
-    for kind in KINDS:
-        values = sorted(times.get(kind, []))
+    for kind in sorted(times, key=lambda kind: (KINDS.index(kind.split("@")[0]), kind)):
+        values = sorted(times[kind])
         if not values:
-            lines.append(f"{label:<8} {kind:<20} n=0")
             continue
         p99 = values[min(len(values) - 1, round(0.99 * (len(values) - 1)))]
         lines.append(
-            f"{label:<8} {kind:<20} n={len(values):<5} p50={statistics.median(values) * 1000:8.1f} ms"
+            f"{label:<8} {kind:<30} n={len(values):<5} p50={statistics.median(values) * 1000:8.3f} ms"
             f"  p99={p99 * 1000:8.1f} ms  max={values[-1] * 1000:8.1f} ms"
         )
+    return lines
+
+
+def compare(args: argparse.Namespace) -> list[str]:
+    """``--rounds`` runs, each alternating request by request between the service as it is and
+    each slow twin; by kind, the median over the runs of each run's median, and each twin's gain:
+    the CPU it costs over the fast path, as a share of the request's CPU without the fast path."""
+    medians: dict[str, list[float]] = {}
+    for _ in range(args.rounds):
+        for kind, values in run_tree(ROOT, args).items():
+            if values:
+                medians.setdefault(kind, []).append(statistics.median(values))
+    lines = [f"{'kind':<16} {'variant':<18} {'p50 CPU':>11} {'gain':>7}   (median of {args.rounds} runs)"]
+    for kind in ("play_3_people", "read_game"):
+        fast = statistics.median(medians[kind])
+        lines.append(f"{kind:<16} {AS_IS:<18} {fast * 1000:8.3f} ms")
+        for twin in args.compare.split(","):
+            slow = statistics.median(medians[f"{kind}@{twin}"])
+            lines.append(f"{kind:<16} {twin:<18} {slow * 1000:8.3f} ms {(slow - fast) / slow:7.1%}")
     return lines
 
 
@@ -136,23 +207,40 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=3, help="three-expert games to 100 (default 3)")
     parser.add_argument("--plays", type=int, default=120, help="plays against two experts (default 120)")
+    parser.add_argument("--people-plays", type=int, default=0, help="plays among three people (default 0)")
     parser.add_argument("--before", metavar="REF", help="also measure this git commit's code, first")
+    parser.add_argument("--compare", metavar="NAME,...", help="fast paths to measure against their slow twins")
+    parser.add_argument(
+        "--rounds", type=int, default=5, help="runs of --compare, or of each side of --before (default 5)"
+    )
+    parser.add_argument("--database-url", default="", help="PostgreSQL server to run on (default: SQLite)")
+    parser.add_argument("--rate-limits", choices=("on", "off"), default="off", help="(default off)")
     parser.add_argument("--measure", action="store_true", help=argparse.SUPPRESS)  # the subprocess's part
     args = parser.parse_args()
     if args.measure:
-        print(json.dumps(measure(args.games, args.plays)))
+        twins = args.compare.split(",") if args.compare else []
+        times = measure(args.games, args.plays, args.people_plays, args.database_url, args.rate_limits, twins)
+        print(json.dumps(times))
         return
-    lines = []
-    if args.before:
-        with tempfile.TemporaryDirectory() as directory:
-            tree = Path(directory) / "before"
-            subprocess.run(["git", "worktree", "add", "--detach", str(tree), args.before], cwd=ROOT, check=True)
-            try:
-                lines += summary("before", run_tree(tree, args.games, args.plays))
-            finally:
-                subprocess.run(["git", "worktree", "remove", "--force", str(tree)], cwd=ROOT, check=True)
-    lines += summary("after", run_tree(ROOT, args.games, args.plays))
-    print("\n".join(lines))
+    if args.compare:
+        print("\n".join(compare(args)))
+        return
+    if not args.before:
+        print("\n".join(summary("after", run_tree(ROOT, args))))
+        return
+    pooled: dict[str, dict[str, list[float]]] = {"before": {}, "after": {}}
+    with tempfile.TemporaryDirectory() as directory:
+        tree = Path(directory) / "before"
+        subprocess.run(["git", "worktree", "add", "--detach", str(tree), args.before], cwd=ROOT, check=True)
+        try:
+            for number in range(args.rounds):  # before first, then after first, and so on
+                order = [("before", tree), ("after", ROOT)]
+                for label, where in order if number % 2 == 0 else order[::-1]:
+                    for kind, values in run_tree(where, args).items():
+                        pooled[label].setdefault(kind, []).extend(values)
+        finally:
+            subprocess.run(["git", "worktree", "remove", "--force", str(tree)], cwd=ROOT, check=True)
+    print("\n".join(summary("before", pooled["before"]) + summary("after", pooled["after"])))
 
 
 if __name__ == "__main__":

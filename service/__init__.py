@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
-from types import CodeType, FunctionType, MethodType
 from typing import Any
 
 from flask import Flask, Request, request
+from flask.json.provider import DefaultJSONProvider
 
 from .api import init_api
 from .api.context import EXTENSION
@@ -16,8 +15,7 @@ from .api.docs import configure_docs
 from .api.event_schemas import render_event
 from .api.events import init_feed
 from .api.guards import init_guards
-from .api.jsonprovider import FastJSONProvider
-from .api.limits import init_limits
+from .api.limits import LIMITS, init_limits
 from .api.problems import Problem
 from .api.security_headers import init_security_headers
 from .config import Settings
@@ -35,37 +33,16 @@ BODY_METHODS = ("POST", "PUT", "PATCH")
 log = logging.getLogger(__name__)
 
 
-class _Flask(Flask):
-    """Flask, remembering which functions it found to be plain (not coroutine) functions.
-
-    Flask and flask-smorest pass each view function, wrapper and hook through ``ensure_sync`` on
-    every request, and each time ``inspect`` examines the function's flags: some ten times per
-    request. The answer for a function's code does not change, so it is looked up once.
-    """
-
-    def __init__(self, import_name: str) -> None:
-        super().__init__(import_name)
-        self._plain_code: set[CodeType] = set()
-
-    def ensure_sync(self, func: Callable[..., Any]) -> Callable[..., Any]:
-        function = func.__func__ if isinstance(func, MethodType) else func
-        if not isinstance(function, FunctionType) or hasattr(function, "_is_coroutine_marker"):
-            return super().ensure_sync(func)
-        if function.__code__ in self._plain_code:
-            return func
-        synchronous = super().ensure_sync(func)
-        if synchronous is func:
-            self._plain_code.add(function.__code__)
-        return synchronous
-
-
 def create_app(settings: Settings | None = None) -> Flask:
     """The WSGI application. Without ``settings`` they come from the environment."""
     settings = settings or Settings.from_env()
-    app = _Flask(__name__)
+    app = Flask(__name__)
     app.config["MAX_CONTENT_LENGTH"] = settings.max_request_bytes
     app.config["COINS_SETTINGS"] = settings
-    app.json = FastJSONProvider(app)  # orjson; keys in the order the serializers give them
+    json_bodies = app.json
+    assert isinstance(json_bodies, DefaultJSONProvider)
+    json_bodies.sort_keys = False  # keys in the order the schemas give them
+    json_bodies.ensure_ascii = False  # UTF-8, as the rest of the service writes JSON
     init_security_headers(app)  # first registered, so its after_request hook runs last: on every response
     init_guards(app)  # malformed game ids and entity tags, refused before any view reads the database
 
@@ -107,10 +84,15 @@ def create_app(settings: Settings | None = None) -> Flask:
 
 def _limits_storage(settings: Settings, db: Database) -> dict[str, Any]:
     """Where rate-limit counters live, shared by every worker and instance: Redis with ``REDIS_URL``,
-    else the database (``limits`` has no SQL storage: :class:`DatabaseStorage` is ours)."""
+    else the database (``limits`` has no SQL storage: :class:`DatabaseStorage` is ours, and counts
+    accepted plays from their actions)."""
     if settings.redis_url:
         return {"storage_uri": settings.redis_url, "storage_options": {}}
-    return {"storage_uri": f"{DatabaseStorage.STORAGE_SCHEME[0]}://", "storage_options": {"database": db}}
+    return {
+        "storage_uri": f"{DatabaseStorage.STORAGE_SCHEME[0]}://",
+        "storage_options": {"database": db, "plays": LIMITS["plays"][0]},
+        "plays_counted_by_their_actions": True,
+    }
 
 
 def _migrate_when_reachable(app: Flask, db: Database) -> None:

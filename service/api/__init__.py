@@ -2,24 +2,20 @@
 
 from __future__ import annotations
 
-import http
 from typing import Any
 
-import flask_smorest
 from flask import Flask
-from flask_smorest.utils import prepare_response
 
 from ..bots import STRENGTHS
 from ..engine import CARD_CODES
 from ..games import STATUSES
 from .argument_schemas import FIRST_DEALER_CHOICES, NewBotSchema, NewPersonSchema
 from .fields import CARD_SCHEMA, CardField, card_field_to_ref
+from .flask_smorest_overrides import Api
 from .guards import ENTITY_TAGS_MAX_LENGTH, ENTITY_TAGS_PATTERN
 from .idempotency import HEADER as IDEMPOTENCY_KEY
 from .idempotency import REPLAYED, IdempotencyDocs
-from .openapi import any_of_schemas, items_ref, named_enum_to_ref
-from .problems import PROBLEM_MEDIA_TYPE, PROBLEMS, register_problem_handlers
-from .schemas import ProblemSchema
+from .problems import PROBLEMS, register_problem_handlers
 
 __all__ = ["Api", "init_api"]
 
@@ -59,29 +55,6 @@ token, far above what a person needs; over a limit the answer is 429 `too_many_r
 SHA-256 (`commitment`) is published at the deal and the seed is revealed when the hand
 ends, so every deal can be checked independently.
 """
-
-
-class Api(flask_smorest.Api):  # type: ignore[misc]  # flask-smorest ships no types
-    """flask-smorest's Api with RFC 9457 errors documented as ``application/problem+json``."""
-
-    ERROR_SCHEMA = ProblemSchema
-
-    def _register_responses(self) -> None:
-        # Runs inside init_app, before ProblemSchema is converted: its `code` refers to ProblemCode.
-        self.ma_plugin.converter.add_attribute_function(named_enum_to_ref)
-        self.ma_plugin.converter.add_attribute_function(any_of_schemas)
-        self.ma_plugin.converter.add_attribute_function(items_ref)
-        for status in http.HTTPStatus:
-            response: dict[str, Any] = {"description": status.phrase}
-            if status >= 400:
-                response["schema"] = self.ERROR_SCHEMA
-                prepare_response(response, self.spec, PROBLEM_MEDIA_TYPE)
-            else:
-                prepare_response(response, self.spec, self.DEFAULT_RESPONSE_CONTENT_TYPE)
-            self.spec.components.response(status.name, response, lazy=True)
-        response = {"description": "An error, as RFC 9457 problem details.", "schema": self.ERROR_SCHEMA}
-        prepare_response(response, self.spec, PROBLEM_MEDIA_TYPE)
-        self.spec.components.response("DEFAULT_ERROR", response, lazy=True)
 
 
 def init_api(app: Flask) -> Api:

@@ -6,7 +6,7 @@ from typing import Any
 
 from flask import Response, request, url_for
 
-from .smorest_overrides import Blueprint
+from .flask_smorest_overrides import Blueprint
 
 __all__ = ["Blueprint", "bearer_token", "game_page", "if_match", "next_link", "not_modified", "with_etag"]
 

@@ -1,7 +1,7 @@
 """The feed's events as the contract describes them: one schema per type, discriminated by ``type``.
 
 Each schema generates its part of the OpenAPI document (``FeedEvent`` is the union of them all,
-so generated SDKs get typed events) and, built into a dumper (:mod:`.fast_dump`), renders each
+so generated SDKs get typed events) and, built into a dumper (:mod:`.compiled_dumpers`), renders each
 event once, when its change is saved: streams send that text as it is.
 """
 
@@ -28,7 +28,7 @@ from ..games.feed import (
     SeatTakenEvent,
     TrickWonEvent,
 )
-from .fast_dump import build_dumper
+from .compiled_dumpers import build_dumper
 from .fields import CardField
 from .schemas import GameSchema, HandSchema, TrickSchema
 

@@ -6,6 +6,11 @@ are fixed windows in a storage every worker and instance shares (``create_app`` 
 with ``REDIS_URL``, else the database). ``RATE_LIMITS=off`` turns them all off (benchmarks, load
 tests). A token is counted by its SHA-256, never as itself. The address is ``REMOTE_ADDR``: behind
 a proxy, all clients share the proxy's (see the README, "Behind a proxy").
+
+A play costs no write of its own for its limit. In the database, a seat's accepted plays are counted
+from the actions the plays wrote (see :mod:`service.store.rate_limits`): the counter is only read
+before a play, and written after one only when it was not accepted (Flask-Limiter's ``deduct_when``).
+Redis counts every play, as before (an increment in memory, not a database write).
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ from collections.abc import Callable
 from typing import Any, cast
 
 import flask
-from flask import Flask, request
+from flask import Flask, Response, request
 from flask_limiter import Limiter, RequestLimit
 
 from ..games import hash_token
@@ -36,11 +41,21 @@ def seat_token() -> str:
     return f"token:{hash_token(token)}" if token else client_address()
 
 
+def seat_play() -> str:
+    """``play:<game id>:<token hash>``: the key by which the database's storage finds the seat's plays."""
+    token, game_id = bearer_token(), (request.view_args or {}).get("game_id")
+    return f"play:{game_id}:{hash_token(token)}" if token and game_id else client_address()
+
+
+def _not_accepted(response: Response) -> bool:
+    return response.status_code != 201
+
+
 # blueprint name -> (limit, the method it counts, whose requests it counts)
 LIMITS: dict[str, tuple[str, str, Callable[[], str]]] = {
     "games": ("30/minute", "POST", client_address),  # createGame
     "players": ("60/minute", "POST", client_address),  # joinGame (and leaveGame)
-    "plays": ("120/minute", "POST", seat_token),  # playCard
+    "plays": ("120/minute", "POST", seat_play),  # playCard
     "hints": ("60/minute", "GET", seat_token),  # getHint
 }
 
@@ -51,9 +66,12 @@ def init_limits(
     enabled: bool,
     storage_uri: str,
     storage_options: dict[str, Any],
+    plays_counted_by_their_actions: bool = False,
 ) -> Limiter:
     """Count the requests of ``LIMITS`` (whose blueprints ``app`` has) in the storage named by
-    ``storage_uri`` (a ``limits`` URI, with ``storage_options`` for its constructor)."""
+    ``storage_uri`` (a ``limits`` URI, with ``storage_options`` for its constructor). With
+    ``plays_counted_by_their_actions`` (the database's storage), only plays not accepted are
+    counted by Flask-Limiter: the storage counts the others from their actions."""
     limiter = Limiter(
         key_func=client_address,
         app=None,
@@ -66,7 +84,9 @@ def init_limits(
         on_breach=_too_many_requests,
     )
     for name, (limit, method, key) in LIMITS.items():
-        limiter.limit(limit, methods=[method], key_func=key)(cast(flask.Blueprint, app.blueprints[name]))
+        deduct_when = _not_accepted if name == "plays" and plays_counted_by_their_actions else None
+        limited = limiter.limit(limit, methods=[method], key_func=key, deduct_when=deduct_when)
+        limited(cast(flask.Blueprint, app.blueprints[name]))
     limiter.init_app(app)
     return limiter
 

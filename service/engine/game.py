@@ -33,8 +33,6 @@ from .events import (
     PlayAction,
     Played,
     Status,
-    new_completed_trick,
-    new_played,
 )
 from .setup import SEATS, GameSetup, check_seat, left_of, right_of
 from .tricks import trick_winner
@@ -296,14 +294,14 @@ class Game:
         trick_number = len(self._hand_tricks) + 1
         if len(trick) < 3:
             self._turn = (seat + 1) % 3
-            return new_played(seat, card, self._hand_number, trick_number, tuple(trick), None, None, None)
+            return Played(seat, card, self._hand_number, trick_number, tuple(trick), None, None, None)
 
         a, b, c = trick
         plays = (a, b, c)
         win = plays[trick_winner((a.card, b.card, c.card))].seat
         points = (a.card.suit_index == 1) + (b.card.suit_index == 1) + (c.card.suit_index == 1)
         leader = a.seat
-        completed = new_completed_trick(self._hand_number, trick_number, leader, plays, win, points)
+        completed = CompletedTrick(self._hand_number, trick_number, leader, plays, win, points)
         self._hand_tricks.append(completed)
         self._last_trick = completed
         self._trick = []
@@ -325,7 +323,7 @@ class Game:
             hand_ended = self._end_hand(self._dealer)
         else:
             self._leader = self._turn = win
-        return new_played(seat, card, self._hand_number, trick_number, plays, completed, hand_ended, self._winner)
+        return Played(seat, card, self._hand_number, trick_number, plays, completed, hand_ended, self._winner)
 
     def _end_hand(self, next_dealer: int | None) -> HandEnded:
         assert self._seed is not None and self._commitment is not None

@@ -1,5 +1,5 @@
 """Rate limits: 429 too_many_requests with Retry-After, per address or per token, counted in the database
-(every worker and instance) or in Redis; RATE_LIMITS=off turns them off."""
+(every worker and instance; an accepted play by its own action) or in Redis; RATE_LIMITS=off turns them off."""
 
 from __future__ import annotations
 
@@ -107,3 +107,63 @@ def test_redis_keeps_the_counts_when_redis_url_is_set(settings: Settings):
             assert connection.execute(text("SELECT count(*) FROM rate_limits")).scalar() == 0
     finally:
         app.extensions["coins.db"].dispose()
+
+
+def _table_of_three(app: Flask) -> tuple[str, list[dict[str, str]]]:
+    client = app.test_client()
+    seats = [{"name": name} for name in ("A", "B", "C")]
+    created = client.post("/v1/games", json={"seats": seats, "first_dealer": 0}).json
+    headers = [{"Authorization": f"Bearer {c['token']}"} for c in created["credentials"]]
+    assert client.post(f"/v1/games/{created['id']}/hands", headers=headers[0]).status_code == 201
+    return created["id"], headers
+
+
+def _play(app: Flask, game_id: str, headers: dict[str, str]) -> int:
+    client = app.test_client()
+    card = client.get(f"/v1/games/{game_id}/hand", headers=headers).json["cards"][0]
+    return client.post(f"/v1/games/{game_id}/plays", json={"card": card}, headers=headers).status_code
+
+
+def _play_counters(app: Flask) -> int:
+    from sqlalchemy import text
+
+    with app.extensions["coins.db"].engine.connect() as connection:
+        return connection.execute(text("SELECT count(*) FROM rate_limits WHERE key LIKE '%play:%'")).scalar()
+
+
+@pytest.fixture
+def three_plays_a_minute(settings: Settings, monkeypatch: pytest.MonkeyPatch) -> Iterator[Flask]:
+    monkeypatch.setitem(LIMITS, "plays", ("3/minute", *LIMITS["plays"][1:]))
+    app = create_app(dataclasses.replace(settings, rate_limits="on"))
+    yield app
+    app.extensions["coins.db"].dispose()
+
+
+def test_accepted_plays_are_limited_per_seat_without_writing_a_counter(three_plays_a_minute: Flask):
+    app = three_plays_a_minute
+    game_id, headers = _table_of_three(app)
+    for _ in range(9):  # three tricks: each seat plays three times
+        seat = app.test_client().get(f"/v1/games/{game_id}").json["turn"]
+        assert _play(app, game_id, headers[seat]) == 201
+    assert _play_counters(app) == 0  # counted from the plays' own actions
+    seat = app.test_client().get(f"/v1/games/{game_id}").json["turn"]
+    refused = app.test_client().post(f"/v1/games/{game_id}/plays", json={"card": "ace-coins"}, headers=headers[seat])
+    assert refused.status_code == 429 and refused.json["code"] == "too_many_requests"
+    assert 1 <= int(refused.headers["Retry-After"]) <= 61
+    other_game, other_headers = _table_of_three(app)  # another seat counts apart
+    first = app.test_client().get(f"/v1/games/{other_game}").json["turn"]
+    assert _play(app, other_game, other_headers[first]) == 201
+
+
+def test_refused_plays_count_against_the_seat(three_plays_a_minute: Flask):
+    app = three_plays_a_minute
+    game_id, headers = _table_of_three(app)
+    seat = app.test_client().get(f"/v1/games/{game_id}").json["turn"]
+    waiting = headers[(seat + 1) % 3]
+    statuses = [
+        app.test_client().post(f"/v1/games/{game_id}/plays", json={"card": "ace-coins"}, headers=waiting).status_code
+        for _ in range(4)
+    ]
+    assert statuses == [409, 409, 409, 429]  # not_your_turn thrice, then over the limit
+    assert _play_counters(app) == 1
+    assert _play(app, game_id, headers[seat]) == 201  # the seat whose turn it is has its own count

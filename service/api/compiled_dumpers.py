@@ -4,26 +4,26 @@ The schemas (:mod:`service.api.schemas`) are the one description of every respon
 generate the OpenAPI document, and :func:`build_dumper` reads their declared fields once, at
 start-up, and writes one plain Python function per schema: a dict display, keys in the
 schema's order, ``data_key`` and ``attribute`` honoured, nested schemas inline (or functions
-of their own where they read a dotted ``attribute`` or nest themselves). :func:`fast_schema` gives flask-smorest a schema instance whose ``dump`` is that
-function, so nothing else of the library changes.
+of their own where they read a dotted ``attribute`` or nest themselves). :func:`fast_schema`
+gives flask-smorest a schema instance whose ``dump`` is that function, so nothing else of the
+library changes.
 
 Exactness. Every value goes the fast way only when it has the type the shortcut is exact
 for (a ``str`` for ``String``, an ``int`` for ``Integer``, a ``datetime`` for an ISO
 ``DateTime``, a card for ``CardField``, None anywhere); any other value goes through the
-field's own ``_serialize``. An object with ``__getitem__`` (which marshmallow reads by key; but a tuple's),
-a missing attribute, or any error makes the whole dump start again as ``schema.dump``, which
-gives marshmallow's answer or its exception. A schema the builder cannot compile (a dump
-hook, a field type or ``get_value`` it does not know, an overridden ``Schema`` method) is
-refused with :class:`Uncompilable` when the app starts, never dumped differently.
-tests/api/test_fast_dump.py holds every response schema of the app to ``schema.dump``.
+field's own ``_serialize``. An object with ``__getitem__`` (which marshmallow reads by key; but a
+tuple's), a missing attribute, or any error makes the whole dump start again as ``schema.dump``,
+which gives marshmallow's answer or its exception. A schema the builder cannot compile (a field
+type or ``get_value`` it does not know, an overridden ``Schema`` method) is refused with
+:class:`Uncompilable` when the app starts, never dumped differently. Dump hooks are not looked
+for (marshmallow keeps them in private state): tests/api/test_compiled_dumpers.py holds every
+response and event schema of the app to ``schema.dump``, and
+tests/api/test_flask_smorest_overrides.py pins the marshmallow code these dumpers reproduce.
 
-Measured (docs/benchmarks.md, "Response dumpers built from the schemas": per dump, best of 7
-timeit runs, one core): a play's answer (``PlayResultSchema``) 7.1 µs compiled, 5.0 µs with
-the former hand-written serializer, 78 µs with ``schema.dump`` (85 to 92 µs with its former
-``pre_dump`` hook); a game (``GameSchema``) 5.4 µs, 4.1 µs and 54 µs. The 2 µs over the
-hand-written code are the exactness checks (a value's type, an object's ``__getitem__``), a
-thousandth of the 2 ms of CPU a play request costs. Dicts (the health probes' bodies) are left
-to marshmallow.
+Why it is kept: it is the one fast path that buys more than a tenth of its request's CPU.
+``bench/request_cpu.py --compare fast_dump`` (docs/benchmarks.md) measured a play among three
+people at 2.9 ms of CPU compiled and 5.8 ms with ``schema.dump`` on SQLite (4.0 and 7.1 ms on
+PostgreSQL), a read of a game at 1.8 and 2.6 ms.
 """
 
 from __future__ import annotations
@@ -34,7 +34,6 @@ from datetime import datetime
 from typing import Any
 
 import marshmallow as ma
-from marshmallow.decorators import POST_DUMP, PRE_DUMP
 
 from ..engine import Card
 from .fields import CardField, Itself
@@ -94,7 +93,7 @@ def build_dumper(schema: ma.Schema, fallback: Dumper | None = None) -> Dumper:
     source = "\n".join(compiler.lines)
     exec(compile(source, f"<dumper of {type(schema).__name__}>", "exec"), compiler.namespace)
     dump: Dumper = compiler.namespace["dump"]
-    dump.__doc__ = f"{type(schema).__name__}().dump, compiled by service.api.fast_dump:\n\n{source}"
+    dump.__doc__ = f"{type(schema).__name__}().dump, compiled by service.api.compiled_dumpers:\n\n{source}"
     return dump
 
 
@@ -227,15 +226,13 @@ class _Compiler:
             inner = self.serialized(field.inner, item, attr, subject, f"{where}[]")  # type: ignore[attr-defined]
             return f"(None if ({value} := {source}) is None else [{inner} for {item} in {value}])"
         raise Uncompilable(
-            f"{where}: service.api.fast_dump does not know how {type(field).__name__} dumps; "
-            "teach _Compiler.serialized its shortcut (tests/api/test_fast_dump.py then checks it)"
+            f"{where}: service.api.compiled_dumpers does not know how {type(field).__name__} dumps; "
+            "teach _Compiler.serialized its shortcut (tests/api/test_compiled_dumpers.py then checks it)"
         )
 
 
 def _check_schema(schema: ma.Schema) -> None:
     name = type(schema).__name__
-    if schema._hooks[PRE_DUMP] or schema._hooks[POST_DUMP]:
-        raise Uncompilable(f"{name} has a pre_dump or post_dump hook: declare its fields instead")
     for method in _SCHEMA_METHODS:
         if getattr(type(schema), method) is not getattr(ma.Schema, method):
             raise Uncompilable(f"{name} overrides Schema.{method}")

@@ -1,48 +1,72 @@
-"""Every change this service makes to flask-smorest's and webargs' behaviour, in one place.
+"""Every change this service makes to flask-smorest's (and webargs' body reading) behaviour, in one
+place (none to Flask's or marshmallow's: the custom fields of :mod:`.fields` are marshmallow's own
+extension point).
 
-- :class:`Blueprint` (flask-smorest's):
+- :class:`Blueprint`:
   ``response`` hands flask-smorest a schema instance whose ``dump`` is compiled from the
-  schema (:mod:`.fast_dump`): flask-smorest's own wrapper calls ``schema.dump(result)``, so
+  schema (:mod:`.compiled_dumpers`): flask-smorest's own wrapper calls ``schema.dump(result)``, so
   nothing of it is copied;
-  ``arguments`` first offers a JSON body to a plain loader (:mod:`.loaders`);
-  ``doc`` and ``problems`` keep flask-smorest's documentation but not its run-time wrappers;
+  ``problems`` documents an operation's problem codes with flask-smorest's ``alt_response``;
   ``_store_endpoint_docs`` keeps a docstring as the description when ``doc`` gives a summary.
-- :class:`JsonBodyParser` (webargs' ``FlaskParser``): JSON bodies read with orjson.
+- :class:`JsonBodyParser` (webargs' ``FlaskParser``): JSON bodies read strictly (no ``NaN``).
+- :class:`Api`: ``_register_responses`` documents every error as ``application/problem+json``.
 
-tests/api/test_smorest_overrides.py checks each assumption these make about the libraries'
-internals, and names the one that broke when an upgrade changes them.
+tests/api/test_flask_smorest_overrides.py pins the source of each method overridden, and checks
+each assumption made about it, naming the one that broke when an upgrade changes them.
 """
 
 from __future__ import annotations
 
+import http
 import inspect
 from collections import defaultdict
 from collections.abc import Callable
-from functools import wraps
 from typing import Any, TypeVar
 
 import flask_smorest
 import marshmallow as ma
-from flask import request
+from flask_smorest.utils import prepare_response
 from webargs import core
 from webargs.flaskparser import FlaskParser, is_json_request
 
 from .. import jsonio
-from .fast_dump import fast_schema
-from .loaders import LOADERS
+from .compiled_dumpers import fast_schema
+from .openapi import any_of_schemas, items_ref, named_enum_to_ref
 from .problems import PROBLEM_MEDIA_TYPE, PROBLEMS
 from .schemas import ProblemSchema
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-__all__ = ["Blueprint", "JsonBodyParser"]
+__all__ = ["Api", "Blueprint"]
+
+
+class Api(flask_smorest.Api):  # type: ignore[misc]  # flask-smorest ships no types
+    """flask-smorest's Api with RFC 9457 errors documented as ``application/problem+json``."""
+
+    ERROR_SCHEMA = ProblemSchema
+
+    def _register_responses(self) -> None:
+        # Runs inside init_app, before ProblemSchema is converted: its `code` refers to ProblemCode.
+        self.ma_plugin.converter.add_attribute_function(named_enum_to_ref)
+        self.ma_plugin.converter.add_attribute_function(any_of_schemas)
+        self.ma_plugin.converter.add_attribute_function(items_ref)
+        for status in http.HTTPStatus:
+            response: dict[str, Any] = {"description": status.phrase}
+            if status >= 400:
+                response["schema"] = self.ERROR_SCHEMA
+                prepare_response(response, self.spec, PROBLEM_MEDIA_TYPE)
+            else:
+                prepare_response(response, self.spec, self.DEFAULT_RESPONSE_CONTENT_TYPE)
+            self.spec.components.response(status.name, response, lazy=True)
+        response = {"description": "An error, as RFC 9457 problem details.", "schema": self.ERROR_SCHEMA}
+        prepare_response(response, self.spec, PROBLEM_MEDIA_TYPE)
+        self.spec.components.response("DEFAULT_ERROR", response, lazy=True)
 
 
 class JsonBodyParser(FlaskParser):
-    """webargs' Flask parser, reading JSON bodies with :mod:`service.jsonio` (orjson), as the rest of
-    the service does. As with webargs' own reader, an empty body is no arguments, and a body that is
-    not UTF-8 JSON raises ``UnicodeDecodeError`` or ``json.JSONDecodeError`` (``malformed_json``);
-    the body is decoded first because webargs takes an orjson error on bytes for an empty body."""
+    """webargs' Flask parser, reading JSON bodies with :mod:`service.jsonio` (orjson), which refuses
+    ``NaN`` and ``Infinity`` as the contract does (``malformed_json``); the standard library's json
+    takes them. An empty body is no arguments; a body not UTF-8 JSON raises ``ValueError``."""
 
     def _raw_load_json(self, req: Any) -> Any:
         if not is_json_request(req):
@@ -51,8 +75,8 @@ class JsonBodyParser(FlaskParser):
 
 
 class Blueprint(flask_smorest.Blueprint):  # type: ignore[misc]  # flask-smorest ships no types
-    """flask-smorest's Blueprint, plus a decorator that documents an operation's problem codes,
-    responses dumped by functions compiled from their schemas, and plain loaders for hot bodies."""
+    """flask-smorest's Blueprint, plus a decorator that documents an operation's problem codes, and
+    responses dumped by functions compiled from their schemas."""
 
     ARGUMENTS_PARSER = JsonBodyParser()
 
@@ -63,35 +87,11 @@ class Blueprint(flask_smorest.Blueprint):  # type: ignore[misc]  # flask-smorest
 
     def response(self, status_code: int, schema: Any = None, **options: Any) -> Callable[[F], F]:
         """flask-smorest's ``response``, given an instance of the schema whose ``dump`` is compiled
-        from it (:func:`.fast_dump.fast_schema`): the same document, the same body, less CPU."""
+        from it (:func:`.compiled_dumpers.fast_schema`): the same document, the same body, less CPU."""
         schema = fast_schema(schema)
         if isinstance(schema, ma.Schema):
             self.response_schemas.append(schema)
         return super().response(status_code, schema, **options)  # type: ignore[no-any-return]
-
-    def arguments(self, schema: Any, **options: Any) -> Callable[[F], F]:
-        """flask-smorest's ``arguments``. A JSON body whose schema has a function in ``LOADERS`` is
-        first offered to that function: a body it loads skips webargs and marshmallow (the same
-        arguments, less CPU); any other body, every invalid one included, goes the usual way."""
-        documented = super().arguments(schema, **options)
-        load = LOADERS.get(type(schema)) if options.get("location", "json") == "json" else None
-        if load is None:
-            return documented  # type: ignore[no-any-return]
-
-        def decorator(func: F) -> F:
-            usual = documented(func)
-
-            @wraps(func)
-            def wrapper(*args: Any, **kwargs: Any) -> Any:
-                loaded = load(_json_body())
-                if loaded is None:
-                    return usual(*args, **kwargs)
-                return func(*args, loaded, **kwargs)  # where webargs puts them: after the positional ones
-
-            wrapper._apidoc = usual._apidoc  # type: ignore[attr-defined]
-            return wrapper  # type: ignore[return-value]
-
-        return decorator
 
     def _store_endpoint_docs(self, endpoint: str, obj: Any, parameters: Any, tags: Any, **options: Any) -> None:
         # flask-smorest reads a docstring without a blank line as one long summary, which the
@@ -122,36 +122,12 @@ class Blueprint(flask_smorest.Blueprint):  # type: ignore[misc]  # flask-smorest
                     headers=headers,
                     example=_example(status_codes[0]),
                 )
-                func = _documented(document, func)
+                func = document(func)
             return func
 
         return decorator
-
-    @staticmethod
-    def doc(**kwargs: Any) -> Callable[[F], F]:
-        """flask-smorest's ``doc``, without its run-time wrapper (see :func:`_documented`)."""
-        document = flask_smorest.Blueprint.doc(**kwargs)
-        return lambda func: _documented(document, func)
-
-
-def _documented(document: Callable[[F], F], func: F) -> F:
-    """Apply a flask-smorest decorator that only documents, and keep its documentation but not its
-    wrapper: each such wrapper (``doc``, and ``alt_response`` once per documented status) would
-    otherwise be one more call through ``current_app.ensure_sync`` on every request."""
-    func._apidoc = document(func)._apidoc  # type: ignore[attr-defined]
-    return func
 
 
 def _example(code: str) -> dict[str, Any]:
     status, title = PROBLEMS[code]
     return {"type": f"urn:coins:problem:{code}", "title": title, "status": status, "detail": title, "code": code}
-
-
-def _json_body() -> Any:
-    """The request's JSON body, or None when it has none or it is not JSON (webargs then says which)."""
-    if not request.is_json:
-        return None
-    try:
-        return jsonio.loads(request.get_data(cache=True))
-    except ValueError:
-        return None

@@ -1,10 +1,10 @@
 """The use cases: create and join games, deal, play, hints, leaving, and reads.
 
-No Flask here: the API turns HTTP into these calls and their results (public information
-only, :mod:`.results`) back into JSON. Each call does its work in a unit of work
-(:mod:`.unit_of_work`): the one it is handed (``uow=``, a keyed request's, say), else one of its
-own. Each call touches one game, through :class:`.transactions.Transactions`; the server's own moves (:mod:`.server_moves`) happen in
-the request that makes them due, as many as its budget allows, and the rest in the next ones.
+No Flask here: the API turns HTTP into these calls and their results (public information only,
+:mod:`.results`) back into JSON. Each call works in the unit of work it is handed (``uow=``, a keyed
+request's, say), else in one of its own (:mod:`.unit_of_work`), and touches one game
+(:class:`.transactions.Transactions`); the server's own moves (:mod:`.server_moves`) happen in the
+request that makes them due, as many as its budget allows, and the rest in the next ones.
 """
 
 from __future__ import annotations
@@ -20,12 +20,12 @@ from ..store import GameStore, IdempotencyStore, StoredGame, StoredSeat, StoreSe
 from .commands import NewGame, NewPlayer
 from .cursors import ACTIONS, GAMES, TRICKS, decode_cursor, encode_cursor, number_cursor
 from .errors import GameNotFinished, InvalidCursor, NotYourSeat, SeatsFull, SeatsOpen, SeatTaken, VersionMismatch
-from .feed import FeedLog, FeedStart, GameEvent, RematchCreatedEvent, Renderer, SeatLeftEvent, SeatTakenEvent
+from .feed import FeedLog, FeedStart, GameEvent, Renderer, SeatLeftEvent, SeatTakenEvent
 from .game_record import ActionEntry, GameInfo, SeatInfo, build_record
 from .idempotency import IdempotencyKeys
 from .ids import new_game_id
 from .projections import action_state, hands_over, public_game, trick_state
-from .rematch import new_rematch, rematch_id
+from .rematch import link_rematch, new_rematch, rematch_id
 from .results import (
     ActionPage,
     Created,
@@ -254,7 +254,7 @@ class GameService:
             new_game = new_rematch(finished, seat, rematch_token(token, new_id), now, self._games.render)
             with uow.session() as session:
                 created = session.create(new_game)
-            new_id = self._games.change(uow, game_id, _link_rematch(new_id))
+            new_id = self._games.change(uow, game_id, link_rematch(new_id))
         new_token = rematch_token(token, new_id)
 
         def claim(stored: StoredGame, game: Game | None, _now: datetime, _log: FeedLog) -> Rematch:
@@ -374,19 +374,6 @@ class GameService:
     def ping(self) -> None:
         """Raise :class:`.DatabaseUnavailable` unless the store can be reached (readiness)."""
         self.store.ping()
-
-
-def _link_rematch(new_id: str) -> Callable[[StoredGame, Game | None, datetime, FeedLog], str]:
-    """The change that links a finished game to its rematch, unless a racing call linked it first."""
-
-    def link(stored: StoredGame, game: Game | None, now: datetime, log: FeedLog) -> str:
-        if stored.rematch is None:
-            stored.rematch = new_id
-            changed(stored, game, now)
-            log.add(stored, RematchCreatedEvent, public_game(stored, game), rematch=new_id)
-        return stored.rematch
-
-    return link
 
 
 def _check_version(stored: StoredGame, if_match: Sequence[str] | None) -> None:

@@ -16,15 +16,18 @@ seat finds it by its id and links it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 
+from ..engine import Game
 from ..store import StoredGame, StoredSeat
-from .feed import Renderer
+from .feed import FeedLog, RematchCreatedEvent, Renderer
 from .ids import derived_game_id
-from .server_moves import new_stored_game, start_full_table
+from .projections import public_game
+from .server_moves import changed, new_stored_game, start_full_table
 from .tokens import hash_token, new_token
 
-__all__ = ["new_rematch", "rematch_id"]
+__all__ = ["link_rematch", "new_rematch", "rematch_id"]
 
 
 def rematch_id(finished: StoredGame) -> str:
@@ -62,3 +65,16 @@ def new_rematch(finished: StoredGame, caller: int, caller_token: str, now: datet
     )
     start_full_table(stored, now, render)
     return stored
+
+
+def link_rematch(new_id: str) -> Callable[[StoredGame, Game | None, datetime, FeedLog], str]:
+    """The change that links a finished game to its rematch, unless a racing call linked it first."""
+
+    def link(stored: StoredGame, game: Game | None, now: datetime, log: FeedLog) -> str:
+        if stored.rematch is None:
+            stored.rematch = new_id
+            changed(stored, game, now)
+            log.add(stored, RematchCreatedEvent, public_game(stored, game), rematch=new_id)
+        return stored.rematch
+
+    return link

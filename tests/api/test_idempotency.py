@@ -134,11 +134,10 @@ def test_a_commit_that_fails_answers_503_and_applies_nothing(client, monkeypatch
     assert len(client.get("/v1/games").json["items"]) == 1
 
 
-def test_a_key_in_use_is_409_and_nothing_runs_twice(app: Flask, client, monkeypatch):
-    """On PostgreSQL; on SQLite the retry waits for the first (next test)."""
+def _held_create(app: Flask, monkeypatch: pytest.MonkeyPatch) -> tuple[threading.Event, threading.Event]:
+    """createGame made to wait inside its unit of work: ``entered`` once it is there (holding its
+    key), and it goes on once the test sets ``release``."""
     service = app.extensions["coins.games"]
-    if service.store.db.is_sqlite:
-        pytest.skip("PostgreSQL's advisory lock: SQLite's writers take turns instead")
     real = service.create
     entered, release = threading.Event(), threading.Event()
 
@@ -148,6 +147,14 @@ def test_a_key_in_use_is_409_and_nothing_runs_twice(app: Flask, client, monkeypa
         return real(request, uow=uow)
 
     monkeypatch.setattr(service, "create", slow)
+    return entered, release
+
+
+def test_a_key_in_use_is_409_and_nothing_runs_twice(app: Flask, client, monkeypatch):
+    """On PostgreSQL; on SQLite the retry waits for the first (next test)."""
+    if app.extensions["coins.games"].store.db.is_sqlite:
+        pytest.skip("PostgreSQL's advisory lock: SQLite's writers take turns instead")
+    entered, release = _held_create(app, monkeypatch)
     headers = key()
     results: list[int] = []
     first = threading.Thread(
@@ -164,18 +171,9 @@ def test_a_key_in_use_is_409_and_nothing_runs_twice(app: Flask, client, monkeypa
 
 
 def test_on_sqlite_a_retry_waits_for_the_first_then_gets_its_answer(app: Flask, monkeypatch):
-    service = app.extensions["coins.games"]
-    if not service.store.db.is_sqlite:
+    if not app.extensions["coins.games"].store.db.is_sqlite:
         pytest.skip("SQLite: PostgreSQL answers 409 at once (test above)")
-    real = service.create
-    entered, release = threading.Event(), threading.Event()
-
-    def slow(request, *, uow):
-        entered.set()
-        assert release.wait(10)
-        return real(request, uow=uow)
-
-    monkeypatch.setattr(service, "create", slow)
+    entered, release = _held_create(app, monkeypatch)
     headers = key()
     answers: dict[str, Any] = {}
 

@@ -121,8 +121,7 @@ class Server:
         return gunicorn_workers(self.pid)
 
     def processes(self) -> list[int]:
-        """Every process of the instance but the master: the workers, and the stream process with
-        gunicorn's dirty arbiter that runs it."""
+        """Every process of the instance but the master (its workers)."""
         return descendants(self.pid)
 
     def rss_kib(self) -> int:

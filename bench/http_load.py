@@ -70,7 +70,7 @@ HOST = "127.0.0.1"
 POSTGRES_URL = "postgresql://postgres@127.0.0.1:5432/test"
 POSTGRES_SCHEMA = "coins_bench"
 WORKERS = 5  # gunicorn.conf.py's default on 2 cores (2 × cores + 1): the baseline's count too
-START_TIMEOUT = 120.0  # a busy 2-core machine: a gunicorn with 5 workers and the stream process can take a minute
+START_TIMEOUT = 120.0  # a busy 2-core machine: a gunicorn with 5 workers can take a minute to start
 REQUEST_TIMEOUT = 30.0
 MAX_REQUESTS_PER_LEVEL = 200_000  # a bound on top of the time window
 PLAYERS = [{"name": "Ana", "age": 41}, {"name": "Bo", "age": 35}, {"name": "Cy", "age": 29}]
@@ -130,7 +130,7 @@ def gunicorn(
         "PYTHONPATH": str(tree),  # before the editable install of this checkout on sys.path
     }
     env.pop("PROMETHEUS_MULTIPROC_DIR", None)  # gunicorn.conf.py makes a fresh one
-    env.pop("STREAM_PROCESS_SOCKET", None)  # likewise, one per instance
+    env.pop("STREAM_PROCESS_SOCKET", None)  # an --other-tree from before b31bf2e makes its own stream process's
     log_path = workdir / f"{app.split(':')[0]}-{port}.log"
     with serve(
         command, port=port, env=env, cwd=tree, log=log_path, start_seconds=START_TIMEOUT, stop_seconds=20

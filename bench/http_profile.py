@@ -30,7 +30,6 @@ from bench.http_load import POSTGRES_URL, database_urls, drive, gunicorn
 # The first rule whose pattern occurs anywhere in a sample's stack takes the sample.
 PARTS: list[tuple[str, str]] = [
     ("observability (request id, metrics, JSON log line)", r"service/observability/|prometheus_client/"),
-    ("db: SQLite writer queue (waiting for the other writer's turn)", r"WriterQueue\.turn \("),
     ("db: BEGIN (SQLite BEGIN IMMEDIATE)", r"on_begin \("),
     ("db: read the game and its seats (one SELECT)", r"GameRepository\.get \("),
     ("db: save (UPDATE games, INSERT actions [, tricks]; one statement on PostgreSQL)", r"GameRepository\.save \("),

@@ -25,7 +25,7 @@ database per subprocess, dropped after); ``--rate-limits on`` counts the request
 
     .venv/bin/python -m bench.request_cpu [--games 3] [--plays 120] [--people-plays 0] [--before HEAD]
     .venv/bin/python -m bench.request_cpu --games 0 --plays 0 --people-plays 1400 --rounds 5 \\
-        --compare fast_dump,loaders,driver [--database-url postgresql://postgres@127.0.0.1:5432/test]
+        --compare fast_dump,driver [--database-url postgresql://postgres@127.0.0.1:5432/test]
 """
 
 from __future__ import annotations

@@ -58,7 +58,7 @@ def _postgres() -> Prepared:
     One short statement whatever the number of games, so psycopg prepares it once per connection
     (its generic plan: a nested loop over the arrays' rows, an index scan for each). Not SQLite's
     ``UNION ALL``: psycopg does not cache a statement that long and converts its placeholders on
-    every execution (14% of the stream process's Python samples with 64 games). Not one ``WHERE`` with the
+    every execution (14% of the event hub's Python samples with 64 games). Not one ``WHERE`` with the
     ranges ``OR``-ed: that generic plan walked the whole primary key in order (26 ms per read on
     35,000 events, growing with the table)."""
     wanted = (

@@ -47,7 +47,7 @@ from urllib.parse import quote
 import psycopg
 
 from bench.bots import percentile
-from service.api.event_schemas import render_event
+from service.api.resources.events.schemas import render_event
 from service.events.notifications import CHANNEL, channel_for
 from service.games import GameService, NewGame, NewPlayer
 from service.store import GameStore

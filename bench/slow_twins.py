@@ -26,7 +26,7 @@ __all__ = ["TWINS"]
 @contextmanager
 def _marshmallow_dump(app: Flask) -> Iterator[None]:
     """Responses and events dumped by ``schema.dump`` (no compiled dumpers)."""
-    from service.api import event_schemas
+    from service.api.resources.events import schemas as event_schemas
 
     with ExitStack() as stack:
         for blueprint in app.blueprints.values():

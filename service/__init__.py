@@ -10,14 +10,14 @@ from flask.json.provider import DefaultJSONProvider
 
 from .api import init_api
 from .api.context import EXTENSION
-from .api.cors import init_cors
 from .api.docs import configure_docs
-from .api.event_schemas import render_event
-from .api.events import init_feed
-from .api.guards import init_guards
-from .api.limits import LIMITS, init_limits
+from .api.hooks.cors import init_cors
+from .api.hooks.guards import init_guards
+from .api.hooks.limits import LIMITS, init_limits
+from .api.hooks.security_headers import init_security_headers
 from .api.problems import Problem
-from .api.security_headers import init_security_headers
+from .api.resources.events.routes import init_feed
+from .api.resources.events.schemas import render_event
 from .config import Settings
 from .events import EventFeed, channel_for
 from .games import GameService

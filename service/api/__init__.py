@@ -9,13 +9,14 @@ from flask import Flask
 from ..bots import STRENGTHS
 from ..engine import CARD_CODES
 from ..games import STATUSES
-from .argument_schemas import FIRST_DEALER_CHOICES, NewBotSchema, NewPersonSchema
 from .fields import CARD_SCHEMA, CardField, card_field_to_ref
 from .flask_smorest_overrides import Api
-from .guards import ENTITY_TAGS_MAX_LENGTH, ENTITY_TAGS_PATTERN
+from .hooks.guards import ENTITY_TAGS_MAX_LENGTH, ENTITY_TAGS_PATTERN
 from .idempotency import HEADER as IDEMPOTENCY_KEY
 from .idempotency import REPLAYED, IdempotencyDocs
 from .problems import PROBLEMS, register_problem_handlers
+from .resources.games.schemas import NewBotSchema, NewPersonSchema
+from .schemas import FIRST_DEALER_CHOICES
 
 __all__ = ["Api", "init_api"]
 
@@ -91,8 +92,18 @@ def init_api(app: Flask) -> Api:
         api.spec.components.parameter(name, "header", parameter)
     register_problem_handlers(app)
 
-    from . import events, games, hands, health, hints, history, players, plays, records, rematches, tricks
-    from .event_schemas import EVENT_SCHEMAS, FEED_EVENT_COMPONENT
+    from .resources.actions import routes as history
+    from .resources.events import routes as events
+    from .resources.events.schemas import EVENT_SCHEMAS, FEED_EVENT_COMPONENT
+    from .resources.games import routes as games
+    from .resources.hands import routes as hands
+    from .resources.health import routes as health
+    from .resources.hints import routes as hints
+    from .resources.plays import routes as plays
+    from .resources.records import routes as records
+    from .resources.rematches import routes as rematches
+    from .resources.seats import routes as players
+    from .resources.tricks import routes as tricks
 
     for module in (games, players, rematches, hands, plays, hints, tricks, history, records, events):
         api.register_blueprint(module.blp)

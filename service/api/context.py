@@ -5,7 +5,7 @@ from __future__ import annotations
 from flask import current_app
 
 from ..games import GameService
-from .guards import GAME_ID_PATTERN
+from .hooks.guards import GAME_ID_PATTERN
 
 EXTENSION = "coins.games"
 

@@ -1,4 +1,5 @@
-"""Marshmallow schemas of every response body of API v1 (the requests': :mod:`.argument_schemas`)."""
+"""The representations every resource shares: a game, its seats and tricks, a hand, a player to seat, a
+problem. Each resource's own request and response schemas are in ``resources/<name>/schemas.py``."""
 
 from __future__ import annotations
 
@@ -10,10 +11,12 @@ from marshmallow import fields, validate
 
 from ..bots import STRENGTHS
 from ..games.results import STATUSES
-from .argument_schemas import FIRST_DEALER_CHOICES
-from .fields import CardField, Itself, seat_field
+from .fields import CardField, JsonInteger, Text, seat_field
 from .problems import PROBLEMS
 
+NAME = validate.Length(1, 40)
+AGE = validate.Range(0, 150)
+FIRST_DEALER_CHOICES = ("named", "oldest", "drawn")
 _seat = seat_field
 
 
@@ -25,6 +28,21 @@ def fields_of(schema: type[ma.Schema], attribute: str) -> dict[str, ma.fields.Fi
         copies[name] = copy.copy(declared)
         copies[name].attribute = f"{attribute}.{declared.attribute or name}"
     return copies
+
+
+# -- requests ---------------------------------------------------------------------------
+
+
+class NewPlayerSchema(ma.Schema):
+    name = Text(required=True, validate=NAME, metadata={"description": "Shown to the other players.", "example": "Ana"})
+    age = JsonInteger(
+        validate=AGE,
+        allow_none=True,
+        metadata={
+            "description": "Optional. The oldest player deals first (rules); never shown to others.",
+            "example": 41,
+        },
+    )
 
 
 # -- responses --------------------------------------------------------------------------
@@ -143,101 +161,10 @@ class CredentialSchema(ma.Schema):
     )
 
 
-# The game's fields at the top level (read from ``Created.game``), next to the credentials.
-CreatedGameSchema = ma.Schema.from_dict(
-    {
-        **fields_of(GameSchema, "game"),
-        "credentials": fields.List(fields.Nested(CredentialSchema), required=True),
-    },
-    name="CreatedGameSchema",
-)
-
-
-class JoinedGameSchema(ma.Schema):
-    seat = _seat("The seat taken.", required=True)
-    token = fields.String(
-        required=True, metadata={"description": "Shown once. Send as `Authorization: Bearer <token>`."}
-    )
-    game = fields.Nested(GameSchema, required=True)
-
-
-class RematchSchema(ma.Schema):
-    seat = _seat("Your seat at the rematch: the same as at the finished game.", required=True)
-    token = fields.String(
-        required=True,
-        metadata={
-            "description": "Your seat's token for the rematch. Derived from the token you sent: every call with "
-            "that token answers this one, and no other token is ever valid for your seat at the rematch."
-        },
-    )
-    game = fields.Nested(GameSchema, required=True, metadata={"description": "The rematch."})
-
-
-class DealtHandSchema(ma.Schema):
-    hand_number = fields.Integer(required=True, metadata={"example": 1})
-    dealer = _seat("Dealt the hand; plays third in the first trick.", required=True)
-    shuffler = _seat("The dealer's right.", required=True)
-    cutter = _seat("The dealer's left.", required=True)
-    leader = _seat("Leads the first trick (the dealer's left).", required=True)
-    commitment = fields.String(required=True, metadata={"description": "SHA-256 (hex) of the hand's secret seed."})
-    game = fields.Nested(GameSchema, required=True)
-
-
-class HintSchema(ma.Schema):
-    seat = _seat("Your seat.", required=True)
-    card = CardField(required=True)
-    strength = fields.String(required=True, validate=validate.OneOf(STRENGTHS), metadata={"enum_schema": "BotStrength"})
-    reason = fields.String(required=True, metadata={"example": "takes the trick and its coin as cheaply as possible"})
-
-
-class ActionSchema(ma.Schema):
-    seq = fields.Integer(required=True, metadata={"description": "1, 2, … in the order the actions happened."})
-    kind = fields.String(required=True, validate=validate.OneOf(["deal", "play"]))
-    seat = _seat("The seat that dealt or played.", required=True)
-    hand_number = fields.Integer(required=True)
-    cause = fields.String(
-        required=True,
-        validate=validate.OneOf(["player", "bot", "auto", "timeout"]),
-        metadata={
-            "description": "`player` acted; a `bot` seat acted; the server dealt (`auto`); a stand-in acted after a `timeout`."
-        },
-    )
-    created_at = fields.DateTime(required=True)
-    card = CardField(allow_none=True, required=True)
-    commitment = fields.String(
-        allow_none=True, required=True, metadata={"description": "A deal's SHA-256 commitment to its seed."}
-    )
-    seed = fields.String(
-        allow_none=True, required=True, metadata={"description": "A deal's seed (hex), once its hand is over."}
-    )
-
-
-class ActionPageSchema(ma.Schema):
-    items = fields.List(fields.Nested(ActionSchema), required=True, attribute="actions")
-    next_cursor = fields.String(
-        allow_none=True,
-        required=True,
-        metadata={"description": "Pass as `cursor` for the next page; null on the last."},
-    )
-
-
 class ScoreSchema(ma.Schema):
     seat = _seat("Seat number.", required=True)
     name = fields.String(allow_none=True, required=True)
     score = fields.Integer(required=True)
-
-
-class PlayResultSchema(ma.Schema):
-    # Named schemas for every part (not Method fields), so the spec types them for SDKs.
-    play = Itself(PlaySchema, required=True, metadata={"description": "The card just played."})
-    trick = fields.Nested(TrickSchema, required=True, metadata={"description": "The trick as it now stands."})
-    scores = fields.List(
-        fields.Nested(ScoreSchema),
-        required=True,
-        attribute="game.seats",
-        metadata={"description": "Every seat's score after this play."},
-    )
-    game = fields.Nested(GameSchema, required=True)
 
 
 class HandSchema(ma.Schema):
@@ -245,30 +172,6 @@ class HandSchema(ma.Schema):
     hand_number = fields.Integer(required=True)
     cards = fields.List(
         CardField(), required=True, metadata={"description": "By suit in cycle order, then rank high to low."}
-    )
-
-
-class ScoresSchema(ma.Schema):
-    target_score = fields.Integer(required=True)
-    scores = fields.Nested(ScoreSchema, many=True, required=True, attribute="seats")
-    winner = fields.Integer(allow_none=True, required=True)
-
-
-class TrickPageSchema(ma.Schema):
-    items = fields.List(fields.Nested(TrickSchema), required=True, attribute="tricks")
-    next_cursor = fields.String(
-        allow_none=True,
-        required=True,
-        metadata={"description": "Pass as `cursor` for the next page; null on the last."},
-    )
-
-
-class GamePageSchema(ma.Schema):
-    items = fields.List(fields.Nested(GameSchema), required=True, attribute="games")
-    next_cursor = fields.String(
-        allow_none=True,
-        required=True,
-        metadata={"description": "Pass as `cursor` for the next page; null on the last."},
     )
 
 

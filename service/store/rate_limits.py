@@ -10,7 +10,7 @@ A play costs no write of its own: the limit on plays (given as the option ``play
 ``"120/minute"``) counts a seat's accepted plays from the actions that each play's own transaction
 already writes, read in the one statement that reads the counter. Flask-Limiter writes the counter
 only for a play that was not accepted (its ``deduct_when``), which wrote nothing else. A play's key is
-``play:<game id>:<token hash>`` (:func:`service.api.limits.seat_play`); the seat's accepted plays
+``play:<game id>:<token hash>`` (:func:`service.api.hooks.limits.seat_play`); the seat's accepted plays
 are those of the last window (a sliding one), and its refused attempts a fixed window as usual.
 
 Flask-Limiter builds it from the URI ``coins-database://`` with the option ``database`` (a

@@ -23,18 +23,18 @@ from hypothesis import strategies as st
 
 import service.api
 from service.api import compiled_dumpers
-from service.api.event_schemas import EVENT_SCHEMAS
 from service.api.fields import CardField, Itself
 from service.api.flask_smorest_overrides import Blueprint
+from service.api.resources.events.schemas import EVENT_SCHEMAS
 from service.engine import DECK, Card
 from service.games import results
 
 
 def _blueprints() -> list[Blueprint]:
-    """Every Blueprint of service.api's modules."""
+    """Every Blueprint of service.api's modules, its resources' included."""
     found = []
-    for module_info in pkgutil.iter_modules(service.api.__path__):
-        module = importlib.import_module(f"service.api.{module_info.name}")
+    for module_info in pkgutil.walk_packages(service.api.__path__, "service.api."):
+        module = importlib.import_module(module_info.name)
         found += [value for value in vars(module).values() if isinstance(value, Blueprint)]
     return found
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from service.api import event_schemas
+from service.api.resources.events import schemas as event_schemas
 from service.games.feed import EVENT_TYPES, FeedEvent
 
 

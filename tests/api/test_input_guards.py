@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from service.api.guards import ENTITY_TAGS_PATTERN, GAME_ID_PATTERN
+from service.api.hooks.guards import ENTITY_TAGS_PATTERN, GAME_ID_PATTERN
 from service.games.ids import is_game_id, new_game_id
 
 NUL = "\x00"

@@ -12,7 +12,7 @@ import pytest
 from flask import Flask
 
 from service import create_app
-from service.api.limits import LIMITS
+from service.api.hooks.limits import LIMITS
 from service.config import Settings
 
 

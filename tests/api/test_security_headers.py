@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from flask import Flask, Response
 
-from service.api.security_headers import DEFAULT_CSP, add_security_headers
+from service.api.hooks.security_headers import DEFAULT_CSP, add_security_headers
 
 EXPECTED = {
     "X-Content-Type-Options": "nosniff",

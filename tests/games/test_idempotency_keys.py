@@ -232,7 +232,7 @@ def test_two_threads_with_one_key_apply_once(service: GameService, db: Database)
 HOLDER = textwrap.dedent(
     """
     import sys, time
-    from service.api.event_schemas import render_event
+    from service.api.resources.events.schemas import render_event
     from service.games import GameService, KeyedRequest, NewGame
     from service.store import Database, GameStore
     from service.store.notifications import Unheard

@@ -15,7 +15,7 @@ from flask import Flask
 from sqlalchemy import create_engine, text
 
 from service import create_app
-from service.api.events import FEED_EXTENSION
+from service.api.resources.events.routes import FEED_EXTENSION
 from service.config import Settings
 
 

@@ -83,7 +83,7 @@ def test_anything_else_is_a_problem_404(client, path):
 
 
 def test_the_api_keeps_its_own_headers(client):
-    # only the default of service/api/security_headers.py: no framing, nothing of the client's policy
+    # only the default of service/api/hooks/security_headers.py: no framing, nothing of the client's policy
     assert client.get("/v1/games").headers["Content-Security-Policy"] == "frame-ancestors 'none'"
 
 

@@ -24,9 +24,9 @@ import flask
 from flask import Flask, Response, request
 from flask_limiter import Limiter, RequestLimit
 
-from ..games import hash_token
-from .common import bearer_token
-from .problems import Problem
+from ...games import hash_token
+from ..common import bearer_token
+from ..problems import Problem
 
 __all__ = ["LIMITS", "init_limits"]
 

@@ -6,13 +6,13 @@ from typing import Any
 
 from flask.views import MethodView
 
-from ..games import NewPlayer, UnitOfWork
-from .argument_schemas import JoinGameSchema, LeaveSchema
-from .common import Blueprint, bearer_token, if_match, with_etag
-from .context import GAME_ID, SEAT, games
-from .idempotency import idempotent
-from .openapi import JOINED_GAME_LINKS
-from .schemas import GameSchema, JoinedGameSchema
+from ....games import NewPlayer, UnitOfWork
+from ...common import Blueprint, bearer_token, if_match, with_etag
+from ...context import GAME_ID, SEAT, games
+from ...idempotency import idempotent
+from ...openapi import JOINED_GAME_LINKS
+from ...schemas import GameSchema
+from .schemas import JoinedGameSchema, JoinGameSchema, LeaveSchema
 
 blp = Blueprint(
     "players", __name__, url_prefix="/v1/games", description="Take the open seats of a game, or leave one to a bot."

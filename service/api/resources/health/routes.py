@@ -9,10 +9,10 @@ import marshmallow as ma
 from flask.views import MethodView
 from marshmallow import fields
 
-from ..games import DatabaseUnavailable
-from .common import Blueprint
-from .context import games
-from .problems import RETRY_AFTER_SECONDS, Problem
+from ....games import DatabaseUnavailable
+from ...common import Blueprint
+from ...context import games
+from ...problems import RETRY_AFTER_SECONDS, Problem
 
 __all__ = ["blp"]
 

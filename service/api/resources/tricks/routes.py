@@ -6,10 +6,9 @@ from typing import Any
 
 from flask.views import MethodView
 
-from .argument_schemas import ListTricksQuerySchema
-from .common import Blueprint, game_page
-from .context import GAME_ID, games
-from .schemas import TrickPageSchema
+from ...common import Blueprint, game_page
+from ...context import GAME_ID, games
+from .schemas import ListTricksQuerySchema, TrickPageSchema
 
 blp = Blueprint("tricks", __name__, url_prefix="/v1/games", description="The history of completed tricks.")
 

@@ -6,10 +6,9 @@ from typing import Any
 
 from flask.views import MethodView
 
-from .argument_schemas import HintQuerySchema
-from .common import Blueprint, bearer_token, not_modified, with_etag
-from .context import GAME_ID, games
-from .schemas import HintSchema
+from ...common import Blueprint, bearer_token, not_modified, with_etag
+from ...context import GAME_ID, games
+from .schemas import HintQuerySchema, HintSchema
 
 blp = Blueprint("hints", __name__, url_prefix="/v1/games", description="Advice from the computer players.")
 

@@ -6,10 +6,9 @@ from typing import Any
 
 from flask.views import MethodView
 
-from .argument_schemas import ListActionsQuerySchema
-from .common import Blueprint, game_page
-from .context import GAME_ID, games
-from .schemas import ActionPageSchema
+from ...common import Blueprint, game_page
+from ...context import GAME_ID, games
+from .schemas import ActionPageSchema, ListActionsQuerySchema
 
 blp = Blueprint("history", __name__, url_prefix="/v1/games", description="The public history of a game.")
 

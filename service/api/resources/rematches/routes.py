@@ -7,10 +7,10 @@ from typing import Any
 from flask import url_for
 from flask.views import MethodView
 
-from ..games import UnitOfWork
-from .common import Blueprint, bearer_token, with_etag
-from .context import GAME_ID, games
-from .idempotency import idempotent
+from ....games import UnitOfWork
+from ...common import Blueprint, bearer_token, with_etag
+from ...context import GAME_ID, games
+from ...idempotency import idempotent
 from .schemas import RematchSchema
 
 blp = Blueprint("rematches", __name__, url_prefix="/v1/games", description="Play a finished game again.")

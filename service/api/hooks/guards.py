@@ -13,8 +13,8 @@ from typing import Any
 
 from flask import Flask, request
 
-from ..games.ids import is_game_id
-from .problems import Problem
+from ...games.ids import is_game_id
+from ..problems import Problem
 
 __all__ = ["ENTITY_TAGS_MAX_LENGTH", "ENTITY_TAGS_PATTERN", "GAME_ID_PATTERN", "init_guards"]
 

@@ -6,9 +6,9 @@ from typing import Any
 
 from flask.views import MethodView
 
-from .common import Blueprint, not_modified, with_etag
-from .context import GAME_ID, games
-from .record_schemas import RecordSchema
+from ...common import Blueprint, not_modified, with_etag
+from ...context import GAME_ID, games
+from .schemas import RecordSchema
 
 blp = Blueprint(
     "records", __name__, url_prefix="/v1/games", description="A game as one document that anyone can verify."

@@ -7,14 +7,14 @@ from typing import Any
 from flask import Response, url_for
 from flask.views import MethodView
 
-from ..games import NewGame, NewPlayer, UnitOfWork
-from ..games.results import Created, PublicGame
-from .argument_schemas import CreateGameSchema, ListGamesQuerySchema
-from .common import Blueprint, next_link, not_modified, with_etag
-from .context import GAME_ID, games
-from .idempotency import idempotent
-from .openapi import CREATED_GAME_LINKS
-from .schemas import CreatedGameSchema, GamePageSchema, GameSchema, ScoresSchema
+from ....games import NewGame, NewPlayer, UnitOfWork
+from ....games.results import Created, PublicGame
+from ...common import Blueprint, next_link, not_modified, with_etag
+from ...context import GAME_ID, games
+from ...idempotency import idempotent
+from ...openapi import CREATED_GAME_LINKS
+from ...schemas import GameSchema
+from .schemas import CreatedGameSchema, CreateGameSchema, GamePageSchema, ListGamesQuerySchema, ScoresSchema
 
 blp = Blueprint("games", __name__, url_prefix="/v1/games", description="Create, find and read games.")
 

@@ -12,9 +12,9 @@ from typing import Any
 import marshmallow as ma
 from marshmallow import fields, validate
 
-from .. import jsonio
-from ..bots import STRENGTHS
-from ..games.feed import (
+from .... import jsonio
+from ....bots import STRENGTHS
+from ....games.feed import (
     EVENT_TYPES,
     CardPlayedEvent,
     FeedEvent,
@@ -28,9 +28,9 @@ from ..games.feed import (
     SeatTakenEvent,
     TrickWonEvent,
 )
-from .compiled_dumpers import build_dumper
-from .fields import CardField
-from .schemas import GameSchema, HandSchema, TrickSchema
+from ...compiled_dumpers import build_dumper
+from ...fields import CardField
+from ...schemas import GameSchema, HandSchema, TrickSchema
 
 __all__ = ["EVENT_SCHEMAS", "FEED_EVENT_COMPONENT", "EventPageSchema", "EventsQuerySchema", "render_event"]
 

@@ -6,11 +6,12 @@ from typing import Any
 
 from flask.views import MethodView
 
-from ..games import UnitOfWork
-from .common import Blueprint, bearer_token, if_match, not_modified, with_etag
-from .context import GAME_ID, games
-from .idempotency import idempotent
-from .schemas import DealtHandSchema, HandSchema
+from ....games import UnitOfWork
+from ...common import Blueprint, bearer_token, if_match, not_modified, with_etag
+from ...context import GAME_ID, games
+from ...idempotency import idempotent
+from ...schemas import HandSchema
+from .schemas import DealtHandSchema
 
 blp = Blueprint("hands", __name__, url_prefix="/v1/games", description="Deal hands and read your own cards.")
 

@@ -12,11 +12,11 @@ from __future__ import annotations
 import marshmallow as ma
 from marshmallow import fields, validate
 
-from ..bots import STRENGTHS
-from ..games.game_record import FORMAT, FORMAT_VERSION
-from ..games.results import STATUSES
-from .argument_schemas import FIRST_DEALER_CHOICES
-from .schemas import _seat
+from ....bots import STRENGTHS
+from ....games.game_record import FORMAT, FORMAT_VERSION
+from ....games.results import STATUSES
+from ...schemas import FIRST_DEALER_CHOICES
+from ..games.schemas import _seat
 
 __all__ = ["RecordSchema"]
 

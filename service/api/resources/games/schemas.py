@@ -1,4 +1,4 @@
-"""Marshmallow schemas of every request body and query string of API v1."""
+"""The schemas of games: creating one (its seats), listing them, the created game, the scores."""
 
 from __future__ import annotations
 
@@ -7,30 +7,16 @@ from typing import Any
 import marshmallow as ma
 from marshmallow import fields, validate
 
-from ..bots import STRENGTHS
-from ..engine import MAX_TARGET, MIN_TARGET
-from ..games.results import STATUSES
-from .fields import CardField, JsonBoolean, JsonInteger, Text, seat_field
+from ....bots import STRENGTHS
+from ....engine import MAX_TARGET, MIN_TARGET
+from ....games.results import STATUSES
+from ...fields import JsonBoolean, JsonInteger, Text, seat_field
+from ...schemas import NAME, CredentialSchema, GameSchema, NewPlayerSchema, ScoreSchema, fields_of
 
-NAME = validate.Length(1, 40)
-AGE = validate.Range(0, 150)
-FIRST_DEALER_CHOICES = ("named", "oldest", "drawn")
 _seat = seat_field
 
 
 # -- requests ---------------------------------------------------------------------------
-
-
-class NewPlayerSchema(ma.Schema):
-    name = Text(required=True, validate=NAME, metadata={"description": "Shown to the other players.", "example": "Ana"})
-    age = JsonInteger(
-        validate=AGE,
-        allow_none=True,
-        metadata={
-            "description": "Optional. The oldest player deals first (rules); never shown to others.",
-            "example": 41,
-        },
-    )
 
 
 class NewSeatSchema(NewPlayerSchema):
@@ -120,42 +106,6 @@ class CreateGameSchema(ma.Schema):
     )
 
 
-class JoinGameSchema(NewPlayerSchema):
-    seat = _seat("Optional: the open seat to take; otherwise the first open one.", allow_none=True)
-
-
-class LeaveSchema(ma.Schema):
-    bot = fields.String(
-        load_default="basic",
-        validate=validate.OneOf(STRENGTHS),
-        metadata={
-            "description": "The strength of the bot that takes the seat over.",
-            "example": "basic",
-            "enum_schema": "BotStrength",
-        },
-    )
-
-
-class HintQuerySchema(ma.Schema):
-    strength = fields.String(
-        load_default="expert",
-        validate=validate.OneOf(STRENGTHS),
-        metadata={
-            "description": "Whose advice: the card this strength of bot would play.",
-            "enum_schema": "BotStrength",
-        },
-    )
-
-
-class ListActionsQuerySchema(ma.Schema):
-    limit = fields.Integer(load_default=100, validate=validate.Range(1, 500), metadata={"description": "Page size."})
-    cursor = Text(validate=validate.Length(1, 200), metadata={"description": "`next_cursor` of the previous page."})
-
-
-class PlayCardSchema(ma.Schema):
-    card = CardField(required=True, metadata={"description": "The card to play, from your hand."})
-
-
 class ListGamesQuerySchema(ma.Schema):
     status = fields.String(
         validate=validate.OneOf(STATUSES),
@@ -168,6 +118,29 @@ class ListGamesQuerySchema(ma.Schema):
     cursor = Text(validate=validate.Length(1, 200), metadata={"description": "`next_cursor` of the previous page."})
 
 
-class ListTricksQuerySchema(ma.Schema):
-    limit = fields.Integer(load_default=50, validate=validate.Range(1, 200), metadata={"description": "Page size."})
-    cursor = Text(validate=validate.Length(1, 200), metadata={"description": "`next_cursor` of the previous page."})
+# -- responses --------------------------------------------------------------------------
+
+
+# The game's fields at the top level (read from ``Created.game``), next to the credentials.
+CreatedGameSchema = ma.Schema.from_dict(
+    {
+        **fields_of(GameSchema, "game"),
+        "credentials": fields.List(fields.Nested(CredentialSchema), required=True),
+    },
+    name="CreatedGameSchema",
+)
+
+
+class ScoresSchema(ma.Schema):
+    target_score = fields.Integer(required=True)
+    scores = fields.Nested(ScoreSchema, many=True, required=True, attribute="seats")
+    winner = fields.Integer(allow_none=True, required=True)
+
+
+class GamePageSchema(ma.Schema):
+    items = fields.List(fields.Nested(GameSchema), required=True, attribute="games")
+    next_cursor = fields.String(
+        allow_none=True,
+        required=True,
+        metadata={"description": "Pass as `cursor` for the next page; null on the last."},
+    )

@@ -9,11 +9,11 @@ from typing import Any
 from flask import Flask, Response, current_app, request
 from flask.views import MethodView
 
-from ..events import EventFeed, Item, Reader, StreamsFull
-from .common import Blueprint, bearer_token
-from .context import GAME_ID
-from .event_schemas import EventPageSchema, EventsQuerySchema
-from .problems import RETRY_AFTER_SECONDS, Problem
+from ....events import EventFeed, Item, Reader, StreamsFull
+from ...common import Blueprint, bearer_token
+from ...context import GAME_ID
+from ...problems import RETRY_AFTER_SECONDS, Problem
+from .schemas import EventPageSchema, EventsQuerySchema
 
 __all__ = ["FEED_EXTENSION", "blp", "frame", "init_feed"]
 

@@ -6,12 +6,11 @@ from typing import Any
 
 from flask.views import MethodView
 
-from ..games import UnitOfWork
-from .argument_schemas import PlayCardSchema
-from .common import Blueprint, bearer_token, if_match, with_etag
-from .context import GAME_ID, games
-from .idempotency import idempotent
-from .schemas import PlayResultSchema
+from ....games import UnitOfWork
+from ...common import Blueprint, bearer_token, if_match, with_etag
+from ...context import GAME_ID, games
+from ...idempotency import idempotent
+from .schemas import PlayCardSchema, PlayResultSchema
 
 blp = Blueprint("plays", __name__, url_prefix="/v1/games", description="Play cards.")
 

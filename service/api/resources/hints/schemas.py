@@ -1,0 +1,35 @@
+"""The schemas of a hint: whose advice is asked, and the card advised with its reason."""
+
+from __future__ import annotations
+
+import marshmallow as ma
+from marshmallow import fields, validate
+
+from ....bots import STRENGTHS
+from ...fields import CardField, seat_field
+
+_seat = seat_field
+
+
+# -- requests ---------------------------------------------------------------------------
+
+
+class HintQuerySchema(ma.Schema):
+    strength = fields.String(
+        load_default="expert",
+        validate=validate.OneOf(STRENGTHS),
+        metadata={
+            "description": "Whose advice: the card this strength of bot would play.",
+            "enum_schema": "BotStrength",
+        },
+    )
+
+
+# -- responses --------------------------------------------------------------------------
+
+
+class HintSchema(ma.Schema):
+    seat = _seat("Your seat.", required=True)
+    card = CardField(required=True)
+    strength = fields.String(required=True, validate=validate.OneOf(STRENGTHS), metadata={"enum_schema": "BotStrength"})
+    reason = fields.String(required=True, metadata={"example": "takes the trick and its coin as cheaply as possible"})

@@ -1,0 +1,1 @@
+"""The plays resource."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from flask import Flask, Request, request
+from flask import Flask, request
 from flask.json.provider import DefaultJSONProvider
 
 from .api import init_api
@@ -15,7 +15,6 @@ from .api.hooks.cors import init_cors
 from .api.hooks.guards import init_guards
 from .api.hooks.limits import LIMITS, init_limits
 from .api.hooks.security_headers import init_security_headers
-from .api.problems import Problem
 from .api.resources.events.routes import init_feed
 from .api.resources.events.schemas import render_event
 from .config import Settings
@@ -29,7 +28,6 @@ from .web import init_web
 
 __all__ = ["create_app"]
 
-BODY_METHODS = ("POST", "PUT", "PATCH")
 log = logging.getLogger(__name__)
 
 
@@ -44,7 +42,7 @@ def create_app(settings: Settings | None = None) -> Flask:
     json_bodies.sort_keys = False  # keys in the order the schemas give them
     json_bodies.ensure_ascii = False  # UTF-8, as the rest of the service writes JSON
     init_security_headers(app)  # first registered, so its after_request hook runs last: on every response
-    init_guards(app)  # malformed game ids and entity tags, refused before any view reads the database
+    init_guards(app)  # malformed game ids, entity tags and bodies, refused before any view reads the database
 
     db = Database(settings.sqlalchemy_url, pool_size=settings.db_pool_size, busy_timeout_ms=settings.db_busy_timeout_ms)
     if settings.auto_migrate:
@@ -64,12 +62,6 @@ def create_app(settings: Settings | None = None) -> Flask:
             idle_seconds=settings.stream_heartbeat_seconds,
         ),
     )
-
-    @app.before_request
-    def require_json_body() -> None:
-        current: Request = request._get_current_object()  # type: ignore[attr-defined]  # one lookup, not four
-        if current.method in BODY_METHODS and (current.content_length or current.mimetype) and not current.is_json:
-            raise Problem("unsupported_media_type", "send the body as application/json")
 
     configure_docs(app)
     init_web(app)

@@ -4,6 +4,7 @@ A game id that cannot be one (see :func:`service.games.ids.is_game_id`) names no
 game_not_found`` before the database is asked, so no database sees text it cannot hold (PostgreSQL
 refuses U+0000 where SQLite takes it). ``If-Match`` and ``If-None-Match`` must be lists of entity
 tags (RFC 9110) of a bounded length, else ``422 validation_error``. The spec states both patterns.
+A body must be JSON (``415 unsupported_media_type``).
 """
 
 from __future__ import annotations
@@ -11,12 +12,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from flask import Flask, request
+from flask import Flask, Request, request
 
 from ...games.ids import is_game_id
 from ..problems import Problem
 
-__all__ = ["ENTITY_TAGS_MAX_LENGTH", "ENTITY_TAGS_PATTERN", "GAME_ID_PATTERN", "init_guards"]
+__all__ = ["ENTITY_TAGS_MAX_LENGTH", "ENTITY_TAGS_PATTERN", "GAME_ID_PATTERN", "init_guards", "require_json_body"]
 
 # is_game_id as a pattern: 26 characters of Crockford base32, lower case (tests hold them equal).
 GAME_ID_PATTERN = "^[0-9a-hjkmnp-tv-z]{26}$"
@@ -26,6 +27,7 @@ ENTITY_TAGS_PATTERN = f"^(\\*|{_TAG}([ \\t]*,[ \\t]*{_TAG})*)?$"  # empty: no ta
 ENTITY_TAGS_MAX_LENGTH = 1024
 CONDITIONAL_HEADERS = ("If-Match", "If-None-Match")
 API_PREFIX = "/v1/"
+BODY_METHODS = ("POST", "PUT", "PATCH")
 
 _ENTITY_TAGS = re.compile(ENTITY_TAGS_PATTERN)
 
@@ -48,6 +50,13 @@ def reject_malformed_entity_tags() -> None:
             raise Problem("validation_error", f"the {name} header is not valid: see errors", errors={name: [message]})
 
 
+def require_json_body() -> None:
+    current: Request = request._get_current_object()  # type: ignore[attr-defined]  # one lookup, not four
+    if current.method in BODY_METHODS and (current.content_length or current.mimetype) and not current.is_json:
+        raise Problem("unsupported_media_type", "send the body as application/json")
+
+
 def init_guards(app: Flask) -> None:
     app.url_value_preprocessor(reject_malformed_game_id)
     app.before_request(reject_malformed_entity_tags)
+    app.before_request(require_json_body)

@@ -326,7 +326,7 @@ export function mountTable(root, gameId) {
         fairnessView(game.status === "playing" ? game.commitment : null, [...state.checks.values()].reverse()),
         game.hand_number > 0 && record.view(),
         logPanel(lines(), state.live),
-        settingsPanel({ sound: turnSoundOn(), onSound: (on) => (setTurnSound(on), render()) }),
+        seat !== null && game.status !== "finished" && settingsPanel({ sound: turnSoundOn(), onSound: (on) => (setTurnSound(on), render()) }),
         h("p", {}, h("a", { href: "#/" }, t("table.backToLobby"))),
       ),
     );

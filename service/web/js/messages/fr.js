@@ -249,7 +249,7 @@ export default {
   "rules.example1": "2 de coupes, as de pièces, as d’épées : il manque les Bâtons, donc les Coupes gagnent : le 2 de coupes remporte le pli.",
   "rules.example2": "2 de coupes, as de pièces, 3 de bâtons : il manque les Épées, donc les Bâtons gagnent : le 3 de bâtons remporte le pli.",
   "rules.example3": "As de bâtons, roi de coupes, chevalier de coupes : une paire de Coupes, et le roi est plus fort que le chevalier : le roi de coupes remporte le pli.",
-  "rules.example4": "9, valet et 2 de pièces : que des Pièces, et le valet est le plus fort : le valet de pièces remporte le pli, avec ses 3 points.",
+  "rules.example4": "9, valet et 2 de pièces : uniquement des Pièces, et le valet est le plus fort : le valet de pièces remporte le pli, avec ses 3 points.",
   "rules.scoreTitle": "Les points et la fin de la partie",
   "rules.score1": "Chaque carte de Pièces vaut un point. Le gagnant d’un pli marque les cartes de Pièces qu’il contient, de 0 à 3 ; une main compte 12 points en tout.",
   "rules.score2": "Avant la partie, les joueurs s’entendent sur un score à atteindre, par exemple 10, 15 ou 20 points. Les scores s’additionnent d’une main à l’autre.",

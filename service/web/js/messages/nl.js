@@ -249,7 +249,7 @@ export default {
   "rules.example1": "Bekers 2, Munten Aas, Zwaarden Aas: Knuppels ontbreken, dus Bekers winnen: Bekers 2 neemt de slag.",
   "rules.example2": "Bekers 2, Munten Aas, Knuppels 3: Zwaarden ontbreken, dus Knuppels winnen: Knuppels 3 neemt de slag.",
   "rules.example3": "Knuppels Aas, Bekers Heer, Bekers Ridder: een paar Bekers, en de Heer is hoger dan de Ridder: Bekers Heer neemt de slag.",
-  "rules.example4": "Munten 9, Boer en 2: allemaal Munten, en de Boer is de hoogste: Munten Boer neemt de slag, met zijn 3 punten.",
+  "rules.example4": "Munten 9, Munten Boer, Munten 2: allemaal Munten, en de Boer is de hoogste: Munten Boer neemt de slag, met zijn 3 punten.",
   "rules.scoreTitle": "Punten en het einde van het spel",
   "rules.score1": "Elke kaart van de kleur Munten is één punt waard. De winnaar van een slag krijgt de Munten die erin zitten, 0 tot 3; een hand bevat in totaal 12 punten.",
   "rules.score2": "Voor het spel spreken de spelers een doelscore af, zoals 10, 15 of 20 punten. De scores lopen door van hand tot hand.",

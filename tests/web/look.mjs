@@ -1,6 +1,7 @@
 // How the client looks and reads, as a person sees it: the lobby, a table in play at 1280×720 with a
-// completed trick held and its reason, the rules, a finished table with its hand summaries, and a 390×844
-// phone. The table and the whole hand fit without scrolling; axe-core finds no serious or critical violation.
+// completed trick held and its reason, the rules (the whole sheet, in all six languages), a finished table
+// with its hand summaries, and a 390×844 phone. The table and the whole hand fit without scrolling;
+// axe-core finds no serious or critical violation.
 
 import assert from "node:assert/strict";
 

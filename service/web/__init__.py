@@ -4,15 +4,17 @@ The client is plain ES modules, CSS and SVG, with no build step: what is in this
 what the browser gets. Every response carries a Content-Security-Policy that allows only
 this origin's scripts, styles and connections (no inline script or style attribute), and
 ``Cache-Control: no-cache``: file names carry no content hash, so the browser revalidates
-with the ETag and a new release is picked up at once.
+with the ETag and a new release is picked up at once. ``/favicon.ico``, which browsers ask
+for on pages that name no icon (``/docs``), redirects to the client's own icon.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from flask import Blueprint, Flask, Response, send_from_directory
+from flask import Blueprint, Flask, Response, redirect, send_from_directory
 from werkzeug.exceptions import NotFound
+from werkzeug.wrappers import Response as BaseResponse
 
 __all__ = ["CONTENT_SECURITY_POLICY", "STATIC_DIR", "init_web"]
 
@@ -48,6 +50,14 @@ def index() -> Response:
 @blueprint.get("/web/<path:filename>")
 def asset(filename: str) -> Response:
     return _static(filename)
+
+
+@blueprint.get("/favicon.ico")
+def favicon() -> BaseResponse:
+    """The icon of pages that link none (Swagger UI at ``/docs``): the client's, not a 404."""
+    response = redirect("/web/img/favicon.svg", code=301)
+    response.cache_control.max_age = 24 * 3600
+    return response
 
 
 def init_web(app: Flask) -> None:

@@ -1,6 +1,7 @@
 // How the client looks and reads, as a person sees it: the lobby, a table in play at 1280×720 with a
-// completed trick held and its reason, the rules, a finished table with its hand summaries, and a 390×844
-// phone. The table and the whole hand fit without scrolling; axe-core finds no serious or critical violation.
+// completed trick held and its reason, the rules (the whole sheet, in all six languages), a finished table
+// with its hand summaries, and a 390×844 phone. The table and the whole hand fit without scrolling;
+// axe-core finds no serious or critical violation.
 
 import assert from "node:assert/strict";
 
@@ -28,6 +29,7 @@ await scenario(async (browser) => {
   // A completed trick stays on the table with all three cards and the reason it was won.
   await desk.locator(".your-turn .card-button").first().click();
   await desk.locator("#trick-reason").waitFor();
+  await desk.mouse.move(0, 0); // no card under the pointer (its hover look) in the screenshot
   assert.equal(await desk.locator(".current-trick .slot.played").count(), 3);
   assert.match(await desk.locator("#trick-reason").textContent(), /takes the trick \(\d points?\): (three suits|pair of|all )/);
   await screenshot(desk, "table", { fullPage: false });
@@ -36,6 +38,12 @@ await scenario(async (browser) => {
   await desk.locator("#rules-title").waitFor();
   await assertAccessible(desk, "the rules");
   await screenshot(desk, "rules");
+  for (const code of ["es", "nl", "zh-Hant", "fr", "uk", "en"]) {
+    await desk.selectOption("#language", code); // the whole sheet in every language, no key without its text
+    assert.equal(await desk.locator(".rules section h3").count(), 7, code);
+    assert.doesNotMatch(await desk.locator(".rules").textContent(), /rules\.\w+/, code);
+    if (code === "zh-Hant" || code === "uk") await screenshot(desk, `rules-${code}`);
+  }
   await desk.goBack();
   await desk.locator(".table").waitFor();
 
@@ -56,6 +64,9 @@ await scenario(async (browser) => {
   await desk.click("button[data-key=rematch]");
   await desk.waitForURL((url) => url.toString() !== finishedUrl);
   await desk.locator(".table").waitFor();
+  const deal = desk.locator("button[data-key=deal]");
+  if (await deal.isVisible()) await deal.click(); // this seat deals the rematch's first hand: then it is in play
+  await desk.locator(".table[data-status=playing]").waitFor();
   await desk.goto(`${new URL(desk.url()).origin}/#/`);
   await desk.locator(".own-games [data-result]").first().waitFor();
   assert.equal(await desk.inputValue("#create-name"), "Ana", "the lobby forgot the name");

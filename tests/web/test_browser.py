@@ -69,7 +69,8 @@ def artifacts(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.mark.parametrize(
-    "scenario", ["solo_game", "three_players", "reload", "mobile", "languages", "leave", "one_play", "look"]
+    "scenario",
+    ["solo_game", "three_players", "reload", "mobile", "languages", "leave", "one_play", "look", "turn", "not_found"],
 )
 def test_scenario(scenario: str, base_url: str, artifacts: Path) -> None:
     env = {**os.environ, "COINS_BASE_URL": base_url, "COINS_WEB_ARTIFACTS": str(artifacts)}

@@ -93,3 +93,12 @@ def test_every_problem_code_has_a_message_in_every_language(messages):
     codes = set(spec["components"]["schemas"]["ProblemCode"]["enum"])
     keys = set(re.findall(r'^  "problem\.(\w+)":', messages.read_text(), re.MULTILINE))
     assert codes <= keys, sorted(codes - keys)
+
+
+def test_favicon_ico_leads_to_the_clients_icon(client):
+    # Swagger UI's page at /docs links no icon, so browsers ask for /favicon.ico: no 404.
+    response = client.get("/favicon.ico")
+    assert response.status_code == 301
+    assert response.headers["Location"] == "/web/img/favicon.svg"
+    icon = client.get(response.headers["Location"])
+    assert icon.status_code == 200 and icon.mimetype == "image/svg+xml"

@@ -4,6 +4,7 @@ import { h, replace } from "./dom.js";
 import { MESSAGES, initialLanguage, language, onLanguageChange, setLanguage, t } from "./i18n.js";
 import { mountJoin } from "./join.js";
 import { mountLobby } from "./lobby.js";
+import { isGameId, mountMissingGame } from "./missing.js";
 import { mountRules } from "./rules.js";
 import { loadSeat } from "./store.js";
 import { mountTable } from "./table.js";
@@ -21,7 +22,7 @@ let unmount = () => {};
  */
 export function parseRoute(hash) {
   const [path, query = ""] = hash.replace(/^#/, "").split("?");
-  const parts = path.split("/").filter(Boolean).map(decodeURIComponent);
+  const parts = path.split("/").filter(Boolean).map(decodePart);
   if (parts[0] === "game" && parts[1]) {
     const seat = new URLSearchParams(query).get("seat");
     if (parts[2] === "join") return { view: "join", gameId: parts[1], seat: seat === null ? null : Number(seat) };
@@ -31,10 +32,20 @@ export function parseRoute(hash) {
   return { view: "lobby" };
 }
 
+/** A part of the hash, decoded; a malformed escape (a cut-off link) is kept as it is. @param {string} part */
+function decodePart(part) {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return part;
+  }
+}
+
 function route() {
   unmount();
   const target = parseRoute(location.hash);
-  if (target.view === "join" && !loadSeat(target.gameId)) unmount = mountJoin(main, target.gameId, target.seat);
+  if ((target.view === "join" || target.view === "table") && !isGameId(target.gameId)) unmount = mountMissingGame(main, target.gameId);
+  else if (target.view === "join" && !loadSeat(target.gameId)) unmount = mountJoin(main, target.gameId, target.seat);
   else if (target.view === "rules") unmount = mountRules(main);
   else if (target.view !== "lobby") unmount = mountTable(main, target.gameId);
   else unmount = mountLobby(main);

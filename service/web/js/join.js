@@ -5,6 +5,7 @@ import { h, replace } from "./dom.js";
 import { onLanguageChange, t } from "./i18n.js";
 import { seatName } from "./names.js";
 import { problemNotice } from "./notice.js";
+import { isMissingGame, missingGameView } from "./missing.js";
 import { loadName, saveName, saveSeat } from "./store.js";
 
 /**
@@ -47,6 +48,7 @@ export function mountJoin(root, gameId, wanted) {
 
   function render() {
     const game = state.game;
+    if (!game && isMissingGame(state.error)) return replace(root, missingGameView(gameId));
     const open = game ? game.seats.filter((seat) => seat.open) : [];
     const chosen = open.some((seat) => String(seat.seat) === seatSelect.value) ? Number(seatSelect.value) : open.find((seat) => seat.seat === wanted)?.seat ?? open[0]?.seat;
     replace(seatSelect, open.map((seat) => h("option", { value: seat.seat, selected: seat.seat === chosen }, t("seat.number", { n: seat.seat + 1 }))));

@@ -83,3 +83,27 @@ export function seatControls({ game, seat, busy, confirmLeave, deal, hint, leave
       : h("button", { type: "button", "data-key": "leave", onclick: () => confirm(true) }, t("table.leave")),
   );
 }
+
+/**
+ * The table's settings: the turn sound (off unless switched on; the browser remembers it).
+ * @param {{sound: boolean, onSound: (on: boolean) => void}} options
+ */
+export function settingsPanel({ sound, onSound }) {
+  return h(
+    "section",
+    { class: "panel settings", "aria-labelledby": "settings-title" },
+    h("h2", { id: "settings-title" }, t("settings.title")),
+    h(
+      "label",
+      { class: "setting" },
+      h("input", {
+        type: "checkbox",
+        id: "setting-sound",
+        "data-key": "setting-sound",
+        checked: sound,
+        onchange: (/** @type {Event} */ event) => onSound(/** @type {HTMLInputElement} */ (event.target).checked),
+      }),
+      t("settings.sound"),
+    ),
+  );
+}

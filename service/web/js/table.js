@@ -10,13 +10,15 @@ import { inviteView } from "./invite.js";
 import { recordPanel } from "./record-panel.js";
 import { seatName } from "./names.js";
 import { infoNotice, problemNotice } from "./notice.js";
+import { isMissingGame, missingGameView } from "./missing.js";
 import { forgetSeat, loadDealt, loadSeat, saveDealt, saveSeat } from "./store.js";
-import { logPanel, scoresView, seatControls, summaryView } from "./table-side.js";
+import { logPanel, scoresView, seatControls, settingsPanel, summaryView } from "./table-side.js";
 import { cycleView, heldTrickLine, seatsView, statusText, trickSlots, trickView, winnerView } from "./table-view.js";
 import { GameHistory, moveOfAction, moveOfEvent, replayHands } from "./history.js";
 import { pacer } from "./pacing.js";
 import { hintReason } from "./hint-reason.js";
 import { turnClock } from "./clock.js";
+import { setTurnSound, turnAlert, turnSoundOn } from "./sound.js";
 
 /** @typedef {import("./types.js").Game} Game */
 /** @typedef {import("./types.js").FeedEvent} FeedEvent */
@@ -58,11 +60,12 @@ export function mountTable(root, gameId) {
   const history = new GameHistory();
   const paced = pacer({ show, settled: () => ((state.held = null), render()) });
   const clock = turnClock();
+  const turnSound = turnAlert();
   const record = recordPanel(gameId, { render, onError: (error) => ((state.error = error), render()) });
-  let stopEvents = follow();
+  let stopEvents = () => {};
+  let unmounted = false;
   const stopLanguage = onLanguageChange(render);
-  load();
-  loadHistory();
+  start();
 
   const mine = () => credential?.seat ?? null;
   const name = (seat) => (state.game ? seatName(state.game.seats[seat], mine()) : String(seat + 1));
@@ -70,7 +73,10 @@ export function mountTable(root, gameId) {
   function follow() {
     return followGame(gameId, {
       token: credential?.token,
-      onEvent: (event) => paced.push(event),
+      onEvent: (event) => {
+        clock.heard(event.game); // the turn clock counts from the arrival, however long the pacer holds it
+        paced.push(event);
+      },
       onStatus: (live, problem) => {
         state.live = live;
         if (problem) state.error = problem;
@@ -79,18 +85,19 @@ export function mountTable(root, gameId) {
     });
   }
 
-  /** A first paint without waiting for the stream; from then on the events keep it current. */
-  async function load() {
+  /** A first paint from the game (one that is not there gets its page, and nothing more is asked); then
+   *  its events, and its moves so far from its actions (moves already taken from the events are kept). */
+  async function start() {
     try {
-      acceptGame(await api.getGame(gameId));
+      const game = await api.getGame(gameId);
+      clock.heard(game);
+      acceptGame(game);
     } catch (error) {
       state.error = error;
     }
     render();
-  }
-
-  /** The game's moves so far, from its actions; moves already taken from the events are kept. */
-  async function loadHistory() {
+    if (unmounted || isMissingGame(state.error)) return;
+    stopEvents = follow();
     try {
       history.load((await api.listActions(gameId)).map(moveOfAction));
     } catch (error) {
@@ -195,6 +202,7 @@ export function mountTable(root, gameId) {
     render();
     try {
       const answer = await request();
+      if (answer?.game) clock.heard(answer.game);
       if (byEvents && answer?.game) awaitEvents(answer.game);
       else if (answer?.game) acceptGame(answer.game);
       else if (answer?.id && answer.seats) acceptGame(answer);
@@ -289,10 +297,12 @@ export function mountTable(root, gameId) {
     const yourTurn = game !== null && game.status !== "finished" && game.turn === mine() && mine() !== null;
     document.title = yourTurn ? `▶ ${t("title.yourTurn")} · Coins` : "Coins";
     clock.update(game, yourTurn);
+    if (game) turnSound.update(yourTurn);
   }
 
   function tableView() {
     const game = state.game;
+    if (!game && isMissingGame(state.error)) return missingGameView(gameId);
     if (!game) return h("div", {}, state.error ? problemNotice(state.error) : h("p", {}, "…"), h("p", {}, h("a", { href: "#/" }, t("table.backToLobby"))));
     const seat = mine();
     const hands = replayHands(history.moves);
@@ -316,6 +326,7 @@ export function mountTable(root, gameId) {
         fairnessView(game.status === "playing" ? game.commitment : null, [...state.checks.values()].reverse()),
         game.hand_number > 0 && record.view(),
         logPanel(lines(), state.live),
+        seat !== null && game.status !== "finished" && settingsPanel({ sound: turnSoundOn(), onSound: (on) => (setTurnSound(on), render()) }),
         h("p", {}, h("a", { href: "#/" }, t("table.backToLobby"))),
       ),
     );
@@ -376,9 +387,8 @@ export function mountTable(root, gameId) {
     return handCache.element;
   }
 
-
-
   return () => {
+    turnSound.stop();
     stopEvents();
     stopLanguage();
     paced.stop();

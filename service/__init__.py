@@ -52,7 +52,7 @@ def create_app(settings: Settings | None = None) -> Flask:
     app.extensions["coins.db"] = db
     channel = channel_for(db, listen_url=settings.database_listen_url, redis_url=settings.redis_url)
     store = GameStore(db, channel)
-    games = GameService(store, render_event, key_hours=settings.idempotency_key_hours)
+    games = GameService(store, key_hours=settings.idempotency_key_hours)
     app.extensions[EXTENSION] = games
     init_feed(
         app,
@@ -60,6 +60,7 @@ def create_app(settings: Settings | None = None) -> Flask:
             games,
             store,
             channel,
+            render_event,  # the stream renders the stored domain events, once each in a process
             max_streams=settings.streams_per_worker,
             idle_seconds=settings.stream_heartbeat_seconds,
         ),

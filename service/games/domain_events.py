@@ -18,7 +18,7 @@ from typing import ClassVar
 from .. import jsonio
 from ..engine import Card
 from ..store import StoredEvent, StoredGame
-from .plain_values import from_plain, to_plain
+from .plain_values import from_plain, plain_json
 from .results import HandState, PublicGame, TrickState
 
 __all__ = [
@@ -162,23 +162,16 @@ EVENT_TYPES: dict[str, type[DomainEvent]] = {
     )
 }
 
-_IN_COLUMNS = ("id", "version")  # kept in the events table's own columns (with the type), not in its data
-
 
 def encode_event(event: DomainEvent) -> str:
-    """The event's stored form, the ``data`` of its row: a JSON object of its fields in plain values
-    (:mod:`.plain_values`), but those the row has columns for (``id``, ``version``; the type)."""
-    plain = to_plain(event)
-    for name in _IN_COLUMNS:
-        del plain[name]
-    return jsonio.dumps(plain)
+    """The event's stored form, the ``data`` of its row: a JSON object of all its fields, in plain
+    values (:mod:`.plain_values`); its type is the row's ``type``."""
+    return plain_json(event)
 
 
 def decode_event(stored: StoredEvent) -> DomainEvent:
     """The domain event a row of the events table holds (the inverse of :func:`encode_event`)."""
-    plain = jsonio.loads(stored.data)
-    plain.update(id=stored.id, version=stored.version)
-    return from_plain(EVENT_TYPES[stored.type], plain)
+    return from_plain(EVENT_TYPES[stored.type], jsonio.loads(stored.data))
 
 
 @dataclass(frozen=True, slots=True)

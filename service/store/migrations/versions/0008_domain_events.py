@@ -2,8 +2,7 @@
 
 Until 0007 a row's ``data`` was the event rendered as clients receive it (the contract's JSON,
 rendered when its change was saved). Now it is the domain event's own fields in plain values
-(:mod:`service.games.domain_events`): no ``id``, ``version`` or ``type`` (the row's columns hold
-them), a trick's plays as ``[seat, card]`` pairs and no ``complete`` (the API derives it), the
+(:mod:`service.games.domain_events`): no ``type`` (the row's column holds it), a trick's plays as ``[seat, card]`` pairs and no ``complete`` (the API derives it), the
 fields of a trick in the order its dataclass declares them. The API renders every event on the way
 out, to the same text as before (tests/store/test_event_migration.py checks it on both databases).
 
@@ -46,7 +45,7 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    _convert(lambda row: _dumps(_rendered(row.type, row.id, row.version, orjson.loads(row.data))))
+    _convert(lambda row: _dumps(_rendered(row.type, orjson.loads(row.data))))
 
 
 def _convert(convert: Callable[[Any], str]) -> None:
@@ -82,7 +81,7 @@ def _dumps(value: dict[str, Any]) -> str:
 
 
 def _domain(event: dict[str, Any]) -> dict[str, Any]:
-    plain = {name: value for name, value in event.items() if name not in ("id", "version", "type")}
+    plain = {name: value for name, value in event.items() if name != "type"}
     plain["game"] = _game(plain["game"], _domain_trick)
     if "trick" in plain:  # trick_won's
         plain["trick"] = _domain_trick(plain["trick"])
@@ -111,10 +110,11 @@ def _domain_trick(trick: dict[str, Any]) -> dict[str, Any]:
 # -- downgrade: the domain event's plain values -> the contract's JSON ------------------------
 
 
-def _rendered(event_type: str, event_id: int, version: int, plain: dict[str, Any]) -> dict[str, Any]:
-    event = {"id": event_id, "version": version, "game": _game(plain["game"], _rendered_trick), "type": event_type}
+def _rendered(event_type: str, plain: dict[str, Any]) -> dict[str, Any]:
+    event = {"id": plain["id"], "version": plain["version"], "game": _game(plain["game"], _rendered_trick)}
+    event["type"] = event_type
     for name, value in plain.items():
-        if name != "game":
+        if name not in event:
             event[name] = _rendered_trick(value) if name == "trick" else value
     return event
 

@@ -60,7 +60,7 @@ def create_app(settings: Settings | None = None) -> Flask:
             games,
             store,
             channel,
-            render_event,  # the stream renders the stored domain events, once each in a process
+            render_event,  # the api's one renderer: the feed renders the domain events it reads, on the way out
             max_streams=settings.streams_per_worker,
             idle_seconds=settings.stream_heartbeat_seconds,
         ),

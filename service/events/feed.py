@@ -3,11 +3,14 @@
 A reader is a stream or a long poll. It starts from the game's state (the ``game`` event) or
 resumes after an event id, and then takes the events that follow as they are saved, the public
 ones and its own seat's. Ids resume exactly: a reader that resumes after ``n`` gets every event
-after ``n`` that it may see, once. The feed reads the stored domain events and has each rendered
-once in the process (by the function :class:`EventFeed` is given: the API's, from its event
-schemas), so every reader of the process sends the same text. A reader blocks its own thread while it waits (under
+after ``n`` that it may see, once. A reader blocks its own thread while it waits (under
 gunicorn's gevent worker a greenlet, which costs a few kilobytes), woken by the process's hub
 (:mod:`.hub`), which also makes what is due in the game happen at its moment.
+
+The feed reads the stored domain events and renders each to the JSON clients receive, with the
+function :class:`EventFeed` is given (the API's, from its event schemas): the hub's reads once
+in the process, shared by all its readers; a reader that reads for itself (starting, or behind
+the hub's cache) what it read.
 """
 
 from __future__ import annotations
@@ -69,8 +72,8 @@ class EventFeed:
         game, a token not of this game) and :class:`.StreamsFull`."""
         self._listen()
         start = self._games.feed_start(game_id, token)  # on a connection this thread does not keep
+        state = self._render(start.state)
         with self.hub.watch(game_id) as watch:
-            state = self._render(start.state)
             yield Reader(self.hub, game_id, watch, start.seat, start.last_id, start.finished, state, after)
 
     def close(self) -> None:

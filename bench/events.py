@@ -574,6 +574,7 @@ async def drained(server: Server, seconds: float) -> tuple[float, dict[str, int]
 # The first rule whose pattern occurs in a sample's stack takes it (py-spy's raw format: one
 # folded stack per line, outermost frame first, then the count).
 PARTS: list[tuple[str, str]] = [
+    ("the feed: reads back and renders the stored domain events", r"_items \(service/events/feed\.py"),
     ("hub thread: reads the changed games' new events (database)", r"_read_changes \(.*new_events \("),
     ("hub thread: the rest (cache, wakes)", r"_read_changes \("),
     ("stream writer: takes and filters each stream's events", r"stream_writer\.py.*take \("),

@@ -47,7 +47,6 @@ from urllib.parse import quote
 import psycopg
 
 from bench.bots import percentile
-from service.api.resources.events.schemas import render_event
 from service.events.notifications import CHANNEL, channel_for
 from service.games import GameService, NewGame, NewPlayer
 from service.store import GameStore
@@ -109,7 +108,7 @@ def run_writer(task: Task) -> list[float]:
 def service_writer(task: Task) -> list[float]:
     db = Database(task.url, pool_size=1)
     notifications = NoNotifications() if task.mode == "noop" else channel_for(db)  # the service's own
-    games = GameService(GameStore(db, notifications=notifications), render_event)
+    games = GameService(GameStore(db, notifications=notifications))
     latencies: list[float] = []
     game_id, tokens, state = "", [""], None
     try:

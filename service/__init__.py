@@ -50,7 +50,7 @@ def create_app(settings: Settings | None = None) -> Flask:
     app.extensions["coins.db"] = db
     channel = channel_for(db, listen_url=settings.database_listen_url, redis_url=settings.redis_url)
     store = GameStore(db, channel)
-    games = GameService(store, render_event, key_hours=settings.idempotency_key_hours)
+    games = GameService(store, key_hours=settings.idempotency_key_hours)
     app.extensions[EXTENSION] = games
     init_feed(
         app,
@@ -58,6 +58,7 @@ def create_app(settings: Settings | None = None) -> Flask:
             games,
             store,
             channel,
+            render_event,  # the api's one renderer: the feed renders the domain events it reads, on the way out
             max_streams=settings.streams_per_worker,
             idle_seconds=settings.stream_heartbeat_seconds,
         ),

@@ -13,7 +13,7 @@ from typing import Any
 
 import orjson
 
-__all__ = ["dumps", "loads"]
+__all__ = ["dumps", "dumps_values", "loads"]
 
 # Keys that are not strings (marshmallow's errors index list items by int) become strings, as in json.
 _OPTIONS = (
@@ -27,6 +27,12 @@ _OPTIONS = (
 def dumps(value: Any, *, default: Callable[[Any], Any] | None = None) -> str:
     """``value`` as compact JSON text (UTF-8, not ASCII-escaped)."""
     return orjson.dumps(value, default=default, option=_OPTIONS).decode()
+
+
+def dumps_values(value: Any, *, default: Callable[[Any], Any]) -> str:
+    """``value`` as compact JSON text, orjson's own way for dataclasses (an object of their fields,
+    in order) and datetimes (RFC 3339, as ``isoformat``); ``default`` answers for anything else."""
+    return orjson.dumps(value, default=default).decode()
 
 
 def loads(text: str | bytes | bytearray | memoryview) -> Any:

@@ -6,6 +6,11 @@ ones and its own seat's. Ids resume exactly: a reader that resumes after ``n`` g
 after ``n`` that it may see, once. A reader blocks its own thread while it waits (under
 gunicorn's gevent worker a greenlet, which costs a few kilobytes), woken by the process's hub
 (:mod:`.hub`), which also makes what is due in the game happen at its moment.
+
+The feed reads the stored domain events and renders each to the JSON clients receive, with the
+function :class:`EventFeed` is given (the API's, from its event schemas): the hub's reads once
+in the process, shared by all its readers; a reader that reads for itself (starting, or behind
+the hub's cache) what it read.
 """
 
 from __future__ import annotations
@@ -15,42 +20,46 @@ import threading
 import time
 from collections.abc import Callable, Collection, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
 from datetime import datetime
 from typing import TypeVar
 
-from ..games import GameService
+from ..games import DomainEvent, GameService, decode_event
 from ..store import GameStore, StoredEvent, StoreSession
-from .hub import Hub, Watch
+from .hub import Hub, Item, Watch
 from .notifications import Channel
 
-__all__ = ["EventFeed", "Item", "Reader"]
+__all__ = ["EventFeed", "Item", "Reader", "Render"]
 
 GAME_FINISHED = "game_finished"
 T = TypeVar("T")
-
-
-@dataclass(frozen=True, slots=True)
-class Item:
-    """One event as sent: its id, its type and its JSON text."""
-
-    id: int
-    type: str
-    data: str
+#: A domain event as the JSON text clients receive.
+Render = Callable[[DomainEvent], str]
 
 
 class EventFeed:
     """The feeds of every game, for the readers of this process (at most ``max_streams`` at once)."""
 
     def __init__(
-        self, games: GameService, store: GameStore, channel: Channel, *, max_streams: int, idle_seconds: float = 15.0
+        self,
+        games: GameService,
+        store: GameStore,
+        channel: Channel,
+        render: Render,
+        *,
+        max_streams: int,
+        idle_seconds: float = 15.0,
     ) -> None:
         self._games = games
         self._store = store
         self._channel = channel
-        kept = _KeptSession(store)
+        self._render = render
+        self._kept = _KeptSession(store)
         self.hub = Hub(
-            self._read, max_streams=max_streams, read_kept=kept.new_events, read_heads=kept.heads, look_at=games.get
+            self._read,
+            max_streams=max_streams,
+            read_kept=self._read_kept,
+            read_heads=self._kept.heads,
+            look_at=games.get,
         )
         self.idle_seconds = idle_seconds
         self._listening = False
@@ -63,8 +72,9 @@ class EventFeed:
         game, a token not of this game) and :class:`.StreamsFull`."""
         self._listen()
         start = self._games.feed_start(game_id, token)  # on a connection this thread does not keep
+        state = self._render(start.state)
         with self.hub.watch(game_id) as watch:
-            yield Reader(self.hub, game_id, watch, start.seat, start.last_id, start.finished, start.text, after)
+            yield Reader(self.hub, game_id, watch, start.seat, start.last_id, start.finished, state, after)
 
     def close(self) -> None:
         """End every reader of this process (it is stopping). Safe in a signal handler."""
@@ -78,9 +88,19 @@ class EventFeed:
                 self._listening = True
                 self._channel.listen(self.hub.notice)
 
-    def _read(self, after: Mapping[str, int], limit: int) -> dict[str, list[StoredEvent]]:
+    def _read(self, after: Mapping[str, int], limit: int) -> dict[str, list[Item]]:
         with self._store.session() as session:
-            return session.new_events(after, limit=limit)
+            return self._items(session.new_events(after, limit=limit))
+
+    def _read_kept(self, after: Mapping[str, int], limit: int) -> dict[str, list[Item]]:
+        return self._items(self._kept.new_events(after, limit))
+
+    def _items(self, stored: dict[str, list[StoredEvent]]) -> dict[str, list[Item]]:
+        """The stored domain events, each rendered as clients receive it."""
+        return {
+            game_id: [Item(event.id, event.type, event.seat, self._render(decode_event(event))) for event in events]
+            for game_id, events in stored.items()
+        }
 
 
 class _KeptSession:
@@ -132,7 +152,7 @@ class Reader:
         self._last_id = last_id  # the last event when the reader started
         self._was_finished = finished
         self.position = last_id if after is None else after
-        self._first = [Item(last_id, "game", state)] if after is None else []
+        self._first = [Item(last_id, "game", seat, state)] if after is None else []
         self.finished = finished and self.position >= last_id
 
     @property
@@ -168,4 +188,4 @@ class Reader:
             self._was_finished and self.position >= self._last_id
         ):
             self.finished = True
-        return [Item(event.id, event.type, event.data) for event in events]
+        return events

@@ -31,9 +31,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from ..store import StoredEvent
-
-__all__ = ["SERVER_MOVE_PACE", "Hub", "StreamsFull", "Watch"]
+__all__ = ["SERVER_MOVE_PACE", "Hub", "Item", "StreamsFull", "Watch"]
 
 CACHED_EVENTS = 512  # per watched game: enough for every stream that keeps up
 SERVER_MOVE_PACE = 0.25  # seconds between looks at a game while the server owes it moves
@@ -41,9 +39,21 @@ LONGEST_SLEEP = 1.0  # the hub's thread wakes at least this often (to see that i
 LOOKERS = 2  # threads that look at due games
 log = logging.getLogger(__name__)
 
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    """One event as the feed sends it: its id, its type, the only seat that may see it (None: anyone)
+    and its JSON text, rendered once in this process."""
+
+    id: int
+    type: str
+    seat: int | None
+    data: str
+
+
 #: Several games' events (every seat's), each game's numbered after its own id, at most ``limit``
 #: of each, in one round trip: ``read({game_id: after, ...}, limit)``.
-ReadEvents = Callable[[Mapping[str, int], int], dict[str, list[StoredEvent]]]
+ReadEvents = Callable[[Mapping[str, int], int], dict[str, list[Item]]]
 #: Several games' heads: each one's last event id and turn deadline (None: nothing due).
 ReadHeads = Callable[[Collection[str]], dict[str, tuple[int, datetime | None]]]
 #: Look at a game as a request would, making the moves it owes.
@@ -63,7 +73,7 @@ class _Game:
     grew: threading.Event = field(default_factory=threading.Event)  # set, and replaced, when the cache grows
     readers: int = 0
     start: int = -1  # -1: nothing read yet (the first reader's own read fills the cache)
-    events: list[StoredEvent] = field(default_factory=list)
+    events: list[Item] = field(default_factory=list)
     due: float | None = None  # time.monotonic() of the turn deadline; None: nothing due
     looked: float = float("-inf")  # when it was last looked at
     looking: bool = False
@@ -72,7 +82,7 @@ class _Game:
     def last(self) -> int:
         return self.events[-1].id if self.events else self.start
 
-    def add(self, new: list[StoredEvent]) -> None:
+    def add(self, new: list[Item]) -> None:
         """Append events read after :attr:`last`, keeping the newest :data:`CACHED_EVENTS`."""
         self.events.extend(event for event in new if event.id > self.last)
         if len(self.events) > CACHED_EVENTS:
@@ -259,7 +269,7 @@ class Hub:
             self.notice(game_id)  # its head (and due moment) is read again
 
 
-def _event_id(event: StoredEvent) -> int:
+def _event_id(event: Item) -> int:
     return event.id
 
 
@@ -271,7 +281,7 @@ class Watch:
         self._game_id = game_id
         self._game = game
 
-    def take(self, after: int, seat: int | None) -> tuple[list[StoredEvent], int]:
+    def take(self, after: int, seat: int | None) -> tuple[list[Item], int]:
         """The events after ``after`` that ``seat`` may see (``None``: public ones only), oldest
         first, and the id of the last event looked at (seen or not: the next ``after``)."""
         game = self._game

@@ -7,12 +7,15 @@ One job a module:
 - :mod:`.server_moves`: the server's own moves (auto-deals, bots, stand-ins);
 - :mod:`.projections`: stored games, actions and tricks as public results;
 - :mod:`.commands` and :mod:`.results`: what the use cases take and give back;
+- :mod:`.domain_events`: what happened in a game, as the use cases tell it, and how it is stored
+  (:mod:`.plain_values`);
 - :mod:`.unit_of_work`: one use case's transaction, its ``Idempotency-Key`` and its outbox;
 - :mod:`.idempotency`: the keys of idempotent retries and the responses kept for them;
 - :mod:`.seats`, :mod:`.tokens`, :mod:`.cursors`, :mod:`.ids`, :mod:`.errors`.
 """
 
 from .commands import NewGame, NewPlayer
+from .domain_events import EVENT_TYPES, DomainEvent, FeedStart, GameEvent, decode_event, encode_event
 from .errors import DatabaseUnavailable, ServiceError
 from .idempotency import IdempotencyKeys, KeyClaim, KeyInUse, KeyReused, SavedResponse
 from .operations import GameService
@@ -23,10 +26,14 @@ from .unit_of_work import KeyedRequest, UnitOfWork
 
 __all__ = [
     "BOTS_ONLY_EXPERT_PLAYOUTS",
+    "EVENT_TYPES",
     "STAND_IN",
     "STATUSES",
     "WAITING_FOR_PLAYERS",
     "DatabaseUnavailable",
+    "DomainEvent",
+    "FeedStart",
+    "GameEvent",
     "GameService",
     "IdempotencyKeys",
     "KeyClaim",
@@ -38,6 +45,8 @@ __all__ = [
     "SavedResponse",
     "ServiceError",
     "UnitOfWork",
+    "decode_event",
+    "encode_event",
     "etag_for",
     "hash_token",
 ]

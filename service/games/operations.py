@@ -19,8 +19,8 @@ from ..engine import Card, Game, GameFinished, NoHandInProgress, Status
 from ..store import GameStore, IdempotencyStore, StoredGame, StoredSeat, StoreSession
 from .commands import NewGame, NewPlayer
 from .cursors import ACTIONS, GAMES, TRICKS, decode_cursor, encode_cursor, number_cursor
+from .domain_events import EventLog, FeedStart, GameEvent, SeatLeftEvent, SeatTakenEvent
 from .errors import GameNotFinished, InvalidCursor, NotYourSeat, SeatsFull, SeatsOpen, SeatTaken, VersionMismatch
-from .feed import FeedLog, FeedStart, GameEvent, Renderer, SeatLeftEvent, SeatTakenEvent
 from .game_record import ActionEntry, GameInfo, SeatInfo, build_record
 from .idempotency import IdempotencyKeys
 from .ids import new_game_id
@@ -59,14 +59,11 @@ def _now() -> datetime:
 class GameService:
     """The use cases over one store. Stateless between calls: any number can run side by side."""
 
-    def __init__(
-        self, store: GameStore, render: Renderer, *, key_hours: int = 24, clock: Callable[[], datetime] = _now
-    ) -> None:
-        """``render`` turns the feed's events into the JSON clients receive (the API's);
-        ``key_hours``: how long a response is kept for the retries of its ``Idempotency-Key``."""
+    def __init__(self, store: GameStore, *, key_hours: int = 24, clock: Callable[[], datetime] = _now) -> None:
+        """``key_hours``: how long a response is kept for the retries of its ``Idempotency-Key``."""
         self.store = store
         self.keys = IdempotencyKeys(IdempotencyStore(store), hours=key_hours)
-        self._games = Transactions(clock, render, self.unit_of_work)
+        self._games = Transactions(clock, self.unit_of_work)
 
     def unit_of_work(self, request: KeyedRequest | None = None) -> UnitOfWork:
         """A unit of work for one use case (see :mod:`.unit_of_work`): keyed with ``request``."""
@@ -109,7 +106,7 @@ class GameService:
         )
         # A full table starts at once (bots make their first moves here, within a request's
         # budget), before a connection is taken: the store is held for the INSERTs alone.
-        game = start_full_table(stored, now, self._games.render) if stored.open_seats == 0 else None
+        game = start_full_table(stored, now) if stored.open_seats == 0 else None
         with self._games.work(uow) as work, work.session() as session:
             session.save(stored)
         return Created(public_game(stored, game), tuple(credentials))
@@ -123,7 +120,7 @@ class GameService:
         if_match: Sequence[str] | None,
         uow: UnitOfWork | None = None,
     ) -> Joined:
-        def change(stored: StoredGame, game: Game | None, now: datetime, log: FeedLog) -> Joined:
+        def change(stored: StoredGame, game: Game | None, now: datetime, log: EventLog) -> Joined:
             _check_version(stored, if_match)
             open_seats = [s for s in stored.seats if is_open(s)]
             if not open_seats:
@@ -152,7 +149,7 @@ class GameService:
     def deal(
         self, game_id: str, token: str | None, *, if_match: Sequence[str] | None, uow: UnitOfWork | None = None
     ) -> DealResult:
-        def change(stored: StoredGame, game: Game | None, now: datetime, log: FeedLog) -> DealResult:
+        def change(stored: StoredGame, game: Game | None, now: datetime, log: EventLog) -> DealResult:
             seat = authenticate(stored.seats, token)
             _check_version(stored, if_match)
             game = _running(stored, game)
@@ -180,7 +177,7 @@ class GameService:
         if_match: Sequence[str] | None,
         uow: UnitOfWork | None = None,
     ) -> PlayResult:
-        def change(stored: StoredGame, game: Game | None, now: datetime, log: FeedLog) -> PlayResult:
+        def change(stored: StoredGame, game: Game | None, now: datetime, log: EventLog) -> PlayResult:
             seat = authenticate(stored.seats, token)
             _check_version(stored, if_match)
             game = _running(stored, game)
@@ -209,7 +206,7 @@ class GameService:
     ) -> PublicGame:
         """Hand a seat to a bot for good (or, before the game starts, give it up)."""
 
-        def change(stored: StoredGame, game: Game | None, now: datetime, log: FeedLog) -> PublicGame:
+        def change(stored: StoredGame, game: Game | None, now: datetime, log: EventLog) -> PublicGame:
             caller = authenticate(stored.seats, token)
             if caller != seat:
                 raise NotYourSeat(f"the token acts for seat {caller}, not seat {seat}")
@@ -251,13 +248,13 @@ class GameService:
         if new_id is None:
             new_id = rematch_id(finished)
             now = self.clock()
-            new_game = new_rematch(finished, seat, rematch_token(token, new_id), now, self._games.render)
+            new_game = new_rematch(finished, seat, rematch_token(token, new_id), now)
             with uow.session() as session:
                 created = session.create(new_game)
             new_id = self._games.change(uow, game_id, link_rematch(new_id))
         new_token = rematch_token(token, new_id)
 
-        def claim(stored: StoredGame, game: Game | None, _now: datetime, _log: FeedLog) -> Rematch:
+        def claim(stored: StoredGame, game: Game | None, _now: datetime, _log: EventLog) -> Rematch:
             taken = stored.seats[seat]
             if taken.bot is not None:
                 raise SeatTaken(f"seat {seat} of the rematch was handed to a bot when its player left")
@@ -367,7 +364,7 @@ class GameService:
                 hand = HandState(seat, game.hand_number, game.hand(seat), stored.version, stored.id)
             state = GameEvent(id=stored.event_count, version=stored.version, game=public_game(stored, game), hand=hand)
             finished = game is not None and game.is_over
-            return FeedStart(seat, stored.event_count, finished, self._games.render(state))
+            return FeedStart(seat, stored.event_count, finished, state)
 
         return self._games.read(None, game_id, read)
 

@@ -21,7 +21,7 @@ from datetime import datetime
 
 from ..engine import Game
 from ..store import StoredGame, StoredSeat
-from .feed import FeedLog, RematchCreatedEvent, Renderer
+from .domain_events import EventLog, RematchCreatedEvent
 from .ids import derived_game_id
 from .projections import public_game
 from .server_moves import changed, new_stored_game, start_full_table
@@ -38,7 +38,7 @@ def rematch_id(finished: StoredGame) -> str:
     return derived_game_id(milliseconds, f"rematch/{finished.id}")
 
 
-def new_rematch(finished: StoredGame, caller: int, caller_token: str, now: datetime, render: Renderer) -> StoredGame:
+def new_rematch(finished: StoredGame, caller: int, caller_token: str, now: datetime) -> StoredGame:
     """The rematch of ``finished``, started, its server moves made and its events queued.
 
     The same seats: persons keep their names and ages (the rules' first dealer is the oldest,
@@ -63,14 +63,14 @@ def new_rematch(finished: StoredGame, caller: int, caller_token: str, now: datet
         turn_timeout_seconds=finished.turn_timeout_seconds,
         rematch_of=finished.id,
     )
-    start_full_table(stored, now, render)
+    start_full_table(stored, now)
     return stored
 
 
-def link_rematch(new_id: str) -> Callable[[StoredGame, Game | None, datetime, FeedLog], str]:
+def link_rematch(new_id: str) -> Callable[[StoredGame, Game | None, datetime, EventLog], str]:
     """The change that links a finished game to its rematch, unless a racing call linked it first."""
 
-    def link(stored: StoredGame, game: Game | None, now: datetime, log: FeedLog) -> str:
+    def link(stored: StoredGame, game: Game | None, now: datetime, log: EventLog) -> str:
         if stored.rematch is None:
             stored.rematch = new_id
             changed(stored, game, now)

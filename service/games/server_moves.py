@@ -20,14 +20,13 @@ from .. import engine
 from ..bots import make_bot
 from ..engine import Game, GameSetup, Status
 from ..store import StoredAction, StoredGame, StoredSeat, StoredTrick
-from .feed import (
+from .domain_events import (
     CardPlayedEvent,
-    FeedLog,
+    EventLog,
     GameFinishedEvent,
     HandDealtEvent,
     HandEndedEvent,
     HandEvent,
-    Renderer,
     TrickWonEvent,
 )
 from .projections import public_game
@@ -108,17 +107,17 @@ def begin(stored: StoredGame) -> Game:
     return Game(setup)
 
 
-def start_full_table(stored: StoredGame, now: datetime, render: Renderer) -> Game:
+def start_full_table(stored: StoredGame, now: datetime) -> Game:
     """A game stored with all three seats taken (a new game, a rematch): begin it, make the server's
-    first moves (within the request's budget), and queue their events, rendered."""
+    first moves (within the request's budget), and queue their events."""
     game = begin(stored)
-    log = FeedLog()
+    log = EventLog()
     settle(stored, game, now, log)
-    log.queue(stored, render, now)
+    log.queue(stored, now)
     return game
 
 
-def settle(stored: StoredGame, game: Game, now: datetime, log: FeedLog) -> None:
+def settle(stored: StoredGame, game: Game, now: datetime, log: EventLog) -> None:
     """Make the moves the server owes (auto-deals, bot seats) within this request's budget, then
     store the new state. Moves left over stay owed: the turn deadline is ``now``, already due."""
     started = time.thread_time()
@@ -136,7 +135,7 @@ def settle(stored: StoredGame, game: Game, now: datetime, log: FeedLog) -> None:
     _set_status(stored, game, now)
 
 
-def stand_in(stored: StoredGame, game: Game, now: datetime, log: FeedLog) -> None:
+def stand_in(stored: StoredGame, game: Game, now: datetime, log: EventLog) -> None:
     """The player to act let their time pass: the stand-in bot moves for them, once."""
     _server_move(stored, game, now, STAND_IN, "timeout", log)
 
@@ -153,7 +152,7 @@ def changed(stored: StoredGame, game: Game | None, now: datetime) -> None:
         _set_status(stored, game, now)
 
 
-def record_deal(stored: StoredGame, game: Game, dealt: engine.Dealt, cause: str, now: datetime, log: FeedLog) -> None:
+def record_deal(stored: StoredGame, game: Game, dealt: engine.Dealt, cause: str, now: datetime, log: EventLog) -> None:
     """Record the deal just made: the action (with its seed: secret until the hand is over), and
     for the feed the deal, then each person's own cards for their eyes only."""
     action = game.log[-1]
@@ -173,7 +172,9 @@ def record_deal(stored: StoredGame, game: Game, dealt: engine.Dealt, cause: str,
             )  # fmt: skip
 
 
-def record_play(stored: StoredGame, game: Game, played: engine.Played, cause: str, now: datetime, log: FeedLog) -> None:
+def record_play(
+    stored: StoredGame, game: Game, played: engine.Played, cause: str, now: datetime, log: EventLog
+) -> None:
     """Record the play just made: the action, the trick it completed, and for the feed the card,
     then what it settled (the trick, the hand with its revealed seed, the game)."""
     _append_action(stored, "play", played.seat, played.hand_number, cause, now, card=played.card.code)
@@ -250,7 +251,7 @@ def _server_move(
     now: datetime,
     strength: str,
     cause: str,
-    log: FeedLog,
+    log: EventLog,
     max_seconds: float = SERVER_MOVE_SECONDS,
 ) -> None:
     """The server acts for the seat whose turn it is: deals, or plays as a bot of ``strength``

@@ -17,8 +17,8 @@ from typing import TypeVar
 from .. import engine
 from ..engine import Game
 from ..store import StoredGame, StoreSession
+from .domain_events import EventLog
 from .errors import GameNotFound
-from .feed import FeedLog, Renderer
 from .server_moves import owes_server_move, settle, stand_in, timed_out
 from .unit_of_work import UnitOfWork
 
@@ -27,7 +27,7 @@ __all__ = ["Change", "OPTIMISTIC_ATTEMPTS", "Read", "Transactions", "restore"]
 T = TypeVar("T")
 #: A change to a game in memory: the stored game, its engine state (None until it starts), the
 #: time, and the log for the events of the change.
-Change = Callable[[StoredGame, Game | None, datetime, FeedLog], T]
+Change = Callable[[StoredGame, Game | None, datetime, EventLog], T]
 #: A read of a game: the session (for its history) and the stored game.
 Read = Callable[[StoreSession, StoredGame], T]
 
@@ -42,12 +42,9 @@ def restore(stored: StoredGame) -> Game | None:
 class Transactions:
     """Runs changes and reads of one game each in a unit of work."""
 
-    def __init__(
-        self, clock: Callable[[], datetime], render: Renderer, unit_of_work: Callable[..., UnitOfWork]
-    ) -> None:
+    def __init__(self, clock: Callable[[], datetime], unit_of_work: Callable[..., UnitOfWork]) -> None:
         """``unit_of_work()``: a plain unit of work, for a call handed none."""
         self.clock = clock
-        self.render = render
         self._unit_of_work = unit_of_work
 
     @contextmanager
@@ -129,10 +126,10 @@ class Transactions:
             return _saved(session, stored, self._apply(change, stored, self.clock()))
 
     def _apply(self, change: Change[T], stored: StoredGame, now: datetime) -> T:
-        """Make the change in memory and queue its events, rendered, on the stored game."""
-        log = FeedLog()
+        """Make the change in memory and queue its events on the stored game."""
+        log = EventLog()
         result = change(stored, restore(stored), now, log)
-        log.queue(stored, self.render, now)
+        log.queue(stored, now)
         return result
 
     def _catch_up(self, uow: UnitOfWork, game_id: str) -> None:
@@ -145,11 +142,11 @@ class Transactions:
             game = restore(stored)
             if game is None or not timed_out(stored, now):
                 return
-            log = FeedLog()
+            log = EventLog()
             if not owes_server_move(stored, game):
                 stand_in(stored, game, now, log)
             settle(stored, game, now, log)
-            log.queue(stored, self.render, now)
+            log.queue(stored, now)
             session.save(stored)
 
 

@@ -151,9 +151,10 @@ class TrickRow(Base):
 
 
 class EventRow(Base):
-    """A game's feed of changes, numbered from 1: each change as the event clients receive, its
-    JSON text rendered once when the change is saved. A private event (a seat's own cards) names
-    its seat; a public one has none."""
+    """A game's domain events, numbered from 1, written with the change they tell: ``data`` holds the
+    event's own fields as plain JSON values (service.games.domain_events), not the API's rendering,
+    which is made on the way out. A private event (a seat's own cards) names its seat; a public one
+    has none."""
 
     __tablename__ = "events"
     __table_args__ = _CLUSTERED

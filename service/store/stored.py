@@ -56,8 +56,9 @@ class StoredTrick:
 
 @dataclass(frozen=True, slots=True)
 class StoredEvent:
-    """One event of a game's feed, numbered from 1, as clients receive it (``data``: its JSON text).
-    A private event names the only ``seat`` that may see it."""
+    """One domain event of a game, numbered from 1: ``data`` is its stored form, JSON text the use
+    cases write and read (the store does not look inside). A private event names the only ``seat``
+    that may see it."""
 
     id: int
     type: str

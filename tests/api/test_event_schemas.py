@@ -8,41 +8,31 @@ from typing import Any
 import pytest
 
 from service.api.resources.events import schemas as event_schemas
-from service.games.feed import EVENT_TYPES, FeedEvent
+from service.games import EVENT_TYPES, DomainEvent, GameService, domain_events
+from tests.support.every_event import Clock, play_every_kind_of_event
 
 
 @pytest.fixture
-def rendered(app: Any, monkeypatch: pytest.MonkeyPatch) -> list[tuple[FeedEvent, str]]:
-    """Each event the use cases render, with its text."""
-    seen: list[tuple[FeedEvent, str]] = []
-    service = app.extensions["coins.games"]
-    render = service._games.render
+def logged(app: Any, monkeypatch: pytest.MonkeyPatch) -> list[DomainEvent]:
+    """Each domain event the use cases store."""
+    seen: list[DomainEvent] = []
+    encode = domain_events.encode_event
 
-    def recording(event: FeedEvent) -> str:
-        text = render(event)
-        seen.append((event, text))
-        return text
+    def recording(event: DomainEvent) -> str:
+        seen.append(event)
+        return encode(event)
 
-    monkeypatch.setattr(service._games, "render", recording)
+    monkeypatch.setattr(domain_events, "encode_event", recording)
     return seen
 
 
-def test_each_type_of_event_renders_as_its_schema_dumps_it(client, rendered):
-    game = client.post("/v1/games", json={"seats": [None, {"bot": "basic"}, {"bot": "random"}], "seed": "shapes"}).json
-    joined = client.post(f"/v1/games/{game['id']}/players", json={"name": "Ana", "age": 30}).json
-    token = {"Authorization": f"Bearer {joined['token']}"}
-    for _ in range(200):  # to the end: every type of event on the way (bounded)
-        state = client.get(f"/v1/games/{game['id']}").json
-        if state["status"] == "finished":
-            break
-        if state["status"] == "waiting_for_deal":
-            client.post(f"/v1/games/{game['id']}/hands", headers=token)
-        else:
-            card = client.get(f"/v1/games/{game['id']}/hand", headers=token).json["cards"][0]
-            client.post(f"/v1/games/{game['id']}/plays", json={"card": card}, headers=token)
-    assert client.post(f"/v1/games/{game['id']}/rematch", headers=token).status_code == 201  # rematch_created
-    client.get(f"/v1/games/{game['id']}/events", headers=token)  # the game event, made when read
-    assert {event.TYPE for event, _ in rendered} == set(EVENT_TYPES) - {"seat_left"}
-    for event, text in rendered:
+def test_each_type_of_event_renders_as_its_schema_dumps_it(app, client, logged):
+    service: GameService = app.extensions["coins.games"]
+    service.clock = Clock()
+    game_ids = play_every_kind_of_event(client, service.clock)
+    game = service.feed_start(game_ids[0], None).state  # the game event, made when read
+    assert {event.TYPE for event in logged} | {game.TYPE} == set(EVENT_TYPES)
+    for event in [*logged, game]:
         schema = event_schemas.EVENT_SCHEMAS[event.TYPE]()
+        text = event_schemas.render_event(event)
         assert json.loads(text) == json.loads(json.dumps(schema.dump(event), default=str)), event.TYPE

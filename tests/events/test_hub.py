@@ -9,14 +9,13 @@ import time
 from collections.abc import Collection, Mapping
 from datetime import UTC, datetime, timedelta
 
-from service.events.hub import CACHED_EVENTS, SERVER_MOVE_PACE, Hub
-from service.store import StoredEvent
+from service.events.hub import CACHED_EVENTS, SERVER_MOVE_PACE, Hub, Item
 
 WAIT_SECONDS = 10
 
 
-def _event(number: int) -> StoredEvent:
-    return StoredEvent(number, "card_played", number, None, "{}", datetime.now(UTC))
+def _event(number: int) -> Item:
+    return Item(number, "card_played", None, "{}")
 
 
 class Database:
@@ -27,7 +26,7 @@ class Database:
         self.reads: list[dict[str, int]] = []
         self.lock = threading.Lock()
 
-    def read(self, after: Mapping[str, int], limit: int) -> dict[str, list[StoredEvent]]:
+    def read(self, after: Mapping[str, int], limit: int) -> dict[str, list[Item]]:
         with self.lock:
             self.reads.append(dict(after))
             new = {game: [_event(n) for n in range(last + 1, self.games[game] + 1)] for game, last in after.items()}
@@ -39,7 +38,7 @@ def test_one_read_for_every_changed_game_then_one_wake_per_game() -> None:
     read_by_hub: list[dict[str, int]] = []
     covered = threading.Condition()
 
-    def read_kept(after: Mapping[str, int], limit: int) -> dict[str, list[StoredEvent]]:
+    def read_kept(after: Mapping[str, int], limit: int) -> dict[str, list[Item]]:
         with covered:
             read_by_hub.append(dict(after))
             covered.notify_all()
@@ -83,7 +82,7 @@ def test_a_change_noticed_while_the_hub_reads_is_read_next() -> None:
     database = Database({"game": 1})
     inside, go_on = threading.Event(), threading.Event()
 
-    def read_kept(after: Mapping[str, int], limit: int) -> dict[str, list[StoredEvent]]:
+    def read_kept(after: Mapping[str, int], limit: int) -> dict[str, list[Item]]:
         answer = database.read(after, limit)
         if database.games["game"] == 2 and not inside.is_set():
             inside.set()  # the hub's thread stays in this read until the test has noticed a change
@@ -161,7 +160,7 @@ def test_only_games_whose_head_moved_are_read() -> None:
     database = Database({"moved": 1, "still": 1})
     reads: list[dict[str, int]] = []
 
-    def read_kept(after: Mapping[str, int], limit: int) -> dict[str, list[StoredEvent]]:
+    def read_kept(after: Mapping[str, int], limit: int) -> dict[str, list[Item]]:
         reads.append(dict(after))
         return database.read(after, limit)
 

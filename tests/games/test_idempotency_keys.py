@@ -232,12 +232,11 @@ def test_two_threads_with_one_key_apply_once(service: GameService, db: Database)
 HOLDER = textwrap.dedent(
     """
     import sys, time
-    from service.api.resources.events.schemas import render_event
     from service.games import GameService, KeyedRequest, NewGame
     from service.store import Database, GameStore
     from service.store.notifications import Unheard
 
-    service = GameService(GameStore(Database(sys.argv[1]), Unheard()), render_event)
+    service = GameService(GameStore(Database(sys.argv[1]), Unheard()))
     uow = service.unit_of_work(KeyedRequest("scope", sys.argv[2], "f")).__enter__()
     assert uow.keyed
     service.create(NewGame(), uow=uow)

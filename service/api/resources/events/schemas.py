@@ -1,8 +1,9 @@
-"""The feed's events as the contract describes them: one schema per type, discriminated by ``type``.
+"""The domain events as the contract describes them: one schema per type, discriminated by ``type``.
 
 Each schema generates its part of the OpenAPI document (``FeedEvent`` is the union of them all,
-so generated SDKs get typed events) and, built into a dumper (:mod:`.compiled_dumpers`), renders each
-event once, when its change is saved: streams send that text as it is.
+so generated SDKs get typed events) and, built into a dumper (:mod:`.compiled_dumpers`), is the
+one renderer of events (:func:`render_event`): the feed (:mod:`service.events`) reads the stored
+domain events and has each rendered once in its process, and streams send that text as it is.
 """
 
 from __future__ import annotations
@@ -14,10 +15,10 @@ from marshmallow import fields, validate
 
 from .... import jsonio
 from ....bots import STRENGTHS
-from ....games.feed import (
+from ....games.domain_events import (
     EVENT_TYPES,
     CardPlayedEvent,
-    FeedEvent,
+    DomainEvent,
     GameEvent,
     GameFinishedEvent,
     HandDealtEvent,
@@ -37,7 +38,7 @@ __all__ = ["EVENT_SCHEMAS", "FEED_EVENT_COMPONENT", "EventPageSchema", "EventsQu
 CAUSES = ("player", "bot", "auto", "timeout")
 
 
-def _type(event: type[FeedEvent], description: str) -> fields.String:
+def _type(event: type[DomainEvent], description: str) -> fields.String:
     return fields.String(
         required=True,
         validate=validate.OneOf([event.TYPE]),
@@ -197,8 +198,8 @@ FEED_EVENT_COMPONENT: dict[str, Any] = {
 _DUMPERS = {name: build_dumper(schema()) for name, schema in EVENT_SCHEMAS.items()}
 
 
-def render_event(event: FeedEvent) -> str:
-    """The event as the JSON text clients receive (rendered once, when its change is saved)."""
+def render_event(event: DomainEvent) -> str:
+    """The domain event as the JSON text clients receive."""
     return jsonio.dumps(_DUMPERS[event.TYPE](event))
 
 

@@ -1,9 +1,9 @@
-"""The game's feed: every change as an event, made as the change is, each with the public state after it.
+"""The domain events: every change to a game as the use cases tell it, each with the public state after it.
 
-A change logs its events on a :class:`FeedLog`; before the game is saved, the log's events
-are rendered (by the function the API gives :class:`~service.games.GameService`, from the
-event schemas) and queued on the stored game, numbered on from the game's last event. So
-the feed is written in the same write as the change, and read back as clients receive it.
+A change logs its events on an :class:`EventLog`; before the game is saved, the log's events
+are queued on the stored game in their stored form (:mod:`.event_codec`: plain values, not the
+API's JSON), numbered on from the game's last event. So the events are written in the same write
+as the change; the feed (:mod:`service.events`) reads them back, and the API renders them.
 
 Events are public but for :class:`HandEvent`: a seat's own cards, only ever sent to that seat.
 """
@@ -15,15 +15,17 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import ClassVar
 
+from .. import jsonio
 from ..engine import Card
 from ..store import StoredEvent, StoredGame
+from .plain_values import from_plain, plain_json
 from .results import HandState, PublicGame, TrickState
 
 __all__ = [
     "EVENT_TYPES",
     "CardPlayedEvent",
-    "FeedEvent",
-    "FeedLog",
+    "DomainEvent",
+    "EventLog",
     "FeedStart",
     "GameEvent",
     "GameFinishedEvent",
@@ -31,15 +33,16 @@ __all__ = [
     "HandEndedEvent",
     "HandEvent",
     "RematchCreatedEvent",
-    "Renderer",
     "SeatLeftEvent",
     "SeatTakenEvent",
     "TrickWonEvent",
+    "decode_event",
+    "encode_event",
 ]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class FeedEvent:
+class DomainEvent:
     """What every event has: its number in the game's feed, the game's version and public state after it."""
 
     TYPE: ClassVar[str]
@@ -53,7 +56,7 @@ class FeedEvent:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class GameEvent(FeedEvent):
+class GameEvent(DomainEvent):
     """The whole current state: the first event of every stream (not stored: made when read).
     ``hand`` is the reader's own hand, for a reader who is a seat of a game in play."""
 
@@ -62,7 +65,7 @@ class GameEvent(FeedEvent):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class SeatTakenEvent(FeedEvent):
+class SeatTakenEvent(DomainEvent):
     TYPE = "seat_taken"
     seat: int
     name: str | None
@@ -70,7 +73,7 @@ class SeatTakenEvent(FeedEvent):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class SeatLeftEvent(FeedEvent):
+class SeatLeftEvent(DomainEvent):
     """A person left: a bot of ``bot`` strength plays the seat, or (before the start) it is open again."""
 
     TYPE = "seat_left"
@@ -79,7 +82,7 @@ class SeatLeftEvent(FeedEvent):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class HandDealtEvent(FeedEvent):
+class HandDealtEvent(DomainEvent):
     TYPE = "hand_dealt"
     hand_number: int
     dealer: int
@@ -91,7 +94,7 @@ class HandDealtEvent(FeedEvent):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class HandEvent(FeedEvent):
+class HandEvent(DomainEvent):
     """Private: the cards dealt to ``seat``, for that seat's eyes only."""
 
     TYPE = "hand"
@@ -101,7 +104,7 @@ class HandEvent(FeedEvent):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class CardPlayedEvent(FeedEvent):
+class CardPlayedEvent(DomainEvent):
     TYPE = "card_played"
     seat: int
     card: Card
@@ -111,13 +114,13 @@ class CardPlayedEvent(FeedEvent):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class TrickWonEvent(FeedEvent):
+class TrickWonEvent(DomainEvent):
     TYPE = "trick_won"
     trick: TrickState
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class HandEndedEvent(FeedEvent):
+class HandEndedEvent(DomainEvent):
     """A hand is over: its seed is revealed, so its deal can be checked against its commitment."""
 
     TYPE = "hand_ended"
@@ -128,14 +131,14 @@ class HandEndedEvent(FeedEvent):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class GameFinishedEvent(FeedEvent):
+class GameFinishedEvent(DomainEvent):
     TYPE = "game_finished"
     winner: int
     scores: tuple[int, ...]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class RematchCreatedEvent(FeedEvent):
+class RematchCreatedEvent(DomainEvent):
     """A seat of the finished game asked for a rematch: ``rematch`` is the new game's id."""
 
     TYPE = "rematch_created"
@@ -143,7 +146,7 @@ class RematchCreatedEvent(FeedEvent):
 
 
 #: Every type of event, by its ``type``.
-EVENT_TYPES: dict[str, type[FeedEvent]] = {
+EVENT_TYPES: dict[str, type[DomainEvent]] = {
     cls.TYPE: cls
     for cls in (
         GameEvent,
@@ -159,31 +162,39 @@ EVENT_TYPES: dict[str, type[FeedEvent]] = {
     )
 }
 
-#: Turns an event into the JSON text clients receive (the API's, from its event schemas).
-Renderer = Callable[[FeedEvent], str]
+
+def encode_event(event: DomainEvent) -> str:
+    """The event's stored form, the ``data`` of its row: a JSON object of all its fields, in plain
+    values (:mod:`.plain_values`); its type is the row's ``type``."""
+    return plain_json(event)
+
+
+def decode_event(stored: StoredEvent) -> DomainEvent:
+    """The domain event a row of the events table holds (the inverse of :func:`encode_event`)."""
+    return from_plain(EVENT_TYPES[stored.type], jsonio.loads(stored.data))
 
 
 @dataclass(frozen=True, slots=True)
 class FeedStart:
     """Where a reader of a game's feed starts: its seat (None for a spectator), the id of the last
-    event the state includes, whether the game is over, and the ``game`` event, rendered."""
+    event the state includes, whether the game is over, and the ``game`` event (the whole state)."""
 
     seat: int | None
     last_id: int
     finished: bool
-    text: str
+    state: GameEvent
 
 
-class FeedLog:
-    """The events of one change to one game, in order, waiting to be rendered and saved with it."""
+class EventLog:
+    """The events of one change to one game, in order, waiting to be saved with it."""
 
     def __init__(self) -> None:
-        self._events: list[tuple[FeedEvent, int | None]] = []
+        self._events: list[tuple[DomainEvent, int | None]] = []
 
     def add(
         self,
         stored: StoredGame,
-        event: Callable[..., FeedEvent],
+        event: Callable[..., DomainEvent],
         state: PublicGame,
         *,
         to: int | None = None,
@@ -194,8 +205,9 @@ class FeedLog:
         stored.event_count += 1
         self._events.append((event(id=stored.event_count, version=stored.version, game=state, **fields), to))
 
-    def queue(self, stored: StoredGame, render: Renderer, now: datetime) -> None:
-        """Render the logged events and queue them on the stored game, to be saved with it."""
+    def queue(self, stored: StoredGame, now: datetime) -> None:
+        """Queue the logged events on the stored game, in their stored form, to be saved with it."""
         stored.new_events = [
-            StoredEvent(event.id, event.TYPE, event.version, seat, render(event), now) for event, seat in self._events
+            StoredEvent(event.id, event.TYPE, event.version, seat, encode_event(event), now)
+            for event, seat in self._events
         ]

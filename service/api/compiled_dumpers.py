@@ -173,7 +173,7 @@ class _Compiler:
         """The expression marshmallow's ``get_value`` amounts to for an object read by attribute.
         Each object on a dotted ``attribute``'s path is read once, into a local (``prefixes``)."""
         get_value = type(field).get_value
-        if type(field).serialize is not _Field.serialize or not field._CHECK_ATTRIBUTE:
+        if type(field).serialize is not _Field.serialize:
             raise Uncompilable(f"{where}: {type(field).__name__} overrides serialize")
         if get_value is Itself.get_value:
             return subject

@@ -37,6 +37,7 @@ def _default_workers() -> int:
 
 # Where to listen: BIND (host:port, or unix:/path) wins over PORT (all interfaces).
 bind = [os.environ.get("BIND") or f"0.0.0.0:{_int('PORT', 8000)}"]
+proc_name = "coins@" + ",".join(bind)  # the process titles name the instance: two on one host stay apart
 workers = max(1, _int("WEB_CONCURRENCY", _default_workers()))
 # gevent workers (gunicorn's documented worker for long-lived connections): each request runs
 # in a greenlet, so an open event stream costs a few kilobytes and no thread, and each worker
@@ -69,15 +70,11 @@ if _metrics_dir_is_ours:
 
 
 def on_starting(server: Any) -> None:
-    """Before the workers start: values left over from an earlier run would be added in. And the
-    instance's name, from the addresses it listens on: gunicorn names the stream process's PID file
-    after it, and kills the process named in such a file as an orphan when a master starts, so two
-    instances on one host (tests, benchmarks, a blue-green switch) must not share the default name."""
+    """Before the workers start: values left over from an earlier run would be added in."""
     directory = Path(os.environ["PROMETHEUS_MULTIPROC_DIR"])
     directory.mkdir(parents=True, exist_ok=True)
     for stale in directory.glob("*.db"):
         stale.unlink()
-    server.proc_name = "coins@" + ",".join(server.cfg.bind)
 
 
 def post_worker_init(worker: Any) -> None:

@@ -9,7 +9,7 @@ from flask import Flask
 from ..bots import STRENGTHS
 from ..engine import CARD_CODES
 from ..games import STATUSES
-from .fields import CARD_SCHEMA, CardField, card_field_to_ref
+from .fields import CARD_SCHEMA, CardField
 from .flask_smorest_overrides import Api
 from .hooks.guards import ENTITY_TAGS_MAX_LENGTH, ENTITY_TAGS_PATTERN
 from .idempotency import HEADER as IDEMPOTENCY_KEY
@@ -77,7 +77,6 @@ def init_api(app: Flask) -> Api:
     api = Api(spec_kwargs={"extra_plugins": [IdempotencyDocs()]})
     api.register_field(CardField, None, None)
     api.init_app(app)
-    api.ma_plugin.converter.add_attribute_function(card_field_to_ref)
     api.spec.components.schema("Card", CARD_SCHEMA)
     for name, enum_schema in ENUMS.items():
         api.spec.components.schema(name, enum_schema)

@@ -1,4 +1,4 @@
-"""What every resource shares: the Blueprint (see :mod:`.smorest_overrides`), tokens, ETags and 304s."""
+"""What every resource shares: the Blueprint (see :mod:`.flask_smorest_overrides`), tokens, ETags and 304s."""
 
 from __future__ import annotations
 

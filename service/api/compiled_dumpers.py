@@ -17,8 +17,8 @@ which gives marshmallow's answer or its exception. A schema the builder cannot c
 type or ``get_value`` it does not know, an overridden ``Schema`` method) is refused with
 :class:`Uncompilable` when the app starts, never dumped differently. Dump hooks are not looked
 for (marshmallow keeps them in private state): tests/api/test_compiled_dumpers.py holds every
-response and event schema of the app to ``schema.dump``, and
-tests/api/test_flask_smorest_overrides.py pins the marshmallow code these dumpers reproduce.
+response and event schema of the app to ``schema.dump``, which is how a marshmallow upgrade that
+dumps differently shows.
 
 Why it is kept: it is the one fast path that buys more than a tenth of its request's CPU.
 ``bench/request_cpu.py --compare fast_dump`` (docs/benchmarks.md) measured a play among three
@@ -176,7 +176,7 @@ class _Compiler:
         """The expression marshmallow's ``get_value`` amounts to for an object read by attribute.
         Each object on a dotted ``attribute``'s path is read once, into a local (``prefixes``)."""
         get_value = type(field).get_value
-        if type(field).serialize is not _Field.serialize or not field._CHECK_ATTRIBUTE:
+        if type(field).serialize is not _Field.serialize:
             raise Uncompilable(f"{where}: {type(field).__name__} overrides serialize")
         if get_value is Itself.get_value:
             return subject

@@ -1,18 +1,23 @@
-"""Every change this service makes to flask-smorest's (and webargs' body reading) behaviour, in one
-place (none to Flask's or marshmallow's: the custom fields of :mod:`.fields` are marshmallow's own
-extension point).
+"""Every change this service makes to flask-smorest's, webargs' and apispec's behaviour, in one
+place, each through the library's public extension points (none to Flask's or marshmallow's: the
+custom fields of :mod:`.fields` are marshmallow's own extension point).
 
-- :class:`Blueprint`:
+- :class:`Api` (flask-smorest's): ``init_app`` hands flask-smorest :class:`MarshmallowPlugin` (its
+  documented ``marshmallow_plugin`` spec kwarg), then registers every status's response and
+  ``DEFAULT_ERROR`` again as ``application/problem+json`` (apispec's ``components.response``).
+- :class:`MarshmallowPlugin` (apispec's): ``init_spec`` (a plugin's hook) adds this service's
+  attribute functions to its converter before any schema is converted.
+- :class:`Blueprint` (flask-smorest's):
   ``response`` hands flask-smorest a schema instance whose ``dump`` is compiled from the
   schema (:mod:`.compiled_dumpers`): flask-smorest's own wrapper calls ``schema.dump(result)``, so
   nothing of it is copied;
-  ``problems`` documents an operation's problem codes with flask-smorest's ``alt_response``;
-  ``_store_endpoint_docs`` keeps a docstring as the description when ``doc`` gives a summary.
-- :class:`JsonBodyParser` (webargs' ``FlaskParser``): JSON bodies read strictly (no ``NaN``).
-- :class:`Api`: ``_register_responses`` documents every error as ``application/problem+json``.
+  ``doc`` given a summary passes the view's docstring as the description;
+  ``problems`` documents an operation's problem codes with flask-smorest's ``alt_response``.
+- :class:`JsonBodyParser` (webargs' ``FlaskParser``): ``load_json``, the public loader of the
+  ``json`` location, reads bodies strictly (no ``NaN``).
 
-tests/api/test_flask_smorest_overrides.py pins the source of each method overridden, and checks
-each assumption made about it, naming the one that broke when an upgrade changes them.
+tests/api/test_flask_smorest_overrides.py checks each behaviour these build on, naming the one
+that broke when an upgrade changes it.
 """
 
 from __future__ import annotations
@@ -25,19 +30,38 @@ from typing import Any, TypeVar
 
 import flask_smorest
 import marshmallow as ma
-from flask_smorest.utils import prepare_response
+from apispec import APISpec
+from apispec.ext import marshmallow as apispec_marshmallow
+from flask import Flask
 from webargs import core
-from webargs.flaskparser import FlaskParser, is_json_request
+from webargs.flaskparser import FlaskParser
 
 from .. import jsonio
 from .compiled_dumpers import fast_schema
+from .fields import card_field_to_ref
 from .openapi import any_of_schemas, items_ref, named_enum_to_ref
-from .problems import PROBLEM_MEDIA_TYPE, PROBLEMS
+from .problems import PROBLEM_MEDIA_TYPE, PROBLEMS, Problem
 from .schemas import ProblemSchema
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-__all__ = ["Api", "Blueprint"]
+__all__ = ["Api", "Blueprint", "JsonBodyParser", "MarshmallowPlugin"]
+
+#: apispec attribute functions: what the OpenAPI document says of a field beyond apispec's own reading
+ATTRIBUTE_FUNCTIONS = (named_enum_to_ref, any_of_schemas, items_ref, card_field_to_ref)
+DEFAULT_ERROR_DESCRIPTION = "An error, as RFC 9457 problem details."
+
+
+class MarshmallowPlugin(apispec_marshmallow.MarshmallowPlugin):
+    """apispec's marshmallow plugin, whose converter knows this service's attribute functions from
+    the start: flask-smorest converts the error schema while ``Api.init_app`` runs, and its ``code``
+    refers to the ``ProblemCode`` enum."""
+
+    def init_spec(self, spec: APISpec) -> None:
+        super().init_spec(spec)
+        assert self.converter is not None, "apispec's init_spec makes the converter"
+        for function in ATTRIBUTE_FUNCTIONS:
+            self.converter.add_attribute_function(function)  # type: ignore[no-untyped-call]  # apispec leaves it unannotated
 
 
 class Api(flask_smorest.Api):  # type: ignore[misc]  # flask-smorest ships no types
@@ -45,33 +69,37 @@ class Api(flask_smorest.Api):  # type: ignore[misc]  # flask-smorest ships no ty
 
     ERROR_SCHEMA = ProblemSchema
 
-    def _register_responses(self) -> None:
-        # Runs inside init_app, before ProblemSchema is converted: its `code` refers to ProblemCode.
-        self.ma_plugin.converter.add_attribute_function(named_enum_to_ref)
-        self.ma_plugin.converter.add_attribute_function(any_of_schemas)
-        self.ma_plugin.converter.add_attribute_function(items_ref)
+    def init_app(self, app: Flask, *, spec_kwargs: dict[str, Any] | None = None) -> None:
+        super().init_app(app, spec_kwargs={"marshmallow_plugin": MarshmallowPlugin(), **(spec_kwargs or {})})
+        # flask-smorest registered a response per status, and DEFAULT_ERROR, lazily (each enters the
+        # document when an operation refers to it) as application/json: registered again lazily
+        # under the same names, these replace them.
         for status in http.HTTPStatus:
-            response: dict[str, Any] = {"description": status.phrase}
-            if status >= 400:
-                response["schema"] = self.ERROR_SCHEMA
-                prepare_response(response, self.spec, PROBLEM_MEDIA_TYPE)
-            else:
-                prepare_response(response, self.spec, self.DEFAULT_RESPONSE_CONTENT_TYPE)
-            self.spec.components.response(status.name, response, lazy=True)
-        response = {"description": "An error, as RFC 9457 problem details.", "schema": self.ERROR_SCHEMA}
-        prepare_response(response, self.spec, PROBLEM_MEDIA_TYPE)
-        self.spec.components.response("DEFAULT_ERROR", response, lazy=True)
+            self.spec.components.response(status.name, _response(status.phrase, error=status >= 400), lazy=True)
+        response = _response(DEFAULT_ERROR_DESCRIPTION, error=True)
+        self.spec.components.response(self.DEFAULT_ERROR_RESPONSE_NAME, response, lazy=True)
+
+
+def _response(description: str, *, error: bool) -> dict[str, Any]:
+    if not error:
+        return {"description": description}
+    return {"description": description, "content": {PROBLEM_MEDIA_TYPE: {"schema": ProblemSchema}}}
 
 
 class JsonBodyParser(FlaskParser):
     """webargs' Flask parser, reading JSON bodies with :mod:`service.jsonio` (orjson), which refuses
-    ``NaN`` and ``Infinity`` as the contract does (``malformed_json``); the standard library's json
-    takes them. An empty body is no arguments; a body not UTF-8 JSON raises ``ValueError``."""
+    ``NaN`` and ``Infinity`` as the contract does; the standard library's json takes them."""
 
-    def _raw_load_json(self, req: Any) -> Any:
-        if not is_json_request(req):
+    def load_json(self, req: Any, schema: ma.Schema) -> Any:
+        """The ``json`` location: nothing (``missing``) unless the body is JSON by its media type and
+        not empty; a body that is not UTF-8 JSON is ``400 malformed_json``."""
+        body = req.get_data(cache=True) if req.is_json else b""
+        if not body:
             return core.missing
-        return jsonio.loads(req.get_data(cache=True).decode())
+        try:
+            return jsonio.loads(body.decode())
+        except ValueError:  # json.JSONDecodeError and UnicodeDecodeError both are
+            raise Problem("malformed_json", "the request body could not be parsed as JSON") from None
 
 
 class Blueprint(flask_smorest.Blueprint):  # type: ignore[misc]  # flask-smorest ships no types
@@ -93,14 +121,19 @@ class Blueprint(flask_smorest.Blueprint):  # type: ignore[misc]  # flask-smorest
             self.response_schemas.append(schema)
         return super().response(status_code, schema, **options)  # type: ignore[no-any-return]
 
-    def _store_endpoint_docs(self, endpoint: str, obj: Any, parameters: Any, tags: Any, **options: Any) -> None:
-        # flask-smorest reads a docstring without a blank line as one long summary, which the
-        # summary given to ``doc()`` then replaces: keep the docstring as the description instead.
-        super()._store_endpoint_docs(endpoint, obj, parameters, tags, **options)
-        for method, doc in self._docs[endpoint].items():
-            function = getattr(obj, method, None) if method != "parameters" else None
-            if function is not None and function.__doc__ and "summary" in doc.get("manual_doc", {}):
-                doc["docstring"] = {"description": inspect.cleandoc(function.__doc__)}
+    @staticmethod
+    def doc(**kwargs: Any) -> Callable[[F], F]:
+        """flask-smorest's ``doc``; given a ``summary`` and no ``description``, the view's whole
+        docstring is the description (flask-smorest reads a docstring without a blank line as one
+        long summary, which the given summary then replaces)."""
+
+        def decorator(func: F) -> F:
+            options = kwargs
+            if "summary" in kwargs and "description" not in kwargs and func.__doc__:
+                options = {**kwargs, "description": inspect.cleandoc(func.__doc__)}
+            return flask_smorest.Blueprint.doc(**options)(func)  # type: ignore[no-any-return]
+
+        return decorator
 
     def problems(self, *codes: str) -> Callable[[F], F]:
         """Document each listed problem code under its HTTP status, as ``application/problem+json``."""

@@ -116,8 +116,6 @@ def problem_response(problem: Problem) -> Response:
 def _from_http(error: HTTPException) -> Problem:
     status = error.code or 500
     data = getattr(error, "data", None) or {}
-    if status == 400 and data.get("messages") == {"json": ["Invalid JSON body."]}:
-        return Problem("malformed_json", "the request body could not be parsed as JSON")
     if status == 422 and "messages" in data:
         return Problem("validation_error", "some fields are not valid: see errors", errors=_flatten(data["messages"]))
     headers = {}

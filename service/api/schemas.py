@@ -24,7 +24,7 @@ def fields_of(schema: type[ma.Schema], attribute: str) -> dict[str, ma.fields.Fi
     """Copies of ``schema``'s declared fields that read their values from ``<attribute>.<name>``:
     a nested object's fields at the top level of another schema."""
     copies = {}
-    for name, declared in schema._declared_fields.items():
+    for name, declared in schema().declared_fields.items():
         copies[name] = copy.copy(declared)
         copies[name].attribute = f"{attribute}.{declared.attribute or name}"
     return copies

@@ -3,9 +3,8 @@
 The ORM models (:mod:`service.store.models`) define the schema; requests work on the plain
 dataclasses of :mod:`service.store.stored` through Core statements on one connection, which costs a fraction of the ORM's
 unit of work on this hot path. A play reads the game and its seats in one SELECT, then
-saves: on PostgreSQL in one statement (the UPDATE of the game, checked against the version
-read, with the INSERTs of its new actions and tricks as data-modifying CTEs); on SQLite,
-where a statement costs no round trip, as one UPDATE and one or two INSERTs.
+saves: on PostgreSQL in one statement (:mod:`.fast_save`); on SQLite, where a statement costs
+no round trip, as one UPDATE and one or two INSERTs (:meth:`GameRepository.update`).
 """
 
 from __future__ import annotations
@@ -14,15 +13,16 @@ from collections.abc import Collection, Mapping, Sequence
 from datetime import datetime
 from typing import Any, cast
 
-from sqlalchemy import Connection, Row, Table, bindparam, case, insert, select, text, update
+from sqlalchemy import Connection, Row, Table, bindparam, case, insert, select, update
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.sql.elements import TextClause
 
 from .driver import Prepared
-from .models import ActionRow, EventRow, GameRow, JsonType, SeatRow, TrickRow
+from .fast_save import save_in_one_statement
+from .models import ActionRow, EventRow, GameRow, SeatRow, TrickRow
 from .new_events import read_new_events
 from .stored import (
     ACTION_COLUMNS,
+    CHANGING_GAME_COLUMNS,
     EVENT_COLUMNS,
     GAME_COLUMNS,
     SEAT_COLUMNS,
@@ -47,62 +47,8 @@ class ConcurrentUpdate(Exception):
     """The game changed under a transaction that held its lock: a bug, never a client's doing."""
 
 
-def _postgres_save() -> TextClause:
-    """The game's UPDATE (only at the version it was read at) with its changed seats, new actions
-    and new tricks, in one statement. The rows ride as JSON arrays turned into the tables' row types
-    (``jsonb_populate_recordset``), so the statement is the same whatever their number (psycopg
-    prepares it once per connection). Every part depends on the UPDATE's row: at another version
-    nothing is written, and the statement answers 0."""
-
-    def columns(table: Table, alias: str = "") -> str:  # all but game_id, which comes from g
-        return ", ".join(f"{alias}{column.name}" for column in table.c if column.name != "game_id")
-
-    updated = _CHANGING_GAME_COLUMNS
-    seat_values = ", ".join(f"{name} = r.{name}" for name in _SEAT_COLUMNS if name != "seat")
-    sql = f"""
-        WITH g AS (
-            UPDATE games SET {", ".join(f"{name} = :new_{name}" for name in updated)}
-            WHERE id = :where_id AND version = :where_version
-            RETURNING id
-        ), s AS (
-            UPDATE seats SET {seat_values}
-            FROM g, jsonb_populate_recordset(NULL::seats, :seats) AS r
-            WHERE seats.game_id = g.id AND seats.seat = r.seat
-        ), a AS (
-            INSERT INTO actions (game_id, {columns(ACTIONS)})
-            SELECT g.id, {columns(ACTIONS, "r.")}
-            FROM g, jsonb_populate_recordset(NULL::actions, :actions) AS r
-        ), t AS (
-            INSERT INTO tricks (game_id, {columns(TRICKS)})
-            SELECT g.id, {columns(TRICKS, "r.")}
-            FROM g, jsonb_populate_recordset(NULL::tricks, :tricks) AS r
-        ), e AS (
-            INSERT INTO events (game_id, {columns(EVENTS)})
-            SELECT g.id, {columns(EVENTS, "r.")}
-            FROM g, jsonb_populate_recordset(NULL::events, :events) AS r
-        )
-        SELECT count(*) FROM g
-    """
-    typed = [bindparam(f"new_{name}", type_=GAMES.c[name].type) for name in updated]
-    typed += [bindparam(name, type_=JsonType) for name in ("seats", "actions", "tricks", "events")]
-    return text(sql).bindparams(*typed)
-
-
 _GAME_COLUMNS = GAME_COLUMNS
 _SEAT_COLUMNS = SEAT_COLUMNS
-# What a change to a game may touch; the other columns are set once, when the game is created.
-_CHANGING_GAME_COLUMNS = (
-    "version",
-    "status",
-    "turn_deadline",
-    "open_seats",
-    "trick_count",
-    "action_count",
-    "event_count",
-    "state",
-    "updated_at",
-    "rematch",
-)
 
 
 def _insert(table: Table, columns: Sequence[str]) -> Prepared:
@@ -139,14 +85,13 @@ _SELECT_SEATS = Prepared(
 _UPDATE_GAME = Prepared(
     update(GAMES)
     .where(GAMES.c.id == bindparam("where_id"), GAMES.c.version == bindparam("where_version"))
-    .values({name: bindparam(f"new_{name}", type_=GAMES.c[name].type) for name in _CHANGING_GAME_COLUMNS})
+    .values({name: bindparam(f"new_{name}", type_=GAMES.c[name].type) for name in CHANGING_GAME_COLUMNS})
 )
 _UPDATE_SEAT = Prepared(
     update(SEATS)
     .where(SEATS.c.game_id == bindparam("where_game_id"), SEATS.c.seat == bindparam("where_seat"))
     .values({name: bindparam(f"new_{name}", type_=SEATS.c[name].type) for name in _SEAT_COLUMNS if name != "seat"})
 )
-_SAVE_POSTGRES = Prepared(_postgres_save())
 _INSERT_GAME = _insert(GAMES, _GAME_COLUMNS)
 _INSERT_SEATS = _insert(SEATS, ("game_id", *_SEAT_COLUMNS))
 _INSERT_ACTIONS = _insert(ACTIONS, ("game_id", *ACTION_COLUMNS))
@@ -192,34 +137,35 @@ class GameRepository:
 
     def save(self, game: StoredGame) -> bool:
         """Write the game (insert, or update at the version it was loaded at), its changed seats,
-        and its queued actions and tricks. False, with nothing written, when the stored game is
-        no longer at that version (another request changed it since it was read)."""
-        connection = self.connection
-        actions = [_action_values(game.id, action) for action in game.new_actions]
-        tricks = [_trick_values(game.id, trick) for trick in game.new_tricks]
-        events = [_event_values(game.id, event) for event in game.new_events]
+        and its queued actions, tricks and events: an update on PostgreSQL in one statement
+        (:mod:`.fast_save`), else by :meth:`update`. False, with nothing written, when the stored
+        game is no longer at that version (another request changed it since it was read)."""
         if game.loaded_version is None:
-            _INSERT_GAME.run(connection, {name: getattr(game, name) for name in _GAME_COLUMNS})
-            _INSERT_SEATS.run_many(connection, [_seat_values(game.id, seat) for seat in game.seats])
-            self._insert(actions, tricks, events)
+            _INSERT_GAME.run(self.connection, {name: getattr(game, name) for name in _GAME_COLUMNS})
+            _INSERT_SEATS.run_many(self.connection, [_seat_values(game.id, seat) for seat in game.seats])
+            self._insert(_queued_rows(game))
         elif self.is_postgres:
-            values = self._update_values(game)
-            values["seats"] = [_seat_json(game.seats[number]) for number in sorted(game.changed_seats)]
-            values["actions"] = [_row_json(row) for row in actions]
-            values["tricks"] = [_row_json(row) for row in tricks]
-            values["events"] = [_row_json(row) for row in events]
-            if _SAVE_POSTGRES.run(connection, values).rows != [(1,)]:
+            seats = [game.seats[number] for number in sorted(game.changed_seats)]
+            if not save_in_one_statement(self.connection, _update_values(game), seats, _queued_rows(game)):
                 return False
-        else:
-            if _UPDATE_GAME.run(connection, self._update_values(game)).rowcount != 1:
-                return False
-            for number in sorted(game.changed_seats):
-                seat = {f"new_{name}": getattr(game.seats[number], name) for name in _SEAT_COLUMNS if name != "seat"}
-                _UPDATE_SEAT.run(connection, {**seat, "where_game_id": game.id, "where_seat": number})
-            self._insert(actions, tricks, events)
+        elif not self.update(game):
+            return False
         game.new_actions, game.new_tricks, game.new_events = [], [], []
         game.loaded_version = game.version
         game.changed_seats.clear()
+        return True
+
+    def update(self, game: StoredGame) -> bool:
+        """The plain save of a stored game, one statement a row: its UPDATE at the version it was
+        loaded at (False, with nothing written, at another), then its changed seats' and the INSERTs
+        of its queued rows. SQLite's way; on PostgreSQL, the slow twin of :mod:`.fast_save`. Run
+        inside a transaction; :meth:`save` then clears the game's queues."""
+        if _UPDATE_GAME.run(self.connection, _update_values(game)).rowcount != 1:
+            return False
+        for number in sorted(game.changed_seats):
+            seat = {f"new_{name}": getattr(game.seats[number], name) for name in _SEAT_COLUMNS if name != "seat"}
+            _UPDATE_SEAT.run(self.connection, {**seat, "where_game_id": game.id, "where_seat": number})
+        self._insert(_queued_rows(game))
         return True
 
     def insert_if_absent(self, game: StoredGame) -> bool:
@@ -236,30 +182,15 @@ class GameRepository:
         if self.connection.execute(statement).first() is None:
             return False
         _INSERT_SEATS.run_many(self.connection, [_seat_values(game.id, seat) for seat in game.seats])
-        self._insert(
-            [_action_values(game.id, action) for action in game.new_actions],
-            [_trick_values(game.id, trick) for trick in game.new_tricks],
-            [_event_values(game.id, event) for event in game.new_events],
-        )
+        self._insert(_queued_rows(game))
         game.new_actions, game.new_tricks, game.new_events = [], [], []
         game.loaded_version = game.version
         return True
 
-    def _insert(
-        self, actions: list[dict[str, Any]], tricks: list[dict[str, Any]], events: list[dict[str, Any]]
-    ) -> None:
-        if actions:
-            _INSERT_ACTIONS.run_many(self.connection, actions)
-        if tricks:
-            _INSERT_TRICKS.run_many(self.connection, tricks)
-        if events:
-            _INSERT_EVENTS.run_many(self.connection, events)
-
-    @staticmethod
-    def _update_values(game: StoredGame) -> dict[str, Any]:
-        values = {f"new_{name}": getattr(game, name) for name in _CHANGING_GAME_COLUMNS}
-        values.update(where_id=game.id, where_version=game.loaded_version)
-        return values
+    def _insert(self, rows: dict[str, list[dict[str, Any]]]) -> None:
+        for statement, table in ((_INSERT_ACTIONS, "actions"), (_INSERT_TRICKS, "tricks"), (_INSERT_EVENTS, "events")):
+            if rows[table]:
+                statement.run_many(self.connection, rows[table])
 
     def list_games(self, *, status: str | None, before_id: str | None, limit: int) -> list[StoredGame]:
         """Games newest first (ids sort by creation time), after the cursor ``before_id``; two statements."""
@@ -315,8 +246,24 @@ def _stored_game(row: Sequence[Any]) -> StoredGame:
 
 
 def _columns(row: Row[Any], names: Sequence[str]) -> tuple[Any, ...]:
-    mapping = row._mapping
+    mapping = row._mapping  # SQLAlchemy's public mapping view (underscored not to clash with column names)
     return tuple(mapping[name] for name in names)
+
+
+def _update_values(game: StoredGame) -> dict[str, Any]:
+    """The values of the game's UPDATE: its changing columns, at the version it was loaded at."""
+    values = {f"new_{name}": getattr(game, name) for name in CHANGING_GAME_COLUMNS}
+    values.update(where_id=game.id, where_version=game.loaded_version)
+    return values
+
+
+def _queued_rows(game: StoredGame) -> dict[str, list[dict[str, Any]]]:
+    """The values of the rows the game has queued, by table."""
+    return {
+        "actions": [_action_values(game.id, action) for action in game.new_actions],
+        "tricks": [_trick_values(game.id, trick) for trick in game.new_tricks],
+        "events": [_event_values(game.id, event) for event in game.new_events],
+    }
 
 
 def _seat_values(game_id: str, seat: StoredSeat) -> dict[str, Any]:
@@ -333,12 +280,3 @@ def _trick_values(game_id: str, trick: StoredTrick) -> dict[str, Any]:
 
 def _event_values(game_id: str, event: StoredEvent) -> dict[str, Any]:
     return {"game_id": game_id, **{name: getattr(event, name) for name in EVENT_COLUMNS}}
-
-
-def _seat_json(seat: StoredSeat) -> dict[str, Any]:
-    return _row_json({name: getattr(seat, name) for name in _SEAT_COLUMNS})
-
-
-def _row_json(row: dict[str, Any]) -> dict[str, Any]:
-    """A row for ``jsonb_populate_recordset``: timestamps as ISO 8601 with their offset."""
-    return {key: value.isoformat() if isinstance(value, datetime) else value for key, value in row.items()}

@@ -110,3 +110,16 @@ SEAT_COLUMNS = tuple(f.name for f in fields(StoredSeat))
 ACTION_COLUMNS = tuple(f.name for f in fields(StoredAction))
 TRICK_COLUMNS = tuple(f.name for f in fields(StoredTrick))
 EVENT_COLUMNS = tuple(f.name for f in fields(StoredEvent))
+#: What a change to a stored game may write; its other columns are set once, when it is created.
+CHANGING_GAME_COLUMNS = (
+    "version",
+    "status",
+    "turn_deadline",
+    "open_seats",
+    "trick_count",
+    "action_count",
+    "event_count",
+    "state",
+    "updated_at",
+    "rematch",
+)

@@ -1,67 +1,63 @@
-"""What service/api/flask_smorest_overrides.py assumes of flask-smorest (and the compiled dumpers of
-marshmallow): each overridden or mirrored method is pinned by a hash of its installed source, and
-each assumption checked by behaviour, so that a library upgrade that changes one fails by name."""
+"""What service/api/flask_smorest_overrides.py assumes of flask-smorest, apispec and webargs: each
+assumption checked by behaviour or by a public signature, on a bare app, so that a library upgrade
+that changes one fails here by name (the app's own document is held by tests/contract)."""
 
 from __future__ import annotations
 
-import hashlib
 import inspect
 from typing import Any
 
 import flask_smorest
 import marshmallow as ma
 import pytest
+from apispec import APISpec
+from apispec.ext.marshmallow import MarshmallowPlugin as ApispecMarshmallowPlugin
 from flask import Flask
 from flask.views import MethodView
+from webargs.flaskparser import FlaskParser
 
 from service.api.compiled_dumpers import fast_schema
+from service.api.flask_smorest_overrides import (
+    DEFAULT_ERROR_DESCRIPTION,
+    Api,
+    Blueprint,
+    JsonBodyParser,
+    MarshmallowPlugin,
+)
+from service.api.problems import PROBLEM_MEDIA_TYPE, Problem
 
 WHERE = "see service/api/flask_smorest_overrides.py"
 
-# (class, method) -> the first 16 hex digits of the SHA-256 of the installed version's source.
-# A change means the library changed code that an override builds on (flask-smorest) or that the
-# compiled dumpers reproduce (marshmallow): read the new source, adapt the override, update the hash.
-PINNED: dict[tuple[type, str], str] = {
-    (flask_smorest.Blueprint, "response"): "ae08ddc829d44d0f",
-    (flask_smorest.Blueprint, "_store_endpoint_docs"): "48af2e784ebf1c8b",
-    (flask_smorest.Api, "_register_responses"): "42ac780261644c27",
-    # what service/api/compiled_dumpers.py reproduces of marshmallow's dump
-    (ma.Schema, "dump"): "c3ac5263c061b29e",
-    (ma.Schema, "_serialize"): "a7f7cb3e7de3bc41",
-    (ma.Schema, "get_attribute"): "677cb9479a1ab5a3",
-    (ma.fields.Field, "serialize"): "0578e860c0a0f521",
-    (ma.fields.Field, "get_value"): "e2998aa6ce9c6030",
-    (ma.fields.String, "_serialize"): "cee633dbe0c522e4",
-    (ma.fields.Number, "_serialize"): "0cfd99f5e7a34035",
-    (ma.fields.Number, "_format_num"): "e1aa9c763c46f20e",
-    (ma.fields.DateTime, "_serialize"): "efc4a09af1684e45",
-    (ma.fields.Nested, "_serialize"): "3757037695d7797c",
-    (ma.fields.List, "_serialize"): "504c1181504820c9",
-}
-
-
-def _digest(owner: type, name: str) -> str:
-    return hashlib.sha256(inspect.getsource(getattr(owner, name)).encode()).hexdigest()[:16]
-
-
-@pytest.mark.parametrize(("owner", "name"), list(PINNED), ids=[f"{o.__name__}.{n}" for o, n in PINNED])
-def test_the_overridden_library_code_is_the_version_the_overrides_were_written_for(owner: type, name: str):
-    assert _digest(owner, name) == PINNED[owner, name], (
-        f"{owner.__module__}.{owner.__name__}.{name} changed in the installed version: {WHERE} "
-        "(or service/api/compiled_dumpers.py) and update its hash in this table"
-    )
-
 
 class ThingSchema(ma.Schema):
-    name = ma.fields.String()
+    name = ma.fields.String(required=True)
 
 
-def _app(blueprint: flask_smorest.Blueprint) -> Flask:
+def _app(blueprint: flask_smorest.Blueprint, api_class: type[flask_smorest.Api] = flask_smorest.Api) -> Flask:
     app = Flask(__name__)
     app.config.update(API_TITLE="t", API_VERSION="1", OPENAPI_VERSION="3.1.0", ETAG_DISABLED=True)
-    api = flask_smorest.Api(app)
+    api = api_class(app)
     api.register_blueprint(blueprint)
     return app
+
+
+def _spec(app: Flask) -> dict[str, Any]:
+    return app.extensions["flask-smorest"]["apis"][""]["ext_obj"].spec.to_dict()  # type: ignore[no-any-return]
+
+
+def test_the_public_signatures_the_overrides_take_are_unchanged():
+    """Each override takes the arguments the library passes to the method it extends (``response``:
+    the two it reads; the others pass through)."""
+    signatures = {
+        flask_smorest.Api.init_app: ["self", "app", "spec_kwargs"],
+        flask_smorest.Blueprint.doc: ["kwargs"],
+        flask_smorest.Blueprint.response: ["self", "status_code", "schema"],
+        ApispecMarshmallowPlugin.init_spec: ["self", "spec"],
+        FlaskParser.load_json: ["self", "req", "schema"],
+    }
+    for method, expected in signatures.items():
+        parameters = list(inspect.signature(method).parameters)[: len(expected)]
+        assert parameters == expected, f"{method.__qualname__} changed: {WHERE}"
 
 
 def test_the_response_wrapper_dumps_with_the_instance_it_is_given():
@@ -92,31 +88,83 @@ def test_a_compiled_schema_is_documented_under_its_class_name():
     def thing() -> Any:
         return {"name": "x"}
 
-    app = _app(blueprint)
-    spec = app.extensions["flask-smorest"]["apis"][""]["ext_obj"].spec.to_dict()
-    assert "Thing" in spec["components"]["schemas"], f"compiled schemas change the component names: {WHERE}"
+    assert "Thing" in _spec(_app(blueprint))["components"]["schemas"], f"compiled schemas change the names: {WHERE}"
 
 
-def test_store_endpoint_docs_has_the_signature_and_docs_layout_the_override_reads():
-    """Blueprint._store_endpoint_docs overrides flask-smorest's and reads ``self._docs[endpoint][method]``
-    with its ``manual_doc`` and ``docstring``."""
-    parameters = list(inspect.signature(flask_smorest.Blueprint._store_endpoint_docs).parameters)
-    assert parameters == ["self", "endpoint", "obj", "parameters", "tags", "options"], WHERE
-    blueprint = flask_smorest.Blueprint("t", __name__)
+def test_init_app_uses_the_given_marshmallow_plugin_before_converting_the_error_schema():
+    """Api.init_app hands flask-smorest its MarshmallowPlugin (the ``marshmallow_plugin`` spec kwarg),
+    whose ``init_spec`` must run before flask-smorest converts ``ERROR_SCHEMA``: the problem's
+    ``code`` then refers to the ProblemCode enum (an attribute function of ours)."""
+    app = _app(Blueprint("t", __name__), Api)
+    api = app.extensions["flask-smorest"]["apis"][""]["ext_obj"]
+    assert isinstance(api.ma_plugin, MarshmallowPlugin), f"flask-smorest ignored the marshmallow_plugin: {WHERE}"
+    code = _spec(app)["components"]["schemas"]["Problem"]["properties"]["code"]
+    assert code.get("$ref") == "#/components/schemas/ProblemCode", (
+        f"flask-smorest converted its error schema before the plugin's init_spec: {WHERE}, MarshmallowPlugin"
+    )
+
+
+def test_a_response_registered_lazily_again_replaces_the_first():
+    """Api.init_app registers flask-smorest's lazy error responses again under their names: apispec
+    keeps the last lazy registration, and enters it in the document once referred to."""
+    spec = APISpec("t", "1", "3.1.0")
+    spec.components.response("GONE", {"description": "first"}, lazy=True)
+    spec.components.response("GONE", {"description": "second"}, lazy=True)
+    spec.path("/x", operations={"get": {"responses": {"410": "GONE"}}})
+    assert spec.to_dict()["components"]["responses"] == {"GONE": {"description": "second"}}, (
+        f"apispec no longer replaces a lazily registered response: {WHERE}, Api.init_app"
+    )
+
+
+def test_errors_are_documented_as_problems_and_a_summary_keeps_the_docstring():
+    """On a bare app with this module's Api and Blueprint: the default error and the argument's 422
+    (flask-smorest's own references) are problem+json; ``doc(summary=...)`` keeps the docstring."""
+    blueprint = Blueprint("t", __name__)
 
     @blueprint.route("/thing", endpoint="thing")
     class Views(MethodView):
-        @blueprint.doc(summary="s")
-        def get(self) -> Any:
-            """Described."""
+        @blueprint.doc(summary="Make a thing")
+        @blueprint.arguments(ThingSchema)
+        @blueprint.response(201, ThingSchema)
+        def post(self, thing: dict[str, Any]) -> Any:
+            """A long line of what the view does, which flask-smorest alone would read as a summary."""
+            return thing
 
-    doc = blueprint._docs["thing"]["get"]
-    assert {"manual_doc", "docstring"} <= set(doc), f"flask-smorest's endpoint docs changed layout: {WHERE}"
+    spec = _spec(_app(blueprint, Api))
+    operation = spec["paths"]["/thing"]["post"]
+    assert (operation["summary"], operation["description"]) == (
+        "Make a thing",
+        "A long line of what the view does, which flask-smorest alone would read as a summary.",
+    ), f"flask-smorest's doc() no longer puts a given description over the docstring's: {WHERE}, Blueprint.doc"
+    responses = spec["components"]["responses"]
+    problem = {PROBLEM_MEDIA_TYPE: {"schema": {"$ref": "#/components/schemas/Problem"}}}
+    assert responses["DEFAULT_ERROR"] == {"description": DEFAULT_ERROR_DESCRIPTION, "content": problem}, WHERE
+    name = operation["responses"]["422"]["$ref"].removeprefix("#/components/responses/")
+    assert responses[name]["content"] == problem, f"flask-smorest's 422 is not problem+json: {WHERE}"
 
 
-def test_api_register_responses_is_called_by_init_app(monkeypatch):
-    """Api overrides flask-smorest's ``Api._register_responses``, which ``init_app`` must call."""
-    called: list[bool] = []
-    monkeypatch.setattr(flask_smorest.Api, "_register_responses", lambda self: called.append(True))
-    _app(flask_smorest.Blueprint("t", __name__))
-    assert called, f"flask-smorest's Api.init_app no longer calls _register_responses: {WHERE}, Api"
+@pytest.mark.parametrize(
+    ("body", "content_type", "expected"),
+    [
+        (b'{"name": "x"}', "application/json", {"name": "x"}),
+        (b'{"name": "x"}', "application/merge-patch+json", {"name": "x"}),
+        (b"", "application/json", {}),
+        (b'{"name": "x"}', "text/plain", {}),
+        (b'{"n": NaN}', "application/json", "malformed_json"),
+        (b'{"n": Infinity}', "application/json", "malformed_json"),
+        (b'{"name": "\xff"}', "application/json", "malformed_json"),
+    ],
+    ids=["json", "json-suffix", "empty", "not-json", "nan", "infinity", "not-utf-8"],
+)
+def test_webargs_reads_the_json_location_with_load_json(body: bytes, content_type: str, expected: Any):
+    """webargs loads the ``json`` location with the parser's public ``load_json`` (JsonBodyParser's)."""
+    app = Flask(__name__)
+    schema = ma.Schema.from_dict({"name": ma.fields.String(), "n": ma.fields.Float()})()
+    with app.test_request_context("/", method="POST", data=body, content_type=content_type):
+        parser = JsonBodyParser()
+        if isinstance(expected, str):
+            with pytest.raises(Problem) as raised:
+                parser.parse(schema, location="json")
+            assert raised.value.code == expected, WHERE
+        else:
+            assert parser.parse(schema, location="json") == expected, f"webargs' json location changed: {WHERE}"

@@ -46,7 +46,10 @@ workers = max(1, _int("WEB_CONCURRENCY", _default_workers()))
 streams_per_worker = _int("STREAMS_PER_WORKER", 500)  # 5 workers: 2,000 streams with room (they spread unevenly)
 worker_class = "gthread"
 threads = streams_per_worker + max(1, _int("WORKER_CONNECTIONS", 100))
-worker_connections = threads  # connections a worker holds at once, idle keep-alive ones included
+# Connections a worker holds at once: its busy threads, and as many again idle between two requests
+# of a keep-alive connection (gthread keeps worker_connections - threads of them; none would close
+# every connection after its response).
+worker_connections = 2 * threads
 timeout = _int("GUNICORN_TIMEOUT", 30)  # a silent worker is killed and replaced after this long
 graceful_timeout = _int("GUNICORN_GRACEFUL_TIMEOUT", 30)  # on SIGTERM, in-flight requests get this long
 keepalive = _int("GUNICORN_KEEPALIVE", 5)  # behind a load balancer, above its idle timeout

@@ -47,7 +47,7 @@ def test_defaults(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     assert settings["timeout"] == 30 and settings["graceful_timeout"] == 30
     assert settings["preload_app"] is False
     assert settings["worker_class"] == "gthread" and settings["threads"] == 500 + 100  # streams + others
-    assert settings["worker_connections"] == settings["threads"]
+    assert settings["worker_connections"] == 2 * settings["threads"]  # as many idle keep-alive connections
 
 
 @pytest.mark.parametrize(

@@ -39,13 +39,18 @@ def _default_workers() -> int:
 bind = [os.environ.get("BIND") or f"0.0.0.0:{_int('PORT', 8000)}"]
 proc_name = "coins@" + ",".join(bind)  # the process titles name the instance: two on one host stay apart
 workers = max(1, _int("WEB_CONCURRENCY", _default_workers()))
-# gevent workers (gunicorn's documented worker for long-lived connections): each request runs
-# in a greenlet, so an open event stream costs a few kilobytes and no thread, and each worker
-# serves up to STREAMS_PER_WORKER streams (beyond it, 503) beside WORKER_CONNECTIONS other
-# connections. The measurements behind the choice: docs/benchmarks.md ("Live events").
+# gthread workers (gunicorn's threaded worker): each worker process serves requests on a pool of
+# threads, and an open event stream holds one of them while it waits for its game (a thread
+# blocked on an event costs no CPU and tens of kilobytes). Each worker has STREAMS_PER_WORKER
+# threads for streams (beyond them, 503) beside WORKER_CONNECTIONS for everything else. Chosen
+# over gunicorn's gevent worker by measurement: docs/benchmarks.md ("Live events").
 streams_per_worker = _int("STREAMS_PER_WORKER", 500)  # 5 workers: 2,000 streams with room (they spread unevenly)
-worker_class = "gevent"
-worker_connections = streams_per_worker + max(1, _int("WORKER_CONNECTIONS", 100))
+worker_class = "gthread"
+threads = streams_per_worker + max(1, _int("WORKER_CONNECTIONS", 100))
+# Connections a worker holds at once: its busy threads, and as many again idle between two requests
+# of a keep-alive connection (gthread keeps worker_connections - threads of them; none would close
+# every connection after its response).
+worker_connections = 2 * threads
 timeout = _int("GUNICORN_TIMEOUT", 30)  # a silent worker is killed and replaced after this long
 graceful_timeout = _int("GUNICORN_GRACEFUL_TIMEOUT", 30)  # on SIGTERM, in-flight requests get this long
 keepalive = _int("GUNICORN_KEEPALIVE", 5)  # behind a load balancer, above its idle timeout

@@ -2,10 +2,10 @@
 
 For each database (SQLite, PostgreSQL) it starts two instances of the service side by side, each
 ``gunicorn -c gunicorn.conf.py wsgi:app`` on a free port of 127.0.0.1 with its own fresh
-database: a *served* instance (the service as deployed: gunicorn.conf.py's gevent workers,
+database: a *served* instance (the service as deployed: gunicorn.conf.py's gthread workers,
 ``WEB_CONCURRENCY`` 5, the default on 2 cores, and ``--streams-per-worker``; ``--gunicorn-args``
-and ``--app`` serve another design, e.g. ``--gunicorn-args "-k gthread --threads 504"``, a
-thread per stream) and a *sync* instance (``-k sync``, ``STREAMS_PER_WORKER=0``: gunicorn's sync
+and ``--app`` serve another design, e.g. ``--gunicorn-args "-k gevent --worker-connections 600"``,
+a greenlet per stream) and a *sync* instance (``-k sync``, ``STREAMS_PER_WORKER=0``: gunicorn's sync
 worker, no streams), with the same number of workers. ``--streams-per-worker`` is 500 (2,500 slots), not the default 400:
 the kernel does not spread connections evenly over the workers and a full worker answers 503,
 so exactly 2,000 slots do not hold 2,000 streams (``--streams-per-worker 400`` shows it; the

@@ -19,7 +19,8 @@ endpoint, one single-row ``UPDATE … RETURNING`` transaction per request, drive
 number of client threads. ``--other-tree DIR`` adds a third server: the service of another
 checkout (an older commit, say), served from its own folder with its own gunicorn.conf.py and
 the same settings, on a fresh database of its own, so that before and after are measured in one
-session. All servers run side by side; each level runs ``--repeats`` rounds, one window per
+session; ``--other-gunicorn-args`` serve it another way (alone: this checkout, e.g. ``-k gevent
+--worker-connections 600`` for gunicorn's gevent worker). All servers run side by side; each level runs ``--repeats`` rounds, one window per
 server, back to back, the order rotating from round to round (so that a machine speeding up or
 slowing down favours none), and medians are reported. ``ratio`` is the median over the rounds of
 a service's plays/s over the baseline's updates/s in the same round: the windows of a round share
@@ -30,7 +31,7 @@ on PostgreSQL, >= 45% with an Idempotency-Key on every POST; p99 < 15 ms for a l
 < 50 ms at 4 concurrent games; zero non-2xx answers.
 
     .venv/bin/python -m bench.http_load [--db sqlite,postgres] [--levels 1,4,16] [--seconds 10]
-        [--repeats 5] [--workers 5] [--idempotency-keys] [--other-tree ../old]
+        [--repeats 5] [--workers 5] [--idempotency-keys] [--other-tree ../old] [--other-gunicorn-args "-k gevent"]
         [--postgres-url postgresql://postgres@127.0.0.1:5432/test] [--log-level INFO] [--json out.json]
 
 Everything talks to 127.0.0.1 only; every loop is bounded in count and time. The last line is
@@ -45,6 +46,7 @@ import json
 import math
 import os
 import random
+import shlex
 import statistics
 import subprocess
 import sys
@@ -401,7 +403,9 @@ def measure(name: str, levels: list[int], args: argparse.Namespace, workdir: Pat
         if args.other_tree:
             results["other_commit"] = serves_its_own_code(args.other_tree)
             other_url = fresh_database(name, workdir, args.postgres_url, "other")
-            other = servers.enter_context(gunicorn("wsgi:app", other_url, workdir, tree=args.other_tree, **settings))
+            other = servers.enter_context(
+                gunicorn("wsgi:app", other_url, workdir, tree=args.other_tree, extra=args.other_args, **settings)
+            )
             contenders.append(Contender("other", other, "play", args.idempotency_keys))
         contenders.append(Contender("baseline", baseline, "update", False))
         for concurrency in levels:
@@ -548,7 +552,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--other-tree", type=Path, help="also serve this checkout's service (another commit), alternating with this one"
     )
+    parser.add_argument(
+        "--other-gunicorn-args",
+        default="",
+        help='gunicorn arguments of the other server (alone: this checkout served another way, e.g. "-k gevent")',
+    )
     args = parser.parse_args(argv)
+    args.other_args = shlex.split(args.other_gunicorn_args)
+    if args.other_args and not args.other_tree:
+        args.other_tree = REPO  # this checkout again, served another way
     if args.other_tree:
         args.other_tree = args.other_tree.resolve()  # its server runs from there
     if args.other_tree and not (args.other_tree / "wsgi.py").is_file():

@@ -3,8 +3,8 @@
 A reader is a stream or a long poll. It starts from the game's state (the ``game`` event) or
 resumes after an event id, and then takes the events that follow as they are saved, the public
 ones and its own seat's. Ids resume exactly: a reader that resumes after ``n`` gets every event
-after ``n`` that it may see, once. A reader blocks its own thread while it waits (under
-gunicorn's gevent worker a greenlet, which costs a few kilobytes), woken by the process's hub
+after ``n`` that it may see, once. A reader blocks its own thread while it waits (one of the
+gthread worker's threads, which costs no CPU while it waits), woken by the process's hub
 (:mod:`.hub`), which also makes what is due in the game happen at its moment.
 
 The feed reads the stored domain events and renders each to the JSON clients receive, with the

@@ -1,6 +1,6 @@
 """One per process: the games its readers watch, each one's recent events, and when each is next due.
 
-The hub's one thread (under gunicorn's gevent worker, a greenlet) does every per-change job of
+The hub's one thread does every per-change job of
 the process. Told that games changed (by the channel's listener, :mod:`.notifications`, or by a
 reader), it reads their heads (each game's last event id and turn deadline) in one statement,
 then the new events of those that have any in another, into a short cache per game (every seat's
@@ -91,7 +91,7 @@ class _Game:
 
     def wake(self) -> None:
         """Wake every reader waiting on the game (under :attr:`lock`). One event per generation: a
-        wait allocates nothing, and under gevent a set wakes every waiter in one go."""
+        wait allocates nothing, and one set wakes every waiter."""
         grew, self.grew = self.grew, threading.Event()
         grew.set()
 

@@ -3,7 +3,7 @@
 A notification carries only the game's id: the events are read from the database. ``None`` means
 "anything may have changed" (a listener that was cut off is back, or an SQLite file changed), so
 every watched game is read again. Each process has one listener, started by its first reader, on
-a thread of its own (under gunicorn's gevent worker, a greenlet):
+a thread of its own:
 
 - PostgreSQL: ``LISTEN``/``NOTIFY`` on one channel. The ``NOTIFY`` is its own statement, sent in
   autocommit on the writer's connection after the write has committed (a transaction that

@@ -65,9 +65,8 @@ class Database:
                 self.file.parent.mkdir(parents=True, exist_ok=True)
             kwargs["connect_args"] = {"timeout": busy_timeout_ms / 1000, "check_same_thread": False}
             if self.file is not None:
-                # No ceiling: a request never waits for a connection (under gevent that wait would
-                # let another greenlet run, and one holding SQLite's write lock could then wait on
-                # it in SQLite's busy handler, which blocks the whole worker). A file connection is cheap.
+                # No ceiling: a request never waits for a connection (SQLite's own busy handler is
+                # the one place a writer waits). A file connection is cheap.
                 kwargs.update(pool_size=pool_size, max_overflow=-1)
         else:
             if parsed.drivername == "postgresql":  # psycopg 3 is the driver we ship

@@ -46,7 +46,8 @@ def test_defaults(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     assert 3 <= settings["workers"] <= 12
     assert settings["timeout"] == 30 and settings["graceful_timeout"] == 30
     assert settings["preload_app"] is False
-    assert settings["worker_class"] == "gevent" and settings["worker_connections"] == 500 + 100  # streams + others
+    assert settings["worker_class"] == "gthread" and settings["threads"] == 500 + 100  # streams + others
+    assert settings["worker_connections"] == 2 * settings["threads"]  # as many idle keep-alive connections
 
 
 @pytest.mark.parametrize(
@@ -55,8 +56,8 @@ def test_defaults(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
         ({"PORT": "9000"}, "bind", ["0.0.0.0:9000"]),
         ({"PORT": "9000", "BIND": "127.0.0.1:7000"}, "bind", ["127.0.0.1:7000"]),
         ({"WEB_CONCURRENCY": "3"}, "workers", 3),
-        ({"WORKER_CONNECTIONS": "200"}, "worker_connections", 500 + 200),
-        ({"STREAMS_PER_WORKER": "50"}, "worker_connections", 50 + 100),
+        ({"WORKER_CONNECTIONS": "200"}, "threads", 500 + 200),
+        ({"STREAMS_PER_WORKER": "50"}, "threads", 50 + 100),
         ({"GUNICORN_TIMEOUT": "60"}, "timeout", 60),
         ({"GUNICORN_MAX_REQUESTS": "1000"}, "max_requests_jitter", 100),
         ({"ACCESS_LOG": "-"}, "accesslog", "-"),

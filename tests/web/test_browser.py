@@ -54,7 +54,7 @@ def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         **os.environ,
         "BIND": f"127.0.0.1:{port}",
         "DATABASE_URL": f"sqlite:///{folder / 'coins.sqlite3'}",
-        "WEB_CONCURRENCY": "2",  # gevent workers: each open page's event stream is a greenlet
+        "WEB_CONCURRENCY": "2",  # each open page's event stream holds one of a worker's threads
     }
     gunicorn = str(Path(sys.executable).with_name("gunicorn"))
     command = [gunicorn, "-c", "gunicorn.conf.py", "wsgi:app"]

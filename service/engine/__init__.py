@@ -1,5 +1,17 @@
 """The rules of Coins (a game by Mark Steere), as a pure, standard-library-only package."""
 
+from .actions import (
+    Action,
+    CompletedTrick,
+    DealAction,
+    Dealt,
+    FirstDealerReason,
+    HandEnded,
+    Play,
+    PlayAction,
+    Played,
+    Status,
+)
 from .cards import CARD_BY_CODE, CARD_CODES, DECK, RANKS, SUITS, Card, Rank, Suit, parse_card, sort_cards
 from .deal import commitment, deal_hands, deal_order, derive_hand_seed
 from .errors import (
@@ -14,18 +26,6 @@ from .errors import (
     NotDealer,
     NotYourTurn,
     UnsupportedFormat,
-)
-from .events import (
-    Action,
-    CompletedTrick,
-    DealAction,
-    Dealt,
-    FirstDealerReason,
-    HandEnded,
-    Play,
-    PlayAction,
-    Played,
-    Status,
 )
 from .game import TRICKS_PER_HAND, Game
 from .persist import FORMAT_VERSION, from_dict, from_snapshot, snapshot, to_dict

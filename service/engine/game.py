@@ -10,6 +10,17 @@ from __future__ import annotations
 from collections.abc import Iterable
 from operator import attrgetter
 
+from .actions import (
+    Action,
+    CompletedTrick,
+    DealAction,
+    Dealt,
+    HandEnded,
+    Play,
+    PlayAction,
+    Played,
+    Status,
+)
 from .cards import DECK, Card
 from .deal import commitment, deal_hands, derive_hand_seed, new_hand_seed
 from .errors import (
@@ -22,17 +33,6 @@ from .errors import (
     NoHandInProgress,
     NotDealer,
     NotYourTurn,
-)
-from .events import (
-    Action,
-    CompletedTrick,
-    DealAction,
-    Dealt,
-    HandEnded,
-    Play,
-    PlayAction,
-    Played,
-    Status,
 )
 from .setup import SEATS, GameSetup, check_seat, left_of, right_of
 from .tricks import trick_winner

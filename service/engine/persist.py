@@ -10,9 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .cards import CARD_BY_CODE, DECK, parse_card
-from .errors import CoinsError, UnsupportedFormat
-from .events import (
+from .actions import (
     Action,
     CompletedTrick,
     DealAction,
@@ -22,6 +20,8 @@ from .events import (
     PlayAction,
     Status,
 )
+from .cards import CARD_BY_CODE, DECK, parse_card
+from .errors import CoinsError, UnsupportedFormat
 from .game import Game
 from .setup import GameSetup
 

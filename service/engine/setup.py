@@ -6,9 +6,9 @@ import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from .actions import FirstDealerReason
 from .deal import DealStream
 from .errors import InvalidSeat, InvalidSetup
-from .events import FirstDealerReason
 
 __all__ = [
     "SEATS",

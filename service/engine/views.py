@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .actions import CompletedTrick, FirstDealerReason, HandEnded, Play, Status
 from .cards import Card
-from .events import CompletedTrick, FirstDealerReason, HandEnded, Play, Status
 from .game import Game
 
 __all__ = ["PublicView", "PrivateView", "public_view", "private_view"]

@@ -1,4 +1,6 @@
-"""What happens in a game: the actions players take and the events they cause, as frozen values."""
+"""The actions players take (deal, play) and what each one does (dealt, played, a trick completed,
+a hand ended), as frozen values: the engine's record of a game, from which the use cases make
+their domain events."""
 
 from __future__ import annotations
 

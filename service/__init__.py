@@ -13,7 +13,7 @@ from .api.context import EXTENSION
 from .api.docs import configure_docs
 from .api.hooks.cors import init_cors
 from .api.hooks.guards import init_guards
-from .api.hooks.limits import LIMITS, init_limits
+from .api.hooks.limits import LIMITS, LINEAGE_GAMES_PER_MINUTE, init_limits
 from .api.hooks.security_headers import init_security_headers
 from .api.resources.events.routes import init_feed
 from .api.resources.events.schemas import render_event
@@ -50,7 +50,8 @@ def create_app(settings: Settings | None = None) -> Flask:
     app.extensions["coins.db"] = db
     channel = channel_for(db, listen_url=settings.database_listen_url, redis_url=settings.redis_url)
     store = GameStore(db, channel)
-    games = GameService(store, key_hours=settings.idempotency_key_hours)
+    lineage = LINEAGE_GAMES_PER_MINUTE if settings.rate_limits == "on" else 0
+    games = GameService(store, key_hours=settings.idempotency_key_hours, rematches_per_minute=lineage)
     app.extensions[EXTENSION] = games
     init_feed(
         app,

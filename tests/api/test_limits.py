@@ -12,7 +12,7 @@ import pytest
 from flask import Flask
 
 from service import create_app
-from service.api.hooks.limits import LIMITS, SHARED_LIMITS
+from service.api.hooks.limits import LIMITS, LINEAGE_GAMES_PER_MINUTE, SHARED_LIMITS
 from service.config import Settings
 from tests.api.test_record import play_to_end
 from tests.conftest import Table
@@ -208,3 +208,21 @@ def test_games_of_bots_only_have_a_smaller_limit_per_address(limited: Flask):
     assert refused.status_code == 429 and refused.json["code"] == "too_many_requests"
     person = {"seats": [{"name": "Ana"}, {"bot": "basic"}, {"bot": "random"}]}
     assert client.post("/v1/games", json=person, environ_base=address).status_code == 201
+
+
+def test_a_line_of_rematches_makes_a_limited_number_of_games_from_any_address(limited: Flask):
+    table = _finished_game(limited, "10.0.1.0")
+    for generation in range(1, LINEAGE_GAMES_PER_MINUTE):  # the first game and its rematches
+        client = limited.test_client()
+        client.environ_base["REMOTE_ADDR"] = f"10.0.1.{generation}"  # each from an address of its own
+        taken = [client.post(f"/v1/games/{table.id}/rematch", headers=table.auth(seat)) for seat in range(3)]
+        assert [answer.status_code for answer in taken] == [201, 200, 200]
+        table = Table(
+            client, taken[0].json["game"]["id"], {seat: answer.json["token"] for seat, answer in enumerate(taken)}
+        )
+        assert play_to_end(table)["status"] == "finished"
+    elsewhere = {"REMOTE_ADDR": "10.0.1.200"}
+    refused = limited.test_client().post(f"/v1/games/{table.id}/rematch", headers=table.auth(0), environ_base=elsewhere)
+    assert refused.status_code == 429 and refused.json["code"] == "too_many_requests"
+    assert 1 <= int(refused.headers["Retry-After"]) <= 60
+    assert _create(limited, "10.0.1.200") == 201  # the address itself may still create

@@ -2,7 +2,9 @@
 and to ask for hints. A caller over a limit gets ``429 too_many_requests`` with ``Retry-After``.
 
 A rematch is a new game: createGame and rematchGame share one count per address (:data:`SHARED_LIMITS`),
-so a loop of rematches (each with fresh tokens) is held to the creation limit. Games of three bots
+so a loop of rematches (each with fresh tokens) is held to the creation limit; and a line of
+rematches from one game makes at most :data:`LINEAGE_GAMES_PER_MINUTE` games, from any addresses
+(counted by the use case from the games themselves: :func:`service.games.rematch.check_lineage`). Games of three bots
 (the costly ones: an expert's move is up to some 40 ms of CPU) have a smaller limit of their own,
 counted apart from the others.
 
@@ -33,7 +35,7 @@ from ...games import hash_token
 from ..common import bearer_token
 from ..problems import Problem
 
-__all__ = ["LIMITS", "SHARED_LIMITS", "init_limits"]
+__all__ = ["LIMITS", "LINEAGE_GAMES_PER_MINUTE", "SHARED_LIMITS", "init_limits"]
 
 
 def client_address() -> str:
@@ -68,6 +70,7 @@ SHARED_LIMITS: dict[str, tuple[str, tuple[str, ...], Callable[[], bool] | None]]
     "create": ("30/minute", ("games", "rematches"), None),  # createGame and rematchGame
     "bots-only": ("6/minute", ("games",), _not_bots_only),  # createGame with three bots
 }
+LINEAGE_GAMES_PER_MINUTE = 10  # a game and its rematches, one after another
 # blueprint name -> (limit, the method it counts, whose requests it counts)
 LIMITS: dict[str, tuple[str, str, Callable[[], str]]] = {
     "players": ("60/minute", "POST", client_address),  # joinGame (and leaveGame)

@@ -1,6 +1,6 @@
 """One address takes the event streams: how many it gets, and whether other addresses still get theirs.
 
-Serves ``gunicorn -c gunicorn.conf.py wsgi:app`` (the README's command: gevent workers) on a fresh
+Serves ``gunicorn -c gunicorn.conf.py wsgi:app`` (the README's command and its workers) on a fresh
 SQLite database, with ``RATE_LIMITS`` as given. The *attacker* (source address 127.0.0.1) opens
 ``--streams`` event streams on one game, one after another, and keeps them open; then *another*
 address (127.0.0.2) opens ``--others`` streams and as many long polls. Prints what each got::

@@ -13,12 +13,12 @@ from .api.context import EXTENSION
 from .api.docs import configure_docs
 from .api.hooks.cors import init_cors
 from .api.hooks.guards import init_guards
-from .api.hooks.limits import LIMITS, init_limits
+from .api.hooks.limits import LIMITS, LINEAGE_GAMES_PER_MINUTE, init_limits
 from .api.hooks.security_headers import init_security_headers
 from .api.resources.events.routes import init_feed
 from .api.resources.events.schemas import render_event
 from .config import Settings
-from .events import EventFeed, channel_for
+from .events import EventFeed, StreamShares, channel_for
 from .games import GameService
 from .observability import init_observability
 from .store import Database, DatabaseUnavailable, GameStore
@@ -50,7 +50,8 @@ def create_app(settings: Settings | None = None) -> Flask:
     app.extensions["coins.db"] = db
     channel = channel_for(db, listen_url=settings.database_listen_url, redis_url=settings.redis_url)
     store = GameStore(db, channel)
-    games = GameService(store, key_hours=settings.idempotency_key_hours)
+    lineage = LINEAGE_GAMES_PER_MINUTE if settings.rate_limits == "on" else 0
+    games = GameService(store, key_hours=settings.idempotency_key_hours, rematches_per_minute=lineage)
     app.extensions[EXTENSION] = games
     init_feed(
         app,
@@ -61,6 +62,7 @@ def create_app(settings: Settings | None = None) -> Flask:
             render_event,  # the api's one renderer: the feed renders the domain events it reads, on the way out
             max_streams=settings.streams_per_worker,
             idle_seconds=settings.stream_heartbeat_seconds,
+            shares=_stream_shares(settings),
         ),
     )
 
@@ -73,6 +75,13 @@ def create_app(settings: Settings | None = None) -> Flask:
     # over a limit claims no Idempotency-Key (the views claim keys, see api/idempotency.py).
     init_limits(app, enabled=settings.rate_limits == "on", **_limits_storage(settings, db))
     return app
+
+
+def _stream_shares(settings: Settings) -> StreamShares:
+    """Each address's and each token's share of a worker's streams; like every limit, none with RATE_LIMITS=off."""
+    if settings.rate_limits != "on":
+        return StreamShares(per_address=0, per_credential=0)
+    return StreamShares(per_address=settings.streams_per_address, per_credential=settings.streams_per_token)
 
 
 def _limits_storage(settings: Settings, db: Database) -> dict[str, Any]:

@@ -31,6 +31,8 @@ class Settings:
     db_busy_timeout_ms: int = 30_000
     auto_migrate: bool = True
     streams_per_worker: int = 500
+    streams_per_address: int = 50  # of each worker's streams and long polls (0: no cap)
+    streams_per_token: int = 5
     stream_heartbeat_seconds: int = 15
     metrics_token: str = field(default="", repr=False)  # a secret: kept out of reprs and logs
     idempotency_key_hours: int = 24
@@ -41,7 +43,7 @@ class Settings:
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
         """Read ``DATABASE_URL``, ``LOG_LEVEL``, ``CORS_ORIGINS`` (comma-separated),
         ``MAX_REQUEST_BYTES``, ``DB_POOL_SIZE``, ``DB_BUSY_TIMEOUT_MS``, ``AUTO_MIGRATE``, ``STREAMS_PER_WORKER``,
-        ``STREAM_HEARTBEAT_SECONDS``, ``IDEMPOTENCY_KEY_HOURS``, ``RATE_LIMITS`` and
+        ``STREAMS_PER_ADDRESS``, ``STREAMS_PER_TOKEN``, ``STREAM_HEARTBEAT_SECONDS``, ``IDEMPOTENCY_KEY_HOURS``, ``RATE_LIMITS`` and
         ``REDIS_URL``."""
         env = os.environ if env is None else env
         values: dict[str, object] = {}
@@ -68,6 +70,10 @@ class Settings:
             raise ConfigError("DB_BUSY_TIMEOUT_MS must be between 0 and 600000")
         if not 0 <= self.streams_per_worker <= 10_000:
             raise ConfigError("STREAMS_PER_WORKER must be between 0 and 10000")
+        if not 0 <= self.streams_per_address <= 10_000:
+            raise ConfigError("STREAMS_PER_ADDRESS must be between 0 and 10000")
+        if not 0 <= self.streams_per_token <= 10_000:
+            raise ConfigError("STREAMS_PER_TOKEN must be between 0 and 10000")
         if not 1 <= self.stream_heartbeat_seconds <= 19:
             raise ConfigError("STREAM_HEARTBEAT_SECONDS must be between 1 and 19")
         if not 24 <= self.idempotency_key_hours <= 24 * 30:
@@ -96,6 +102,8 @@ def _parse(name: str, raw: str) -> object:
         "db_pool_size",
         "db_busy_timeout_ms",
         "streams_per_worker",
+        "streams_per_address",
+        "streams_per_token",
         "stream_heartbeat_seconds",
         "idempotency_key_hours",
     ):

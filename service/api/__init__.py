@@ -43,7 +43,8 @@ honour `If-Match` (412 when the game has moved on).
 the same key and body gets the first response again, marked `Idempotent-Replayed: true`, and
 nothing is applied twice. Retry on connection errors, 5xx and 429 (after `Retry-After`).
 
-**Limits.** Creating and joining games are limited per client address, plays and hints per
+**Limits.** Creating games (rematches included) and joining them are limited per client
+address, plays and hints per token, open event streams and long polls per address and per
 token, far above what a person needs; over a limit the answer is 429 `too_many_requests` with
 `Retry-After`.
 

@@ -21,8 +21,9 @@ def bearer_token() -> str | None:
 
 
 def if_match() -> list[str] | None:
-    """The entity tags of ``If-Match`` (``["*"]`` for a star), or None without the header."""
-    if "If-Match" not in request.headers:
+    """The entity tags of ``If-Match`` (``["*"]`` for a star), or None without the header (an empty
+    one counts as absent: it names no tag, see :mod:`.guards`)."""
+    if not request.headers.get("If-Match", "").strip():
         return None
     tags = request.if_match
     return ["*"] if tags.star_tag else list(tags)

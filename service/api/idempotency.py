@@ -6,10 +6,15 @@ claims the key for the caller (:mod:`service.games.idempotency` keeps the keys, 
 every process shares):
 
 - a key seen for the first time runs the request; its response (status, body, ``ETag``,
-  ``Location``, ``Content-Type``) is kept for 24 hours or more, 4xx answers included (as Stripe: a
-  retry gets the same refusal), committed by the unit of work in one transaction with everything
-  the request changed. A 5xx answer, a 429 or an exception rolls the request back instead: the
-  retry runs again. If that commit fails, the answer is the failure (``503``), not the response;
+  ``Location``, ``Content-Type``) is kept for 24 hours or more, the use case's refusals included (as
+  Stripe: a retry gets the same refusal), committed by the unit of work in one transaction with
+  everything the request changed. A 5xx answer, a 429 or an exception rolls the request back instead:
+  the retry runs again. If that commit fails, the answer is the failure (``503``), not the response;
+- a request not known to be allowed stores nothing: one refused before its use case ran (a body
+  that does not parse or validate, too large, not JSON) or refused for its caller or its game
+  (:data:`NOT_ALLOWED`: no token, a wrong one, no such game). Its key's row is never written (a row
+  is written only with a kept response), so a stranger with bogus tokens or game ids cannot fill the
+  table; a retry runs again and gets the same refusal;
 - a retry with the same key and the same request (a SHA-256 of the method, the path with its query
   and the body's bytes) gets that response again, with ``Idempotent-Replayed: true``, and nothing
   runs; the same key for another request is ``422 idempotency_key_reused``; while the first
@@ -33,7 +38,8 @@ from typing import Any, TypeVar
 from apispec import BasePlugin
 from flask import Response, current_app, request
 
-from ..games import KeyedRequest, SavedResponse, UnitOfWork
+from ..engine import CoinsError
+from ..games import KeyedRequest, SavedResponse, ServiceError, UnitOfWork
 from .common import bearer_token
 from .context import games
 from .problems import PROBLEM_MEDIA_TYPE, PROBLEMS, Problem
@@ -45,6 +51,8 @@ REPLAYED = "Idempotent-Replayed"
 PROBLEM_CODES = ("bad_request", "idempotency_key_in_use", "idempotency_key_reused")
 KEPT_HEADERS = ("ETag", "Location", "Content-Type")
 _VALID_KEY = re.compile(r"[\x20-\x7e]{1,255}")  # printable ASCII
+# The use cases' refusals of a request whose caller or game is not known: nothing of it is kept.
+NOT_ALLOWED = frozenset({"missing_token", "invalid_token", "game_not_found"})
 
 View = TypeVar("View", bound=Callable[..., Any])
 
@@ -72,12 +80,15 @@ def idempotent(view: View) -> View:
 
 
 def _kept(uow: UnitOfWork, view: Callable[..., Any], args: Any, kwargs: Any) -> Response:
-    """The keyed view's response, committed with its key (or rolled back: a 5xx, a 429)."""
+    """The keyed view's response, committed with its key (or rolled back: a 5xx, a 429, a request
+    not known to be allowed)."""
+    allowed = True
     try:
         response = current_app.make_response(view(*args, uow=uow, **kwargs))
     except Exception as error:  # a refusal is kept too: rendered here as Flask would, after the view
+        allowed = _known_allowed(error)
         response = current_app.make_response(current_app.handle_user_exception(error))
-    if response.status_code >= 500 or response.status_code == 429 or response.is_streamed:
+    if not allowed or response.status_code >= 500 or response.status_code == 429 or response.is_streamed:
         uow.rollback()
         return response
     headers = tuple((name, response.headers[name]) for name in KEPT_HEADERS if name in response.headers)
@@ -86,6 +97,12 @@ def _kept(uow: UnitOfWork, view: Callable[..., Any], args: Any, kwargs: Any) -> 
     except Exception as error:  # nothing the request did was committed: say so, not what it would have been
         return current_app.make_response(current_app.handle_user_exception(error))
     return response
+
+
+def _known_allowed(error: Exception) -> bool:
+    """Whether a refusal came from the use case, for a caller it knows, about a game that exists
+    (anything else, such as a body refused while it was parsed, is not worth a row)."""
+    return isinstance(error, (ServiceError, CoinsError)) and error.code not in NOT_ALLOWED
 
 
 def _keyed_request() -> KeyedRequest | None:

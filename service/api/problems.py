@@ -158,7 +158,10 @@ def register_problem_handlers(app: Flask) -> None:
     def on_service(error: ServiceError) -> Response:
         if error.code not in PROBLEMS or PROBLEMS[error.code][0] >= 500:  # a use case's bug
             return on_unexpected(error)
-        headers = {"WWW-Authenticate": 'Bearer realm="coins"'} if PROBLEMS[error.code][0] == 401 else None
+        headers = {"WWW-Authenticate": 'Bearer realm="coins"'} if PROBLEMS[error.code][0] == 401 else {}
+        retry_after = getattr(error, "retry_after", None)  # a use case's own limit (a line of rematches)
+        if retry_after is not None:
+            headers["Retry-After"] = str(retry_after)
         return problem_response(Problem(error.code, str(error), headers=headers))
 
     @app.errorhandler(DatabaseUnavailable)

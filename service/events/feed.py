@@ -23,10 +23,11 @@ from contextlib import contextmanager
 from datetime import datetime
 from typing import TypeVar
 
-from ..games import DomainEvent, GameService, decode_event
+from ..games import DomainEvent, GameService, decode_event, hash_token
 from ..store import GameStore, StoredEvent, StoreSession
 from .hub import Hub, Item, Watch
 from .notifications import Channel
+from .shares import StreamShares
 
 __all__ = ["EventFeed", "Item", "Reader", "Render"]
 
@@ -48,8 +49,10 @@ class EventFeed:
         *,
         max_streams: int,
         idle_seconds: float = 15.0,
+        shares: StreamShares | None = None,
     ) -> None:
         self._games = games
+        self.shares = shares or StreamShares(per_address=0, per_credential=0)
         self._store = store
         self._channel = channel
         self._render = render
@@ -66,15 +69,18 @@ class EventFeed:
         self._lock = threading.Lock()
 
     @contextmanager
-    def open(self, game_id: str, token: str | None, *, after: int | None) -> Iterator[Reader]:
+    def open(self, game_id: str, token: str | None, *, after: int | None, address: str = "") -> Iterator[Reader]:
         """A reader of ``game_id``'s feed, as the seat of ``token`` (or a spectator without one),
-        from the start (``after`` None) or after that event. Raises the use cases' errors (no such
-        game, a token not of this game) and :class:`.StreamsFull`."""
-        self._listen()
-        start = self._games.feed_start(game_id, token)  # on a connection this thread does not keep
-        state = self._render(start.state)
-        with self.hub.watch(game_id) as watch:
-            yield Reader(self.hub, game_id, watch, start.seat, start.last_id, start.finished, state, after)
+        from the start (``after`` None) or after that event, for a client at ``address``. Raises
+        :class:`.ShareTaken` (before any read), the use cases' errors (no such game, a token not of
+        this game) and :class:`.StreamsFull`."""
+        credential = hash_token(token) if token is not None else None
+        with self.shares.hold(address, credential):
+            self._listen()
+            start = self._games.feed_start(game_id, token)  # on a connection this thread does not keep
+            state = self._render(start.state)
+            with self.hub.watch(game_id) as watch:
+                yield Reader(self.hub, game_id, watch, start.seat, start.last_id, start.finished, state, after)
 
     def close(self) -> None:
         """End every reader of this process (it is stopping). Safe in a signal handler."""

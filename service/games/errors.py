@@ -17,6 +17,7 @@ __all__ = [
     "GameNotFinished",
     "VersionMismatch",
     "InvalidCursor",
+    "TooManyRematches",
 ]
 
 
@@ -75,3 +76,13 @@ class VersionMismatch(ServiceError):
 
 class InvalidCursor(ServiceError):
     code = "invalid_cursor"
+
+
+class TooManyRematches(ServiceError):
+    """A lineage of rematches made as many games in the last minute as it may."""
+
+    code = "too_many_requests"
+
+    def __init__(self, message: str, *, retry_after: int) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after  # seconds

@@ -25,7 +25,7 @@ from .game_record import ActionEntry, GameInfo, SeatInfo, build_record
 from .idempotency import IdempotencyKeys
 from .ids import new_game_id
 from .projections import action_state, hands_over, public_game, trick_state
-from .rematch import link_rematch, new_rematch, rematch_id
+from .rematch import check_lineage, link_rematch, new_rematch, rematch_id
 from .results import (
     ActionPage,
     Created,
@@ -59,9 +59,19 @@ def _now() -> datetime:
 class GameService:
     """The use cases over one store. Stateless between calls: any number can run side by side."""
 
-    def __init__(self, store: GameStore, *, key_hours: int = 24, clock: Callable[[], datetime] = _now) -> None:
-        """``key_hours``: how long a response is kept for the retries of its ``Idempotency-Key``."""
+    def __init__(
+        self,
+        store: GameStore,
+        *,
+        key_hours: int = 24,
+        rematches_per_minute: int = 0,
+        clock: Callable[[], datetime] = _now,
+    ) -> None:
+        """``key_hours``: how long a response is kept for the retries of its ``Idempotency-Key``;
+        ``rematches_per_minute``: the games a line of rematches makes at most (0: no limit, see
+        :func:`.check_lineage`)."""
         self.store = store
+        self.rematches_per_minute = rematches_per_minute
         self.keys = IdempotencyKeys(IdempotencyStore(store), hours=key_hours)
         self._games = Transactions(clock, self.unit_of_work)
 
@@ -246,10 +256,10 @@ class GameService:
         created = False
         new_id = finished.rematch
         if new_id is None:
-            new_id = rematch_id(finished)
-            now = self.clock()
+            new_id, now = rematch_id(finished), self.clock()
             new_game = new_rematch(finished, seat, rematch_token(token, new_id), now)
-            with uow.session() as session:
+            with uow.session() as session:  # 429 once this line of rematches made its games of the minute
+                check_lineage(finished, session.load, now, per_minute=self.rematches_per_minute)
                 created = session.create(new_game)
             new_id = self._games.change(uow, game_id, link_rematch(new_id))
         new_token = rematch_token(token, new_id)

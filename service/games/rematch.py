@@ -12,22 +12,30 @@ writes, each safe to repeat, in an order that never shows a link to a game not y
 
 A request that stops after 1 leaves a game no finished game links to yet; the next call of any
 seat finds it by its id and links it.
+
+A chain of rematches from one game is one lineage, however many tokens and addresses its seats use:
+it makes at most so many games a minute (:func:`check_lineage`), so that rematches, each with fresh
+tokens, are no way around the limits of creating games.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from ..engine import Game
 from ..store import StoredGame, StoredSeat
 from .domain_events import EventLog, RematchCreatedEvent
+from .errors import TooManyRematches
 from .ids import derived_game_id
 from .projections import public_game
 from .server_moves import changed, new_stored_game, start_full_table
 from .tokens import hash_token, new_token
 
-__all__ = ["link_rematch", "new_rematch", "rematch_id"]
+__all__ = ["LINEAGE_WINDOW", "check_lineage", "link_rematch", "new_rematch", "rematch_id"]
+
+LINEAGE_WINDOW = timedelta(minutes=1)
 
 
 def rematch_id(finished: StoredGame) -> str:
@@ -78,3 +86,28 @@ def link_rematch(new_id: str) -> Callable[[StoredGame, Game | None, datetime, Ev
         return stored.rematch
 
     return link
+
+
+def check_lineage(
+    finished: StoredGame, earlier: Callable[[str], StoredGame | None], now: datetime, *, per_minute: int
+) -> None:
+    """Raise :class:`.TooManyRematches` (with the seconds to wait) when the lineage of ``finished``
+    (it, the game it is the rematch of, and so on back) made ``per_minute`` games in the last minute
+    (``0``: no limit). ``earlier`` loads a game of the lineage (None once purged). Only the lineage's
+    games of the last minute are read, at most ``per_minute``: a rematch after a game that lasted a
+    minute reads none."""
+    if per_minute <= 0:
+        return
+    since = now - LINEAGE_WINDOW
+    recent: list[datetime] = []
+    game: StoredGame | None = finished
+    while game is not None and game.created_at > since:
+        recent.append(game.created_at)
+        if len(recent) == per_minute:
+            break
+        game = earlier(game.rematch_of) if game.rematch_of else None
+    if len(recent) == per_minute:
+        wait = max(1, math.ceil((recent[-1] + LINEAGE_WINDOW - now).total_seconds()))
+        raise TooManyRematches(
+            f"this line of rematches made {per_minute} games this minute; retry in {wait} s", retry_after=wait
+        )

@@ -57,8 +57,8 @@ SERVER_MOVES_PER_REQUEST = 24
 SERVER_MOVE_SECONDS = 0.030
 EXPERT_MIN_SECONDS = 0.008
 # With no person at the table (three bot seats, from createGame or after leaveGame) nobody waits
-# on a move: experts search a fixed, smaller budget, so that the whole game costs about a second
-# of CPU for a game to 100 (over its reads) rather than a quarter of a minute.
+# on a move: experts search a fixed, smaller budget, so that a game to 100 costs about 2 s of CPU
+# over its requests (measured from outside, issue 25) rather than a quarter of a minute.
 BOTS_ONLY_EXPERT_PLAYOUTS = 25
 
 

@@ -1,7 +1,7 @@
 """Per-request bookkeeping: a request id, one JSON access-log line, and the request metrics.
 
-The id comes from the client's ``X-Request-ID`` when it looks like an id (short, plain
-characters), otherwise it is generated; either way the response echoes it. The access line
+The id comes from the client's ``X-Request-ID`` when it looks like an id (at most 40 plain
+characters, not the request's token or ``Idempotency-Key``), otherwise it is generated; either way the response echoes it. The access line
 names the URL rule, never the raw path, and carries no header or body: tokens and cards
 stay out of the logs.
 """
@@ -22,7 +22,9 @@ from .metrics import CARDS_PLAYED, GAMES_CREATED, REQUEST_SECONDS, REQUESTS
 __all__ = ["REQUEST_ID_HEADER", "RequestIdFilter", "current_request_id", "init_access"]
 
 REQUEST_ID_HEADER = "X-Request-ID"
-_SANE_ID = re.compile(r"[A-Za-z0-9._~:+/=-]{1,128}")
+# A UUID, a ULID, a trace id: short and plain. Longer values look like a token (43 characters) or a
+# key, and are replaced, so that a secret sent in the wrong header never reaches a log line.
+_SANE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:-]{0,39}")
 UNMATCHED = "<unmatched>"
 # Probes and scrapes come every few seconds: their lines are DEBUG, not INFO.
 QUIET_ROUTES = frozenset({"/healthz", "/readyz", "/metrics"})
@@ -64,9 +66,10 @@ def _request_id(headers: Headers) -> str:
 
 
 def _is_token(headers: Headers, value: str) -> bool:
-    """A client that sends its own token as (part of) the request id must not get it logged."""
+    """A client that sends its own token or key as (part of) the request id must not get it logged."""
     token = headers.get("Authorization", "").partition(" ")[2].strip()
-    return bool(token) and token in value
+    key = headers.get("Idempotency-Key", "").strip()
+    return any(secret and secret in value for secret in (token, key))
 
 
 def _start() -> None:

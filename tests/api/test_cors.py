@@ -69,3 +69,34 @@ def test_cors_is_off_without_origins(client):
     assert "Access-Control-Allow-Origin" not in response.headers
     preflight = client.options("/v1/games", headers={"Origin": ORIGIN, "Access-Control-Request-Method": "POST"})
     assert "Access-Control-Allow-Origin" not in preflight.headers
+
+
+def test_preflight_allows_every_header_the_api_reads(cors_client):
+    requested = "idempotency-key, last-event-id, authorization"
+    response = cors_client.options(
+        "/v1/games/some-game/events",
+        headers={"Origin": ORIGIN, "Access-Control-Request-Method": "GET", "Access-Control-Request-Headers": requested},
+    )
+    assert response.status_code == 200
+    assert _header_set(requested) <= _header_set(response.headers["Access-Control-Allow-Headers"])
+
+
+def test_a_replayed_answer_says_so_to_the_browser(cors_client):
+    headers = {"Origin": ORIGIN, "Idempotency-Key": "cors-replay"}
+    cors_client.post("/v1/games", json={}, headers=headers)
+    replayed = cors_client.post("/v1/games", json={}, headers=headers)
+    assert replayed.headers["Idempotent-Replayed"] == "true"
+    assert "idempotent-replayed" in _header_set(replayed.headers["Access-Control-Expose-Headers"])
+
+
+@pytest.mark.parametrize("origin", [ORIGIN, None, "https://elsewhere.example"])
+def test_vary_origin_with_a_single_allowed_origin(settings, origin):
+    app = create_app(replace(settings, cors_origins=(ORIGIN,)))
+    try:
+        response = app.test_client().get("/v1/games", headers={"Origin": origin} if origin else {})
+    finally:
+        app.extensions["coins.db"].dispose()
+    assert response.status_code == 200
+    assert "origin" in _header_set(response.headers.get("Vary"))
+    allowed = response.headers.get("Access-Control-Allow-Origin")
+    assert allowed is None if origin == "https://elsewhere.example" else allowed == ORIGIN  # the answers differ

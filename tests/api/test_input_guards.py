@@ -4,6 +4,7 @@ tags: refused alike on SQLite and PostgreSQL, before any query, never with a 500
 from __future__ import annotations
 
 import base64
+import io
 import re
 
 import pytest
@@ -91,6 +92,28 @@ def test_well_formed_entity_tags_are_taken(client, new_table, value):
     table = new_table()
     response = table.client.get(f"/v1/games/{table.id}", headers={"If-None-Match": value})
     assert response.status_code in (200, 304)
+
+
+def test_an_empty_if_match_counts_as_absent(client, new_table):
+    table = new_table(first_dealer=0)
+    response = table.client.post(f"/v1/games/{table.id}/hands", headers={**table.auth(0), "If-Match": ""})
+    assert response.status_code == 201, response.json
+
+
+def _chunked(client, body: bytes):
+    """A POST /v1/games whose body comes without Content-Length, as a chunked one does."""
+    environ = {"wsgi.input": io.BytesIO(body), "wsgi.input_terminated": True, "CONTENT_TYPE": "application/json"}
+    return client.post("/v1/games", environ_overrides={**environ, "HTTP_TRANSFER_ENCODING": "chunked"})
+
+
+def test_a_chunked_body_over_the_limit_is_413(app, client):
+    limit = app.config["MAX_CONTENT_LENGTH"]
+    padded = b'{"seed": "' + b"s" * (limit - 12) + b'"}'
+    assert len(padded) == limit
+    assert _chunked(client, padded).json["code"] == "validation_error"  # at the limit: read and parsed
+    response = _chunked(client, padded + b" ")
+    assert response.status_code == 413 and response.json["code"] == "payload_too_large"
+    assert _chunked(client, b'{"target_score": 10}').status_code == 201
 
 
 @pytest.mark.parametrize("value", ["²", "1" * 11, f"1{NUL}", "-1", "{}"])

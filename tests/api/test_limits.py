@@ -12,8 +12,10 @@ import pytest
 from flask import Flask
 
 from service import create_app
-from service.api.hooks.limits import LIMITS
+from service.api.hooks.limits import LIMITS, LINEAGE_GAMES_PER_MINUTE, SHARED_LIMITS
 from service.config import Settings
+from tests.api.test_record import play_to_end
+from tests.conftest import Table
 
 
 @pytest.fixture
@@ -29,7 +31,7 @@ def _create(app: Flask, address: str) -> int:
 
 
 def test_creating_games_is_limited_per_address(limited: Flask):
-    allowed = int(LIMITS["games"][0].split("/")[0])
+    allowed = int(SHARED_LIMITS["create"][0].split("/")[0])
     statuses = [_create(limited, "10.0.0.1") for _ in range(allowed)]
     assert statuses == [201] * allowed
     refused = limited.test_client().post("/v1/games", json={}, environ_base={"REMOTE_ADDR": "10.0.0.1"})
@@ -43,7 +45,7 @@ def test_creating_games_is_limited_per_address(limited: Flask):
 def test_counts_are_shared_by_instances_of_one_database(limited: Flask, settings: Settings):
     other = create_app(dataclasses.replace(settings, rate_limits="on"))  # another worker or host
     try:
-        allowed = int(LIMITS["games"][0].split("/")[0])
+        allowed = int(SHARED_LIMITS["create"][0].split("/")[0])
         for index in range(allowed):
             assert _create(limited if index % 2 else other, "10.0.0.3") == 201
         assert _create(other, "10.0.0.3") == 429
@@ -65,7 +67,7 @@ def test_hints_are_limited_per_token(limited: Flask):
 
 
 def test_a_limited_request_claims_no_key(limited: Flask):
-    allowed = int(LIMITS["games"][0].split("/")[0])
+    allowed = int(SHARED_LIMITS["create"][0].split("/")[0])
     for _ in range(allowed):
         _create(limited, "10.0.0.4")
     headers = {"Idempotency-Key": str(uuid.uuid4())}
@@ -80,7 +82,7 @@ def test_a_limited_request_claims_no_key(limited: Flask):
 
 
 def test_off_means_no_limit(client):
-    allowed = int(LIMITS["games"][0].split("/")[0])
+    allowed = int(SHARED_LIMITS["create"][0].split("/")[0])
     assert all(client.post("/v1/games", json={}).status_code == 201 for _ in range(allowed + 5))
 
 
@@ -97,7 +99,7 @@ def test_redis_keeps_the_counts_when_redis_url_is_set(settings: Settings):
     app = create_app(dataclasses.replace(settings, rate_limits="on", redis_url="redis://127.0.0.1:6379/15"))
     try:
         address = f"10.9.{uuid.uuid4().int % 250}.{uuid.uuid4().int % 250}"
-        allowed = int(LIMITS["games"][0].split("/")[0])
+        allowed = int(SHARED_LIMITS["create"][0].split("/")[0])
         assert [_create(app, address) for _ in range(allowed)] == [201] * allowed
         assert _create(app, address) == 429
         db = app.extensions["coins.db"]
@@ -167,3 +169,60 @@ def test_refused_plays_count_against_the_seat(three_plays_a_minute: Flask):
     assert statuses == [409, 409, 409, 429]  # not_your_turn thrice, then over the limit
     assert _play_counters(app) == 1
     assert _play(app, game_id, headers[seat]) == 201  # the seat whose turn it is has its own count
+
+
+def _finished_game(app: Flask, address: str) -> Table:
+    """A finished game of three people (to 1 point), created from ``address``."""
+    client = app.test_client()
+    client.environ_base["REMOTE_ADDR"] = address
+    seats = [{"name": "Ana", "age": 41}, {"name": "Bo"}, {"name": "Cy"}]
+    created = client.post("/v1/games", json={"seats": seats, "target_score": 1, "seed": "limits"}).json
+    table = Table(client, created["id"], {c["seat"]: c["token"] for c in created["credentials"]})
+    assert play_to_end(table)["status"] == "finished"
+    return table
+
+
+def test_rematches_count_against_the_creation_limit_of_the_address(limited: Flask):
+    table = _finished_game(limited, "10.0.0.7")  # one creation
+    allowed = int(SHARED_LIMITS["create"][0].split("/")[0])
+    url = f"/v1/games/{table.id}/rematch"
+    answers = [table.client.post(url, headers=table.auth(index % 3)).status_code for index in range(allowed - 1)]
+    assert answers == [201] + [200] * (allowed - 2)
+    refused = table.client.post(url, headers=table.auth(0))
+    assert refused.status_code == 429 and refused.json["code"] == "too_many_requests"
+    assert 1 <= int(refused.headers["Retry-After"]) <= 61
+    assert _create(limited, "10.0.0.7") == 429  # and createGame with it: one count
+    elsewhere = limited.test_client().post(url, headers=table.auth(1), environ_base={"REMOTE_ADDR": "10.0.0.8"})
+    assert elsewhere.status_code == 200  # the same seat from another address counts there
+
+
+def test_games_of_bots_only_have_a_smaller_limit_per_address(limited: Flask):
+    client = limited.test_client()
+    bots = {"seats": [{"bot": "random"}, {"bot": "basic"}, {"bot": "random"}], "target_score": 1}
+    allowed = int(SHARED_LIMITS["bots-only"][0].split("/")[0])
+    address = {"REMOTE_ADDR": "10.0.0.9"}
+    assert [client.post("/v1/games", json=bots, environ_base=address).status_code for _ in range(allowed)] == [
+        201
+    ] * allowed
+    refused = client.post("/v1/games", json=bots, environ_base=address)
+    assert refused.status_code == 429 and refused.json["code"] == "too_many_requests"
+    person = {"seats": [{"name": "Ana"}, {"bot": "basic"}, {"bot": "random"}]}
+    assert client.post("/v1/games", json=person, environ_base=address).status_code == 201
+
+
+def test_a_line_of_rematches_makes_a_limited_number_of_games_from_any_address(limited: Flask):
+    table = _finished_game(limited, "10.0.1.0")
+    for generation in range(1, LINEAGE_GAMES_PER_MINUTE):  # the first game and its rematches
+        client = limited.test_client()
+        client.environ_base["REMOTE_ADDR"] = f"10.0.1.{generation}"  # each from an address of its own
+        taken = [client.post(f"/v1/games/{table.id}/rematch", headers=table.auth(seat)) for seat in range(3)]
+        assert [answer.status_code for answer in taken] == [201, 200, 200]
+        table = Table(
+            client, taken[0].json["game"]["id"], {seat: answer.json["token"] for seat, answer in enumerate(taken)}
+        )
+        assert play_to_end(table)["status"] == "finished"
+    elsewhere = {"REMOTE_ADDR": "10.0.1.200"}
+    refused = limited.test_client().post(f"/v1/games/{table.id}/rematch", headers=table.auth(0), environ_base=elsewhere)
+    assert refused.status_code == 429 and refused.json["code"] == "too_many_requests"
+    assert 1 <= int(refused.headers["Retry-After"]) <= 60
+    assert _create(limited, "10.0.1.200") == 201  # the address itself may still create

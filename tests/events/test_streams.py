@@ -3,6 +3,7 @@ processes; Last-Event-ID resumes exactly; heartbeats; the stream limit; a killed
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
 import signal
@@ -183,6 +184,37 @@ def test_a_full_worker_answers_503_with_retry_after(database_url, tmp_path):
                 assert second.status == 503 and int(second.headers["Retry-After"]) > 0
                 assert json.loads(second.body)["code"] == "too_many_streams"
             assert call(server.port, "GET", f"/v1/games/{game_id}")["id"] == game_id  # requests still served
+
+
+def test_an_address_over_its_share_gets_429_while_the_worker_serves_on(database_url, tmp_path):
+    env = {"WEB_CONCURRENCY": "1", "RATE_LIMITS": "on", "STREAMS_PER_ADDRESS": "2"}
+    with gunicorn(database_url, tmp_path, **env) as server:
+        game_id, _ = new_game(server.port)
+        with EventStream(server.port, game_id) as first, EventStream(server.port, game_id) as second:
+            assert first.status == second.status == 200
+            with EventStream(server.port, game_id) as third:
+                assert third.status == 429 and int(third.headers["Retry-After"]) > 0
+                assert json.loads(third.body)["code"] == "too_many_requests"
+            assert call(server.port, "GET", f"/v1/games/{game_id}")["id"] == game_id  # requests still served
+
+
+def test_a_chunked_body_over_the_limit_is_413_under_gunicorn(database_url, tmp_path):
+    with gunicorn(database_url, tmp_path, WEB_CONCURRENCY="1", MAX_REQUEST_BYTES="1024") as server:
+        for size, status in ((100, 201), (2048, 413)):
+            connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
+            body = b'{"seed": "' + b"s" * (size - 12) + b'"}' if size > 100 else b'{"target_score": 10}'
+            connection.request(
+                "POST",
+                "/v1/games",
+                body=iter([body]),
+                headers={"Content-Type": "application/json"},
+                encode_chunked=True,
+            )
+            response = connection.getresponse()
+            answer = json.loads(response.read())
+            connection.close()
+            assert response.status == status, answer
+            assert status == 201 or answer["code"] == "payload_too_large"
 
 
 def test_a_killed_worker_loses_no_event_its_clients_resume(database_url, tmp_path):

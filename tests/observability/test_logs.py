@@ -60,8 +60,11 @@ def test_created_game_is_logged_with_its_id(client, capsys):
     [
         ("3f2a9c1e-5b7d-4e8f-9a0b-1c2d3e4f5a6b", True),
         ("req_01HZX.abc:42", True),
-        ("x" * 128, True),
-        ("x" * 129, False),
+        ("01HZX3F2A9C1E5B7D4E8F9A0B1", True),
+        ("x" * 40, True),
+        ("x" * 41, False),
+        ("a/b+c=", False),
+        ("-leading-dash", False),
         ("", False),
         ("has space", False),
         ('quote"inside', False),
@@ -92,6 +95,24 @@ def test_a_token_sent_as_request_id_is_not_echoed_or_logged(new_table, client, c
         assert response.status_code == 200
         assert token not in response.headers["X-Request-ID"]
     assert token not in capsys.readouterr().err
+
+
+def test_a_token_like_request_id_is_replaced_even_without_its_token(new_table, client, capsys):
+    table = new_table()
+    token = table.tokens[1]  # another seat's token, in the wrong header of a request without one
+    capsys.readouterr()
+    response = client.get(f"/v1/games/{table.id}", headers={"X-Request-ID": token})
+    assert response.status_code == 200
+    assert response.headers["X-Request-ID"] != token
+    assert token not in capsys.readouterr().err
+
+
+def test_an_idempotency_key_sent_as_request_id_is_not_logged(client, capsys):
+    key = "3f2a9c1e-5b7d-4e8f-9a0b-1c2d3e4f5a6b"
+    response = client.post("/v1/games", json={}, headers={"Idempotency-Key": key, "X-Request-ID": key})
+    assert response.status_code == 201
+    assert response.headers["X-Request-ID"] != key
+    assert key not in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("settings", ["INFO", "DEBUG"], indirect=True)

@@ -1,16 +1,34 @@
-"""CORS for browser frontends: the origins of ``CORS_ORIGINS`` may call the API; none when it is empty."""
+"""CORS for browser frontends: the origins of ``CORS_ORIGINS`` may call the API; none when it is empty.
+
+A browser may send every header the API reads (``Idempotency-Key`` on POSTs, ``Last-Event-ID``
+when a ``fetch`` resumes a stream) and read every header it answers with (``Idempotent-Replayed``
+on a retry's answer). The answer for an allowed origin differs from the one for any other (or none),
+so it always says ``Vary: Origin``, with one allowed origin too: a cache must not hand one to the other.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from flask import Flask
+from flask import Flask, Response, request
 from flask_cors import CORS
+
+from ..idempotency import HEADER as IDEMPOTENCY_KEY
+from ..idempotency import REPLAYED
 
 __all__ = ["ALLOW_HEADERS", "EXPOSE_HEADERS", "init_cors"]
 
-EXPOSE_HEADERS = ("ETag", "Location", "Link", "X-Request-ID", "Retry-After", "WWW-Authenticate")
-ALLOW_HEADERS = ("Authorization", "Content-Type", "If-Match", "If-None-Match", "X-Request-ID")
+EXPOSE_HEADERS = ("ETag", "Location", "Link", "X-Request-ID", "Retry-After", "WWW-Authenticate", REPLAYED)
+ALLOW_HEADERS = (
+    "Authorization",
+    "Content-Type",
+    "If-Match",
+    "If-None-Match",
+    "X-Request-ID",
+    IDEMPOTENCY_KEY,
+    "Last-Event-ID",
+)
+CORS_PATHS = ("/v1/", "/openapi.json")  # as the resources below
 METHODS = ("GET", "HEAD", "POST", "OPTIONS")
 PREFLIGHT_MAX_AGE = 600
 
@@ -31,3 +49,10 @@ def init_cors(app: Flask, origins: Sequence[str]) -> None:
         max_age=PREFLIGHT_MAX_AGE,
         vary_header=True,
     )
+
+    @app.after_request
+    def vary_by_origin(response: Response) -> Response:
+        """flask-cors says ``Vary: Origin`` only when more than one origin is allowed."""
+        if request.path.startswith(CORS_PATHS):
+            response.vary.add("Origin")
+        return response

@@ -3,8 +3,11 @@
 A game id that cannot be one (see :func:`service.games.ids.is_game_id`) names no game: ``404
 game_not_found`` before the database is asked, so no database sees text it cannot hold (PostgreSQL
 refuses U+0000 where SQLite takes it). ``If-Match`` and ``If-None-Match`` must be lists of entity
-tags (RFC 9110) of a bounded length, else ``422 validation_error``. The spec states both patterns.
-A body must be JSON (``415 unsupported_media_type``).
+tags (RFC 9110) of a bounded length, else ``422 validation_error``; an empty one is as if absent.
+The spec states both patterns. A body must be JSON (``415 unsupported_media_type``). A body sent
+without ``Content-Length`` (chunked) is read here, up to ``MAX_REQUEST_BYTES``: one byte more is
+``413 payload_too_large``, as a declared length over it is (werkzeug would otherwise hand the
+parser the first ``MAX_REQUEST_BYTES`` bytes, which then fail as JSON).
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ import re
 from typing import Any
 
 from flask import Flask, Request, request
+from werkzeug.exceptions import RequestEntityTooLarge
 
 from ...games.ids import is_game_id
 from ..problems import Problem
@@ -56,7 +60,16 @@ def require_json_body() -> None:
         raise Problem("unsupported_media_type", "send the body as application/json")
 
 
+def reject_oversized_chunked_body() -> None:
+    limit = request.max_content_length
+    if request.content_length is not None or limit is None or not request.environ.get("wsgi.input_terminated"):
+        return  # a declared length is checked by werkzeug; without one, only a terminated stream has a body
+    if len(request.get_data(cache=True)) >= limit and request.environ["wsgi.input"].read(1):
+        raise RequestEntityTooLarge()
+
+
 def init_guards(app: Flask) -> None:
     app.url_value_preprocessor(reject_malformed_game_id)
+    app.before_request(reject_oversized_chunked_body)
     app.before_request(reject_malformed_entity_tags)
     app.before_request(require_json_body)

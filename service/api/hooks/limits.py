@@ -1,6 +1,13 @@
 """Rate limits, with Flask-Limiter: per client address to create and join games, per seat token to play
 and to ask for hints. A caller over a limit gets ``429 too_many_requests`` with ``Retry-After``.
 
+A rematch is a new game: createGame and rematchGame share one count per address (:data:`SHARED_LIMITS`),
+so a loop of rematches (each with fresh tokens) is held to the creation limit; and a line of
+rematches from one game makes at most :data:`LINEAGE_GAMES_PER_MINUTE` games, from any addresses
+(counted by the use case from the games themselves: :func:`service.games.rematch.check_lineage`). Games of three bots
+(the costly ones: an expert's move is up to some 40 ms of CPU) have a smaller limit of their own,
+counted apart from the others.
+
 The defaults are far above what a person or a script creating a few games a minute needs. Counters
 are fixed windows in a storage every worker and instance shares (``create_app`` chooses it: Redis
 with ``REDIS_URL``, else the database). ``RATE_LIMITS=off`` turns them all off (benchmarks, load
@@ -28,7 +35,7 @@ from ...games import hash_token
 from ..common import bearer_token
 from ..problems import Problem
 
-__all__ = ["LIMITS", "init_limits"]
+__all__ = ["LIMITS", "LINEAGE_GAMES_PER_MINUTE", "SHARED_LIMITS", "init_limits"]
 
 
 def client_address() -> str:
@@ -51,9 +58,21 @@ def _not_accepted(response: Response) -> bool:
     return response.status_code != 201
 
 
+def _not_bots_only() -> bool:
+    """Whether a createGame request's seats are not all bots (then the bot games' limit spares it)."""
+    body = request.get_json(silent=True)
+    seats = body.get("seats") if isinstance(body, dict) else None
+    return not (isinstance(seats, list) and seats and all(isinstance(seat, dict) and "bot" in seat for seat in seats))
+
+
+# scope -> (limit, the blueprints whose POSTs it counts together per client address, exempt when)
+SHARED_LIMITS: dict[str, tuple[str, tuple[str, ...], Callable[[], bool] | None]] = {
+    "create": ("30/minute", ("games", "rematches"), None),  # createGame and rematchGame
+    "bots-only": ("6/minute", ("games",), _not_bots_only),  # createGame with three bots
+}
+LINEAGE_GAMES_PER_MINUTE = 10  # a game and its rematches, one after another
 # blueprint name -> (limit, the method it counts, whose requests it counts)
 LIMITS: dict[str, tuple[str, str, Callable[[], str]]] = {
-    "games": ("30/minute", "POST", client_address),  # createGame
     "players": ("60/minute", "POST", client_address),  # joinGame (and leaveGame)
     "plays": ("120/minute", "POST", seat_play),  # playCard
     "hints": ("60/minute", "GET", seat_token),  # getHint
@@ -83,6 +102,10 @@ def init_limits(
         headers_enabled=False,  # X-RateLimit-* would cost a read of the counter on every response
         on_breach=_too_many_requests,
     )
+    for scope, (limit, blueprints, exempt_when) in SHARED_LIMITS.items():
+        shared = limiter.shared_limit(limit, scope, methods=["POST"], key_func=client_address, exempt_when=exempt_when)
+        for name in blueprints:
+            shared(cast(flask.Blueprint, app.blueprints[name]))
     for name, (limit, method, key) in LIMITS.items():
         deduct_when = _not_accepted if name == "plays" and plays_counted_by_their_actions else None
         limited = limiter.limit(limit, methods=[method], key_func=key, deduct_when=deduct_when)

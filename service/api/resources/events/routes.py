@@ -9,7 +9,7 @@ from typing import Any
 from flask import Flask, Response, current_app, request
 from flask.views import MethodView
 
-from ....events import EventFeed, Item, Reader, StreamsFull
+from ....events import EventFeed, Item, Reader, ShareTaken, StreamsFull
 from ...common import Blueprint, bearer_token
 from ...context import GAME_ID
 from ...problems import RETRY_AFTER_SECONDS, Problem
@@ -68,7 +68,13 @@ class EventViews(MethodView):
     @blp.arguments(EventsQuerySchema(), location="query", as_kwargs=True)
     @blp.response(200, EventPageSchema)
     @blp.problems(
-        "bad_request", "invalid_token", "game_not_found", "validation_error", "too_many_streams", "database_unavailable"
+        "bad_request",
+        "invalid_token",
+        "game_not_found",
+        "validation_error",
+        "too_many_requests",
+        "too_many_streams",
+        "database_unavailable",
     )
     def get(self, game_id: str, wait: int, after: int | None = None) -> Any:
         """Every change of the game as it happens: the full state first (the `game` event), then one
@@ -82,7 +88,13 @@ class EventViews(MethodView):
             after = last_event_id
         opened = contextlib.ExitStack()
         try:
-            reader = opened.enter_context(feed().open(game_id, bearer_token(), after=after))
+            reader = opened.enter_context(
+                feed().open(game_id, bearer_token(), after=after, address=request.remote_addr or "")
+            )
+        except ShareTaken as taken:  # this caller's own share: others still get theirs
+            raise Problem(
+                "too_many_requests", f"{taken}; close one first", headers={"Retry-After": str(RETRY_AFTER_SECONDS)}
+            ) from None
         except StreamsFull as full:
             raise Problem(
                 "too_many_streams", f"{full}; retry shortly", headers={"Retry-After": str(RETRY_AFTER_SECONDS)}

@@ -25,7 +25,13 @@ class RematchViews(MethodView):
     @blp.response(201, RematchSchema, headers={"Location": "Location", "ETag": "ETag"})
     @blp.alt_response(200, schema=RematchSchema, description="The rematch already existed: your place at it.")
     @blp.problems(
-        "missing_token", "invalid_token", "game_not_found", "game_not_finished", "seat_taken", "database_unavailable"
+        "missing_token",
+        "invalid_token",
+        "game_not_found",
+        "game_not_finished",
+        "seat_taken",
+        "too_many_requests",
+        "database_unavailable",
     )
     def post(self, game_id: str, uow: UnitOfWork) -> Any:
         """With a seat's token of a finished game: the rematch, and your seat's token for it.

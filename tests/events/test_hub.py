@@ -130,12 +130,14 @@ def test_a_game_is_looked_at_when_its_turn_runs_out_and_paced_while_the_server_o
     with _watching(hub, list(database.games)) as watches:
         for watch in watches.values():
             watch.take(0, None)  # the first take asks the hub, which reads the game's head: its deadline
-        time.sleep(1.5)
+        give_up = started + 30  # a bound for a loaded machine, not a measure: the asserts below time nothing
+        while (not due.looks["later"] or len(due.looks["owed"]) < 3) and time.monotonic() < give_up:
+            time.sleep(0.05)
     hub.close()
     assert due.looks["idle"] == []  # nothing due: never looked at
     assert due.looks["later"] and due.looks["later"][0] - started >= 0.45  # at its deadline, not before
-    owed = due.looks["owed"]  # looked at at once, then every pace (the server still owes it moves)
-    assert owed and owed[0] - started < 1.0 and len(owed) >= 2
+    owed = due.looks["owed"]  # looked at at once, then again every pace (the server still owes it moves)
+    assert len(owed) >= 3
     assert all(b - a >= SERVER_MOVE_PACE * 0.9 for a, b in itertools.pairwise(owed))
 
 

@@ -1,13 +1,16 @@
-"""Where the views find the use cases: one GameService per app, kept in ``app.extensions``."""
+"""Where the views find the use cases (one GameService per app, kept in ``app.extensions``), and the
+path parameters every resource shares."""
 
 from __future__ import annotations
 
 from flask import current_app
 
 from ..games import GameService
-from .hooks.guards import GAME_ID_PATTERN
 
 EXTENSION = "coins.games"
+
+# is_game_id as a pattern: 26 characters of Crockford base32, lower case (tests hold them equal).
+GAME_ID_PATTERN = "^[0-9a-hjkmnp-tv-z]{26}$"
 
 GAME_ID = {
     "in": "path",

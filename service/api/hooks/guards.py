@@ -19,12 +19,11 @@ from flask import Flask, Request, request
 from werkzeug.exceptions import RequestEntityTooLarge
 
 from ...games.ids import is_game_id
+from ..context import GAME_ID_PATTERN
 from ..problems import Problem
 
 __all__ = ["ENTITY_TAGS_MAX_LENGTH", "ENTITY_TAGS_PATTERN", "GAME_ID_PATTERN", "init_guards", "require_json_body"]
 
-# is_game_id as a pattern: 26 characters of Crockford base32, lower case (tests hold them equal).
-GAME_ID_PATTERN = "^[0-9a-hjkmnp-tv-z]{26}$"
 # `*`, or entity tags (`"…"` or `W/"…"`, RFC 9110 etagc: ! and # to ~) separated by commas.
 _TAG = '(W/)?"[!#-~]*"'
 ENTITY_TAGS_PATTERN = f"^(\\*|{_TAG}([ \\t]*,[ \\t]*{_TAG})*)?$"  # empty: no tags, as if absent

@@ -15,6 +15,7 @@ from .api.hooks.cors import init_cors
 from .api.hooks.guards import init_guards
 from .api.hooks.limits import LIMITS, LINEAGE_GAMES_PER_MINUTE, init_limits
 from .api.hooks.security_headers import init_security_headers
+from .api.record_cache import init_record_cache
 from .api.resources.events.routes import init_feed
 from .api.resources.events.schemas import render_event
 from .config import Settings
@@ -53,6 +54,7 @@ def create_app(settings: Settings | None = None) -> Flask:
     lineage = LINEAGE_GAMES_PER_MINUTE if settings.rate_limits == "on" else 0
     games = GameService(store, key_hours=settings.idempotency_key_hours, rematches_per_minute=lineage)
     app.extensions[EXTENSION] = games
+    init_record_cache(app, settings.record_cache_bytes)
     init_feed(
         app,
         EventFeed(

@@ -36,6 +36,7 @@ class Settings:
     stream_heartbeat_seconds: int = 15
     metrics_token: str = field(default="", repr=False)  # a secret: kept out of reprs and logs
     idempotency_key_hours: int = 24
+    record_cache_bytes: int = 32 * 1024 * 1024  # finished games' records kept per process (0: none)
     rate_limits: str = "on"
     redis_url: str = field(default="", repr=False)  # may hold a password
 
@@ -43,7 +44,7 @@ class Settings:
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
         """Read ``DATABASE_URL``, ``LOG_LEVEL``, ``CORS_ORIGINS`` (comma-separated),
         ``MAX_REQUEST_BYTES``, ``DB_POOL_SIZE``, ``DB_BUSY_TIMEOUT_MS``, ``AUTO_MIGRATE``, ``STREAMS_PER_WORKER``,
-        ``STREAMS_PER_ADDRESS``, ``STREAMS_PER_TOKEN``, ``STREAM_HEARTBEAT_SECONDS``, ``IDEMPOTENCY_KEY_HOURS``, ``RATE_LIMITS`` and
+        ``STREAMS_PER_ADDRESS``, ``STREAMS_PER_TOKEN``, ``STREAM_HEARTBEAT_SECONDS``, ``IDEMPOTENCY_KEY_HOURS``, ``RECORD_CACHE_BYTES``, ``RATE_LIMITS`` and
         ``REDIS_URL``."""
         env = os.environ if env is None else env
         values: dict[str, object] = {}
@@ -78,6 +79,8 @@ class Settings:
             raise ConfigError("STREAM_HEARTBEAT_SECONDS must be between 1 and 19")
         if not 24 <= self.idempotency_key_hours <= 24 * 30:
             raise ConfigError("IDEMPOTENCY_KEY_HOURS must be between 24 and 720")
+        if not 0 <= self.record_cache_bytes <= 1024 * 1024 * 1024:
+            raise ConfigError("RECORD_CACHE_BYTES must be between 0 and 1073741824")
         if self.rate_limits not in ("on", "off"):
             raise ConfigError("RATE_LIMITS must be on or off")
         if self.database_listen_url and not self.database_listen_url.startswith(("postgresql:", "postgres:")):
@@ -106,6 +109,7 @@ def _parse(name: str, raw: str) -> object:
         "streams_per_token",
         "stream_heartbeat_seconds",
         "idempotency_key_hours",
+        "record_cache_bytes",
     ):
         try:
             return int(raw)

@@ -350,6 +350,10 @@ class GameService:
 
         return self._games.read(None, game_id, read, several_statements=True)
 
+    def finished_version(self, game_id: str) -> int | None:
+        """The game's version if it is finished, else None (:meth:`.Transactions.finished_version`)."""
+        return self._games.finished_version(game_id)
+
     def list_games(self, *, status: str | None, cursor: str | None, limit: int) -> GamePage:
         before = decode_cursor(cursor, GAMES) if cursor else None
         if before is not None and not before.isalnum():

@@ -15,7 +15,7 @@ from datetime import datetime
 from typing import TypeVar
 
 from .. import engine
-from ..engine import Game
+from ..engine import Game, Status
 from ..store import StoredGame, StoreSession
 from .domain_events import EventLog
 from .errors import GameNotFound
@@ -73,6 +73,17 @@ class Transactions:
         """:meth:`_read` in ``uow``, or in a unit of its own."""
         with self.work(uow) as work:
             return self._read(work, game_id, read, several_statements=several_statements)
+
+    def finished_version(self, game_id: str) -> int | None:
+        """The game's version if it is finished (its record never changes at that version), None
+        while it is not; :class:`.GameNotFound` without such a game. One short statement: no log
+        is read and no move is made (a finished game owes none)."""
+        with self.work(None) as work, work.session() as session:
+            found = session.version(game_id)
+        if found is None:
+            raise GameNotFound(f"there is no game {game_id!r}")
+        version, status = found
+        return version if status == Status.FINISHED.value else None
 
     def _change(self, uow: UnitOfWork, game_id: str, change: Change[T]) -> T:
         """Apply ``change`` to the game and save the result in one write.

@@ -100,6 +100,7 @@ _INSERT_EVENTS = _insert(EVENTS, ("game_id", *EVENT_COLUMNS))
 _GAME_WIDTH = len(_GAME_COLUMNS)
 
 
+_VERSION = select(GAMES.c.version, GAMES.c.status).where(GAMES.c.id == bindparam("game_id"))
 _HEADS = select(GAMES.c.id, GAMES.c.event_count, GAMES.c.turn_deadline).where(
     GAMES.c.id.in_(bindparam("ids", expanding=True))
 )
@@ -226,6 +227,11 @@ class GameRepository:
             .limit(limit)
         )
         return [StoredTrick(*row) for row in self.connection.execute(query)]
+
+    def version(self, game_id: str) -> tuple[int, str] | None:
+        """The stored game's version and status, or None when there is no such game."""
+        row = self.connection.execute(_VERSION, {"game_id": game_id}).first()
+        return None if row is None else (row[0], row[1])
 
     def heads(self, game_ids: Collection[str]) -> dict[str, tuple[int, datetime | None]]:
         """The last event id and the turn deadline of the stored games among ``game_ids``."""

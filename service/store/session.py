@@ -149,6 +149,11 @@ class StoreSession:
             events.sort(key=lambda event: event.id)
         return new
 
+    def version(self, game_id: str) -> tuple[int, str] | None:
+        """The game's version and status (None: no such game), one short statement."""
+        with self._statement(write=False, one_statement=True):
+            return self._repository.version(game_id)
+
     def heads(self, game_ids: Collection[str]) -> dict[str, tuple[int, datetime | None]]:
         """Each stored game's last event id and turn deadline (None: nothing is due), one statement."""
         with self._statement(write=False, one_statement=True):

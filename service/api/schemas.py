@@ -93,7 +93,13 @@ class GameSchema(ma.Schema):
         required=True, validate=validate.OneOf(STATUSES), metadata={"example": "playing", "enum_schema": "GameStatus"}
     )
     target_score = fields.Integer(required=True, metadata={"example": 15})
-    seeded = fields.Boolean(required=True, metadata={"description": "Created with a seed: its deals are reproducible."})
+    seeded = fields.Boolean(
+        required=True,
+        metadata={
+            "description": "Created with a seed, for tests, demos and replays: its deals follow from the seed, "
+            "so anyone who knows or guesses the seed knows every hand. Never rated or matched."
+        },
+    )
     auto_deal = fields.Boolean(required=True)
     turn_timeout_seconds = fields.Integer(
         allow_none=True,

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from tests.api.test_record import play_to_end, verify
+
 PLAYERS = [{"name": "Ana", "age": 41}, {"name": "Bo", "age": 35}, {"name": "Cy", "age": 29}]
 
 
@@ -53,6 +55,20 @@ def test_seeded_draw_is_reproducible(client):
     body = {"seats": [{"name": "A"}, {"name": "B"}, {"name": "C"}], "seed": "draw"}
     dealers = {client.post("/v1/games", json=body).json["first_dealer"] for _ in range(3)}
     assert len(dealers) == 1
+
+
+@pytest.mark.parametrize("seed", ["marked", None])
+def test_a_seeded_game_is_marked_in_the_game_the_lobby_and_the_record(client, new_table, tmp_path, seed):
+    """Only a game created with a seed says so, wherever it is shown; coins-verify checks either record."""
+    table = new_table(target_score=1, **({"seed": seed} if seed else {}))
+    seeded = seed is not None
+    assert table.state()["seeded"] is seeded
+    listed = [game for game in client.get("/v1/games?limit=100").json["items"] if game["id"] == table.id]
+    assert [game["seeded"] for game in listed] == [seeded]
+    assert play_to_end(table)["status"] == "finished"
+    record = client.get(f"/v1/games/{table.id}/record").json
+    assert record["setup"]["seeded"] is seeded
+    assert verify(record, tmp_path / "record.json") == 0
 
 
 def test_ages_are_never_shown(client):

@@ -549,7 +549,7 @@ export interface components {
              */
             seats?: (components["schemas"]["NewPerson"] | components["schemas"]["NewBot"] | null)[];
             /**
-             * @description Makes every deal of the game reproducible (for tests and replays).
+             * @description For tests, demos and replays only: every deal of the game follows from this string alone, so anyone who knows or guesses it knows every hand (each hand's public commitment lets a guess be checked offline). The game reports `seeded: true` and is never rated or matched. Leave it out for a real game: each hand then gets a secret random seed.
              * @example demo-1
              */
             seed?: string | null;
@@ -590,7 +590,7 @@ export interface components {
             /** @description The finished game this game is the rematch of (`rematchGame`); null for a new game. */
             rematch_of: string | null;
             seats: components["schemas"]["Seat"][];
-            /** @description Created with a seed: its deals are reproducible. */
+            /** @description Created with a seed, for tests, demos and replays: its deals follow from the seed, so anyone who knows or guesses the seed knows every hand. Never rated or matched. */
             seeded: boolean;
             /** @example playing */
             status: components["schemas"]["GameStatus"];
@@ -690,7 +690,7 @@ export interface components {
             /** @description The finished game this game is the rematch of (`rematchGame`); null for a new game. */
             rematch_of: string | null;
             seats: components["schemas"]["Seat"][];
-            /** @description Created with a seed: its deals are reproducible. */
+            /** @description Created with a seed, for tests, demos and replays: its deals follow from the seed, so anyone who knows or guesses the seed knows every hand. Never rated or matched. */
             seeded: boolean;
             /** @example playing */
             status: components["schemas"]["GameStatus"];
@@ -1138,7 +1138,7 @@ export interface components {
             /** @description `named` by the creator, the `oldest` player, or `drawn`; null while seats are open. */
             first_dealer_chosen_by: components["schemas"]["FirstDealerChoice"] | null;
             options: components["schemas"]["RecordOptions"];
-            /** @description Created with a seed string (its deals derive from it); the string is not in the record. */
+            /** @description Created with a seed string, for tests, demos and replays: its deals derive from it, so anyone who knows or guesses the string knew every hand. The string is not in the record. */
             seeded: boolean;
             /** @description The score that wins (1 to 100). */
             target_score: number;

@@ -4,7 +4,7 @@ import * as api from "./api.js";
 import { h, replace } from "./dom.js";
 import { onLanguageChange, t } from "./i18n.js";
 import { seatName } from "./names.js";
-import { problemNotice } from "./notice.js";
+import { problemNotice, seededBadge } from "./notice.js";
 import { listSeats, loadName, loadSeat, saveName, saveSeat } from "./store.js";
 
 const SEAT_CHOICES = ["you", "open", "bot:random", "bot:basic", "bot:expert"];
@@ -88,6 +88,7 @@ export function mountLobby(root) {
       "li",
       { class: "panel", "data-game": game.id },
       h("span", {}, t("lobby.inPlay", { scores, target: game.target_score })),
+      seededBadge(game),
       h("a", { class: "button", href: `#/game/${encodeURIComponent(game.id)}`, "data-key": "watch" }, t("lobby.watch")),
     );
   }
@@ -97,9 +98,9 @@ export function mountLobby(root) {
     const seat = loadSeat(game.id)?.seat ?? null;
     const names = game.seats.map((item) => `${seatName(item, seat)} ${item.score}`).join(" · ");
     const href = `#/game/${encodeURIComponent(game.id)}`;
-    if (game.status !== "finished") return h("li", { "data-game": game.id }, h("a", { href }, `${t("lobby.resume")}: ${names}`));
+    if (game.status !== "finished") return h("li", { "data-game": game.id }, h("a", { href }, `${t("lobby.resume")}: ${names}`), seededBadge(game));
     const result = game.winner === seat ? t("lobby.won") : t("lobby.lost", { name: seatName(game.seats[game.winner ?? 0], seat) });
-    return h("li", { "data-game": game.id, "data-result": game.winner === seat ? "won" : "lost" }, h("a", { href }, `${result} · ${names}`));
+    return h("li", { "data-game": game.id, "data-result": game.winner === seat ? "won" : "lost" }, h("a", { href }, `${result} · ${names}`), seededBadge(game));
   }
 
   /** @param {import("./types.js").Game} game */
@@ -110,6 +111,7 @@ export function mountLobby(root) {
       "li",
       { class: "panel", "data-game": game.id },
       h("span", {}, t("lobby.summary", { names, target: game.target_score, open: open.length })),
+      seededBadge(game),
       open.length > 0 && h("a", { class: "button", href: `#/game/${encodeURIComponent(game.id)}/join?seat=${open[0].seat}` }, t("lobby.join")),
     );
   }

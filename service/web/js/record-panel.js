@@ -3,6 +3,7 @@
 import * as api from "./api.js";
 import { h } from "./dom.js";
 import { t } from "./i18n.js";
+import { seededNotice } from "./notice.js";
 import { checkRecord, recordCheckText } from "./record-check.js";
 
 /**
@@ -42,8 +43,12 @@ export function recordPanel(gameId, { render, onError }) {
     render();
   }
 
-  /** The game record: download it, or check it whole (every hand over so far, and the outcome). */
-  function view() {
+  /**
+   * The game record: download it, or check it whole (every hand over so far, and the outcome).
+   * A seeded game's record says so: its deals check, yet anyone with the seed knew them.
+   * @param {{seeded: boolean}} game
+   */
+  function view(game) {
     let result = null;
     if (check === "checking") result = h("p", { id: "record-check" }, t("record.checking"));
     else if (check?.ok) result = h("p", { id: "record-check", class: "verified", "data-verified": "true" }, recordCheckText(check));
@@ -52,6 +57,7 @@ export function recordPanel(gameId, { render, onError }) {
       "section",
       { class: "panel game-record", "aria-labelledby": "record-title" },
       h("h2", { id: "record-title" }, t("record.title")),
+      seededNotice(game),
       h(
         "div",
         { class: "actions" },

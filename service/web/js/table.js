@@ -9,7 +9,7 @@ import { cardName, onLanguageChange, t } from "./i18n.js";
 import { inviteView } from "./invite.js";
 import { recordPanel } from "./record-panel.js";
 import { seatName } from "./names.js";
-import { infoNotice, problemNotice } from "./notice.js";
+import { infoNotice, problemNotice, seededNotice } from "./notice.js";
 import { isMissingGame, missingGameView } from "./missing.js";
 import { forgetSeat, loadDealt, loadSeat, saveDealt, saveSeat } from "./store.js";
 import { logPanel, scoresView, seatControls, settingsPanel, summaryView } from "./table-side.js";
@@ -315,6 +315,7 @@ export function mountTable(root, gameId) {
         state.error ? problemNotice(state.error) : null,
         state.left && infoNotice(t("table.left")),
         seat === null && !state.left && infoNotice(t("table.spectator")),
+        seededNotice(game),
         feltView(game, seat, hands),
         seat !== null && game.status !== "finished" && handPanel(game, seat),
       ),
@@ -324,7 +325,7 @@ export function mountTable(root, gameId) {
         h("section", { class: "panel" }, h("h2", {}, t("table.scores")), scoresView(game, seat, hands)),
         game.status === "waiting_for_players" && inviteView(game),
         fairnessView(game.status === "playing" ? game.commitment : null, [...state.checks.values()].reverse()),
-        game.hand_number > 0 && record.view(),
+        game.hand_number > 0 && record.view(game),
         logPanel(lines(), state.live),
         seat !== null && game.status !== "finished" && settingsPanel({ sound: turnSoundOn(), onSound: (on) => (setTurnSound(on), render()) }),
         h("p", {}, h("a", { href: "#/" }, t("table.backToLobby"))),

@@ -100,7 +100,10 @@ class CreateGameSchema(ma.Schema):
         validate=validate.Length(1, 200),
         allow_none=True,
         metadata={
-            "description": "Makes every deal of the game reproducible (for tests and replays).",
+            "description": "For tests, demos and replays only: every deal of the game follows from this "
+            "string alone, so anyone who knows or guesses it knows every hand (each hand's public "
+            "commitment lets a guess be checked offline). The game reports `seeded: true` and is never "
+            "rated or matched. Leave it out for a real game: each hand then gets a secret random seed.",
             "example": "demo-1",
         },
     )

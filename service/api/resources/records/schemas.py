@@ -52,7 +52,8 @@ class RecordSetupSchema(ma.Schema):
     seeded = fields.Boolean(
         required=True,
         metadata={
-            "description": "Created with a seed string (its deals derive from it); the string is not in the record."
+            "description": "Created with a seed string, for tests, demos and replays: its deals derive from "
+            "it, so anyone who knows or guesses the string knew every hand. The string is not in the record."
         },
     )
     first_dealer = fields.Integer(

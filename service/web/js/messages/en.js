@@ -274,4 +274,6 @@ export default {
   "missing.title": "Game not found",
   "missing.text": "There is no game with the id “{id}”.",
   "missing.why": "The link may be mistyped or cut short, or the game may have been removed: finished and abandoned games are deleted after a while. From the lobby you can start a new game, join one or watch one.",
+  "seeded.badge": "Seeded",
+  "seeded.notice": "Seeded: for tests and demos — anyone who knows the seed knows every hand.",
 };

@@ -274,4 +274,6 @@ export default {
   "missing.title": "No se encuentra la partida",
   "missing.text": "No hay ninguna partida con el identificador «{id}».",
   "missing.why": "Puede que el enlace esté mal escrito o cortado, o que la partida se haya borrado: las partidas terminadas o abandonadas se eliminan al cabo de un tiempo. Desde el inicio puedes empezar una partida nueva, unirte a una o mirar una.",
+  "seeded.badge": "Con semilla",
+  "seeded.notice": "Con semilla: para pruebas y demostraciones — quien conozca la semilla conoce todas las manos.",
 };

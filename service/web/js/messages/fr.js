@@ -274,4 +274,6 @@ export default {
   "missing.title": "Partie introuvable",
   "missing.text": "Il n’y a pas de partie avec l’identifiant « {id} ».",
   "missing.why": "Le lien est peut-être mal saisi ou tronqué, ou la partie a été supprimée : les parties terminées ou abandonnées sont effacées au bout d’un certain temps. Depuis l’accueil, vous pouvez commencer une nouvelle partie, en rejoindre une ou en regarder une.",
+  "seeded.badge": "Avec graine",
+  "seeded.notice": "Avec graine : pour les tests et les démonstrations — quiconque connaît la graine connaît toutes les mains.",
 };

@@ -274,4 +274,6 @@ export default {
   "missing.title": "Spel niet gevonden",
   "missing.text": "Er is geen spel met de id „{id}”.",
   "missing.why": "Misschien is de link verkeerd getypt of afgebroken, of is het spel verwijderd: afgelopen en verlaten spellen worden na een tijd gewist. In de lobby kun je een nieuw spel beginnen, meedoen of meekijken.",
+  "seeded.badge": "Met seed",
+  "seeded.notice": "Met seed: voor tests en demo's — wie de seed kent, kent elke hand.",
 };

@@ -192,6 +192,8 @@ def test_rematches_count_against_the_creation_limit_of_the_address(limited: Flas
     assert refused.status_code == 429 and refused.json["code"] == "too_many_requests"
     assert 1 <= int(refused.headers["Retry-After"]) <= 61
     assert _create(limited, "10.0.0.7") == 429  # and createGame with it: one count
+    anonymous = table.client.post(url)  # no token: refused for that, as if no limit were reached
+    assert anonymous.status_code == 401 and anonymous.json["code"] == "missing_token"
     elsewhere = limited.test_client().post(url, headers=table.auth(1), environ_base={"REMOTE_ADDR": "10.0.0.8"})
     assert elsewhere.status_code == 200  # the same seat from another address counts there
 

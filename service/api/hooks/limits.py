@@ -65,9 +65,15 @@ def _not_bots_only() -> bool:
     return not (isinstance(seats, list) and seats and all(isinstance(seat, dict) and "bot" in seat for seat in seats))
 
 
+def _rematch_without_token() -> bool:
+    """A rematchGame without a token: the view refuses it (401) and it creates nothing, so it is not
+    counted as a creation (and the caller learns what is wrong rather than to wait)."""
+    return request.blueprint == "rematches" and bearer_token() is None
+
+
 # scope -> (limit, the blueprints whose POSTs it counts together per client address, exempt when)
 SHARED_LIMITS: dict[str, tuple[str, tuple[str, ...], Callable[[], bool] | None]] = {
-    "create": ("30/minute", ("games", "rematches"), None),  # createGame and rematchGame
+    "create": ("30/minute", ("games", "rematches"), _rematch_without_token),  # createGame and rematchGame
     "bots-only": ("6/minute", ("games",), _not_bots_only),  # createGame with three bots
 }
 LINEAGE_GAMES_PER_MINUTE = 10  # a game and its rematches, one after another

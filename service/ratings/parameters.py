@@ -28,6 +28,6 @@ DISPLAY_SCALE = round(400 / (math.log(10) * math.sqrt(3) * BETA))  # 24
 # A rating is provisional (and off the leaderboard) while its player has fewer than
 # MIN_RATED_GAMES rated games or its current sigma exceeds SIGMA_PROVISIONAL: 110 display points,
 # the deviation above which lichess marks a Glicko rating provisional. A newcomer gets there after
-# some 20 games against settled players (some 45 among newcomers only).
+# some 15 games against settled players (some 50 among newcomers only).
 MIN_RATED_GAMES = 10
 SIGMA_PROVISIONAL = 110 / DISPLAY_SCALE  # ≈ 4.58

@@ -27,7 +27,7 @@ def finishing_order(winner: int, scores: Sequence[int], left: Collection[int] = 
         raise ValueError(f"the seats that left must be seats from 0 to {SEATS - 1}, not {sorted(leavers)}")
 
     def standing(seat: int) -> tuple[bool, bool, int]:
-        """What places a seat, best first when sorted: stayed, won, score (negated: higher is better)."""
+        """What places a seat, best first when sorted: whether its player left, whether it lost, its score negated."""
         if seat in leavers:
             return (True, False, 0)  # all leavers alike: neither the win nor the score of their seat counts
         return (False, seat != winner, -scores[seat])

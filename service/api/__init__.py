@@ -43,10 +43,11 @@ honour `If-Match` (412 when the game has moved on).
 the same key and body gets the first response again, marked `Idempotent-Replayed: true`, and
 nothing is applied twice. Retry on connection errors, 5xx and 429 (after `Retry-After`).
 
-**Limits.** Creating games (rematches included) and joining them are limited per client
-address, plays and hints per token, open event streams and long polls per address and per
-token, far above what a person needs; over a limit the answer is 429 `too_many_requests` with
-`Retry-After`.
+**Limits.** Creating games (rematches included, and fewer games of bots alone, a leave that
+leaves a game to three bots among them) and joining them are limited per client address, plays
+and hints per token, refusals of unknown tokens per address, open event streams and long polls
+per address and per token, far above what a person needs; over a limit the answer is 429
+`too_many_requests` with `Retry-After`.
 
 **Errors** are RFC 9457 `application/problem+json` with a stable `code`:
 {", ".join(f"`{code}`" for code in sorted(PROBLEMS))}.

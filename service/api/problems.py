@@ -159,7 +159,7 @@ def register_problem_handlers(app: Flask) -> None:
         if error.code not in PROBLEMS or PROBLEMS[error.code][0] >= 500:  # a use case's bug
             return on_unexpected(error)
         headers = {"WWW-Authenticate": 'Bearer realm="coins"'} if PROBLEMS[error.code][0] == 401 else {}
-        retry_after = getattr(error, "retry_after", None)  # a use case's own limit (a line of rematches)
+        retry_after = getattr(error, "retry_after", None)  # a use case's own limit (errors.LimitReached)
         if retry_after is not None:
             headers["Retry-After"] = str(retry_after)
         return problem_response(Problem(error.code, str(error), headers=headers))

@@ -298,6 +298,11 @@ export interface paths {
          * @description Leave the game for good. Once the game has started a bot of strength `bot` (default
          *     `basic`) takes the seat over and plays on at once if it is the seat's turn; before the
          *     game starts the seat simply opens again. Your token stops working.
+         *
+         *     When the other two seats are bots, leaving starts a game that the server plays alone, to the
+         *     target: it counts as a game of bots alone against the caller's address (the limit of
+         *     createGame with three bots), and once that is used up it is refused with `429
+         *     too_many_requests` (and `Retry-After`), and the seat stays yours.
          */
         post: operations["leaveGame"];
         delete?: never;

@@ -45,7 +45,7 @@ workers = max(1, _int("WEB_CONCURRENCY", _default_workers()))
 # threads for streams (beyond them, 503) beside WORKER_CONNECTIONS for everything else. Chosen
 # over gunicorn's gevent worker by measurement: docs/benchmarks.md ("Live events").
 streams_per_worker = _int("STREAMS_PER_WORKER", 500)  # 5 workers: 2,000 streams with room (they spread unevenly)
-worker_class = "gthread"
+worker_class = "service.api.worker.Worker"  # gthread; its own 400/414/431 answers are problems
 threads = streams_per_worker + max(1, _int("WORKER_CONNECTIONS", 100))
 # Connections a worker holds at once: its busy threads, and as many again idle between two requests
 # of a keep-alive connection (gthread keeps worker_connections - threads of them; none would close

@@ -50,7 +50,10 @@ per address and per token, far above what a person needs; over a limit the answe
 `too_many_requests` with `Retry-After`.
 
 **Errors** are RFC 9457 `application/problem+json` with a stable `code`:
-{", ".join(f"`{code}`" for code in sorted(PROBLEMS))}.
+{", ".join(f"`{code}`" for code in sorted(PROBLEMS))}. A request the server cannot read is
+refused before any operation: a request line over 4,094 bytes (gunicorn's default limits) is 414
+`uri_too_long`, more than 100 header fields or one over 8,190 bytes 431 `header_fields_too_large`,
+malformed HTTP 400 `bad_request`.
 
 **Cards** are strings `<rank>-<suit>` ({len(CARD_CODES)} codes, the `Card` enum).
 

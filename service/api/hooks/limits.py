@@ -13,7 +13,9 @@ leaveGame is not counted as a join: it needs a seat's token, and a token leaves 
 that no seat holds stores nothing in the counters of seats (a flood of made-up tokens would write one
 counter per token): requests refused with ``401`` are counted per address instead
 (:data:`REFUSED_CREDENTIALS`), and a request without any credential, which the view refuses without
-a read, is counted nowhere.
+a read, is counted nowhere. That count is read only for an address this process refused in its
+window (:class:`RecentRefusals`): a play with a good token from any other costs no extra read, and
+an address refused in each of ``n`` workers makes at most ``n`` refusals more than the limit.
 
 The defaults are far above what a person or a script creating a few games a minute needs. Counters
 are fixed windows in a storage every worker and instance shares (``create_app`` chooses it: Redis
@@ -30,8 +32,9 @@ before a play, and written after one only when it was refused for another reason
 from __future__ import annotations
 
 import math
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any, cast
 
 import flask
@@ -44,7 +47,15 @@ from ..common import bearer_token
 from ..context import BOT_GAMES
 from ..problems import Problem
 
-__all__ = ["LIMITS", "LINEAGE_GAMES_PER_MINUTE", "REFUSED_CREDENTIALS", "SHARED_LIMITS", "BotGames", "init_limits"]
+__all__ = [
+    "LIMITS",
+    "LINEAGE_GAMES_PER_MINUTE",
+    "REFUSED_CREDENTIALS",
+    "SHARED_LIMITS",
+    "BotGames",
+    "RecentRefusals",
+    "init_limits",
+]
 
 KEY_PREFIX = "coins"
 BOTS_ONLY = "bots-only"
@@ -119,6 +130,34 @@ LIMITS: dict[str, tuple[str, str, Callable[[], str], Callable[[], bool]]] = {
 REFUSED_CREDENTIALS: tuple[str, dict[str, str]] = ("30/minute", {"players": "POST", "plays": "POST", "hints": "GET"})
 
 
+class RecentRefusals:
+    """The client addresses this process refused ``401`` with a credential (on ``blueprints``) within
+    the last ``window`` seconds, at most ``most`` of them (the oldest forgotten first): only theirs
+    are checked against :data:`REFUSED_CREDENTIALS` before a request, so the others pay no read."""
+
+    def __init__(self, blueprints: Iterable[str], *, window: float, most: int = 10_000) -> None:
+        self._blueprints = frozenset(blueprints)
+        self._window, self._most = window, most
+        self._until: dict[str, float] = {}  # address -> when its mark lapses, oldest first
+        self._lock = threading.Lock()
+
+    def unmarked(self) -> bool:
+        """Whether the request's address has no live mark (then its count is not checked)."""
+        until = self._until.get(client_address())
+        return until is None or until <= time.monotonic()
+
+    def note(self, response: Response) -> Response:
+        """After a request: mark its address if it was refused for its credential."""
+        if response.status_code == 401 and request.blueprint in self._blueprints and bearer_token() is not None:
+            address = client_address()
+            with self._lock:
+                self._until.pop(address, None)
+                self._until[address] = time.monotonic() + self._window
+                if len(self._until) > self._most:
+                    del self._until[next(iter(self._until))]
+        return response
+
+
 class BotGames:
     """The client address's count of games of bots alone (createGame's ``bots-only`` limit), for the
     leaveGame that leaves a started game to three bots: :meth:`wait` before it, :meth:`started` by the
@@ -181,16 +220,18 @@ def init_limits(
         limited = limiter.limit(limit, methods=[method], key_func=key, exempt_when=exempt, deduct_when=deduct_when)
         limited(cast(flask.Blueprint, app.blueprints[name]))
     limit, methods = REFUSED_CREDENTIALS
+    recent = RecentRefusals(methods, window=parse(limit).get_expiry())
     for name, method in methods.items():
         refused = limiter.shared_limit(
             limit,
             "refused-credentials",
             methods=[method],
             key_func=client_address,
-            exempt_when=_without_token,
+            exempt_when=lambda: _without_token() or recent.unmarked(),
             deduct_when=_refused_credential,
         )
         refused(cast(flask.Blueprint, app.blueprints[name]))
+    app.after_request(recent.note)
     bot_games = BotGames(limiter, SHARED_LIMITS[BOTS_ONLY][0])
     app.extensions[BOT_GAMES] = bot_games
     app.after_request(bot_games.count)

@@ -132,3 +132,20 @@ def test_leaving_a_game_with_another_person_is_not_a_game_of_bots(two_bot_games_
     auth = {"Authorization": f"Bearer {created['credentials'][0]['token']}"}
     left = client.post(f"/v1/games/{created['id']}/players/0/leave", json={}, headers=auth, environ_base=address)
     assert left.status_code == 200  # Bo still plays: not a game of bots alone
+
+
+def test_a_replayed_leave_to_bots_alone_counts_once(limited: Flask):
+    game_id, auth = _alone_with_bots(limited, "10.0.8.1")
+    keyed = {**auth, "Idempotency-Key": "leave-once"}
+    client = limited.test_client()
+    answers = [
+        client.post(
+            f"/v1/games/{game_id}/players/0/leave", json={}, headers=keyed, environ_base={"REMOTE_ADDR": "10.0.8.1"}
+        )
+        for _ in range(2)
+    ]
+    assert [answer.status_code for answer in answers] == [200, 200]
+    assert answers[1].headers["Idempotent-Replayed"] == "true"
+    with limited.extensions["coins.db"].engine.connect() as connection:
+        counts = dict(connection.execute(text("SELECT key, count FROM rate_limits")).all())
+    assert [count for key, count in counts.items() if "/bots-only/" in key] == [1]

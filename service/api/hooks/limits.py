@@ -12,8 +12,8 @@ counted apart from the others; a leaveGame that leaves a started game to bots al
 leaveGame is not counted as a join: it needs a seat's token, and a token leaves once. A credential
 that no seat holds stores nothing in the counters of seats (a flood of made-up tokens would write one
 counter per token): requests refused with ``401`` are counted per address instead
-(:data:`REFUSED_CREDENTIALS`), and a request without any credential, which the view refuses without
-a read, is counted nowhere. That count is read only for an address this process refused in its
+(:data:`REFUSED_CREDENTIALS`), and a play, hint or leave without any credential (``401
+missing_token``, as for a rematch) is counted nowhere. That count is read only for an address this process refused in its
 window (:class:`RecentRefusals`): a play with a good token from any other costs no extra read, and
 an address refused in each of ``n`` workers makes at most ``n`` refusals more than the limit.
 

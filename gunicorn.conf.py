@@ -50,7 +50,7 @@ workers = max(1, _int("WEB_CONCURRENCY", _default_workers()))
 # one address holds 3,000 slow connections (docs/security.md, "Slow clients"; past that, the proxy
 # in front of the recommended deployment refuses them: deploy/haproxy.cfg).
 streams_per_worker = _int("STREAMS_PER_WORKER", 500)  # 5 workers: 2,000 streams with room (they spread unevenly)
-worker_class = "gthread"
+worker_class = "service.api.worker.Worker"  # gthread; its own 400/414/431 answers are problems
 threads = streams_per_worker + max(1, _int("WORKER_CONNECTIONS", 1000))
 # Connections a worker holds at once: its busy threads, and as many again idle between two requests
 # of a keep-alive connection (gthread keeps worker_connections - threads of them; none would close

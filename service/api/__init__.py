@@ -43,13 +43,17 @@ honour `If-Match` (412 when the game has moved on).
 the same key and body gets the first response again, marked `Idempotent-Replayed: true`, and
 nothing is applied twice. Retry on connection errors, 5xx and 429 (after `Retry-After`).
 
-**Limits.** Creating games (rematches included) and joining them are limited per client
-address, plays and hints per token, open event streams and long polls per address and per
-token, far above what a person needs; over a limit the answer is 429 `too_many_requests` with
-`Retry-After`.
+**Limits.** Creating games (rematches included, and fewer games of bots alone, a leave that
+leaves a game to three bots among them) and joining them are limited per client address, plays
+and hints per token, refusals of unknown tokens per address, open event streams and long polls
+per address and per token, far above what a person needs; over a limit the answer is 429
+`too_many_requests` with `Retry-After`.
 
 **Errors** are RFC 9457 `application/problem+json` with a stable `code`:
-{", ".join(f"`{code}`" for code in sorted(PROBLEMS))}.
+{", ".join(f"`{code}`" for code in sorted(PROBLEMS))}. A request the server cannot read is
+refused before any operation: a request line over 4,094 bytes (gunicorn's default limits) is 414
+`uri_too_long`, more than 100 header fields or one over 8,190 bytes 431 `header_fields_too_large`,
+malformed HTTP 400 `bad_request`.
 
 **Cards** are strings `<rank>-<suit>` ({len(CARD_CODES)} codes, the `Card` enum).
 

@@ -1,13 +1,16 @@
-"""Where the views find the use cases (one GameService per app, kept in ``app.extensions``), and the
-path parameters every resource shares."""
+"""Where the views find the use cases (one GameService per app, kept in ``app.extensions``) and the
+count of games of bots alone (kept there by the rate limits), and the path parameters every resource shares."""
 
 from __future__ import annotations
+
+from typing import Protocol
 
 from flask import current_app
 
 from ..games import GameService
 
 EXTENSION = "coins.games"
+BOT_GAMES = "coins.bot_games"
 
 # is_game_id as a pattern: 26 characters of Crockford base32, lower case (tests hold them equal).
 GAME_ID_PATTERN = "^[0-9a-hjkmnp-tv-z]{26}$"
@@ -29,3 +32,18 @@ SEAT = {
 def games() -> GameService:
     service: GameService = current_app.extensions[EXTENSION]
     return service
+
+
+class BotGameCount(Protocol):
+    """A client address's games of bots alone (``service.api.hooks.limits.BotGames``)."""
+
+    def wait(self) -> int | None:
+        """The seconds until the caller may start another; None while it may."""
+
+    def started(self) -> None:
+        """Say that the request started one (counted once its answer is a ``200``)."""
+
+
+def bot_games() -> BotGameCount:
+    count: BotGameCount = current_app.extensions[BOT_GAMES]
+    return count

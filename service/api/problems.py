@@ -46,6 +46,7 @@ PROBLEMS: dict[str, tuple[int, str]] = {
     "game_finished": (409, "The game is over"),
     "precondition_failed": (412, "The game has changed"),
     "payload_too_large": (413, "The body is too large"),
+    "uri_too_long": (414, "The request line is too long"),
     "game_not_finished": (409, "The game is not over yet"),
     "unsupported_media_type": (415, "The body must be application/json"),
     "validation_error": (422, "The request is not valid"),
@@ -53,6 +54,7 @@ PROBLEMS: dict[str, tuple[int, str]] = {
     "card_not_in_hand": (422, "You do not hold that card"),
     "idempotency_key_reused": (422, "This Idempotency-Key was used for another request"),
     "too_many_requests": (429, "Too many requests"),
+    "header_fields_too_large": (431, "The header fields are too large"),
     "internal_error": (500, "Internal error"),
     "database_unavailable": (503, "The database is unavailable"),
     "too_many_streams": (503, "This server holds as many event streams as it can"),
@@ -66,9 +68,11 @@ _BY_STATUS = {
     406: "not_acceptable",
     412: "precondition_failed",
     413: "payload_too_large",
+    414: "uri_too_long",
     415: "unsupported_media_type",
     422: "validation_error",
     429: "too_many_requests",
+    431: "header_fields_too_large",
     503: "database_unavailable",
 }
 RETRY_AFTER_SECONDS = 2
@@ -159,7 +163,7 @@ def register_problem_handlers(app: Flask) -> None:
         if error.code not in PROBLEMS or PROBLEMS[error.code][0] >= 500:  # a use case's bug
             return on_unexpected(error)
         headers = {"WWW-Authenticate": 'Bearer realm="coins"'} if PROBLEMS[error.code][0] == 401 else {}
-        retry_after = getattr(error, "retry_after", None)  # a use case's own limit (a line of rematches)
+        retry_after = getattr(error, "retry_after", None)  # a use case's own limit (errors.LimitReached)
         if retry_after is not None:
             headers["Retry-After"] = str(retry_after)
         return problem_response(Problem(error.code, str(error), headers=headers))

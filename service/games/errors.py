@@ -17,7 +17,9 @@ __all__ = [
     "GameNotFinished",
     "VersionMismatch",
     "InvalidCursor",
+    "LimitReached",
     "TooManyRematches",
+    "TooManyBotGames",
 ]
 
 
@@ -78,11 +80,19 @@ class InvalidCursor(ServiceError):
     code = "invalid_cursor"
 
 
-class TooManyRematches(ServiceError):
-    """A lineage of rematches made as many games in the last minute as it may."""
+class LimitReached(ServiceError):
+    """A limit the use case checks itself; ``retry_after``: the seconds until it allows the call."""
 
     code = "too_many_requests"
 
     def __init__(self, message: str, *, retry_after: int) -> None:
         super().__init__(message)
         self.retry_after = retry_after  # seconds
+
+
+class TooManyRematches(LimitReached):
+    """A lineage of rematches made as many games in the last minute as it may."""
+
+
+class TooManyBotGames(LimitReached):
+    """Leaving would leave a game to bots alone, and the caller started as many such games as it may."""

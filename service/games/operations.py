@@ -19,11 +19,12 @@ from ..engine import Card, Game, GameFinished, NoHandInProgress, Status
 from ..store import GameStore, IdempotencyStore, StoredGame, StoredSeat, StoreSession
 from .commands import NewGame, NewPlayer
 from .cursors import ACTIONS, GAMES, TRICKS, decode_cursor, encode_cursor, number_cursor
-from .domain_events import EventLog, FeedStart, GameEvent, SeatLeftEvent, SeatTakenEvent
-from .errors import GameNotFinished, InvalidCursor, NotYourSeat, SeatsFull, SeatsOpen, SeatTaken, VersionMismatch
+from .domain_events import EventLog, FeedStart, GameEvent, SeatTakenEvent
+from .errors import GameNotFinished, InvalidCursor, SeatsFull, SeatsOpen, SeatTaken
 from .game_record import ActionEntry, GameInfo, SeatInfo, build_record
 from .idempotency import IdempotencyKeys
 from .ids import new_game_id
+from .leaving import leave_seat
 from .projections import action_state, hands_over, public_game, trick_state
 from .rematch import check_lineage, link_rematch, new_rematch, rematch_id
 from .results import (
@@ -41,12 +42,11 @@ from .results import (
     Rematch,
     TrickPage,
     TrickState,
-    etag_for,
 )
 from .seats import is_open, name_bots_apart, take_seat
 from .server_moves import begin, changed, new_stored_game, record_deal, record_play, settle, start_full_table
 from .tokens import authenticate, hash_token, rematch_token
-from .transactions import Transactions, restore
+from .transactions import Transactions, check_version, restore
 from .unit_of_work import KeyedRequest, UnitOfWork
 
 __all__ = ["GameService"]
@@ -131,7 +131,7 @@ class GameService:
         uow: UnitOfWork | None = None,
     ) -> Joined:
         def change(stored: StoredGame, game: Game | None, now: datetime, log: EventLog) -> Joined:
-            _check_version(stored, if_match)
+            check_version(stored, if_match)
             open_seats = [s for s in stored.seats if is_open(s)]
             if not open_seats:
                 raise SeatsFull("all three seats are taken")
@@ -161,7 +161,7 @@ class GameService:
     ) -> DealResult:
         def change(stored: StoredGame, game: Game | None, now: datetime, log: EventLog) -> DealResult:
             seat = authenticate(stored.seats, token)
-            _check_version(stored, if_match)
+            check_version(stored, if_match)
             game = _running(stored, game)
             dealt = game.deal(seat)
             record_deal(stored, game, dealt, "player", now, log)
@@ -189,7 +189,7 @@ class GameService:
     ) -> PlayResult:
         def change(stored: StoredGame, game: Game | None, now: datetime, log: EventLog) -> PlayResult:
             seat = authenticate(stored.seats, token)
-            _check_version(stored, if_match)
+            check_version(stored, if_match)
             game = _running(stored, game)
             leader = game.leader
             played = game.play(seat, card)
@@ -212,32 +212,13 @@ class GameService:
         *,
         bot: str,
         if_match: Sequence[str] | None,
+        bots_alone_wait: int | None = None,
         uow: UnitOfWork | None = None,
     ) -> PublicGame:
-        """Hand a seat to a bot for good (or, before the game starts, give it up)."""
-
-        def change(stored: StoredGame, game: Game | None, now: datetime, log: EventLog) -> PublicGame:
-            caller = authenticate(stored.seats, token)
-            if caller != seat:
-                raise NotYourSeat(f"the token acts for seat {caller}, not seat {seat}")
-            _check_version(stored, if_match)
-            if game is not None and game.is_over:
-                raise GameFinished("the game is over")
-            leaving = stored.seats[seat]
-            leaving.token_hash = None
-            stored.changed_seats.add(seat)
-            if game is None:  # not started: the seat is open again
-                leaving.name = leaving.age = leaving.joined_at = None
-                stored.open_seats += 1
-            else:
-                leaving.bot = bot
-            changed(stored, game, now)
-            log.add(stored, SeatLeftEvent, public_game(stored, game), seat=seat, bot=leaving.bot)
-            if game is not None:
-                settle(stored, game, now, log)
-            return public_game(stored, game)
-
-        return self._games.change(uow, game_id, change)
+        """Hand a seat to a bot for good (or, before the game starts, give it up): see :func:`.leave_seat`
+        (``bots_alone_wait``: the seconds the caller must wait before leaving a game to bots alone)."""
+        leave = leave_seat(seat, token, bot=bot, if_match=if_match, bots_alone_wait=bots_alone_wait)
+        return self._games.change(uow, game_id, leave)
 
     def rematch(self, game_id: str, token: str | None, *, uow: UnitOfWork | None = None) -> Rematch:
         """The rematch of a finished game, for one of its seats: created by the first call, the
@@ -385,13 +366,6 @@ class GameService:
     def ping(self) -> None:
         """Raise :class:`.DatabaseUnavailable` unless the store can be reached (readiness)."""
         self.store.ping()
-
-
-def _check_version(stored: StoredGame, if_match: Sequence[str] | None) -> None:
-    if if_match is None or "*" in if_match:
-        return
-    if etag_for(stored.id, stored.version) not in if_match:
-        raise VersionMismatch(f"the game is at version {stored.version}; read it again and retry")
 
 
 def _running(stored: StoredGame, game: Game | None) -> Game:

@@ -9,7 +9,7 @@ left owed (bots, auto-deals; a bounded number per request, see :mod:`.server_mov
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 from typing import TypeVar
@@ -18,11 +18,12 @@ from .. import engine
 from ..engine import Game, Status
 from ..store import StoredGame, StoreSession
 from .domain_events import EventLog
-from .errors import GameNotFound
+from .errors import GameNotFound, VersionMismatch
+from .results import etag_for
 from .server_moves import owes_server_move, settle, stand_in, timed_out
 from .unit_of_work import UnitOfWork
 
-__all__ = ["Change", "OPTIMISTIC_ATTEMPTS", "Read", "Transactions", "restore"]
+__all__ = ["Change", "OPTIMISTIC_ATTEMPTS", "Read", "Transactions", "check_version", "restore"]
 
 T = TypeVar("T")
 #: A change to a game in memory: the stored game, its engine state (None until it starts), the
@@ -170,3 +171,11 @@ def _found(stored: StoredGame | None, game_id: str) -> StoredGame:
     if stored is None:
         raise GameNotFound(f"there is no game {game_id!r}")
     return stored
+
+
+def check_version(stored: StoredGame, if_match: Sequence[str] | None) -> None:
+    """Raise :class:`.VersionMismatch` unless ``if_match`` (None: no ``If-Match``) names the stored version."""
+    if if_match is None or "*" in if_match:
+        return
+    if etag_for(stored.id, stored.version) not in if_match:
+        raise VersionMismatch(f"the game is at version {stored.version}; read it again and retry")

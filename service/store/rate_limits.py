@@ -9,7 +9,8 @@ a time. Redis does the same work in memory: set ``REDIS_URL`` for busy installs.
 A play costs no write of its own: the limit on plays (given as the option ``plays``, such as
 ``"120/minute"``) counts a seat's accepted plays from the actions that each play's own transaction
 already writes, read in the one statement that reads the counter. Flask-Limiter writes the counter
-only for a play that was not accepted (its ``deduct_when``), which wrote nothing else. A play's key is
+only for a play refused for another reason than its token (its ``deduct_when``), which wrote nothing
+else: a token no seat holds is never a counter's key. A play's key is
 ``play:<game id>:<token hash>`` (:func:`service.api.hooks.limits.seat_play`); the seat's accepted plays
 are those of the last window (a sliding one), and its refused attempts a fixed window as usual.
 

@@ -46,7 +46,8 @@ def test_defaults(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     assert 3 <= settings["workers"] <= 12
     assert settings["timeout"] == 30 and settings["graceful_timeout"] == 30
     assert settings["preload_app"] is False
-    assert settings["worker_class"] == "gthread" and settings["threads"] == 500 + 1000  # streams + others
+    assert settings["worker_class"] == "service.api.worker.Worker"  # gthread, answering unreadable requests
+    assert settings["threads"] == 500 + 1000  # streams + others
     assert settings["worker_connections"] == 2 * settings["threads"]  # as many idle keep-alive connections
 
 

@@ -6,7 +6,16 @@ so a loop of rematches (each with fresh tokens) is held to the creation limit; a
 rematches from one game makes at most :data:`LINEAGE_GAMES_PER_MINUTE` games, from any addresses
 (counted by the use case from the games themselves: :func:`service.games.rematch.check_lineage`). Games of three bots
 (the costly ones: an expert's move is up to some 40 ms of CPU) have a smaller limit of their own,
-counted apart from the others.
+counted apart from the others; a leaveGame that leaves a started game to bots alone counts there too
+(:class:`BotGames`, and :mod:`service.games.leaving`, which refuses it once the count is used up).
+
+leaveGame is not counted as a join: it needs a seat's token, and a token leaves once. A credential
+that no seat holds stores nothing in the counters of seats (a flood of made-up tokens would write one
+counter per token): requests refused with ``401`` are counted per address instead
+(:data:`REFUSED_CREDENTIALS`), and a play, hint or leave without any credential (``401
+missing_token``, as for a rematch) is counted nowhere. That count is read only for an address this process refused in its
+window (:class:`RecentRefusals`): a play with a good token from any other costs no extra read, and
+an address refused in each of ``n`` workers makes at most ``n`` refusals more than the limit.
 
 The defaults are far above what a person or a script creating a few games a minute needs. Counters
 are fixed windows in a storage every worker and instance shares (``create_app`` chooses it: Redis
@@ -16,26 +25,40 @@ a proxy, all clients share the proxy's (see the README, "Behind a proxy").
 
 A play costs no write of its own for its limit. In the database, a seat's accepted plays are counted
 from the actions the plays wrote (see :mod:`service.store.rate_limits`): the counter is only read
-before a play, and written after one only when it was not accepted (Flask-Limiter's ``deduct_when``).
-Redis counts every play, as before (an increment in memory, not a database write).
+before a play, and written after one only when it was refused for another reason than its credential
+(Flask-Limiter's ``deduct_when``). Redis counts every play with a credential a seat holds.
 """
 
 from __future__ import annotations
 
 import math
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any, cast
 
 import flask
 from flask import Flask, Response, request
 from flask_limiter import Limiter, RequestLimit
+from limits import RateLimitItem, parse
 
 from ...games import hash_token
 from ..common import bearer_token
+from ..context import BOT_GAMES
 from ..problems import Problem
 
-__all__ = ["LIMITS", "LINEAGE_GAMES_PER_MINUTE", "SHARED_LIMITS", "init_limits"]
+__all__ = [
+    "LIMITS",
+    "LINEAGE_GAMES_PER_MINUTE",
+    "REFUSED_CREDENTIALS",
+    "SHARED_LIMITS",
+    "BotGames",
+    "RecentRefusals",
+    "init_limits",
+]
+
+KEY_PREFIX = "coins"
+BOTS_ONLY = "bots-only"
 
 
 def client_address() -> str:
@@ -43,7 +66,7 @@ def client_address() -> str:
 
 
 def seat_token() -> str:
-    """The hash of the seat's token; the address for a request without one (it is refused anyway)."""
+    """The hash of the seat's token (a request without one is exempt: the view refuses it)."""
     token = bearer_token()
     return f"token:{hash_token(token)}" if token else client_address()
 
@@ -54,8 +77,28 @@ def seat_play() -> str:
     return f"play:{game_id}:{hash_token(token)}" if token and game_id else client_address()
 
 
+def _without_token() -> bool:
+    return bearer_token() is None
+
+
+def _leaving() -> bool:
+    """A leaveGame: not a join (it needs a seat's token, and each token leaves once)."""
+    return request.endpoint == "players.LeaveViews"
+
+
+def _credential_held(response: Response) -> bool:
+    """Whether the view took the request (a 401 refused its credential, a 429 was not let in: neither
+    is counted by the token, which no seat may hold)."""
+    return response.status_code not in (401, 429)
+
+
 def _not_accepted(response: Response) -> bool:
-    return response.status_code != 201
+    """A play the view refused for another reason than its credential (an accepted one is counted by its action)."""
+    return response.status_code not in (201, 401, 429)
+
+
+def _refused_credential(response: Response) -> bool:
+    return response.status_code == 401
 
 
 def _not_bots_only() -> bool:
@@ -74,15 +117,75 @@ def _rematch_without_token() -> bool:
 # scope -> (limit, the blueprints whose POSTs it counts together per client address, exempt when)
 SHARED_LIMITS: dict[str, tuple[str, tuple[str, ...], Callable[[], bool] | None]] = {
     "create": ("30/minute", ("games", "rematches"), _rematch_without_token),  # createGame and rematchGame
-    "bots-only": ("6/minute", ("games",), _not_bots_only),  # createGame with three bots
+    BOTS_ONLY: ("6/minute", ("games",), _not_bots_only),  # createGame with three bots (and BotGames)
 }
 LINEAGE_GAMES_PER_MINUTE = 10  # a game and its rematches, one after another
-# blueprint name -> (limit, the method it counts, whose requests it counts)
-LIMITS: dict[str, tuple[str, str, Callable[[], str]]] = {
-    "players": ("60/minute", "POST", client_address),  # joinGame (and leaveGame)
-    "plays": ("120/minute", "POST", seat_play),  # playCard
-    "hints": ("60/minute", "GET", seat_token),  # getHint
+# blueprint name -> (limit, the method it counts, whose requests it counts, exempt when)
+LIMITS: dict[str, tuple[str, str, Callable[[], str], Callable[[], bool]]] = {
+    "players": ("60/minute", "POST", client_address, _leaving),  # joinGame
+    "plays": ("120/minute", "POST", seat_play, _without_token),  # playCard
+    "hints": ("60/minute", "GET", seat_token, _without_token),  # getHint
 }
+# The requests of these blueprints (by method) refused 401 with a credential, per client address.
+REFUSED_CREDENTIALS: tuple[str, dict[str, str]] = ("30/minute", {"players": "POST", "plays": "POST", "hints": "GET"})
+
+
+class RecentRefusals:
+    """The client addresses this process refused ``401`` with a credential (on ``blueprints``) within
+    the last ``window`` seconds, at most ``most`` of them (the oldest forgotten first): only theirs
+    are checked against :data:`REFUSED_CREDENTIALS` before a request, so the others pay no read."""
+
+    def __init__(self, blueprints: Iterable[str], *, window: float, most: int = 10_000) -> None:
+        self._blueprints = frozenset(blueprints)
+        self._window, self._most = window, most
+        self._until: dict[str, float] = {}  # address -> when its mark lapses, oldest first
+        self._lock = threading.Lock()
+
+    def unmarked(self) -> bool:
+        """Whether the request's address has no live mark (then its count is not checked)."""
+        until = self._until.get(client_address())
+        return until is None or until <= time.monotonic()
+
+    def note(self, response: Response) -> Response:
+        """After a request: mark its address if it was refused for its credential."""
+        if response.status_code == 401 and request.blueprint in self._blueprints and bearer_token() is not None:
+            address = client_address()
+            with self._lock:
+                self._until.pop(address, None)
+                self._until[address] = time.monotonic() + self._window
+                if len(self._until) > self._most:
+                    del self._until[next(iter(self._until))]
+        return response
+
+
+class BotGames:
+    """The client address's count of games of bots alone (createGame's ``bots-only`` limit), for the
+    leaveGame that leaves a started game to three bots: :meth:`wait` before it, :meth:`started` by the
+    view once it has, and the count is taken after the response, if that is the leave's ``200`` (so
+    after its commit, and never for a replay of its ``Idempotency-Key``)."""
+
+    def __init__(self, limiter: Limiter, limit: str) -> None:
+        self._limiter = limiter
+        self._limit: RateLimitItem = parse(limit)
+
+    def wait(self) -> int | None:
+        """The seconds until this address may start another game of bots alone; None while it may."""
+        if not self._limiter.enabled:
+            return None
+        key = (KEY_PREFIX, client_address(), BOTS_ONLY)
+        if self._limiter.limiter.test(self._limit, *key):
+            return None
+        reset_at, _ = self._limiter.limiter.get_window_stats(self._limit, *key)
+        return max(1, math.ceil(reset_at - time.time()))
+
+    def started(self) -> None:
+        flask.g.coins_bots_alone = True
+
+    def count(self, response: Response) -> Response:
+        """After a request: count the game of bots alone it started (see :meth:`started`)."""
+        if flask.g.pop("coins_bots_alone", False) and response.status_code == 200 and self._limiter.enabled:
+            self._limiter.limiter.hit(self._limit, KEY_PREFIX, client_address(), BOTS_ONLY)
+        return response
 
 
 def init_limits(
@@ -102,7 +205,7 @@ def init_limits(
         app=None,
         storage_uri=storage_uri,
         storage_options=storage_options,
-        key_prefix="coins",
+        key_prefix=KEY_PREFIX,
         strategy="fixed-window",
         enabled=enabled,
         headers_enabled=False,  # X-RateLimit-* would cost a read of the counter on every response
@@ -112,10 +215,26 @@ def init_limits(
         shared = limiter.shared_limit(limit, scope, methods=["POST"], key_func=client_address, exempt_when=exempt_when)
         for name in blueprints:
             shared(cast(flask.Blueprint, app.blueprints[name]))
-    for name, (limit, method, key) in LIMITS.items():
-        deduct_when = _not_accepted if name == "plays" and plays_counted_by_their_actions else None
-        limited = limiter.limit(limit, methods=[method], key_func=key, deduct_when=deduct_when)
+    for name, (limit, method, key, exempt) in LIMITS.items():
+        deduct_when = _not_accepted if name == "plays" and plays_counted_by_their_actions else _credential_held
+        limited = limiter.limit(limit, methods=[method], key_func=key, exempt_when=exempt, deduct_when=deduct_when)
         limited(cast(flask.Blueprint, app.blueprints[name]))
+    limit, methods = REFUSED_CREDENTIALS
+    recent = RecentRefusals(methods, window=parse(limit).get_expiry())
+    for name, method in methods.items():
+        refused = limiter.shared_limit(
+            limit,
+            "refused-credentials",
+            methods=[method],
+            key_func=client_address,
+            exempt_when=lambda: _without_token() or recent.unmarked(),
+            deduct_when=_refused_credential,
+        )
+        refused(cast(flask.Blueprint, app.blueprints[name]))
+    app.after_request(recent.note)
+    bot_games = BotGames(limiter, SHARED_LIMITS[BOTS_ONLY][0])
+    app.extensions[BOT_GAMES] = bot_games
+    app.after_request(bot_games.count)
     limiter.init_app(app)
     return limiter
 

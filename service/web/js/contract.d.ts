@@ -298,6 +298,11 @@ export interface paths {
          * @description Leave the game for good. Once the game has started a bot of strength `bot` (default
          *     `basic`) takes the seat over and plays on at once if it is the seat's turn; before the
          *     game starts the seat simply opens again. Your token stops working.
+         *
+         *     When the other two seats are bots, leaving starts a game that the server plays alone, to the
+         *     target: it counts as a game of bots alone against the caller's address (the limit of
+         *     createGame with three bots), and once that is used up it is refused with `429
+         *     too_many_requests` (and `Retry-After`), and the seat stays yours.
          */
         post: operations["leaveGame"];
         delete?: never;
@@ -989,7 +994,7 @@ export interface components {
          * @description Every problem `code` the service returns: stable, to branch on.
          * @enum {string}
          */
-        ProblemCode: "bad_request" | "card_not_in_hand" | "database_unavailable" | "game_finished" | "game_not_finished" | "game_not_found" | "hand_in_progress" | "idempotency_key_in_use" | "idempotency_key_reused" | "internal_error" | "invalid_card" | "invalid_cursor" | "invalid_token" | "malformed_json" | "method_not_allowed" | "missing_token" | "no_hand_in_progress" | "not_acceptable" | "not_dealer" | "not_found" | "not_your_seat" | "not_your_turn" | "payload_too_large" | "precondition_failed" | "seat_taken" | "seats_full" | "seats_open" | "too_many_requests" | "too_many_streams" | "unauthorized" | "unsupported_media_type" | "validation_error";
+        ProblemCode: "bad_request" | "card_not_in_hand" | "database_unavailable" | "game_finished" | "game_not_finished" | "game_not_found" | "hand_in_progress" | "header_fields_too_large" | "idempotency_key_in_use" | "idempotency_key_reused" | "internal_error" | "invalid_card" | "invalid_cursor" | "invalid_token" | "malformed_json" | "method_not_allowed" | "missing_token" | "no_hand_in_progress" | "not_acceptable" | "not_dealer" | "not_found" | "not_your_seat" | "not_your_turn" | "payload_too_large" | "precondition_failed" | "seat_taken" | "seats_full" | "seats_open" | "too_many_requests" | "too_many_streams" | "unauthorized" | "unsupported_media_type" | "uri_too_long" | "validation_error";
         Record: {
             /**
              * Format: date-time

@@ -8,7 +8,7 @@ from flask.views import MethodView
 
 from ....games import NewPlayer, UnitOfWork
 from ...common import Blueprint, bearer_token, if_match, with_etag
-from ...context import GAME_ID, SEAT, games
+from ...context import GAME_ID, SEAT, bot_games, games
 from ...idempotency import idempotent
 from ...openapi import JOINED_GAME_LINKS
 from ...schemas import GameSchema
@@ -69,6 +69,22 @@ class LeaveViews(MethodView):
     def post(self, body: dict[str, Any], game_id: str, seat: int, uow: UnitOfWork) -> Any:
         """Leave the game for good. Once the game has started a bot of strength `bot` (default
         `basic`) takes the seat over and plays on at once if it is the seat's turn; before the
-        game starts the seat simply opens again. Your token stops working."""
-        game = games().leave(game_id, seat, bearer_token(), bot=body.get("bot", "basic"), if_match=if_match(), uow=uow)
+        game starts the seat simply opens again. Your token stops working.
+
+        When the other two seats are bots, leaving starts a game that the server plays alone, to the
+        target: it counts as a game of bots alone against the caller's address (the limit of
+        createGame with three bots), and once that is used up it is refused with `429
+        too_many_requests` (and `Retry-After`), and the seat stays yours."""
+        token, count = bearer_token(), bot_games()
+        game = games().leave(
+            game_id,
+            seat,
+            token,
+            bot=body.get("bot", "basic"),
+            if_match=if_match(),
+            bots_alone_wait=count.wait() if token else None,
+            uow=uow,
+        )
+        if game.status != "finished" and all(other.bot is not None for other in game.seats):
+            count.started()
         return game, 200, with_etag(game.etag)

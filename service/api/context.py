@@ -7,10 +7,11 @@ from typing import Protocol
 
 from flask import current_app
 
-from ..games import GameService
+from ..games import GameService, PlayerService
 
 EXTENSION = "coins.games"
 BOT_GAMES = "coins.bot_games"
+PLAYERS_EXTENSION = "coins.players"
 
 # is_game_id as a pattern: 26 characters of Crockford base32, lower case (tests hold them equal).
 GAME_ID_PATTERN = "^[0-9a-hjkmnp-tv-z]{26}$"
@@ -19,6 +20,12 @@ GAME_ID = {
     "in": "path",
     "name": "game_id",
     "description": "The game's id: 26 characters of Crockford base32 (any other text is no game's id: 404).",
+    "schema": {"type": "string", "minLength": 26, "maxLength": 26, "pattern": GAME_ID_PATTERN},
+}
+PLAYER_ID = {
+    "in": "path",
+    "name": "player_id",
+    "description": "The player's id: 26 characters of Crockford base32, as a game's (any other text is no player's id: 404).",
     "schema": {"type": "string", "minLength": 26, "maxLength": 26, "pattern": GAME_ID_PATTERN},
 }
 SEAT = {
@@ -47,3 +54,8 @@ class BotGameCount(Protocol):
 def bot_games() -> BotGameCount:
     count: BotGameCount = current_app.extensions[BOT_GAMES]
     return count
+
+
+def players() -> PlayerService:
+    service: PlayerService = current_app.extensions[PLAYERS_EXTENSION]
+    return service

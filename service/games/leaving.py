@@ -14,11 +14,12 @@ from ..engine import Game, GameFinished
 from ..store import StoredGame
 from .domain_events import EventLog, SeatLeftEvent
 from .errors import NotYourSeat, TooManyBotGames
+from .preconditions import check_version
 from .projections import public_game
 from .results import PublicGame
 from .server_moves import changed, settle
 from .tokens import authenticate
-from .transactions import Change, check_version
+from .transactions import Change
 
 __all__ = ["leave_seat", "leaves_bots_alone"]
 
@@ -31,7 +32,7 @@ def leave_seat(
     is refused with :class:`.TooManyBotGames`, and nothing changes."""
 
     def change(stored: StoredGame, game: Game | None, now: datetime, log: EventLog) -> PublicGame:
-        caller = authenticate(stored.seats, token)
+        caller = authenticate(stored, token)
         if caller != seat:
             raise NotYourSeat(f"the token acts for seat {caller}, not seat {seat}")
         check_version(stored, if_match)
@@ -47,9 +48,9 @@ def leave_seat(
         leaving.token_hash = None
         stored.changed_seats.add(seat)
         if game is None:  # not started: the seat is open again
-            leaving.name = leaving.age = leaving.joined_at = None
+            leaving.name = leaving.age = leaving.joined_at = leaving.player_id = None
             stored.open_seats += 1
-        else:
+        else:  # a player's id stays on the seat: they sat there, and left (seats.has_left)
             leaving.bot = bot
         changed(stored, game, now)
         log.add(stored, SeatLeftEvent, public_game(stored, game), seat=seat, bot=leaving.bot)

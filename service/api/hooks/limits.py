@@ -1,5 +1,7 @@
-"""Rate limits, with Flask-Limiter: per client address to create and join games, per seat token to play
-and to ask for hints. A caller over a limit gets ``429 too_many_requests`` with ``Retry-After``.
+"""Rate limits, with Flask-Limiter: per client address to create and join games and to create players,
+per seat token (or player key) and game to play and to ask for hints. A caller over a limit gets
+``429 too_many_requests`` with ``Retry-After``. A player's key is counted per game, as a seat's token
+is: a player (a script, say) in many games at once has each game's allowance in each.
 
 A rematch is a new game: createGame and rematchGame share one count per address (:data:`SHARED_LIMITS`),
 so a loop of rematches (each with fresh tokens) is held to the creation limit; and a line of
@@ -20,8 +22,8 @@ an address refused in each of ``n`` workers makes at most ``n`` refusals more th
 The defaults are far above what a person or a script creating a few games a minute needs. Counters
 are fixed windows in a storage every worker and instance shares (``create_app`` chooses it: Redis
 with ``REDIS_URL``, else the database). ``RATE_LIMITS=off`` turns them all off (benchmarks, load
-tests). A token is counted by its SHA-256, never as itself. The address is ``REMOTE_ADDR``: behind
-a proxy, all clients share the proxy's (see the README, "Behind a proxy").
+tests). A token is counted by its SHA-256, never as itself. The address is ``REMOTE_ADDR``, the client's
+own behind ``TRUSTED_PROXY_HOPS`` proxies (see the README, "Behind a proxy").
 
 A play costs no write of its own for its limit. In the database, a seat's accepted plays are counted
 from the actions the plays wrote (see :mod:`service.store.rate_limits`): the counter is only read
@@ -66,19 +68,25 @@ def client_address() -> str:
 
 
 def seat_token() -> str:
-    """The hash of the seat's token (a request without one is exempt: the view refuses it)."""
-    token = bearer_token()
-    return f"token:{hash_token(token)}" if token else client_address()
+    """``token:<game id>:<hash>`` of the seat's token or the player's key (a request without one is
+    exempt: the view refuses it)."""
+    token, game_id = bearer_token(), (request.view_args or {}).get("game_id")
+    return f"token:{game_id}:{hash_token(token)}" if token and game_id else client_address()
 
 
 def seat_play() -> str:
-    """``play:<game id>:<token hash>``: the key by which the database's storage finds the seat's plays."""
+    """``play:<game id>:<token hash>``: the key by which the database's storage finds the seat's plays
+    (the hash of a seat's token or of a player's key: see :mod:`service.store.rate_limits`)."""
     token, game_id = bearer_token(), (request.view_args or {}).get("game_id")
     return f"play:{game_id}:{hash_token(token)}" if token and game_id else client_address()
 
 
 def _without_token() -> bool:
     return bearer_token() is None
+
+
+def _never() -> bool:
+    return False
 
 
 def _leaving() -> bool:
@@ -123,6 +131,7 @@ LINEAGE_GAMES_PER_MINUTE = 10  # a game and its rematches, one after another
 # blueprint name -> (limit, the method it counts, whose requests it counts, exempt when)
 LIMITS: dict[str, tuple[str, str, Callable[[], str], Callable[[], bool]]] = {
     "players": ("60/minute", "POST", client_address, _leaving),  # joinGame
+    "profiles": ("10/minute", "POST", client_address, _never),  # createPlayer (and replacePlayerKey)
     "plays": ("120/minute", "POST", seat_play, _without_token),  # playCard
     "hints": ("60/minute", "GET", seat_token, _without_token),  # getHint
 }

@@ -37,6 +37,7 @@ export function mountJoin(root, gameId, wanted) {
     try {
       const body = { name: name.value.trim(), age: age.value ? Number(age.value) : null, seat: Number(seatSelect.value) };
       const joined = await api.joinGame(gameId, body);
+      if (joined.token === null) throw new Error("an anonymous seat comes with its token");
       saveSeat(gameId, { seat: joined.seat, token: joined.token });
       saveName(body.name);
       location.hash = `#/game/${encodeURIComponent(gameId)}`;

@@ -254,7 +254,7 @@ export function mountTable(root, gameId) {
   const rematch = () =>
     asSeat(async (held) => {
       const answer = await api.rematch(gameId, held.token);
-      saveSeat(answer.game.id, { seat: answer.seat, token: answer.token });
+      saveSeat(answer.game.id, { seat: answer.seat, token: /** @type {string} an anonymous seat's: never null */ (answer.token) });
       location.hash = `#/game/${encodeURIComponent(answer.game.id)}`;
     });
   /** Ask before leaving (true), or not any more (false). @param {boolean} asking */

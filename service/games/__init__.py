@@ -11,6 +11,7 @@ One job a module:
   (:mod:`.plain_values`);
 - :mod:`.unit_of_work`: one use case's transaction, its ``Idempotency-Key`` and its outbox;
 - :mod:`.idempotency`: the keys of idempotent retries and the responses kept for them;
+- :mod:`.queue`: quick play, tickets matched into new games by the rules of :mod:`.matching`;
 - :mod:`.seats`, :mod:`.tokens`, :mod:`.cursors`, :mod:`.ids`, :mod:`.errors`.
 """
 
@@ -19,6 +20,7 @@ from .domain_events import EVENT_TYPES, DomainEvent, FeedStart, GameEvent, decod
 from .errors import DatabaseUnavailable, ServiceError
 from .idempotency import IdempotencyKeys, KeyClaim, KeyInUse, KeyReused, SavedResponse
 from .operations import GameService
+from .queue import QueueRequest, QueueService, Ticket
 from .results import STATUSES, WAITING_FOR_PLAYERS, etag_for
 from .server_moves import BOTS_ONLY_EXPERT_PLAYOUTS, STAND_IN
 from .tokens import hash_token
@@ -42,8 +44,11 @@ __all__ = [
     "KeyReused",
     "NewGame",
     "NewPlayer",
+    "QueueRequest",
+    "QueueService",
     "SavedResponse",
     "ServiceError",
+    "Ticket",
     "UnitOfWork",
     "decode_event",
     "encode_event",

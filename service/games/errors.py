@@ -18,6 +18,9 @@ __all__ = [
     "VersionMismatch",
     "InvalidCursor",
     "TooManyRematches",
+    "AlreadyQueued",
+    "TicketNotFound",
+    "TicketMatched",
 ]
 
 
@@ -86,3 +89,21 @@ class TooManyRematches(ServiceError):
     def __init__(self, message: str, *, retry_after: int) -> None:
         super().__init__(message)
         self.retry_after = retry_after  # seconds
+
+
+class AlreadyQueued(ServiceError):
+    """A player asked for a second waiting ticket: one at a time."""
+
+    code = "already_queued"
+
+
+class TicketNotFound(ServiceError):
+    """No such ticket, or another player's (which is not told apart: it would say the id exists)."""
+
+    code = "ticket_not_found"
+
+
+class TicketMatched(ServiceError):
+    """A matched ticket asked to be cancelled: its game exists (leave it with leaveGame)."""
+
+    code = "ticket_matched"

@@ -6,10 +6,11 @@ drivers and transactions stay inside this package.
 
 from .db import Database, DatabaseUnavailable
 from .idempotency import HeldKey, IdempotencyStore, KeptResponse
-from .models import ActionRow, Base, GameRow, IdempotencyKeyRow, RateLimitRow, SeatRow, TrickRow
+from .models import ActionRow, Base, GameRow, IdempotencyKeyRow, RateLimitRow, SeatRow, TicketRow, TrickRow
 from .repository import ConcurrentUpdate
 from .session import GameStore, StoreSession, WriteTransaction
 from .stored import StoredAction, StoredEvent, StoredGame, StoredSeat, StoredTrick
+from .tickets import MatchedSeat, StoredTicket, Tickets
 
 __all__ = [
     "ActionRow",
@@ -23,6 +24,7 @@ __all__ = [
     "HeldKey",
     "IdempotencyStore",
     "KeptResponse",
+    "MatchedSeat",
     "RateLimitRow",
     "SeatRow",
     "StoreSession",
@@ -30,7 +32,10 @@ __all__ = [
     "StoredEvent",
     "StoredGame",
     "StoredSeat",
+    "StoredTicket",
     "StoredTrick",
+    "TicketRow",
+    "Tickets",
     "TrickRow",
     "WriteTransaction",
 ]

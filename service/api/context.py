@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from flask import current_app
 
-from ..games import GameService
+from ..games import GameService, QueueService
 
 EXTENSION = "coins.games"
+QUEUE_EXTENSION = "coins.queue"
 
 # is_game_id as a pattern: 26 characters of Crockford base32, lower case (tests hold them equal).
 GAME_ID_PATTERN = "^[0-9a-hjkmnp-tv-z]{26}$"
@@ -28,4 +29,9 @@ SEAT = {
 
 def games() -> GameService:
     service: GameService = current_app.extensions[EXTENSION]
+    return service
+
+
+def queue() -> QueueService:
+    service: QueueService = current_app.extensions[QUEUE_EXTENSION]
     return service

@@ -1,5 +1,6 @@
 """Rate limits, with Flask-Limiter: per client address to create and join games, per seat token to play
-and to ask for hints. A caller over a limit gets ``429 too_many_requests`` with ``Retry-After``.
+and to ask for hints, per player key to queue for quick play. A caller over a limit gets
+``429 too_many_requests`` with ``Retry-After``.
 
 A rematch is a new game: createGame and rematchGame share one count per address (:data:`SHARED_LIMITS`),
 so a loop of rematches (each with fresh tokens) is held to the creation limit; and a line of
@@ -48,6 +49,12 @@ def seat_token() -> str:
     return f"token:{hash_token(token)}" if token else client_address()
 
 
+def player_key() -> str:
+    """``key:<hash>`` of the player's key (the address for a request without one: it is refused anyway)."""
+    token = bearer_token()
+    return f"key:{hash_token(token)}" if token else client_address()
+
+
 def seat_play() -> str:
     """``play:<game id>:<token hash>``: the key by which the database's storage finds the seat's plays."""
     token, game_id = bearer_token(), (request.view_args or {}).get("game_id")
@@ -82,6 +89,7 @@ LIMITS: dict[str, tuple[str, str, Callable[[], str]]] = {
     "players": ("60/minute", "POST", client_address),  # joinGame (and leaveGame)
     "plays": ("120/minute", "POST", seat_play),  # playCard
     "hints": ("60/minute", "GET", seat_token),  # getHint
+    "queue": ("30/minute", "POST", player_key),  # enterQueue
 }
 
 

@@ -312,11 +312,24 @@ def test_posting_the_queue_is_rate_limited_per_key(database_url: str, player: An
         headers = [
             {"Authorization": f"Bearer {client.post('/v1/players', json={'name': n}).json['key']}"} for n in ("A", "B")
         ]
-        answers = [client.delete("/v1/queue/x", headers=headers[0]) for _ in range(1)]
-        assert answers[0].status_code == 404
         statuses = [queue(client, headers[0], bots_after=None).status_code for _ in range(31)]
         assert statuses[0] == 201 and set(statuses[1:30]) == {409} and statuses[30] == 429
         assert queue(client, headers[1], bots_after=None).status_code == 201  # another key's count
     finally:
         limited.extensions["coins.feed"].close()
         limited.extensions["coins.db"].dispose()
+
+
+def test_a_retried_queue_request_gets_the_same_ticket_and_queues_once(
+    app: Flask, client: FlaskClient, clock: Clock, player: Any
+) -> None:
+    _, auth = player("Ana")
+    keyed = {**auth, "Idempotency-Key": "5b0f4c1e-queue-retry"}
+    first = client.post("/v1/queue", json={"bots_after": None}, headers=keyed)
+    again = client.post("/v1/queue", json={"bots_after": None}, headers=keyed)
+    assert first.status_code == again.status_code == 201
+    assert again.headers["Idempotent-Replayed"] == "true"
+    assert again.json == first.json and again.headers["Location"] == first.headers["Location"]
+    assert waiting_count(app) == 1
+    refused = client.post("/v1/queue", json={"bots_after": 5}, headers={**auth, "Idempotency-Key": "another"})
+    assert refused.status_code == 409 and refused.json["code"] == "already_queued"

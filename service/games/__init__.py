@@ -11,8 +11,12 @@ One job a module:
   (:mod:`.plain_values`);
 - :mod:`.unit_of_work`: one use case's transaction, its ``Idempotency-Key`` and its outbox;
 - :mod:`.idempotency`: the keys of idempotent retries and the responses kept for them;
+- :mod:`.seating`: taking seats (createGame's, joinGame), for persons, players and bots;
+  :mod:`.rated`: who may sit at a rated game; :mod:`.preconditions`: ``If-Match``, a started game;
+- :mod:`.players`: :class:`PlayerService`, the players' use cases (:mod:`.player_results`), and
+  :mod:`.ratings`, how a rating is shown;
 - :mod:`.queue`: quick play, tickets matched into new games by the rules of :mod:`.matching`;
-- :mod:`.seats`, :mod:`.tokens`, :mod:`.cursors`, :mod:`.ids`, :mod:`.errors`.
+- :mod:`.seats`, :mod:`.tokens` (seat tokens and player keys), :mod:`.cursors`, :mod:`.ids`, :mod:`.errors`.
 """
 
 from .commands import NewGame, NewPlayer
@@ -20,6 +24,8 @@ from .domain_events import EVENT_TYPES, DomainEvent, FeedStart, GameEvent, decod
 from .errors import DatabaseUnavailable, ServiceError
 from .idempotency import IdempotencyKeys, KeyClaim, KeyInUse, KeyReused, SavedResponse
 from .operations import GameService
+from .player_results import NewKey, PlayerGamePage, Profile
+from .players import PlayerService
 from .queue import QueueRequest, QueueService, Ticket
 from .results import STATUSES, WAITING_FOR_PLAYERS, etag_for
 from .server_moves import BOTS_ONLY_EXPERT_PLAYOUTS, STAND_IN
@@ -43,7 +49,11 @@ __all__ = [
     "KeyInUse",
     "KeyReused",
     "NewGame",
+    "NewKey",
     "NewPlayer",
+    "PlayerGamePage",
+    "PlayerService",
+    "Profile",
     "QueueRequest",
     "QueueService",
     "SavedResponse",

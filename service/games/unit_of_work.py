@@ -38,7 +38,7 @@ from types import TracebackType
 from ..store import GameStore, StoreSession
 from .idempotency import IdempotencyKeys, KeyClaim, SavedResponse
 
-__all__ = ["KeyedRequest", "UnitOfWork"]
+__all__ = ["KeyedRequest", "UnitOfWork", "given_or_own"]
 
 log = logging.getLogger(__name__)
 
@@ -144,3 +144,15 @@ class UnitOfWork:
         if self._claim is not None and not self._committed:
             self._committed = True
             self._keys.release(self._claim)
+
+
+@contextmanager
+def given_or_own(uow: UnitOfWork | None, unit_of_work: Callable[[], UnitOfWork]) -> Iterator[UnitOfWork]:
+    """The unit of work a call was handed, else one of its own (from ``unit_of_work``), committed
+    when the call returns."""
+    if uow is not None:
+        yield uow
+        return
+    with unit_of_work() as own:
+        yield own
+        own.commit()

@@ -6,10 +6,20 @@ drivers and transactions stay inside this package.
 
 from .db import Database, DatabaseUnavailable
 from .idempotency import HeldKey, IdempotencyStore, KeptResponse
-from .models import ActionRow, Base, GameRow, IdempotencyKeyRow, RateLimitRow, SeatRow, TicketRow, TrickRow
+from .models import (
+    ActionRow,
+    Base,
+    GameRow,
+    IdempotencyKeyRow,
+    PlayerRow,
+    RateLimitRow,
+    SeatRow,
+    TicketRow,
+    TrickRow,
+)
 from .repository import ConcurrentUpdate
 from .session import GameStore, StoreSession, WriteTransaction
-from .stored import StoredAction, StoredEvent, StoredGame, StoredSeat, StoredTrick
+from .stored import StoredAction, StoredEvent, StoredGame, StoredPlayer, StoredSeat, StoredTrick
 from .tickets import MatchedSeat, StoredTicket, Tickets
 
 __all__ = [
@@ -25,12 +35,14 @@ __all__ = [
     "IdempotencyStore",
     "KeptResponse",
     "MatchedSeat",
+    "PlayerRow",
     "RateLimitRow",
     "SeatRow",
     "StoreSession",
     "StoredAction",
     "StoredEvent",
     "StoredGame",
+    "StoredPlayer",
     "StoredSeat",
     "StoredTicket",
     "StoredTrick",

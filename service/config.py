@@ -40,6 +40,8 @@ class Settings:
     rate_limits: str = "on"
     # Proxies in front of the service whose X-Forwarded-For it believes (0: none; the client is the socket's peer).
     trusted_proxy_hops: int = 0
+    # Quick play: after this many seconds any three waiting tickets of a kind match (1 to 60).
+    queue_match_seconds: int = 60
     redis_url: str = field(default="", repr=False)  # may hold a password
 
     @classmethod
@@ -47,7 +49,7 @@ class Settings:
         """Read ``DATABASE_URL``, ``LOG_LEVEL``, ``CORS_ORIGINS`` (comma-separated),
         ``MAX_REQUEST_BYTES``, ``DB_POOL_SIZE``, ``DB_BUSY_TIMEOUT_MS``, ``AUTO_MIGRATE``, ``STREAMS_PER_WORKER``,
         ``STREAMS_PER_ADDRESS``, ``STREAMS_PER_TOKEN``, ``STREAM_HEARTBEAT_SECONDS``, ``IDEMPOTENCY_KEY_HOURS``, ``RECORD_CACHE_BYTES``, ``RATE_LIMITS``,
-        ``TRUSTED_PROXY_HOPS`` and ``REDIS_URL``."""
+        ``TRUSTED_PROXY_HOPS``, ``QUEUE_MATCH_SECONDS`` and ``REDIS_URL``."""
         env = os.environ if env is None else env
         values: dict[str, object] = {}
         for f in fields(cls):
@@ -83,6 +85,8 @@ class Settings:
             raise ConfigError("IDEMPOTENCY_KEY_HOURS must be between 24 and 720")
         if not 0 <= self.record_cache_bytes <= 1024 * 1024 * 1024:
             raise ConfigError("RECORD_CACHE_BYTES must be between 0 and 1073741824")
+        if not 1 <= self.queue_match_seconds <= 60:
+            raise ConfigError("QUEUE_MATCH_SECONDS must be between 1 and 60")
         if self.rate_limits not in ("on", "off"):
             raise ConfigError("RATE_LIMITS must be on or off")
         if not 0 <= self.trusted_proxy_hops <= 5:
@@ -115,6 +119,7 @@ def _parse(name: str, raw: str) -> object:
         "idempotency_key_hours",
         "record_cache_bytes",
         "trusted_proxy_hops",
+        "queue_match_seconds",
     ):
         try:
             return int(raw)

@@ -7,11 +7,12 @@ from typing import Protocol
 
 from flask import current_app
 
-from ..games import GameService, PlayerService
+from ..games import GameService, PlayerService, QueueService
 
 EXTENSION = "coins.games"
 BOT_GAMES = "coins.bot_games"
 PLAYERS_EXTENSION = "coins.players"
+QUEUE_EXTENSION = "coins.queue"
 
 # is_game_id as a pattern: 26 characters of Crockford base32, lower case (tests hold them equal).
 GAME_ID_PATTERN = "^[0-9a-hjkmnp-tv-z]{26}$"
@@ -58,4 +59,9 @@ def bot_games() -> BotGameCount:
 
 def players() -> PlayerService:
     service: PlayerService = current_app.extensions[PLAYERS_EXTENSION]
+    return service
+
+
+def queue() -> QueueService:
+    service: QueueService = current_app.extensions[QUEUE_EXTENSION]
     return service

@@ -15,6 +15,7 @@ One job a module:
   :mod:`.rated`: who may sit at a rated game; :mod:`.preconditions`: ``If-Match``, a started game;
 - :mod:`.players`: :class:`PlayerService`, the players' use cases (:mod:`.player_results`), and
   :mod:`.ratings`, how a rating is shown;
+- :mod:`.queue`: quick play, tickets matched into new games by the rules of :mod:`.matching`;
 - :mod:`.seats`, :mod:`.tokens` (seat tokens and player keys), :mod:`.cursors`, :mod:`.ids`, :mod:`.errors`.
 """
 
@@ -25,6 +26,7 @@ from .idempotency import IdempotencyKeys, KeyClaim, KeyInUse, KeyReused, SavedRe
 from .operations import GameService
 from .player_results import NewKey, PlayerGamePage, Profile
 from .players import PlayerService
+from .queue import QueueRequest, QueueService, Ticket
 from .results import STATUSES, WAITING_FOR_PLAYERS, etag_for
 from .server_moves import BOTS_ONLY_EXPERT_PLAYOUTS, STAND_IN
 from .tokens import hash_token
@@ -52,8 +54,11 @@ __all__ = [
     "PlayerGamePage",
     "PlayerService",
     "Profile",
+    "QueueRequest",
+    "QueueService",
     "SavedResponse",
     "ServiceError",
+    "Ticket",
     "UnitOfWork",
     "decode_event",
     "encode_event",

@@ -26,6 +26,9 @@ __all__ = [
     "PlayerRequired",
     "SeededGameUnrated",
     "BotSeatedTwice",
+    "AlreadyQueued",
+    "TicketNotFound",
+    "TicketMatched",
 ]
 
 
@@ -137,3 +140,21 @@ class BotSeatedTwice(ServiceError):
     player once a game."""
 
     code = "bot_seated_twice"
+
+
+class AlreadyQueued(ServiceError):
+    """A player asked for a second waiting ticket: one at a time."""
+
+    code = "already_queued"
+
+
+class TicketNotFound(ServiceError):
+    """No such ticket, or another player's (which is not told apart: it would say the id exists)."""
+
+    code = "ticket_not_found"
+
+
+class TicketMatched(ServiceError):
+    """A matched ticket asked to be cancelled: its game exists (leave it with leaveGame)."""
+
+    code = "ticket_matched"

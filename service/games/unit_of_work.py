@@ -22,11 +22,14 @@ Two kinds:
 Its outbox is the ids of the games whose new events were written (:attr:`UnitOfWork.outbox`): they
 are published (:meth:`.StoreSession.announce`) only once committed, by a keyed unit after its
 commit (never if it rolls back), by a plain one when it ends, as each of their writes has then
-committed.
+committed. What a use case asks to run once its writes have committed (:meth:`UnitOfWork.after_commit`:
+the quick-play queue's matching after a ticket is queued) runs when the unit ends, its connection
+given back, in transactions of its own; never after a rollback.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
@@ -36,6 +39,8 @@ from ..store import GameStore, StoreSession
 from .idempotency import IdempotencyKeys, KeyClaim, SavedResponse
 
 __all__ = ["KeyedRequest", "UnitOfWork", "given_or_own"]
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +64,8 @@ class UnitOfWork:
         self._session: StoreSession | None = None
         self._resources = ExitStack()
         self._committed = False
+        self._succeeded = False  # committed (a keyed unit), or ended without an error (a plain one)
+        self._after_commit: list[Callable[[], None]] = []
         #: The first response to this request's key, when the unit finds one: then nothing is to run.
         self.replay: SavedResponse | None = None
 
@@ -82,6 +89,12 @@ class UnitOfWork:
                 self._session.announce(self.outbox)  # a plain unit's writes committed one by one
         finally:
             self._resources.close()  # a keyed unit not committed rolls back here
+        if error is None and (self._succeeded or (self._claim is None and self.replay is None)):
+            for callback in self._after_commit:
+                try:
+                    callback()
+                except Exception:  # the unit's own work has committed: its answer stands
+                    log.exception("a step after a commit failed")
 
     @property
     def keyed(self) -> bool:
@@ -116,8 +129,14 @@ class UnitOfWork:
         if response is None:
             raise ValueError("a keyed unit of work commits with the response its retries get")
         self._keys.complete(self._claim, response)
+        self._succeeded = True
         assert self._session is not None
         self._session.announce(self.outbox)
+
+    def after_commit(self, callback: Callable[[], None]) -> None:
+        """Run ``callback`` once the unit's writes have committed and the unit has ended (not after
+        a rollback, nor for a replay). A failure there is logged: the unit's answer stands."""
+        self._after_commit.append(callback)
 
     def rollback(self) -> None:
         """Undo what a keyed unit wrote (its retry runs afresh). A plain unit's writes are committed

@@ -6,10 +6,21 @@ drivers and transactions stay inside this package.
 
 from .db import Database, DatabaseUnavailable
 from .idempotency import HeldKey, IdempotencyStore, KeptResponse
-from .models import ActionRow, Base, GameRow, IdempotencyKeyRow, PlayerRow, RateLimitRow, SeatRow, TrickRow
+from .models import (
+    ActionRow,
+    Base,
+    GameRow,
+    IdempotencyKeyRow,
+    PlayerRow,
+    RateLimitRow,
+    SeatRow,
+    TicketRow,
+    TrickRow,
+)
 from .repository import ConcurrentUpdate
 from .session import GameStore, StoreSession, WriteTransaction
 from .stored import StoredAction, StoredEvent, StoredGame, StoredPlayer, StoredSeat, StoredTrick
+from .tickets import MatchedSeat, StoredTicket, Tickets
 
 __all__ = [
     "ActionRow",
@@ -23,6 +34,7 @@ __all__ = [
     "HeldKey",
     "IdempotencyStore",
     "KeptResponse",
+    "MatchedSeat",
     "PlayerRow",
     "RateLimitRow",
     "SeatRow",
@@ -32,7 +44,10 @@ __all__ = [
     "StoredGame",
     "StoredPlayer",
     "StoredSeat",
+    "StoredTicket",
     "StoredTrick",
+    "TicketRow",
+    "Tickets",
     "TrickRow",
     "WriteTransaction",
 ]

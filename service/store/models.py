@@ -1,11 +1,13 @@
 """The tables: games, their seats, their append-only action log, their completed tricks and their events;
-players; and, for the HTTP layer's bookkeeping, idempotency keys and rate-limit counters.
+players; quick-play tickets; and, for the HTTP layer's bookkeeping, idempotency keys and rate-limit
+counters.
 
 Every game table is keyed by game id first, so every transaction touches exactly one game and
-the schema can be sharded by game id later. The players table and the two bookkeeping tables are
-the exceptions, each saying why in its docstring: they belong to callers, not to games. A seat
-names its player by id with no foreign key (as a rematch names its game): no game's rows are
-tied to another table's, and a transaction that changes a game only reads the players table.
+the schema can be sharded by game id later. The players table, the tickets and the two bookkeeping
+tables are the exceptions, each saying why in its docstring: they belong to callers, not to games.
+A seat names its player by id with no foreign key (as a rematch names its game), and a ticket its
+game: no game's rows are tied to another table's, and a transaction that changes a game only
+reads the players table.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from sqlalchemy import (
     TypeDecorator,
     false,
     func,
+    text,
 )
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
@@ -237,3 +240,59 @@ class RateLimitRow(Base):
     key: Mapped[str] = mapped_column(String(255), primary_key=True)
     count: Mapped[int] = mapped_column(Integer, nullable=False)
     expires_at: Mapped[float] = mapped_column(Float, nullable=False)
+
+
+class TicketRow(Base):
+    """A quick-play ticket: a player waiting to be matched into a new game (see
+    :mod:`service.store.tickets`).
+
+    Keyed by ticket id, not by game id: like idempotency keys and rate limits, a ticket belongs to
+    its caller (a player), and is written in short transactions of its own, never in a game's. The
+    game it is matched into is named by id, with no foreign key (a game's rows tie to no other).
+    ``mu`` and ``sigma`` are the player's rating when they queued (matching compares them);
+    ``lineup`` the three seats of the game, written with the match, so that whoever reads a
+    matched ticket can create its game. A player has at most one waiting ticket (a partial
+    unique index, on both databases).
+    """
+
+    __tablename__ = "queue_tickets"
+    __table_args__ = (
+        Index(
+            "ix_queue_tickets_waiting_player",
+            "player_id",
+            unique=True,
+            sqlite_where=text("status = 'waiting'"),
+            postgresql_where=text("status = 'waiting'"),
+        ),
+        Index(
+            "ix_queue_tickets_waiting",
+            "created_at",
+            sqlite_where=text("status = 'waiting'"),
+            postgresql_where=text("status = 'waiting'"),
+        ),
+        Index("ix_queue_tickets_game_id", "game_id"),
+        Index(
+            "ix_queue_tickets_unstarted",
+            "matched_at",
+            sqlite_where=text("status = 'matched' AND NOT game_started"),
+            postgresql_where=text("status = 'matched' AND NOT game_started"),
+        ),
+    )
+
+    id: Mapped[str] = mapped_column(String(26), primary_key=True)
+    player_id: Mapped[str] = mapped_column(String(26), nullable=False)
+    name: Mapped[str] = mapped_column(String(40), nullable=False)  # the player's name when they queued
+    target_score: Mapped[int] = mapped_column(SmallInteger, nullable=False)
+    rated: Mapped[bool] = mapped_column(nullable=False)
+    bots_after: Mapped[int | None] = mapped_column(Integer)  # seconds; None: never
+    status: Mapped[str] = mapped_column(String(10), nullable=False)  # waiting, matched, expired, cancelled
+    mu: Mapped[float] = mapped_column(Float, nullable=False)
+    sigma: Mapped[float] = mapped_column(Float, nullable=False)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False)
+    seen_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False)  # the player last read it or their feed
+    game_id: Mapped[str | None] = mapped_column(String(26))  # once matched
+    seat: Mapped[int | None] = mapped_column(SmallInteger)  # the player's seat in it
+    lineup: Mapped[list[Any] | None] = mapped_column(JSON)  # once matched: [{"player", "name", "bot"}] × 3
+    matched_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    ended_at: Mapped[datetime | None] = mapped_column(UTCDateTime())  # expired or cancelled
+    game_started: Mapped[bool] = mapped_column(nullable=False, default=False)  # its game is stored

@@ -30,6 +30,7 @@ from .notifications import Notifications, Unheard
 from .players import PlayerRepository
 from .repository import ConcurrentUpdate, GameRepository
 from .stored import StoredAction, StoredEvent, StoredGame, StoredPlayer, StoredTrick
+from .tickets import Tickets
 
 __all__ = ["GameStore", "StoreSession", "WriteTransaction"]
 
@@ -201,6 +202,14 @@ class StoreSession:
                 self._notifications.publish(game_id, self._driver())
             except Exception as error:
                 log.warning("could not announce a change of game %s: %s", game_id, type(error).__name__)
+
+    @property
+    def tickets(self) -> Tickets:
+        """The quick-play tickets, on this session's connection (:mod:`.tickets`: tickets are no
+        game's; their statements never join a block of a game's)."""
+        if self._in_block:
+            raise RuntimeError("tickets change in transactions of their own, never in a game's")
+        return Tickets(self._db, self._repository.connection, inside=self._inside)
 
     def _statement(self, *, write: bool, one_statement: bool) -> AbstractContextManager[object]:
         """What one statement (or one save) runs in: a transaction of its own (none at all when

@@ -22,7 +22,17 @@ from service.config import Settings
 from service.store import Base, Database
 from service.store.migrate import alembic_config, current_revision, head_revision, upgrade
 
-TABLES = {"games", "seats", "actions", "tricks", "events", "players", "idempotency_keys", "rate_limits"}
+TABLES = {
+    "games",
+    "seats",
+    "actions",
+    "tricks",
+    "events",
+    "players",
+    "idempotency_keys",
+    "rate_limits",
+    "queue_tickets",
+}
 TIMEOUT = 120  # seconds for any child process
 
 

@@ -1,7 +1,8 @@
 """Rate limits, with Flask-Limiter: per client address to create and join games and to create players,
-per seat token (or player key) and game to play and to ask for hints. A caller over a limit gets
-``429 too_many_requests`` with ``Retry-After``. A player's key is counted per game, as a seat's token
-is: a player (a script, say) in many games at once has each game's allowance in each.
+per seat token (or player key) and game to play and to ask for hints, per player key to queue for
+quick play. A caller over a limit gets ``429 too_many_requests`` with ``Retry-After``. A player's key
+is counted per game, as a seat's token is: a player (a script, say) in many games at once has each
+game's allowance in each.
 
 A rematch is a new game: createGame and rematchGame share one count per address (:data:`SHARED_LIMITS`),
 so a loop of rematches (each with fresh tokens) is held to the creation limit; and a line of
@@ -74,6 +75,12 @@ def seat_token() -> str:
     return f"token:{game_id}:{hash_token(token)}" if token and game_id else client_address()
 
 
+def player_key() -> str:
+    """``key:<hash>`` of the player's key (the address for a request without one: it is refused anyway)."""
+    token = bearer_token()
+    return f"key:{hash_token(token)}" if token else client_address()
+
+
 def seat_play() -> str:
     """``play:<game id>:<token hash>``: the key by which the database's storage finds the seat's plays
     (the hash of a seat's token or of a player's key: see :mod:`service.store.rate_limits`)."""
@@ -134,6 +141,7 @@ LIMITS: dict[str, tuple[str, str, Callable[[], str], Callable[[], bool]]] = {
     "profiles": ("10/minute", "POST", client_address, _never),  # createPlayer (and replacePlayerKey)
     "plays": ("120/minute", "POST", seat_play, _without_token),  # playCard
     "hints": ("60/minute", "GET", seat_token, _without_token),  # getHint
+    "queue": ("30/minute", "POST", player_key, _without_token),  # enterQueue
 }
 # The requests of these blueprints (by method) refused 401 with a credential, per client address.
 REFUSED_CREDENTIALS: tuple[str, dict[str, str]] = ("30/minute", {"players": "POST", "plays": "POST", "hints": "GET"})

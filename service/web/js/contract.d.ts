@@ -572,6 +572,62 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/queue": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Queue for a game
+         * @description Enter matchmaking with your player key: a ticket, `waiting`. Three waiting tickets with
+         *     the same `target_score` and `rated` are matched into a new game, every seat taken for its
+         *     player (your key acts for yours), dealt by the server, with a 60-second turn timeout.
+         *     Closer ratings are matched first; the allowed gap widens with waiting time, and after 60
+         *     seconds any three such tickets match. After `bots_after` seconds bots may complete your
+         *     table. Read the ticket (getTicket) or follow your player feed at least every 30 seconds,
+         *     else it expires. One waiting ticket at a time: `409 already_queued`.
+         */
+        post: operations["enterQueue"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/queue/{ticket_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The ticket's id (26 characters of Crockford base32; any other text is no ticket's: 404). */
+                ticket_id: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * Read your ticket
+         * @description Your ticket as it stands: `waiting`, `matched` (with its `game`), `expired` or
+         *     `cancelled`. Reading it keeps a waiting ticket alive, and lets the server match what is
+         *     due. Another player's ticket is `404 ticket_not_found`, as is one that does not exist.
+         */
+        get: operations["getTicket"];
+        put?: never;
+        post?: never;
+        /**
+         * Leave the queue
+         * @description Cancel your waiting ticket (a ticket already `expired` or `cancelled` stays so: 204 too).
+         *     A `matched` ticket cannot be cancelled: `409 ticket_matched` (leave its game instead).
+         */
+        delete: operations["cancelTicket"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1215,7 +1271,26 @@ export interface components {
          * @description Every problem `code` the service returns: stable, to branch on.
          * @enum {string}
          */
-        ProblemCode: "already_seated" | "bad_request" | "bot_seated_twice" | "card_not_in_hand" | "database_unavailable" | "game_finished" | "game_not_finished" | "game_not_found" | "hand_in_progress" | "header_fields_too_large" | "idempotency_key_in_use" | "idempotency_key_reused" | "internal_error" | "invalid_card" | "invalid_cursor" | "invalid_key" | "invalid_token" | "malformed_json" | "method_not_allowed" | "missing_token" | "no_hand_in_progress" | "not_acceptable" | "not_dealer" | "not_found" | "not_your_seat" | "not_your_turn" | "payload_too_large" | "player_not_found" | "player_required" | "precondition_failed" | "seat_taken" | "seats_full" | "seats_open" | "seeded_game_unrated" | "too_many_requests" | "too_many_streams" | "unauthorized" | "unsupported_media_type" | "uri_too_long" | "validation_error";
+        ProblemCode: "already_queued" | "already_seated" | "bad_request" | "bot_seated_twice" | "card_not_in_hand" | "database_unavailable" | "game_finished" | "game_not_finished" | "game_not_found" | "hand_in_progress" | "header_fields_too_large" | "idempotency_key_in_use" | "idempotency_key_reused" | "internal_error" | "invalid_card" | "invalid_cursor" | "invalid_key" | "invalid_token" | "malformed_json" | "method_not_allowed" | "missing_token" | "no_hand_in_progress" | "not_acceptable" | "not_dealer" | "not_found" | "not_your_seat" | "not_your_turn" | "payload_too_large" | "player_not_found" | "player_required" | "precondition_failed" | "seat_taken" | "seats_full" | "seats_open" | "seeded_game_unrated" | "ticket_matched" | "ticket_not_found" | "too_many_requests" | "too_many_streams" | "unauthorized" | "unsupported_media_type" | "uri_too_long" | "validation_error";
+        Queue: {
+            /**
+             * @description Seconds after which the server may fill your table with bots (default 60; 0 at once; `null` never), of different strengths, whose ratings are closest to yours.
+             * @default 60
+             * @example 60
+             */
+            bots_after?: number | null;
+            /**
+             * @description Whether the game is rated (default `true`): only tickets alike are matched.
+             * @default true
+             */
+            rated?: boolean;
+            /**
+             * @description The game's target score (default 15).
+             * @default 15
+             * @example 15
+             */
+            target_score?: number;
+        };
         Rating: {
             /**
              * @description The rated games it counts.
@@ -1523,6 +1598,31 @@ export interface components {
             type: "seat_taken";
             /** @description The game's version after the change. */
             version: number;
+        };
+        Ticket: {
+            /** @example 60 */
+            bots_after: number | null;
+            /** Format: date-time */
+            created_at: string;
+            /** @description Once `matched`, the new game's id (your key acts for your seat); else null. */
+            game: string | null;
+            /** @description The ticket's id: read it with getTicket. */
+            id: string;
+            /** Format: date-time */
+            matched_at: string | null;
+            rated: boolean;
+            /**
+             * @description Once `matched`, your seat in the game; else null.
+             * @example 0
+             */
+            seat: number | null;
+            /**
+             * @description `waiting` to be matched; `matched` into `game`; `expired` (neither the ticket nor your player feed was read for 30 seconds); `cancelled`.
+             * @enum {string}
+             */
+            status: "waiting" | "matched" | "expired" | "cancelled";
+            /** @example 15 */
+            target_score: number;
         };
         Trick: {
             /** @description Three cards played. */
@@ -4413,6 +4513,371 @@ export interface operations {
                      *       "status": 422,
                      *       "title": "The request is not valid",
                      *       "type": "urn:coins:problem:validation_error"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `database_unavailable`: The database is unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "database_unavailable",
+                     *       "detail": "The database is unavailable",
+                     *       "status": 503,
+                     *       "title": "The database is unavailable",
+                     *       "type": "urn:coins:problem:database_unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
+    enterQueue: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A key of your own (1 to 255 printable ASCII characters; a random UUID) to retry this request safely: a retry with the same key and the same body gets the first response again (with `Idempotent-Replayed: true`) and nothing is applied twice. The same key with another body is 422 `idempotency_key_reused`; while the first request runs, 409 `idempotency_key_in_use`. Keys are kept 24 hours, per caller (the seat's token, else the client's address). */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "bots_after": 60,
+                 *       "rated": true,
+                 *       "target_score": 15
+                 *     }
+                 */
+                "application/json": components["schemas"]["Queue"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    /** @description URL of the ticket (getTicket). */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Ticket"];
+                };
+            };
+            /** @description `malformed_json`: The body is not valid JSON; `bad_request`: Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "malformed_json",
+                     *       "detail": "The body is not valid JSON",
+                     *       "status": 400,
+                     *       "title": "The body is not valid JSON",
+                     *       "type": "urn:coins:problem:malformed_json"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `missing_token`: A player token is required; `invalid_key`: The player key is not valid */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "missing_token",
+                     *       "detail": "A player token is required",
+                     *       "status": 401,
+                     *       "title": "A player token is required",
+                     *       "type": "urn:coins:problem:missing_token"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `already_queued`: You have a waiting ticket already; `idempotency_key_in_use`: A request with this Idempotency-Key is still running */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "already_queued",
+                     *       "detail": "You have a waiting ticket already",
+                     *       "status": 409,
+                     *       "title": "You have a waiting ticket already",
+                     *       "type": "urn:coins:problem:already_queued"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large`: The body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "payload_too_large",
+                     *       "detail": "The body is too large",
+                     *       "status": 413,
+                     *       "title": "The body is too large",
+                     *       "type": "urn:coins:problem:payload_too_large"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: The body must be application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "unsupported_media_type",
+                     *       "detail": "The body must be application/json",
+                     *       "status": 415,
+                     *       "title": "The body must be application/json",
+                     *       "type": "urn:coins:problem:unsupported_media_type"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `validation_error`: The request is not valid; `idempotency_key_reused`: This Idempotency-Key was used for another request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "validation_error",
+                     *       "detail": "The request is not valid",
+                     *       "status": 422,
+                     *       "title": "The request is not valid",
+                     *       "type": "urn:coins:problem:validation_error"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `too_many_requests`: Too many requests */
+            429: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "too_many_requests",
+                     *       "detail": "Too many requests",
+                     *       "status": 429,
+                     *       "title": "Too many requests",
+                     *       "type": "urn:coins:problem:too_many_requests"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `database_unavailable`: The database is unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "database_unavailable",
+                     *       "detail": "The database is unavailable",
+                     *       "status": 503,
+                     *       "title": "The database is unavailable",
+                     *       "type": "urn:coins:problem:database_unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
+    getTicket: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The ticket's id (26 characters of Crockford base32; any other text is no ticket's: 404). */
+                ticket_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Ticket"];
+                };
+            };
+            /** @description `missing_token`: A player token is required; `invalid_key`: The player key is not valid */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "missing_token",
+                     *       "detail": "A player token is required",
+                     *       "status": 401,
+                     *       "title": "A player token is required",
+                     *       "type": "urn:coins:problem:missing_token"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `ticket_not_found`: No such ticket of yours */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ticket_not_found",
+                     *       "detail": "No such ticket of yours",
+                     *       "status": 404,
+                     *       "title": "No such ticket of yours",
+                     *       "type": "urn:coins:problem:ticket_not_found"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `database_unavailable`: The database is unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "database_unavailable",
+                     *       "detail": "The database is unavailable",
+                     *       "status": 503,
+                     *       "title": "The database is unavailable",
+                     *       "type": "urn:coins:problem:database_unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
+    cancelTicket: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The ticket's id (26 characters of Crockford base32; any other text is no ticket's: 404). */
+                ticket_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No Content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `missing_token`: A player token is required; `invalid_key`: The player key is not valid */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "missing_token",
+                     *       "detail": "A player token is required",
+                     *       "status": 401,
+                     *       "title": "A player token is required",
+                     *       "type": "urn:coins:problem:missing_token"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `ticket_not_found`: No such ticket of yours */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ticket_not_found",
+                     *       "detail": "No such ticket of yours",
+                     *       "status": 404,
+                     *       "title": "No such ticket of yours",
+                     *       "type": "urn:coins:problem:ticket_not_found"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `ticket_matched`: The ticket is matched: its game exists */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "ticket_matched",
+                     *       "detail": "The ticket is matched: its game exists",
+                     *       "status": 409,
+                     *       "title": "The ticket is matched: its game exists",
+                     *       "type": "urn:coins:problem:ticket_matched"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];

@@ -1,0 +1,1 @@
+"""Quick play: queue for a game, read and cancel your ticket."""

@@ -8,10 +8,11 @@ from .db import Database, DatabaseUnavailable
 from .idempotency import HeldKey, IdempotencyStore, KeptResponse
 from .models import ActionRow, Base, GameRow, IdempotencyKeyRow, RateLimitRow, SeatRow, TrickRow
 from .repository import ConcurrentUpdate
-from .session import GameStore, StoreSession, WriteTransaction
-from .stored import StoredAction, StoredEvent, StoredGame, StoredSeat, StoredTrick
+from .session import PLAYER_FEED, GameStore, StoreSession, WriteTransaction, player_feed_key
+from .stored import StoredAction, StoredEvent, StoredGame, StoredPlayerEvent, StoredSeat, StoredTrick
 
 __all__ = [
+    "PLAYER_FEED",
     "ActionRow",
     "Base",
     "ConcurrentUpdate",
@@ -29,8 +30,10 @@ __all__ = [
     "StoredAction",
     "StoredEvent",
     "StoredGame",
+    "StoredPlayerEvent",
     "StoredSeat",
     "StoredTrick",
     "TrickRow",
     "WriteTransaction",
+    "player_feed_key",
 ]

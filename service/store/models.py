@@ -1,9 +1,9 @@
 """The tables: games, their seats, their append-only action log, their completed tricks and their events;
-and, for the HTTP layer's bookkeeping, idempotency keys and rate-limit counters.
+players' own feeds; and, for the HTTP layer's bookkeeping, idempotency keys and rate-limit counters.
 
 Every game table is keyed by game id first, so every transaction touches exactly one game and
-the schema can be sharded by game id later. The two bookkeeping tables are the exceptions, each
-saying why in its docstring: they belong to callers, not to games.
+the schema can be sharded by game id later. The players' feeds and the two bookkeeping tables
+are the exceptions, each saying why in its docstring: they belong to callers, not to games.
 """
 
 from __future__ import annotations
@@ -206,3 +206,35 @@ class RateLimitRow(Base):
     key: Mapped[str] = mapped_column(String(255), primary_key=True)
     count: Mapped[int] = mapped_column(Integer, nullable=False)
     expires_at: Mapped[float] = mapped_column(Float, nullable=False)
+
+
+class PlayerFeedRow(Base):
+    """A player's feed: the id of the last event appended to it (see :mod:`service.store.player_events`).
+
+    Keyed by player id, not by game id: a player's feed belongs to the player. It is written after a
+    game's change has committed, in a short transaction of its own (never in the game's), which
+    numbers the new events on from ``last_id``; no feed row means no event yet."""
+
+    __tablename__ = "player_feeds"
+    __table_args__ = _CLUSTERED
+
+    player_id: Mapped[str] = mapped_column(String(26), primary_key=True)
+    last_id: Mapped[int] = mapped_column(Integer, nullable=False)
+
+
+class PlayerEventRow(Base):
+    """One event of a player's own feed, numbered from 1 per player: ``data`` holds its own fields as
+    plain JSON values (service.games.player_events), rendered on the way out.
+
+    Keyed by (player id, id), not by game id: the event belongs to its player, though it tells of a
+    game (its ``game`` field). Written with its feed row's new ``last_id``, in that row's short
+    transaction, after the game's change committed; the primary key guards the numbering."""
+
+    __tablename__ = "player_events"
+    __table_args__ = _CLUSTERED
+
+    player_id: Mapped[str] = mapped_column(String(26), primary_key=True)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    type: Mapped[str] = mapped_column(String(16), nullable=False)
+    data: Mapped[str] = mapped_column(Text, nullable=False)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False)

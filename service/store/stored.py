@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, fields
 from datetime import datetime
 from typing import Any
 
-__all__ = ["StoredAction", "StoredEvent", "StoredGame", "StoredSeat", "StoredTrick"]
+__all__ = ["StoredAction", "StoredEvent", "StoredGame", "StoredPlayerEvent", "StoredSeat", "StoredTrick"]
 
 
 @dataclass(slots=True)
@@ -68,6 +68,18 @@ class StoredEvent:
     created_at: datetime
 
 
+@dataclass(frozen=True, slots=True)
+class StoredPlayerEvent:
+    """One event of a player's own feed: ``data`` is its stored form, JSON text the use cases write
+    and read. ``id`` is 0 until it is appended (the feed numbers it then, from 1 per player)."""
+
+    player_id: str
+    id: int
+    type: str
+    data: str
+    created_at: datetime
+
+
 @dataclass(slots=True)
 class StoredGame:
     """One game's row and seats, as loaded; changed in memory, then saved once with what it queued."""
@@ -96,13 +108,17 @@ class StoredGame:
     new_actions: list[StoredAction] = field(default_factory=list)
     new_tricks: list[StoredTrick] = field(default_factory=list)
     new_events: list[StoredEvent] = field(default_factory=list)
+    #: The events of players' own feeds the change makes: appended once it has committed.
+    new_player_events: list[StoredPlayerEvent] = field(default_factory=list)
 
     @property
     def is_stored(self) -> bool:
         return self.loaded_version is not None
 
 
-_BOOKKEEPING = frozenset({"seats", "loaded_version", "changed_seats", "new_actions", "new_tricks", "new_events"})
+_BOOKKEEPING = frozenset(
+    {"seats", "loaded_version", "changed_seats", "new_actions", "new_tricks", "new_events", "new_player_events"}
+)
 
 #: Each table's columns (but game_id), by the fields above; tests/store checks them against the tables.
 GAME_COLUMNS = tuple(f.name for f in fields(StoredGame) if f.name not in _BOOKKEEPING)

@@ -22,7 +22,7 @@ from service.config import Settings
 from service.store import Base, Database
 from service.store.migrate import alembic_config, current_revision, head_revision, upgrade
 
-TABLES = {"games", "seats", "actions", "tricks", "events", "idempotency_keys", "rate_limits"}
+TABLES = {"games", "seats", "actions", "tricks", "events", "idempotency_keys", "rate_limits", "player_feeds", "player_events"}
 TIMEOUT = 120  # seconds for any child process
 
 
@@ -161,7 +161,7 @@ def test_command_line_reports_an_unreachable_database(tmp_path: Path) -> None:
 
 
 # WITHOUT ROWID on SQLite (0002, 0004, 0006, 0007)
-CLUSTERED = ("seats", "actions", "tricks", "events", "idempotency_keys", "rate_limits")
+CLUSTERED = ("seats", "actions", "tricks", "events", "idempotency_keys", "rate_limits", "player_feeds", "player_events")
 
 
 def _create_sql(db: Database) -> dict[str, str]:

@@ -9,6 +9,8 @@ One job a module:
 - :mod:`.commands` and :mod:`.results`: what the use cases take and give back;
 - :mod:`.domain_events`: what happened in a game, as the use cases tell it, and how it is stored
   (:mod:`.plain_values`);
+- :mod:`.player_events` and :mod:`.player_feeds`: what a change means for the players seated in
+  it, and their own feeds;
 - :mod:`.unit_of_work`: one use case's transaction, its ``Idempotency-Key`` and its outbox;
 - :mod:`.idempotency`: the keys of idempotent retries and the responses kept for them;
 - :mod:`.seats`, :mod:`.tokens`, :mod:`.cursors`, :mod:`.ids`, :mod:`.errors`.
@@ -19,12 +21,36 @@ from .domain_events import EVENT_TYPES, DomainEvent, FeedStart, GameEvent, decod
 from .errors import DatabaseUnavailable, ServiceError
 from .idempotency import IdempotencyKeys, KeyClaim, KeyInUse, KeyReused, SavedResponse
 from .operations import GameService
+from .player_events import (
+    PLAYER_EVENT_TYPES,
+    GameResultEvent,
+    GameStartedEvent,
+    MatchFoundEvent,
+    PlayerEvent,
+    RatingChange,
+    RematchOfferedEvent,
+    YourTurnEvent,
+    decode_player_event,
+)
+from .player_feeds import PlayerFeeds, PlayerFeedStart, PlayerStateEvent
 from .results import STATUSES, WAITING_FOR_PLAYERS, etag_for
 from .server_moves import BOTS_ONLY_EXPERT_PLAYOUTS, STAND_IN
 from .tokens import hash_token
 from .unit_of_work import KeyedRequest, UnitOfWork
 
 __all__ = [
+    "decode_player_event",
+    "YourTurnEvent",
+    "RematchOfferedEvent",
+    "RatingChange",
+    "PlayerStateEvent",
+    "PlayerFeedStart",
+    "PlayerFeeds",
+    "PlayerEvent",
+    "MatchFoundEvent",
+    "GameStartedEvent",
+    "GameResultEvent",
+    "PLAYER_EVENT_TYPES",
     "BOTS_ONLY_EXPERT_PLAYOUTS",
     "EVENT_TYPES",
     "STAND_IN",

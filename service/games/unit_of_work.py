@@ -22,20 +22,27 @@ Two kinds:
 Its outbox is the ids of the games whose new events were written (:attr:`UnitOfWork.outbox`): they
 are published (:meth:`.StoreSession.announce`) only once committed, by a keyed unit after its
 commit (never if it rolls back), by a plain one when it ends, as each of their writes has then
-committed.
+committed. Then, the unit's connection given back, the players' events of those changes
+(:mod:`.player_events`) are appended to the players' feeds, in short transactions of their own
+(:meth:`.GameStore.append_player_events`). A process that dies between the two loses them: a
+reader of a player's feed that reconnects starts from the player's state, which tells whose turn
+it is in each of their games.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import logging
+from collections.abc import Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from types import TracebackType
 
-from ..store import GameStore, StoreSession
+from ..store import GameStore, StoredPlayerEvent, StoreSession
 from .idempotency import IdempotencyKeys, KeyClaim, SavedResponse
 
 __all__ = ["KeyedRequest", "UnitOfWork"]
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +66,7 @@ class UnitOfWork:
         self._session: StoreSession | None = None
         self._resources = ExitStack()
         self._committed = False
+        self._deliverable: Sequence[StoredPlayerEvent] = ()  # players' events of committed changes
         #: The first response to this request's key, when the unit finds one: then nothing is to run.
         self.replay: SavedResponse | None = None
 
@@ -80,8 +88,19 @@ class UnitOfWork:
         try:
             if self._claim is None and self._session is not None:
                 self._session.announce(self.outbox)  # a plain unit's writes committed one by one
+                self._deliverable = self._session.player_events
         finally:
             self._resources.close()  # a keyed unit not committed rolls back here
+        if self._deliverable:
+            self._deliver(self._deliverable)
+
+    def _deliver(self, events: Sequence[StoredPlayerEvent]) -> None:
+        """Append the players' events of the committed changes (logged, not raised, if that fails:
+        the change has committed, and a player's reconnecting reader recovers from their state)."""
+        try:
+            self._store.append_player_events(events)
+        except Exception as error:
+            log.warning("could not append %d events to players' feeds: %s", len(events), type(error).__name__)
 
     @property
     def keyed(self) -> bool:
@@ -118,6 +137,7 @@ class UnitOfWork:
         self._keys.complete(self._claim, response)
         assert self._session is not None
         self._session.announce(self.outbox)
+        self._deliverable = self._session.player_events
 
     def rollback(self) -> None:
         """Undo what a keyed unit wrote (its retry runs afresh). A plain unit's writes are committed

@@ -43,10 +43,15 @@ workers = max(1, _int("WEB_CONCURRENCY", _default_workers()))
 # threads, and an open event stream holds one of them while it waits for its game (a thread
 # blocked on an event costs no CPU and tens of kilobytes). Each worker has STREAMS_PER_WORKER
 # threads for streams (beyond them, 503) beside WORKER_CONNECTIONS for everything else. Chosen
-# over gunicorn's gevent worker by measurement: docs/benchmarks.md ("Live events").
+# over gunicorn's gevent worker by measurement: docs/benchmarks.md ("Live events"). A thread is
+# started only when a connection needs one, so the thousand threads of WORKER_CONNECTIONS cost
+# nothing at rest; they are there for slow clients: gunicorn gives a thread to a connection at its
+# first byte and has no header timeout, so 5 workers of 1,500 threads keep serving others while
+# one address holds 3,000 slow connections (docs/security.md, "Slow clients"; past that, the proxy
+# in front of the recommended deployment refuses them: deploy/haproxy.cfg).
 streams_per_worker = _int("STREAMS_PER_WORKER", 500)  # 5 workers: 2,000 streams with room (they spread unevenly)
 worker_class = "gthread"
-threads = streams_per_worker + max(1, _int("WORKER_CONNECTIONS", 100))
+threads = streams_per_worker + max(1, _int("WORKER_CONNECTIONS", 1000))
 # Connections a worker holds at once: its busy threads, and as many again idle between two requests
 # of a keep-alive connection (gthread keeps worker_connections - threads of them; none would close
 # every connection after its response).

@@ -7,6 +7,7 @@ from typing import Any
 
 from flask import Flask, request
 from flask.json.provider import DefaultJSONProvider
+from werkzeug.middleware.proxy_fix import ProxyFix
 
 from .api import init_api
 from .api.context import EXTENSION
@@ -76,7 +77,18 @@ def create_app(settings: Settings | None = None) -> Flask:
     # After the request ids and the access log's clock; a hook, so before every view: a request
     # over a limit claims no Idempotency-Key (the views claim keys, see api/idempotency.py).
     init_limits(app, enabled=settings.rate_limits == "on", **_limits_storage(settings, db))
+    _trust_proxies(app, settings.trusted_proxy_hops)
     return app
+
+
+def _trust_proxies(app: Flask, hops: int) -> None:
+    """With ``hops`` proxies in front, the client's address is the one the last of them put in
+    ``X-Forwarded-For`` (``ProxyFix``): every per-address limit, idempotency key scope and access
+    log line then sees the client, not the proxy. Only the address: the scheme and host stay the
+    request's own (nothing here builds absolute URLs). With 0 the header is ignored, as a client
+    that reaches the service directly can write anything in it."""
+    if hops:
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=0, x_host=0, x_port=0, x_prefix=0)  # type: ignore[method-assign]
 
 
 def _stream_shares(settings: Settings) -> StreamShares:

@@ -38,14 +38,16 @@ class Settings:
     idempotency_key_hours: int = 24
     record_cache_bytes: int = 32 * 1024 * 1024  # finished games' records kept per process (0: none)
     rate_limits: str = "on"
+    # Proxies in front of the service whose X-Forwarded-For it believes (0: none; the client is the socket's peer).
+    trusted_proxy_hops: int = 0
     redis_url: str = field(default="", repr=False)  # may hold a password
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
         """Read ``DATABASE_URL``, ``LOG_LEVEL``, ``CORS_ORIGINS`` (comma-separated),
         ``MAX_REQUEST_BYTES``, ``DB_POOL_SIZE``, ``DB_BUSY_TIMEOUT_MS``, ``AUTO_MIGRATE``, ``STREAMS_PER_WORKER``,
-        ``STREAMS_PER_ADDRESS``, ``STREAMS_PER_TOKEN``, ``STREAM_HEARTBEAT_SECONDS``, ``IDEMPOTENCY_KEY_HOURS``, ``RECORD_CACHE_BYTES``, ``RATE_LIMITS`` and
-        ``REDIS_URL``."""
+        ``STREAMS_PER_ADDRESS``, ``STREAMS_PER_TOKEN``, ``STREAM_HEARTBEAT_SECONDS``, ``IDEMPOTENCY_KEY_HOURS``, ``RECORD_CACHE_BYTES``, ``RATE_LIMITS``,
+        ``TRUSTED_PROXY_HOPS`` and ``REDIS_URL``."""
         env = os.environ if env is None else env
         values: dict[str, object] = {}
         for f in fields(cls):
@@ -83,6 +85,8 @@ class Settings:
             raise ConfigError("RECORD_CACHE_BYTES must be between 0 and 1073741824")
         if self.rate_limits not in ("on", "off"):
             raise ConfigError("RATE_LIMITS must be on or off")
+        if not 0 <= self.trusted_proxy_hops <= 5:
+            raise ConfigError("TRUSTED_PROXY_HOPS must be between 0 and 5")
         if self.database_listen_url and not self.database_listen_url.startswith(("postgresql:", "postgres:")):
             raise ConfigError("DATABASE_LISTEN_URL must be a postgresql:// URL")
         if self.redis_url and not self.redis_url.startswith(("redis://", "rediss://", "unix://")):
@@ -110,6 +114,7 @@ def _parse(name: str, raw: str) -> object:
         "stream_heartbeat_seconds",
         "idempotency_key_hours",
         "record_cache_bytes",
+        "trusted_proxy_hops",
     ):
         try:
             return int(raw)

@@ -46,7 +46,7 @@ def test_defaults(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     assert 3 <= settings["workers"] <= 12
     assert settings["timeout"] == 30 and settings["graceful_timeout"] == 30
     assert settings["preload_app"] is False
-    assert settings["worker_class"] == "gthread" and settings["threads"] == 500 + 100  # streams + others
+    assert settings["worker_class"] == "gthread" and settings["threads"] == 500 + 1000  # streams + others
     assert settings["worker_connections"] == 2 * settings["threads"]  # as many idle keep-alive connections
 
 
@@ -57,7 +57,7 @@ def test_defaults(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
         ({"PORT": "9000", "BIND": "127.0.0.1:7000"}, "bind", ["127.0.0.1:7000"]),
         ({"WEB_CONCURRENCY": "3"}, "workers", 3),
         ({"WORKER_CONNECTIONS": "200"}, "threads", 500 + 200),
-        ({"STREAMS_PER_WORKER": "50"}, "threads", 50 + 100),
+        ({"STREAMS_PER_WORKER": "50"}, "threads", 50 + 1000),
         ({"GUNICORN_TIMEOUT": "60"}, "timeout", 60),
         ({"GUNICORN_MAX_REQUESTS": "1000"}, "max_requests_jitter", 100),
         ({"ACCESS_LOG": "-"}, "accesslog", "-"),

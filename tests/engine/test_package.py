@@ -15,19 +15,13 @@ from pathlib import Path
 import pytest
 
 import service.engine as engine
+from tests.support.imports import modules_loaded_by
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_importing_the_engine_loads_nothing_outside_the_standard_library() -> None:
-    # A bare stand-in for the ``service`` package, whose __init__ wires the web app: only the engine is loaded.
-    code = (
-        "import sys, types; before = set(sys.modules); "
-        "service = types.ModuleType('service'); service.__path__ = ['service']; sys.modules['service'] = service; "
-        "import service.engine; print('\\n'.join(sorted(set(sys.modules) - before)))"
-    )
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
-    loaded = result.stdout.split()
+    loaded = modules_loaded_by("service.engine")
     assert "service.engine.game" in loaded
     outside = [name for name in loaded if name.partition(".")[0] not in sys.stdlib_module_names]
     assert [name for name in outside if not name.startswith("service.engine")] == ["service"]

@@ -1,8 +1,10 @@
 """Two instances of the service behind a real load balancer (HAProxy), on one PostgreSQL.
 
 Each instance is its own gunicorn master (``gunicorn -c gunicorn.conf.py wsgi:app``, two
-workers) on a free port of 127.0.0.1; HAProxy, run in the foreground with the configuration
-below, balances requests between them round robin. A whole game is played through the load
+workers) on a free port of 127.0.0.1; HAProxy, run in the foreground with the shipped
+``deploy/haproxy.cfg`` (its one server line repeated for the two instances:
+``tests/support/topology.py``), balances requests between them round robin, one request per
+connection to an instance (``http-server-close``), so consecutive requests alternate. A whole game is played through the load
 balancer, so its writes alternate between the instances (each instance's ``/metrics`` tells
 which one answered every request); event streams opened on each instance directly and through
 the load balancer must all see every event, in order, up to ``game_finished``: a change
@@ -10,17 +12,16 @@ committed by one instance reaches the other's streams only through PostgreSQL's 
 
 Skipped on SQLite (one host, no shared database) and when HAProxy is not installed, unless
 ``COINS_REQUIRE_HAPROXY=1`` (as in .ci/run), which makes a missing HAProxy a failure.
-docs/scaling.md shows the same configuration for production.
+docs/scaling.md describes the configuration.
 """
 
 from __future__ import annotations
 
 import itertools
 import os
-import shutil
 from collections import Counter
-from collections.abc import Callable, Iterator
-from contextlib import ExitStack, contextmanager
+from collections.abc import Callable
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 from urllib.request import urlopen
@@ -29,71 +30,13 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from tests.events.test_streams import all_events, call, collect, gunicorn, new_game, play_to_the_end
-from tests.support.server import LiveServer, free_port, serve
 from tests.support.sse import Event, EventStream
+from tests.support.topology import behind_haproxy, haproxy_binary
 
 pytestmark = pytest.mark.slow
 
-ROOT = Path(__file__).resolve().parents[2]
 REQUIRE_HAPROXY = os.environ.get("COINS_REQUIRE_HAPROXY") == "1"
 STREAM_SECONDS = 120  # a stream's reader gives up after this long (and its socket after 30 s of silence)
-
-# Round robin over the instances, one request per server connection (http-server-close), so
-# consecutive requests alternate even on one client connection. An event stream is one long
-# response: timeout server/client must outlast the silence between two heartbeats
-# (STREAM_HEARTBEAT_SECONDS, 15 s by default); timeout tunnel covers upgraded connections.
-HAPROXY_CONFIG = """\
-global
-    maxconn 2000
-    log stdout format raw local0
-
-defaults
-    mode http
-    log global
-    option httplog
-    option http-server-close
-    timeout connect 5s
-    timeout http-request 10s
-    timeout http-keep-alive 10s
-    timeout client 75s
-    timeout server 75s
-    timeout tunnel 1h
-    timeout client-fin 5s
-    retries 2
-    option redispatch
-
-frontend coins
-    bind 127.0.0.1:{port}
-    default_backend instances
-
-backend instances
-    balance roundrobin
-    option httpchk GET /readyz
-    http-check expect status 200
-{servers}
-"""
-
-
-def haproxy_binary() -> str | None:
-    return shutil.which("haproxy") or next(
-        (path for path in ("/usr/sbin/haproxy", "/usr/local/sbin/haproxy") if os.access(path, os.X_OK)), None
-    )
-
-
-@contextmanager
-def haproxy(binary: str, backends: list[int], tmp_path: Path) -> Iterator[LiveServer]:
-    """HAProxy in the foreground (``-db``) on a free port, in front of the instances on ``backends``."""
-    port = free_port()
-    servers = "\n".join(
-        f"    server instance{index} 127.0.0.1:{backend} check inter 2s fall 3 rise 2"
-        for index, backend in enumerate(backends)
-    )
-    config = tmp_path / "haproxy.cfg"
-    config.write_text(HAPROXY_CONFIG.format(port=port, servers=servers))
-    command = [binary, "-db", "-f", str(config)]
-    log = tmp_path / "haproxy.log"
-    with serve(command, port=port, env=dict(os.environ), cwd=tmp_path, log=log, start_seconds=30) as live:
-        yield live
 
 
 def v1_requests(port: int) -> int:
@@ -163,7 +106,7 @@ def test_two_instances_behind_haproxy_share_one_game_and_every_stream_sees_every
             for _ in range(2)
         ]
         ports = [instance.port for instance in instances]
-        balancer = running.enter_context(haproxy(binary, ports, tmp_path))
+        balancer = running.enter_context(behind_haproxy(binary, ports, tmp_path))
         lb = Instances(balancer.port, ports)
 
         game_id, tokens = lb.through(lambda port: new_game(port, target_score=10, seed="two-instances"))

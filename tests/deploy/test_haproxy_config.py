@@ -1,0 +1,111 @@
+"""The shipped proxy configuration (deploy/haproxy.cfg): valid, its error pages problem+json with the
+service's security headers, the client's own X-Forwarded-For replaced; docker-compose.yml puts it in front."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import socket
+import subprocess
+from pathlib import Path
+
+import pytest
+import yaml
+
+from service.api.hooks.security_headers import DEFAULT_CSP, SECURITY_HEADERS
+from tests.support.server import HOST
+from tests.support.topology import ROOT, SHIPPED_CONFIG, behind_haproxy, haproxy_binary, service
+
+ERRORFILE = re.compile(r"^\s*errorfile\s+(\d{3})\s+(\S+)", re.MULTILINE)
+PROBLEM_CODES = set(yaml.safe_load((ROOT / "openapi.yaml").read_text())["components"]["schemas"]["ProblemCode"]["enum"])
+
+
+def errorfiles() -> dict[int, Path]:
+    return {int(status): SHIPPED_CONFIG.parent / path for status, path in ERRORFILE.findall(SHIPPED_CONFIG.read_text())}
+
+
+def parse(raw: bytes) -> tuple[int, dict[str, str], bytes]:
+    head, _, body = raw.partition(b"\r\n\r\n")
+    status_line, *lines = head.decode().split("\r\n")
+    headers = dict(line.split(": ", 1) for line in lines)
+    return int(status_line.split()[1]), {name.lower(): value for name, value in headers.items()}, body
+
+
+def check_error_page(status: int, headers: dict[str, str], body: bytes) -> None:
+    for name, value in {**SECURITY_HEADERS, "Content-Security-Policy": DEFAULT_CSP}.items():
+        assert headers.get(name.lower()) == value, (status, name)
+    assert headers["content-type"] == "application/problem+json"
+    problem = json.loads(body)
+    assert problem["status"] == status and problem["code"] in PROBLEM_CODES
+    assert problem["type"] == f"urn:coins:problem:{problem['code']}" and problem["title"] and problem["detail"]
+
+
+def test_every_error_page_the_proxy_sends_is_a_problem_with_the_security_headers():
+    pages = errorfiles()
+    assert {400, 408, 429, 500, 502, 503, 504} <= set(pages)
+    for status, path in pages.items():
+        code, headers, body = parse(path.read_bytes())
+        assert code == status and int(headers["content-length"]) == len(body), path
+        check_error_page(status, headers, body)
+    assert parse(pages[429].read_bytes())[1]["retry-after"] == "10"  # the rate's window
+    assert json.loads(parse(pages[429].read_bytes())[2])["code"] == "too_many_requests"
+
+
+@pytest.mark.parametrize(
+    "directive",
+    [
+        "tcp-request connection reject if { sc_conn_cur(0) gt",
+        "http-request deny deny_status 429 if { sc_http_req_rate(0) gt",
+        "store conn_cur,http_req_rate(10s)",
+        "option http-buffer-request",
+        "timeout http-request 10s",
+        "http-request del-header X-Forwarded-For",
+        "option forwardfor",
+        'maxconn "${COINS_SERVICE_MAXCONN-',
+        "timeout tunnel",
+    ],
+)
+def test_the_configuration_has(directive: str):
+    assert directive in SHIPPED_CONFIG.read_text()
+
+
+def test_the_stream_timeouts_outlast_the_heartbeat():
+    text = SHIPPED_CONFIG.read_text()
+    for name in ("client", "server"):
+        seconds = int(re.search(rf"timeout {name} (\d+)s", text).group(1))  # type: ignore[union-attr]
+        assert seconds > 15, name  # STREAM_HEARTBEAT_SECONDS' default
+
+
+def test_docker_compose_publishes_only_the_proxy_and_the_service_trusts_one_hop():
+    services = yaml.safe_load((ROOT / "docker-compose.yml").read_text())["services"]
+    published = [name for name, spec in services.items() if spec.get("ports")]
+    assert published == ["proxy"]
+    assert services["service"]["environment"]["TRUSTED_PROXY_HOPS"] == "1"
+    assert any("deploy" in volume for volume in services["proxy"]["volumes"])
+
+
+def test_haproxy_accepts_the_shipped_file():
+    binary = haproxy_binary()
+    if binary is None:
+        pytest.skip("HAProxy is not installed")
+    env = {**os.environ, "COINS_PROXY_BIND": f"{HOST}:1", "COINS_SERVICE": f"{HOST}:2"}
+    checked = subprocess.run([binary, "-c", "-f", str(SHIPPED_CONFIG)], env=env, capture_output=True, text=True)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+@pytest.mark.slow
+def test_through_the_proxy_a_forged_forwarded_for_is_replaced(database_url, tmp_path):
+    binary = haproxy_binary()
+    if binary is None:
+        pytest.skip("HAProxy is not installed")
+    env = {"TRUSTED_PROXY_HOPS": "1", "LOG_LEVEL": "INFO", "WEB_CONCURRENCY": "1"}
+    with (
+        service(database_url, tmp_path, **env) as app,
+        behind_haproxy(binary, [app.port], tmp_path) as proxy,
+        socket.create_connection((HOST, proxy.port), timeout=10) as sock,
+    ):
+        sock.sendall(b"GET /v1/games/forged HTTP/1.1\r\nHost: coins\r\nX-Forwarded-For: 203.0.113.9\r\n\r\n")
+        assert b" 404 " in sock.recv(65536)
+    [line] = [line for line in app.log.read_text().splitlines() if "/v1/games/<game_id>" in line]
+    assert json.loads(line)["remote_addr"] == "127.0.0.1"  # the proxy's view of the client, not the forged one

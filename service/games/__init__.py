@@ -32,13 +32,14 @@ from .player_events import (
     YourTurnEvent,
     decode_player_event,
 )
-from .player_feeds import PlayerFeeds, PlayerFeedStart, PlayerStateEvent
+from .player_feeds import PlayerFeeds, PlayerFeedStart, PlayerStateEvent, connect_quick_play
 from .results import STATUSES, WAITING_FOR_PLAYERS, etag_for
 from .server_moves import BOTS_ONLY_EXPERT_PLAYOUTS, STAND_IN
 from .tokens import hash_token
 from .unit_of_work import KeyedRequest, UnitOfWork
 
 __all__ = [
+    "connect_quick_play",
     "decode_player_event",
     "YourTurnEvent",
     "RematchOfferedEvent",

@@ -15,6 +15,7 @@ import logging
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any, Protocol
 
 from ..store import GameStore
 from .errors import GameNotFinished, GameNotFound
@@ -24,7 +25,7 @@ from .players import PlayerService
 from .tokens import player_key_hash
 from .transactions import restore
 
-__all__ = ["IN_PROGRESS", "PlayerFeedStart", "PlayerFeeds", "PlayerStateEvent"]
+__all__ = ["IN_PROGRESS", "PlayerFeedStart", "PlayerFeeds", "PlayerStateEvent", "QuickPlay", "connect_quick_play"]
 
 log = logging.getLogger(__name__)
 
@@ -118,3 +119,29 @@ class PlayerFeeds:
         if game is None or stored.status != FINISHED or stored.winner is None:
             raise GameNotFinished("the game is not over")
         self.append(game_result_events(stored, stored.version, stored.winner, game.scores, ratings))
+
+
+class QuickPlay(Protocol):
+    """What the player feeds need of quick play (the queue's :class:`QueueService`): its matches'
+    callbacks, and its ticket upkeep, driven from the feeds' heartbeats."""
+
+    on_match: list[Callable[[Any], None]]
+
+    def touch_tickets(self, player_id: str, now: datetime | None = None) -> int: ...
+
+    def match_due(self, now: datetime | None = None) -> list[Any]: ...
+
+
+def connect_quick_play(queue: QuickPlay, feeds: PlayerFeeds) -> None:
+    """Join quick play to the players' feeds (``create_app`` calls it once both exist): each match
+    tells its ticket holders ``match_found`` (the match's ``game_id``, and each ticket's seat in
+    its ``lineup``); each heartbeat of a player's feed keeps the player's tickets alive (a
+    ticket whose player neither follows the feed nor reads it for 30 s expires) and runs a
+    matching wave that is due."""
+
+    def told(match: Any) -> None:
+        feeds.match_found((match.lineup[seat].player, ticket, match.game_id) for ticket, seat in match.tickets)
+
+    queue.on_match.append(told)
+    feeds.heartbeat_hooks.append(lambda player_id, now: queue.touch_tickets(player_id, now))
+    feeds.heartbeat_hooks.append(lambda _player_id, now: queue.match_due(now))

@@ -27,8 +27,8 @@ from .player_events import (
     GameStartedEvent,
     MatchFoundEvent,
     PlayerEvent,
-    RatingChange,
     RematchOfferedEvent,
+    ShownRatingChange,
     YourTurnEvent,
     decode_player_event,
 )
@@ -43,7 +43,7 @@ __all__ = [
     "decode_player_event",
     "YourTurnEvent",
     "RematchOfferedEvent",
-    "RatingChange",
+    "ShownRatingChange",
     "PlayerStateEvent",
     "PlayerFeedStart",
     "PlayerFeeds",

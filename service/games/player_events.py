@@ -43,7 +43,7 @@ __all__ = [
     "GameStartedEvent",
     "MatchFoundEvent",
     "PlayerEvent",
-    "RatingChange",
+    "ShownRatingChange",
     "RematchOfferedEvent",
     "YourTurnEvent",
     "decode_player_event",
@@ -105,8 +105,8 @@ class YourTurnEvent(PlayerEvent):
 
 
 @dataclass(frozen=True, slots=True)
-class RatingChange:
-    """A player's rating (its displayed value) before and after a rated game."""
+class ShownRatingChange:
+    """A player's rating as shown (its value on the 1500 scale) before and after a rated game."""
 
     before: int
     after: int
@@ -124,7 +124,7 @@ class GameResultEvent(PlayerEvent):
     places: tuple[int, ...]
     scores: tuple[int, ...]
     rated: bool
-    rating: RatingChange | None
+    rating: ShownRatingChange | None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -237,7 +237,7 @@ def game_result_events(
     version: int,
     winner: int,
     scores: Sequence[int],
-    ratings: Mapping[str, RatingChange] | None,
+    ratings: Mapping[str, ShownRatingChange] | None,
 ) -> list[tuple[str, PlayerEvent]]:
     """The ``game_result`` of every player who sat in the finished game (one who left too), with
     their rating change from ``ratings`` (by player id; None, or a player missing: not rated). The

@@ -19,7 +19,7 @@ from typing import Any, Protocol
 
 from ..store import GameStore
 from .errors import GameNotFinished, GameNotFound
-from .player_events import PlayerEvent, RatingChange, game_result_events, match_found_events, stamped
+from .player_events import PlayerEvent, ShownRatingChange, game_result_events, match_found_events, stamped
 from .player_results import PlayerGame, Profile
 from .players import PlayerService
 from .tokens import player_key_hash
@@ -108,7 +108,7 @@ class PlayerFeeds:
         """Quick play matched these (player id, ticket id, game id): tell each player."""
         self.append(match_found_events(matches))
 
-    def game_result(self, game_id: str, ratings: Mapping[str, RatingChange]) -> None:
+    def game_result(self, game_id: str, ratings: Mapping[str, ShownRatingChange]) -> None:
         """A rated game's ratings are applied: tell each player who sat in it their place, scores
         and rating change (``ratings``, by player id). The ratings step calls this once per game."""
         with self._store.session() as session:

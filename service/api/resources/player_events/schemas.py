@@ -95,7 +95,7 @@ class YourTurnEventSchema(_PlayerEventSchema):
     )
 
 
-class RatingChangeSchema(ma.Schema):
+class ShownRatingChangeSchema(ma.Schema):
     before = fields.Integer(required=True, metadata={"description": "Your rating's value before the game."})
     after = fields.Integer(required=True, metadata={"description": "Your rating's value after it."})
 
@@ -114,7 +114,7 @@ class GameResultEventSchema(_PlayerEventSchema):
     scores = fields.List(fields.Integer(), required=True, metadata={"description": "Final scores, by seat."})
     rated = fields.Boolean(required=True)
     rating = fields.Nested(
-        RatingChangeSchema,
+        ShownRatingChangeSchema,
         allow_none=True,
         required=True,
         metadata={"description": "Your rating's change; null when the game was not rated."},

@@ -66,7 +66,7 @@ class PlayerFeeds:
         #: What runs on each heartbeat of a reader of a player's feed, with the player's id and the
         #: time: quick play's hooks (its tickets stay alive while their player follows the feed,
         #: and their matching is driven from here): see :meth:`on_heartbeat`.
-        self.heartbeat_hooks: list[Callable[[str, datetime], None]] = []
+        self.heartbeat_hooks: list[Callable[[str, datetime], object]] = []
 
     def start(self, key: str | None) -> PlayerFeedStart:
         """Where the reader holding ``key`` starts (:class:`.MissingToken`, :class:`.InvalidKey`)."""

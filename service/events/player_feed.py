@@ -33,6 +33,11 @@ class PlayerReader(Reader):
         #: The key this reader was opened with was replaced: it ends.
         self.replaced = False
 
+    def first(self) -> list[Item]:
+        """As a game's reader's, after a heartbeat (a long poll follows the feed too)."""
+        self.beat()
+        return super().first()
+
     def next(self, timeout: float) -> list[Item]:
         """The next events of the player's feed, waiting up to ``timeout`` seconds for one (then
         []). Whenever the wait is stirred (the player's feed was notified) and on its end, the key

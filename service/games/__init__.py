@@ -13,7 +13,11 @@ One job a module:
   it, and their own feeds;
 - :mod:`.unit_of_work`: one use case's transaction, its ``Idempotency-Key`` and its outbox;
 - :mod:`.idempotency`: the keys of idempotent retries and the responses kept for them;
-- :mod:`.seats`, :mod:`.tokens`, :mod:`.cursors`, :mod:`.ids`, :mod:`.errors`.
+- :mod:`.seating`: taking seats (createGame's, joinGame), for persons, players and bots;
+  :mod:`.rated`: who may sit at a rated game; :mod:`.preconditions`: ``If-Match``, a started game;
+- :mod:`.players`: :class:`PlayerService`, the players' use cases (:mod:`.player_results`), and
+  :mod:`.ratings`, how a rating is shown;
+- :mod:`.seats`, :mod:`.tokens` (seat tokens and player keys), :mod:`.cursors`, :mod:`.ids`, :mod:`.errors`.
 """
 
 from .commands import NewGame, NewPlayer
@@ -33,6 +37,8 @@ from .player_events import (
     decode_player_event,
 )
 from .player_feeds import PlayerFeeds, PlayerFeedStart, PlayerStateEvent, connect_quick_play
+from .player_results import NewKey, PlayerGamePage, Profile
+from .players import PlayerService
 from .results import STATUSES, WAITING_FOR_PLAYERS, etag_for
 from .server_moves import BOTS_ONLY_EXPERT_PLAYOUTS, STAND_IN
 from .tokens import hash_token
@@ -68,7 +74,11 @@ __all__ = [
     "KeyInUse",
     "KeyReused",
     "NewGame",
+    "NewKey",
     "NewPlayer",
+    "PlayerGamePage",
+    "PlayerService",
+    "Profile",
     "SavedResponse",
     "ServiceError",
     "UnitOfWork",

@@ -32,7 +32,7 @@ it is in each of their games.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from types import TracebackType
@@ -40,7 +40,7 @@ from types import TracebackType
 from ..store import GameStore, StoredPlayerEvent, StoreSession
 from .idempotency import IdempotencyKeys, KeyClaim, SavedResponse
 
-__all__ = ["KeyedRequest", "UnitOfWork"]
+__all__ = ["KeyedRequest", "UnitOfWork", "given_or_own"]
 
 log = logging.getLogger(__name__)
 
@@ -145,3 +145,15 @@ class UnitOfWork:
         if self._claim is not None and not self._committed:
             self._committed = True
             self._keys.release(self._claim)
+
+
+@contextmanager
+def given_or_own(uow: UnitOfWork | None, unit_of_work: Callable[[], UnitOfWork]) -> Iterator[UnitOfWork]:
+    """The unit of work a call was handed, else one of its own (from ``unit_of_work``), committed
+    when the call returns."""
+    if uow is not None:
+        yield uow
+        return
+    with unit_of_work() as own:
+        yield own
+        own.commit()

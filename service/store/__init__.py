@@ -6,10 +6,10 @@ drivers and transactions stay inside this package.
 
 from .db import Database, DatabaseUnavailable
 from .idempotency import HeldKey, IdempotencyStore, KeptResponse
-from .models import ActionRow, Base, GameRow, IdempotencyKeyRow, RateLimitRow, SeatRow, TrickRow
+from .models import ActionRow, Base, GameRow, IdempotencyKeyRow, PlayerRow, RateLimitRow, SeatRow, TrickRow
 from .repository import ConcurrentUpdate
 from .session import PLAYER_FEED, GameStore, StoreSession, WriteTransaction, player_feed_key
-from .stored import StoredAction, StoredEvent, StoredGame, StoredPlayerEvent, StoredSeat, StoredTrick
+from .stored import StoredAction, StoredEvent, StoredGame, StoredPlayer, StoredPlayerEvent, StoredSeat, StoredTrick
 
 __all__ = [
     "PLAYER_FEED",
@@ -24,12 +24,14 @@ __all__ = [
     "HeldKey",
     "IdempotencyStore",
     "KeptResponse",
+    "PlayerRow",
     "RateLimitRow",
     "SeatRow",
     "StoreSession",
     "StoredAction",
     "StoredEvent",
     "StoredGame",
+    "StoredPlayer",
     "StoredPlayerEvent",
     "StoredSeat",
     "StoredTrick",

@@ -206,20 +206,18 @@ def test_resume_after_an_id_gives_exactly_what_followed(client: FlaskClient) -> 
 
 
 def test_a_long_poll_waits_for_the_next_event(client: FlaskClient, app: Flask) -> None:
-    game_id, keys, _followers = three_player_game(client)
-    state = client.get(f"/v1/games/{game_id}").json
-    waiting = [seat for seat in range(3) if seat != state["turn"]]
+    keys = [new_player(client, name)[1] for name in ("Ana", "Bo", "Cy")]
+    created = client.post("/v1/games", json={"seats": [{"player": "me"}, None, None]}, headers=bearer(keys[0]))
+    game_id = created.json["id"]
+    client.post(f"/v1/games/{game_id}/players", json={"player": "me"}, headers=bearer(keys[1]))
+    last = page(client, keys[0], after=0)["last_id"]
     polled: list[dict[str, Any]] = []
-    last = page(client, keys[waiting[0]], after=0)["last_id"]
-    poller = threading.Thread(
-        target=lambda: polled.append(page(app.test_client(), keys[waiting[0]], after=last, wait=20))
-    )
+    poller = threading.Thread(target=lambda: polled.append(page(app.test_client(), keys[0], after=last, wait=20)))
     poller.start()
-    key = keys[state["turn"]]
-    response = client.post(f"/v1/games/{game_id}/hands", headers=bearer(key))
-    assert response.status_code == 201, response.json
+    joined = client.post(f"/v1/games/{game_id}/players", json={"player": "me"}, headers=bearer(keys[2]))
+    assert joined.status_code == 201, joined.json  # the third seat: the game starts
     poller.join(30)
-    assert polled and polled[0]["items"], "the long poll answered with the event that came"
+    assert polled and [e["type"] for e in polled[0]["items"]][:1] == ["game_started"]
 
 
 def test_replacing_the_key_ends_its_streams_and_refuses_the_old_key(client: FlaskClient) -> None:

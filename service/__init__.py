@@ -10,7 +10,7 @@ from flask.json.provider import DefaultJSONProvider
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from .api import init_api
-from .api.context import EXTENSION, PLAYERS_EXTENSION, QUEUE_EXTENSION
+from .api.context import EXTENSION, PLAYER_FEEDS_EXTENSION, PLAYERS_EXTENSION, QUEUE_EXTENSION
 from .api.docs import configure_docs
 from .api.hooks.cors import init_cors
 from .api.hooks.guards import init_guards
@@ -19,9 +19,10 @@ from .api.hooks.security_headers import init_security_headers
 from .api.record_cache import init_record_cache
 from .api.resources.events.routes import init_feed
 from .api.resources.events.schemas import render_event
+from .api.resources.player_events.schemas import render_player_event
 from .config import Settings
 from .events import EventFeed, StreamShares, channel_for
-from .games import GameService, PlayerService, QueueService
+from .games import GameService, PlayerFeeds, PlayerService, QueueService, connect_quick_play
 from .observability import init_observability
 from .store import Database, DatabaseUnavailable, GameStore
 from .store.migrate import upgrade
@@ -55,8 +56,14 @@ def create_app(settings: Settings | None = None) -> Flask:
     lineage = LINEAGE_GAMES_PER_MINUTE if settings.rate_limits == "on" else 0
     games = GameService(store, key_hours=settings.idempotency_key_hours, rematches_per_minute=lineage)
     app.extensions[EXTENSION] = games
-    app.extensions[PLAYERS_EXTENSION] = PlayerService(games.unit_of_work, lambda: games.clock())
-    app.extensions[QUEUE_EXTENSION] = QueueService(games, window_seconds=settings.queue_match_seconds)
+    players = PlayerService(games.unit_of_work, lambda: games.clock())
+    app.extensions[PLAYERS_EXTENSION] = players
+    # The players' feeds: quick play's match_found and the ratings' game_result are appended here.
+    player_feeds = PlayerFeeds(store, players, lambda: games.clock())
+    app.extensions[PLAYER_FEEDS_EXTENSION] = player_feeds
+    queue = QueueService(games, window_seconds=settings.queue_match_seconds)
+    app.extensions[QUEUE_EXTENSION] = queue
+    connect_quick_play(queue, player_feeds)  # match_found on the feeds; the feeds' heartbeats keep tickets
     init_record_cache(app, settings.record_cache_bytes)
     init_feed(
         app,
@@ -68,6 +75,8 @@ def create_app(settings: Settings | None = None) -> Flask:
             max_streams=settings.streams_per_worker,
             idle_seconds=settings.stream_heartbeat_seconds,
             shares=_stream_shares(settings),
+            players=player_feeds,
+            render_player=render_player_event,
         ),
     )
 

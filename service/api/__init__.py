@@ -116,6 +116,8 @@ def init_api(app: Flask) -> Api:
     from .resources.hands import routes as hands
     from .resources.health import routes as health
     from .resources.hints import routes as hints
+    from .resources.player_events import routes as player_events
+    from .resources.player_events.schemas import PLAYER_EVENT_COMPONENT, PLAYER_EVENT_SCHEMAS
     from .resources.players import routes as profiles
     from .resources.plays import routes as plays
     from .resources.queue import routes as quick_play
@@ -139,11 +141,13 @@ def init_api(app: Flask) -> Api:
         quick_play,
     ):
         api.register_blueprint(module.blp)
-    for schema in EVENT_SCHEMAS.values():  # each event's own schema, named as FEED_EVENT_COMPONENT refers to it
+    api.register_blueprint(player_events.blp)
+    for schema in (*EVENT_SCHEMAS.values(), *PLAYER_EVENT_SCHEMAS.values()):  # named as the unions refer to them
         name = schema.__name__.removesuffix("Schema")
         if name not in api.spec.components.schemas:
             api.spec.components.schema(name, schema=schema)
     api.spec.components.schema("FeedEvent", FEED_EVENT_COMPONENT)
+    api.spec.components.schema("PlayerEvent", PLAYER_EVENT_COMPONENT)
     # A seat of createGame is documented as NewPerson or NewBot; NewSeat only loads it.
     api.spec.components.schema("NewPerson", schema=NewPersonSchema)
     api.spec.components.schema("NewBot", schema=NewBotSchema)

@@ -13,6 +13,7 @@ EXTENSION = "coins.games"
 BOT_GAMES = "coins.bot_games"
 PLAYERS_EXTENSION = "coins.players"
 QUEUE_EXTENSION = "coins.queue"
+PLAYER_FEEDS_EXTENSION = "coins.player_feeds"  # the players' feeds (service.games.PlayerFeeds)
 
 # is_game_id as a pattern: 26 characters of Crockford base32, lower case (tests hold them equal).
 GAME_ID_PATTERN = "^[0-9a-hjkmnp-tv-z]{26}$"

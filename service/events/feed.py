@@ -11,30 +11,36 @@ The feed reads the stored domain events and renders each to the JSON clients rec
 function :class:`EventFeed` is given (the API's, from its event schemas): the hub's reads once
 in the process, shared by all its readers; a reader that reads for itself (starting, or behind
 the hub's cache) what it read.
+
+A player's own feed (:mod:`.player_feed`) is read the same way, on the same hub, under the key
+``player:<id>`` beside the games' ids: the feed sends each key's reads to the game's events or to
+the player's.
 """
 
 from __future__ import annotations
 
 import contextlib
 import threading
-import time
-from collections.abc import Callable, Collection, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from datetime import datetime
 from typing import TypeVar
 
-from ..games import DomainEvent, GameService, decode_event, hash_token
-from ..store import GameStore, StoredEvent, StoreSession
-from .hub import Hub, Item, Watch
+from ..games import DomainEvent, GameService, PlayerEvent, PlayerFeeds, decode_event, decode_player_event, hash_token
+from ..store import PLAYER_FEED, GameStore, StoredEvent, StoredPlayerEvent, StoreSession, player_feed_key
+from .hub import Hub, Item
 from .notifications import Channel
+from .player_feed import PlayerReader
+from .reader import Reader
 from .shares import StreamShares
 
-__all__ = ["EventFeed", "Item", "Reader", "Render"]
+__all__ = ["EventFeed", "Item", "Reader", "Render", "RenderPlayer"]
 
-GAME_FINISHED = "game_finished"
 T = TypeVar("T")
 #: A domain event as the JSON text clients receive.
 Render = Callable[[DomainEvent], str]
+#: A player's event as the JSON text clients receive.
+RenderPlayer = Callable[[PlayerEvent], str]
 
 
 class EventFeed:
@@ -50,8 +56,14 @@ class EventFeed:
         max_streams: int,
         idle_seconds: float = 15.0,
         shares: StreamShares | None = None,
+        players: PlayerFeeds | None = None,
+        render_player: RenderPlayer | None = None,
     ) -> None:
+        """``players`` and ``render_player``: the players' feeds and how their events are rendered
+        (without them, no player's feed is read)."""
         self._games = games
+        self._players = players
+        self.render_player = render_player
         self.shares = shares or StreamShares(per_address=0, per_credential=0)
         self._store = store
         self._channel = channel
@@ -61,7 +73,7 @@ class EventFeed:
             self._read,
             max_streams=max_streams,
             read_kept=self._read_kept,
-            read_heads=self._kept.heads,
+            read_heads=self._heads,
             look_at=games.get,
         )
         self.idle_seconds = idle_seconds
@@ -84,6 +96,22 @@ class EventFeed:
             with self.hub.watch(game_id) as watch:
                 yield Reader(self.hub, game_id, watch, start.seat, start.last_id, start.finished, state, after)
 
+    @contextmanager
+    def open_player(self, key: str | None, *, after: int | None, address: str = "") -> Iterator[PlayerReader]:
+        """A reader of the feed of the player whose key is ``key``, from the start (``after`` None:
+        the ``player`` event first) or after that event, for a client at ``address``. Raises
+        :class:`.ShareTaken` (before any read), the use cases' errors (no key, a key no player
+        has) and :class:`.StreamsFull`."""
+        players, render = self._players, self.render_player
+        assert players is not None and render is not None, "this feed serves no player's feed"
+        credential = hash_token(key) if key is not None else None
+        with self.shares.hold(address, credential):
+            self._listen()
+            start = players.start(key)
+            state = render(start.state)
+            with self.hub.watch(player_feed_key(start.player_id)) as watch:
+                yield PlayerReader(self.hub, watch, start, state, after, players)
+
     def close(self) -> None:
         """End every reader of this process (it is stopping). Safe in a signal handler."""
         self.hub.close()
@@ -94,14 +122,40 @@ class EventFeed:
         with self._lock:
             if not self._listening:
                 self._listening = True
-                self._channel.listen(self.hub.notice)
+                self._channel.listen(self._notice)
+
+    def _notice(self, key: str | None) -> None:
+        """A game or a player's feed changed (``None``: any may have): the hub reads it; a player's
+        readers also check their key (it may be what changed)."""
+        self.hub.notice(key)
+        if key is None or key.startswith(PLAYER_FEED):
+            self.hub.stir(key, prefix=PLAYER_FEED)
 
     def _read(self, after: Mapping[str, int], limit: int) -> dict[str, list[Item]]:
         with self._store.session() as session:
-            return self._items(session.new_events(after, limit=limit))
+            return self._read_on(session, after, limit)
 
     def _read_kept(self, after: Mapping[str, int], limit: int) -> dict[str, list[Item]]:
-        return self._items(self._kept.new_events(after, limit))
+        return self._kept.read(lambda session: self._read_on(session, after, limit))
+
+    def _heads(self, keys: Collection[str]) -> dict[str, tuple[int, datetime | None]]:
+        games, players = _split(keys)
+        heads = self._kept.heads(games) if games else {}
+        if players:
+            found = self._kept.read(lambda session: session.player_heads(players))
+            heads.update((PLAYER_FEED + player_id, (last, None)) for player_id, last in found.items())
+        return heads
+
+    def _read_on(self, session: StoreSession, after: Mapping[str, int], limit: int) -> dict[str, list[Item]]:
+        """The new events of the games and players' feeds of ``after``, each rendered as clients receive it."""
+        games, players = _split(after)
+        items = self._items(session.new_events({key: after[key] for key in games}, limit=limit)) if games else {}
+        if players:
+            read = session.new_player_events(
+                {player_id: after[PLAYER_FEED + player_id] for player_id in players}, limit=limit
+            )
+            items.update((PLAYER_FEED + player_id, self._player_items(events)) for player_id, events in read.items())
+        return items
 
     def _items(self, stored: dict[str, list[StoredEvent]]) -> dict[str, list[Item]]:
         """The stored domain events, each rendered as clients receive it."""
@@ -109,6 +163,23 @@ class EventFeed:
             game_id: [Item(event.id, event.type, event.seat, self._render(decode_event(event))) for event in events]
             for game_id, events in stored.items()
         }
+
+    def _player_items(self, events: list[StoredPlayerEvent]) -> list[Item]:
+        render = self.render_player
+        assert render is not None, "a player's feed is read only by a feed that renders it"
+        return [Item(event.id, event.type, None, render(decode_player_event(event))) for event in events]
+
+
+def _split(keys: Iterable[str]) -> tuple[list[str], list[str]]:
+    """The games' ids and the players' ids (their feeds' keys without ``player:``) among ``keys``."""
+    games: list[str] = []
+    players: list[str] = []
+    for key in keys:
+        if key.startswith(PLAYER_FEED):
+            players.append(key.removeprefix(PLAYER_FEED))
+        else:
+            games.append(key)
+    return games, players
 
 
 class _KeptSession:
@@ -120,13 +191,11 @@ class _KeptSession:
         self._store = store
         self._kept: tuple[contextlib.ExitStack, StoreSession] | None = None
 
-    def new_events(self, after: Mapping[str, int], limit: int) -> dict[str, list[StoredEvent]]:
-        return self._read(lambda session: session.new_events(after, limit=limit))
-
     def heads(self, game_ids: Collection[str]) -> dict[str, tuple[int, datetime | None]]:
-        return self._read(lambda session: session.heads(game_ids))
+        return self.read(lambda session: session.heads(game_ids))
 
-    def _read(self, read: Callable[[StoreSession], T]) -> T:
+    def read(self, read: Callable[[StoreSession], T]) -> T:
+        """``read`` on the kept session."""
         if self._kept is None:
             held = contextlib.ExitStack()
             self._kept = (held, held.enter_context(self._store.session()))
@@ -137,63 +206,3 @@ class _KeptSession:
             self._kept = None
             held.__exit__(type(error), error, error.__traceback__)
             raise
-
-
-class Reader:
-    """One reader's place in a game's feed."""
-
-    def __init__(
-        self,
-        hub: Hub,
-        game_id: str,
-        watch: Watch,
-        seat: int | None,
-        last_id: int,
-        finished: bool,
-        state: str,
-        after: int | None,
-    ) -> None:
-        self.seat = seat
-        self.game_id = game_id
-        self._hub = hub
-        self._watch = watch
-        self._last_id = last_id  # the last event when the reader started
-        self._was_finished = finished
-        self.position = last_id if after is None else after
-        self._first = [Item(last_id, "game", seat, state)] if after is None else []
-        self.finished = finished and self.position >= last_id
-
-    @property
-    def closing(self) -> bool:
-        return self._hub.closing.is_set()
-
-    def first(self) -> list[Item]:
-        """Without ``after``: the ``game`` event (the whole state), then any event saved since it was
-        read. Resuming: what follows ``after`` now."""
-        first, self._first = self._first, []
-        return first + self._take()
-
-    def next(self, timeout: float) -> list[Item]:
-        """The next events this reader may see, waiting up to ``timeout`` seconds for one (then [],
-        after asking the hub to look at the game again: a notification may have been lost)."""
-        items = self._take()
-        if items or self.finished:
-            return items
-        deadline = time.monotonic() + timeout
-        while not self.closing:
-            if self._watch.wait(self.position, max(deadline - time.monotonic(), 0.0)):
-                items = self._take()
-                if items or self.finished:
-                    return items
-                continue  # only other seats' events: wait on
-            self._watch.ask()
-            return []
-        return []
-
-    def _take(self) -> list[Item]:
-        events, self.position = self._watch.take(self.position, self.seat)
-        if any(event.type == GAME_FINISHED for event in events) or (
-            self._was_finished and self.position >= self._last_id
-        ):
-            self.finished = True
-        return events

@@ -77,6 +77,7 @@ class _Game:
     due: float | None = None  # time.monotonic() of the turn deadline; None: nothing due
     looked: float = float("-inf")  # when it was last looked at
     looking: bool = False
+    stirs: int = 0  # grows when the readers are to look up from their wait (see Hub.stir)
 
     @property
     def last(self) -> int:
@@ -143,6 +144,20 @@ class Hub:
             else:
                 return
         self._wake.set()
+
+    def stir(self, key: str | None, *, prefix: str = "") -> None:
+        """Have the readers of ``key`` (``None``: of every watched key that starts with ``prefix``)
+        look up from their wait at once, with or without new events (a player's key may have been
+        replaced: their readers check it)."""
+        with self._lock:
+            if key is None:
+                games = [game for name, game in self._games.items() if name.startswith(prefix)]
+            else:
+                games = [game for game in [self._games.get(key)] if game is not None]
+        for game in games:
+            with game.lock:
+                game.stirs += 1
+                game.wake()
 
     def close(self) -> None:
         """The process is stopping: every reader ends (its client reconnects elsewhere). Safe in a
@@ -303,14 +318,17 @@ class Watch:
         self._hub.notice(self._game_id)
 
     def wait(self, after: int, timeout: float) -> bool:
-        """Sleep until this game has events after ``after`` (True), or the process stops or
-        ``timeout`` passes (False)."""
+        """Sleep until this game has events after ``after`` (True), or the process stops,
+        ``timeout`` passes or the hub stirs its readers (False)."""
         game, closing = self._game, self._hub.closing
         deadline = time.monotonic() + timeout
+        stirs = game.stirs
         while not closing.is_set():
             with game.lock:
                 if game.last > after and game.start != -1:
                     return True
+                if game.stirs != stirs:
+                    return False
                 grew = game.grew
             remaining = deadline - time.monotonic()
             if remaining <= 0:

@@ -9,6 +9,8 @@ One job a module:
 - :mod:`.commands` and :mod:`.results`: what the use cases take and give back;
 - :mod:`.domain_events`: what happened in a game, as the use cases tell it, and how it is stored
   (:mod:`.plain_values`);
+- :mod:`.player_events` and :mod:`.player_feeds`: what a change means for the players seated in
+  it, and their own feeds;
 - :mod:`.unit_of_work`: one use case's transaction, its ``Idempotency-Key`` and its outbox;
 - :mod:`.idempotency`: the keys of idempotent retries and the responses kept for them;
 - :mod:`.seating`: taking seats (createGame's, joinGame), for persons, players and bots;
@@ -24,6 +26,18 @@ from .domain_events import EVENT_TYPES, DomainEvent, FeedStart, GameEvent, decod
 from .errors import DatabaseUnavailable, ServiceError
 from .idempotency import IdempotencyKeys, KeyClaim, KeyInUse, KeyReused, SavedResponse
 from .operations import GameService
+from .player_events import (
+    PLAYER_EVENT_TYPES,
+    GameResultEvent,
+    GameStartedEvent,
+    MatchFoundEvent,
+    PlayerEvent,
+    RematchOfferedEvent,
+    ShownRatingChange,
+    YourTurnEvent,
+    decode_player_event,
+)
+from .player_feeds import PlayerFeeds, PlayerFeedStart, PlayerStateEvent, connect_quick_play
 from .player_results import NewKey, PlayerGamePage, Profile
 from .players import PlayerService
 from .queue import QueueRequest, QueueService, Ticket
@@ -33,6 +47,19 @@ from .tokens import hash_token
 from .unit_of_work import KeyedRequest, UnitOfWork
 
 __all__ = [
+    "connect_quick_play",
+    "decode_player_event",
+    "YourTurnEvent",
+    "RematchOfferedEvent",
+    "ShownRatingChange",
+    "PlayerStateEvent",
+    "PlayerFeedStart",
+    "PlayerFeeds",
+    "PlayerEvent",
+    "MatchFoundEvent",
+    "GameStartedEvent",
+    "GameResultEvent",
+    "PLAYER_EVENT_TYPES",
     "BOTS_ONLY_EXPERT_PLAYOUTS",
     "EVENT_TYPES",
     "STAND_IN",

@@ -205,8 +205,14 @@ class EventLog:
         stored.event_count += 1
         self._events.append((event(id=stored.event_count, version=stored.version, game=state, **fields), to))
 
+    @property
+    def events(self) -> list[DomainEvent]:
+        """The logged events, in order."""
+        return [event for event, _ in self._events]
+
     def queue(self, stored: StoredGame, now: datetime) -> None:
-        """Queue the logged events on the stored game, in their stored form, to be saved with it."""
+        """Queue the logged events on the stored game, in their stored form, to be saved with it
+        (with what they mean for its players: :func:`.player_events.queue_change`)."""
         stored.new_events = [
             StoredEvent(event.id, event.TYPE, event.version, seat, encode_event(event), now)
             for event, seat in self._events

@@ -175,7 +175,7 @@ class GameService(SeatingUseCases):
             with uow.session() as session:  # 429 once this line of rematches made its games of the minute
                 check_lineage(finished, session.load, now, per_minute=self.rematches_per_minute)
                 created = session.create(new_game)
-            new_id = self._games.change(uow, game_id, link_rematch(new_id))
+            new_id = self._games.change(uow, game_id, link_rematch(new_id), token=token)
         new_token = rematch_token(token, new_id)
 
         def claim(stored: StoredGame, game: Game | None, _now: datetime, _log: EventLog) -> Rematch:

@@ -29,6 +29,7 @@ from .domain_events import (
     HandEvent,
     TrickWonEvent,
 )
+from .player_events import queue_change
 from .projections import public_game
 from .results import WAITING_FOR_PLAYERS, TrickState
 from .seats import is_open, is_person, owes_server_move
@@ -118,7 +119,7 @@ def start_full_table(stored: StoredGame, now: datetime) -> Game:
     game = begin(stored)
     log = EventLog()
     settle(stored, game, now, log)
-    log.queue(stored, now)
+    queue_change(log, stored, now, game)
     return game
 
 

@@ -19,6 +19,7 @@ from ..engine import Game, Status
 from ..store import StoredGame, StoreSession
 from .domain_events import EventLog
 from .errors import GameNotFound
+from .player_events import queue_change
 from .server_moves import owes_server_move, settle, stand_in, timed_out
 from .tokens import player_key_hash
 from .unit_of_work import UnitOfWork, given_or_own
@@ -139,7 +140,7 @@ class Transactions:
         """Make the change in memory and queue its events on the stored game."""
         log = EventLog()
         result = change(stored, restore(stored), now, log)
-        log.queue(stored, now)
+        queue_change(log, stored, now)
         return result
 
     def _catch_up(self, uow: UnitOfWork, game_id: str) -> None:
@@ -156,7 +157,7 @@ class Transactions:
             if not owes_server_move(stored, game):
                 stand_in(stored, game, now, log)
             settle(stored, game, now, log)
-            log.queue(stored, now)
+            queue_change(log, stored, now)
             session.save(stored)
 
 

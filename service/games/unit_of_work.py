@@ -22,20 +22,24 @@ Two kinds:
 Its outbox is the ids of the games whose new events were written (:attr:`UnitOfWork.outbox`): they
 are published (:meth:`.StoreSession.announce`) only once committed, by a keyed unit after its
 commit (never if it rolls back), by a plain one when it ends, as each of their writes has then
-committed. What a use case asks to run once its writes have committed (:meth:`UnitOfWork.after_commit`:
-the quick-play queue's matching after a ticket is queued) runs when the unit ends, its connection
-given back, in transactions of its own; never after a rollback.
+committed. Then, the unit's connection given back, the players' events of those changes
+(:mod:`.player_events`) are appended to the players' feeds, in short transactions of their own
+(:meth:`.GameStore.append_player_events`). A process that dies between the two loses them: a
+reader of a player's feed that reconnects starts from the player's state, which tells whose turn
+it is in each of their games. What a use case asks to run once its writes have committed
+(:meth:`UnitOfWork.after_commit`: the quick-play queue's matching after a ticket is queued) runs
+after that, in transactions of its own; never after a rollback.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from types import TracebackType
 
-from ..store import GameStore, StoreSession
+from ..store import GameStore, StoredPlayerEvent, StoreSession
 from .idempotency import IdempotencyKeys, KeyClaim, SavedResponse
 
 __all__ = ["KeyedRequest", "UnitOfWork", "given_or_own"]
@@ -66,6 +70,7 @@ class UnitOfWork:
         self._committed = False
         self._succeeded = False  # committed (a keyed unit), or ended without an error (a plain one)
         self._after_commit: list[Callable[[], None]] = []
+        self._deliverable: Sequence[StoredPlayerEvent] = ()  # players' events of committed changes
         #: The first response to this request's key, when the unit finds one: then nothing is to run.
         self.replay: SavedResponse | None = None
 
@@ -87,14 +92,25 @@ class UnitOfWork:
         try:
             if self._claim is None and self._session is not None:
                 self._session.announce(self.outbox)  # a plain unit's writes committed one by one
+                self._deliverable = self._session.player_events
         finally:
             self._resources.close()  # a keyed unit not committed rolls back here
+        if self._deliverable:
+            self._deliver(self._deliverable)
         if error is None and (self._succeeded or (self._claim is None and self.replay is None)):
             for callback in self._after_commit:
                 try:
                     callback()
                 except Exception:  # the unit's own work has committed: its answer stands
                     log.exception("a step after a commit failed")
+
+    def _deliver(self, events: Sequence[StoredPlayerEvent]) -> None:
+        """Append the players' events of the committed changes (logged, not raised, if that fails:
+        the change has committed, and a player's reconnecting reader recovers from their state)."""
+        try:
+            self._store.append_player_events(events)
+        except Exception as error:
+            log.warning("could not append %d events to players' feeds: %s", len(events), type(error).__name__)
 
     @property
     def keyed(self) -> bool:
@@ -132,6 +148,7 @@ class UnitOfWork:
         self._succeeded = True
         assert self._session is not None
         self._session.announce(self.outbox)
+        self._deliverable = self._session.player_events
 
     def after_commit(self, callback: Callable[[], None]) -> None:
         """Run ``callback`` once the unit's writes have committed and the unit has ended (not after

@@ -18,11 +18,12 @@ from .models import (
     TrickRow,
 )
 from .repository import ConcurrentUpdate
-from .session import GameStore, StoreSession, WriteTransaction
-from .stored import StoredAction, StoredEvent, StoredGame, StoredPlayer, StoredSeat, StoredTrick
+from .session import PLAYER_FEED, GameStore, StoreSession, WriteTransaction, player_feed_key
+from .stored import StoredAction, StoredEvent, StoredGame, StoredPlayer, StoredPlayerEvent, StoredSeat, StoredTrick
 from .tickets import MatchedSeat, StoredTicket, Tickets
 
 __all__ = [
+    "PLAYER_FEED",
     "ActionRow",
     "Base",
     "ConcurrentUpdate",
@@ -43,6 +44,7 @@ __all__ = [
     "StoredEvent",
     "StoredGame",
     "StoredPlayer",
+    "StoredPlayerEvent",
     "StoredSeat",
     "StoredTicket",
     "StoredTrick",
@@ -50,4 +52,5 @@ __all__ = [
     "Tickets",
     "TrickRow",
     "WriteTransaction",
+    "player_feed_key",
 ]

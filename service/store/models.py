@@ -1,13 +1,13 @@
 """The tables: games, their seats, their append-only action log, their completed tricks and their events;
-players; quick-play tickets; and, for the HTTP layer's bookkeeping, idempotency keys and rate-limit
-counters.
+players; quick-play tickets; players' own feeds; and, for the HTTP layer's bookkeeping,
+idempotency keys and rate-limit counters.
 
 Every game table is keyed by game id first, so every transaction touches exactly one game and
-the schema can be sharded by game id later. The players table, the tickets and the two bookkeeping
-tables are the exceptions, each saying why in its docstring: they belong to callers, not to games.
-A seat names its player by id with no foreign key (as a rematch names its game), and a ticket its
-game: no game's rows are tied to another table's, and a transaction that changes a game only
-reads the players table.
+the schema can be sharded by game id later. The players table, the tickets, the players' feeds and
+the two bookkeeping tables are the exceptions, each saying why in its docstring: they belong to
+callers, not to games. A seat names its player by id with no foreign key (as a rematch names its
+game), and a ticket its game: no game's rows are tied to another table's, and a transaction that
+changes a game only reads the players table.
 """
 
 from __future__ import annotations
@@ -296,3 +296,35 @@ class TicketRow(Base):
     matched_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
     ended_at: Mapped[datetime | None] = mapped_column(UTCDateTime())  # expired or cancelled
     game_started: Mapped[bool] = mapped_column(nullable=False, default=False)  # its game is stored
+
+
+class PlayerFeedRow(Base):
+    """A player's feed: the id of the last event appended to it (see :mod:`service.store.player_events`).
+
+    Keyed by player id, not by game id: a player's feed belongs to the player. It is written after a
+    game's change has committed, in a short transaction of its own (never in the game's), which
+    numbers the new events on from ``last_id``; no feed row means no event yet."""
+
+    __tablename__ = "player_feeds"
+    __table_args__ = _CLUSTERED
+
+    player_id: Mapped[str] = mapped_column(String(26), primary_key=True)
+    last_id: Mapped[int] = mapped_column(Integer, nullable=False)
+
+
+class PlayerEventRow(Base):
+    """One event of a player's own feed, numbered from 1 per player: ``data`` holds its own fields as
+    plain JSON values (service.games.player_events), rendered on the way out.
+
+    Keyed by (player id, id), not by game id: the event belongs to its player, though it tells of a
+    game (its ``game`` field). Written with its feed row's new ``last_id``, in that row's short
+    transaction, after the game's change committed; the primary key guards the numbering."""
+
+    __tablename__ = "player_events"
+    __table_args__ = _CLUSTERED
+
+    player_id: Mapped[str] = mapped_column(String(26), primary_key=True)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    type: Mapped[str] = mapped_column(String(16), nullable=False)
+    data: Mapped[str] = mapped_column(Text, nullable=False)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False)

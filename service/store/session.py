@@ -20,19 +20,28 @@ work) tells the other processes with :meth:`StoreSession.announce` once they hav
 from __future__ import annotations
 
 import logging
-from collections.abc import Collection, Iterable, Iterator, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, ExitStack, contextmanager
 from datetime import datetime
 
 from .db import Database
 from .driver import driver_connection
 from .notifications import Notifications, Unheard
+from .player_events import append_player_events, player_heads, read_player_events
 from .players import PlayerRepository
 from .repository import ConcurrentUpdate, GameRepository
-from .stored import StoredAction, StoredEvent, StoredGame, StoredPlayer, StoredTrick
+from .stored import StoredAction, StoredEvent, StoredGame, StoredPlayer, StoredPlayerEvent, StoredTrick
 from .tickets import Tickets
 
-__all__ = ["GameStore", "StoreSession", "WriteTransaction"]
+__all__ = ["PLAYER_FEED", "GameStore", "StoreSession", "WriteTransaction", "player_feed_key"]
+
+PLAYER_FEED = "player:"  # notifications of a player's feed: "player:<id>", beside games' ids
+
+
+def player_feed_key(player_id: str) -> str:
+    """What tells the processes that the player's feed changed (a game's id tells of the game)."""
+    return PLAYER_FEED + player_id
+
 
 log = logging.getLogger(__name__)
 
@@ -55,6 +64,15 @@ class GameStore:
         :class:`WriteTransaction`). On SQLite it holds the write lock until it ends."""
         return WriteTransaction(self)
 
+    def append_player_events(self, events: Sequence[StoredPlayerEvent]) -> list[StoredPlayerEvent]:
+        """Append players' events to their feeds, in short transactions of their own on a connection
+        of their own (see :mod:`.player_events`), and tell each player's readers (``player:<id>``);
+        the events as numbered."""
+        with self.session() as session:
+            appended = append_player_events(self.db, session._repository.connection, events)
+            session.announce(dict.fromkeys(player_feed_key(event.player_id) for event in appended))
+        return appended
+
     def ping(self) -> None:
         """Raise :class:`.DatabaseUnavailable` unless the database answers."""
         self.db.ping()
@@ -74,6 +92,10 @@ class StoreSession:
         self._inside = inside
         self._in_block = False  # inside locked() or reading(): every statement joins the block
         self._pending: list[str] = []  # games whose new events commit with the block
+        self._pending_players: list[StoredPlayerEvent] = []
+        #: The players' events of the changes that have committed (inside a write transaction: will
+        #: commit with it), for the session's owner to append once they have.
+        self.player_events: list[StoredPlayerEvent] = []
         #: The games whose new events have committed (inside a write transaction: will commit with
         #: it), for the session's owner to :meth:`announce` once they have.
         self.changed: list[str] = []
@@ -100,12 +122,15 @@ class StoreSession:
                 raise ConcurrentUpdate(f"game {game.id} changed under its lock")
             if has_events:
                 self._pending.append(game.id)
+            self._pending_players += game.new_player_events
             return True
         one_statement = game.is_stored and repository.saves_in_one_statement
         with self._statement(write=True, one_statement=one_statement):
             saved = repository.save(game)
         if saved and has_events:
             self.changed.append(game.id)
+        if saved and game.new_player_events:
+            self.player_events += game.new_player_events
         return saved
 
     def create(self, game: StoredGame) -> bool:
@@ -117,6 +142,8 @@ class StoreSession:
             created = self._repository.insert_if_absent(game)
             if created and has_events:
                 self._pending.append(game.id)
+            if created:
+                self._pending_players += game.new_player_events
         return created
 
     @contextmanager
@@ -163,6 +190,17 @@ class StoreSession:
         with self._statement(write=False, one_statement=True):
             return self._repository.heads(game_ids)
 
+    def new_player_events(self, after: Mapping[str, int], *, limit: int) -> dict[str, list[StoredPlayerEvent]]:
+        """Several players' events, each one's numbered after ``after[player_id]``, oldest first, at
+        most ``limit`` of each (a player missing from the answer has none)."""
+        with self._statement(write=False, one_statement=len(after) <= 1):
+            return read_player_events(self._repository.connection, after, limit=limit)
+
+    def player_heads(self, player_ids: Collection[str]) -> dict[str, int]:
+        """The id of each player's last event (missing: none yet), one statement."""
+        with self._statement(write=False, one_statement=True):
+            return player_heads(self._repository.connection, player_ids)
+
     def games(
         self, *, status: str | None, before_id: str | None, limit: int, player_id: str | None = None
     ) -> list[StoredGame]:
@@ -187,7 +225,10 @@ class StoreSession:
     def replace_player_key(self, player_id: str, old_hash: str, new_hash: str) -> bool:
         """Replace the player's key, unless it is no longer ``old_hash`` (False: another request replaced it first)."""
         with self._statement(write=True, one_statement=True):
-            return self._players.replace_key(player_id, old_hash, new_hash)
+            replaced = self._players.replace_key(player_id, old_hash, new_hash)
+        if replaced:  # announced once committed: the player's feed readers check their keys at once
+            self.changed.append(player_feed_key(player_id))
+        return replaced
 
     def player_record(self, player_id: str) -> tuple[int, int]:
         """The finished games the player sat in, and the ones they won (one statement)."""
@@ -235,7 +276,9 @@ class StoreSession:
             finally:
                 self._in_block = False
                 pending, self._pending = self._pending, []
+                players, self._pending_players = self._pending_players, []
         self.changed.extend(pending)  # reached only once the block has committed (or been kept)
+        self.player_events.extend(players)
 
     def _driver(self) -> object:
         return driver_connection(self._repository.connection) if self._repository.is_postgres else None

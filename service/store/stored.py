@@ -11,7 +11,15 @@ from dataclasses import dataclass, field, fields
 from datetime import datetime
 from typing import Any
 
-__all__ = ["StoredAction", "StoredEvent", "StoredGame", "StoredPlayer", "StoredSeat", "StoredTrick"]
+__all__ = [
+    "StoredAction",
+    "StoredEvent",
+    "StoredGame",
+    "StoredPlayer",
+    "StoredPlayerEvent",
+    "StoredSeat",
+    "StoredTrick",
+]
 
 
 @dataclass(slots=True)
@@ -71,6 +79,18 @@ class StoredEvent:
     created_at: datetime
 
 
+@dataclass(frozen=True, slots=True)
+class StoredPlayerEvent:
+    """One event of a player's own feed: ``data`` is its stored form, JSON text the use cases write
+    and read. ``id`` is 0 until it is appended (the feed numbers it then, from 1 per player)."""
+
+    player_id: str
+    id: int
+    type: str
+    data: str
+    created_at: datetime
+
+
 @dataclass(slots=True)
 class StoredGame:
     """One game's row and seats, as loaded; changed in memory, then saved once with what it queued."""
@@ -106,6 +126,8 @@ class StoredGame:
     new_actions: list[StoredAction] = field(default_factory=list)
     new_tricks: list[StoredTrick] = field(default_factory=list)
     new_events: list[StoredEvent] = field(default_factory=list)
+    #: The events of players' own feeds the change makes: appended once it has committed.
+    new_player_events: list[StoredPlayerEvent] = field(default_factory=list)
 
     @property
     def is_stored(self) -> bool:
@@ -113,7 +135,17 @@ class StoredGame:
 
 
 _BOOKKEEPING = frozenset(
-    {"seats", "caller", "caller_key", "loaded_version", "changed_seats", "new_actions", "new_tricks", "new_events"}
+    {
+        "seats",
+        "caller",
+        "caller_key",
+        "loaded_version",
+        "changed_seats",
+        "new_actions",
+        "new_tricks",
+        "new_events",
+        "new_player_events",
+    }
 )
 
 #: Each table's columns (but game_id), by the fields above; tests/store checks them against the tables.

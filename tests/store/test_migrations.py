@@ -32,6 +32,8 @@ TABLES = {
     "idempotency_keys",
     "rate_limits",
     "queue_tickets",
+    "player_feeds",
+    "player_events",
 }
 TIMEOUT = 120  # seconds for any child process
 
@@ -171,7 +173,7 @@ def test_command_line_reports_an_unreachable_database(tmp_path: Path) -> None:
 
 
 # WITHOUT ROWID on SQLite (0002, 0004, 0006, 0007)
-CLUSTERED = ("seats", "actions", "tricks", "events", "idempotency_keys", "rate_limits")
+CLUSTERED = ("seats", "actions", "tricks", "events", "idempotency_keys", "rate_limits", "player_feeds", "player_events")
 
 
 def _create_sql(db: Database) -> dict[str, str]:

@@ -24,7 +24,8 @@ class Comment:
 
 
 class EventStream:
-    """One open ``GET /v1/games/{id}/events`` stream; iterate for its events and comments."""
+    """One open ``GET /v1/games/{id}/events`` stream (or, with ``path``, another feed's, such as
+    ``/v1/players/me/events``); iterate for its events and comments."""
 
     def __init__(
         self,
@@ -36,6 +37,7 @@ class EventStream:
         timeout: float = 10.0,
         host: str = HOST,
         http_1_0: bool = False,
+        path: str | None = None,
     ) -> None:
         self.connection = http.client.HTTPConnection(host, port, timeout=timeout)
         if http_1_0:  # http.client has no option for it: its version attributes are the way
@@ -45,7 +47,7 @@ class EventStream:
             headers["Authorization"] = f"Bearer {token}"
         if last_event_id is not None:
             headers["Last-Event-ID"] = str(last_event_id)
-        self.connection.request("GET", f"/v1/games/{game_id}/events", headers=headers)
+        self.connection.request("GET", path or f"/v1/games/{game_id}/events", headers=headers)
         self.response = self.connection.getresponse()
         self.status = self.response.status
         self.headers = dict(self.response.getheaders())

@@ -503,6 +503,36 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/players/me/events": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Resume a stream after this event id (as `after` does); empty: from the start. */
+                "Last-Event-ID"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Follow your own feed (stream or long poll)
+         * @description Everything that concerns you, in every game you sit in: first your state (the `player`
+         *     event: your profile and your games in progress, each saying whose turn it is), then one
+         *     event per thing that concerns you (`game_started`, `your_turn`, `game_result`,
+         *     `rematch_offered`, `match_found`), in order, none missing. Authenticate with your player
+         *     key (`Authorization: Bearer`, never in the URL). With `Accept: application/json` (the
+         *     default) this is a long poll: the events after `after` at once, or as soon as one comes
+         *     within `wait` seconds. A script that follows this one feed can play any number of games
+         *     without polling: on `your_turn`, deal or play in that game with the same key.
+         */
+        get: operations["getPlayerEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/players/me/key": {
         parameters: {
             query?: never;
@@ -948,6 +978,59 @@ export interface components {
             /** @description Pass as `cursor` for the next page; null on the last. */
             next_cursor: string | null;
         };
+        GameResultEvent: {
+            /**
+             * @description The game's id.
+             * @example 01m8qhcrc96c9c2j46ep4my6k7
+             */
+            game: string;
+            /**
+             * @description The event's number in your feed (per player): resume after it.
+             * @example 7
+             */
+            id: number;
+            /** @description Your place. */
+            place: number;
+            /** @description Every seat's place, by seat: 1 the winner, the others by score (equal scores tie). */
+            places: number[];
+            rated: boolean;
+            /** @description Your rating's change; null when the game was not rated. */
+            rating: components["schemas"]["ShownRatingChange"] | null;
+            /** @description Final scores, by seat. */
+            scores: number[];
+            /** @description Your seat. */
+            seat: number;
+            /**
+             * @description A game you sat in is over.
+             * @example game_result
+             * @enum {string}
+             */
+            type: "game_result";
+            /** @description The game's version after the change. */
+            version: number;
+        };
+        GameStartedEvent: {
+            /**
+             * @description The game's id.
+             * @example 01m8qhcrc96c9c2j46ep4my6k7
+             */
+            game: string;
+            /**
+             * @description The event's number in your feed (per player): resume after it.
+             * @example 7
+             */
+            id: number;
+            /** @description Your seat. */
+            seat: number;
+            /**
+             * @description A game you sit in started: its third seat was taken (or it was made full).
+             * @example game_started
+             * @enum {string}
+             */
+            type: "game_started";
+            /** @description The game's version after the change. */
+            version: number;
+        };
         /**
          * @description Where a game stands: open seats, a hand to deal, a hand being played, or over.
          * @enum {string}
@@ -1106,6 +1189,26 @@ export interface components {
              */
             bot?: components["schemas"]["BotStrength"];
         };
+        MatchFoundEvent: {
+            /**
+             * @description The game's id.
+             * @example 01m8qhcrc96c9c2j46ep4my6k7
+             */
+            game: string;
+            /**
+             * @description The event's number in your feed (per player): resume after it.
+             * @example 7
+             */
+            id: number;
+            /** @description Your ticket's id. */
+            ticket: string;
+            /**
+             * @description Quick play matched your ticket: the new game is dealt by the server.
+             * @example match_found
+             * @enum {string}
+             */
+            type: "match_found";
+        };
         NewBot: {
             /** @description Absent, or null: bots have no age. */
             age?: null;
@@ -1171,6 +1274,14 @@ export interface components {
             name: string;
             rating: components["schemas"]["Rating"];
         };
+        /** @description One event of your own feed (or, first, your state), told by its `type`. */
+        PlayerEvent: components["schemas"]["PlayerStateEvent"] | components["schemas"]["MatchFoundEvent"] | components["schemas"]["GameStartedEvent"] | components["schemas"]["YourTurnEvent"] | components["schemas"]["GameResultEvent"] | components["schemas"]["RematchOfferedEvent"];
+        PlayerEventPage: {
+            /** @description The events after `after`, oldest first (without `after`: the `player` event). */
+            items: components["schemas"]["PlayerEvent"][];
+            /** @description The id of the last event given (or `after`): the next `after`. */
+            last_id: number;
+        };
         PlayerGame: {
             /** Format: date-time */
             created_at: string;
@@ -1221,6 +1332,23 @@ export interface components {
              * @enum {string}
              */
             player: "me";
+        };
+        PlayerStateEvent: {
+            /** @description Your games in progress (`your_turn` says which wait for you), newest first by status. */
+            games: components["schemas"]["PlayerGame"][];
+            /**
+             * @description The event's number in your feed (per player): resume after it.
+             * @example 7
+             */
+            id: number;
+            /** @description Your profile. */
+            player: components["schemas"]["Player"];
+            /**
+             * @description Your state: the first event of every stream or page that does not resume.
+             * @example player
+             * @enum {string}
+             */
+            type: "player";
         };
         PlayerWithKey: {
             /** @description A bot strength's own player: its strength; null for a person. */
@@ -1515,6 +1643,27 @@ export interface components {
             /** @description The game's version after the change. */
             version: number;
         };
+        RematchOfferedEvent: {
+            /** @description The finished game. */
+            game: string;
+            /**
+             * @description The event's number in your feed (per player): resume after it.
+             * @example 7
+             */
+            id: number;
+            /** @description The rematch's id: take your place with `rematchGame` on `game`. */
+            rematch: string;
+            /** @description Your seat at the finished game. */
+            seat: number;
+            /**
+             * @description Another seat of a finished game you sat in asked for a rematch.
+             * @example rematch_offered
+             * @enum {string}
+             */
+            type: "rematch_offered";
+            /** @description The game's version after the change. */
+            version: number;
+        };
         Score: {
             name: string | null;
             score: number;
@@ -1599,6 +1748,12 @@ export interface components {
             /** @description The game's version after the change. */
             version: number;
         };
+        ShownRatingChange: {
+            /** @description Your rating's value after it. */
+            after: number;
+            /** @description Your rating's value before the game. */
+            before: number;
+        };
         Ticket: {
             /** @example 60 */
             bots_after: number | null;
@@ -1672,6 +1827,35 @@ export interface components {
              * @enum {string}
              */
             type: "trick_won";
+            /** @description The game's version after the change. */
+            version: number;
+        };
+        YourTurnEvent: {
+            /** @enum {string} */
+            action: "deal" | "play";
+            /**
+             * @description The game's id.
+             * @example 01m8qhcrc96c9c2j46ep4my6k7
+             */
+            game: string;
+            /**
+             * @description The event's number in your feed (per player): resume after it.
+             * @example 7
+             */
+            id: number;
+            /** @description Your seat. */
+            seat: number;
+            /**
+             * Format: date-time
+             * @description When a stand-in moves for you (null: the game has no turn timeout).
+             */
+            turn_deadline: string | null;
+            /**
+             * @description Your seat is to act in this game (after a change by anyone): deal or play.
+             * @example your_turn
+             * @enum {string}
+             */
+            type: "your_turn";
             /** @description The game's version after the change. */
             version: number;
         };
@@ -4254,6 +4438,131 @@ export interface operations {
                      *       "status": 503,
                      *       "title": "The database is unavailable",
                      *       "type": "urn:coins:problem:database_unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
+    getPlayerEvents: {
+        parameters: {
+            query?: {
+                /** @description Resume after this event `id` (as `Last-Event-ID` does for a stream). */
+                after?: number;
+                /** @description Long poll: seconds to wait for an event when there is none after `after` yet. */
+                wait?: number;
+            };
+            header?: {
+                /** @description Resume a stream after this event id (as `after` does); empty: from the start. */
+                "Last-Event-ID"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The events: a stream, or a page of them. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlayerEventPage"];
+                    "text/event-stream": string;
+                };
+            };
+            /** @description `bad_request`: Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "bad_request",
+                     *       "detail": "Bad request",
+                     *       "status": 400,
+                     *       "title": "Bad request",
+                     *       "type": "urn:coins:problem:bad_request"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `missing_token`: A player token is required; `invalid_key`: The player key is not valid */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "missing_token",
+                     *       "detail": "A player token is required",
+                     *       "status": 401,
+                     *       "title": "A player token is required",
+                     *       "type": "urn:coins:problem:missing_token"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `validation_error`: The request is not valid */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "validation_error",
+                     *       "detail": "The request is not valid",
+                     *       "status": 422,
+                     *       "title": "The request is not valid",
+                     *       "type": "urn:coins:problem:validation_error"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `too_many_requests`: Too many requests */
+            429: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "too_many_requests",
+                     *       "detail": "Too many requests",
+                     *       "status": 429,
+                     *       "title": "Too many requests",
+                     *       "type": "urn:coins:problem:too_many_requests"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `too_many_streams`: This server holds as many event streams as it can; `database_unavailable`: The database is unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "too_many_streams",
+                     *       "detail": "This server holds as many event streams as it can",
+                     *       "status": 503,
+                     *       "title": "This server holds as many event streams as it can",
+                     *       "type": "urn:coins:problem:too_many_streams"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
+from typing import Any, TypeVar
 
 from flask import Flask, Response, current_app, request
 from flask.views import MethodView
@@ -16,8 +17,20 @@ from ...openapi import SEAT_SECURITY
 from ...problems import RETRY_AFTER_SECONDS, Problem
 from .schemas import EventPageSchema, EventsQuerySchema
 
-__all__ = ["FEED_EXTENSION", "blp", "frame", "init_feed"]
+__all__ = [
+    "EVENT_STREAM",
+    "FEED_EXTENSION",
+    "RETRY_MILLISECONDS",
+    "blp",
+    "feed",
+    "frame",
+    "init_feed",
+    "last_event_id",
+    "page",
+    "stream_problem",
+]
 
+R = TypeVar("R", bound=Reader)
 blp = Blueprint("events", __name__, url_prefix="/v1/games", description="Follow a game as it changes.")
 
 FEED_EXTENSION = "coins.feed"
@@ -84,30 +97,49 @@ class EventViews(MethodView):
         sends its token (`Authorization: Bearer`) also receives its own private events (its cards
         after each deal). With `Accept: application/json` (the default) this is a long poll:
         the events after `after` at once, or as soon as one comes within `wait` seconds."""
-        streaming = request.accept_mimetypes.best_match(["application/json", EVENT_STREAM]) == EVENT_STREAM
-        last_event_id = _last_event_id()  # checked either way: a malformed one is refused, not ignored
-        if after is None and streaming:
-            after = last_event_id
-        opened = contextlib.ExitStack()
-        try:
-            reader = opened.enter_context(
-                feed().open(game_id, bearer_token(), after=after, address=request.remote_addr or "")
-            )
-        except ShareTaken as taken:  # this caller's own share: others still get theirs
-            raise Problem(
-                "too_many_requests", f"{taken}; close one first", headers={"Retry-After": str(RETRY_AFTER_SECONDS)}
-            ) from None
-        except StreamsFull as full:
-            raise Problem(
-                "too_many_streams", f"{full}; retry shortly", headers={"Retry-After": str(RETRY_AFTER_SECONDS)}
-            ) from None
-        if streaming:
-            return _stream(reader, opened, feed().idle_seconds)
-        with opened:
-            return _page(reader, wait)
+        return serve(
+            lambda start: feed().open(game_id, bearer_token(), after=start, address=_address()), wait, after, _stream
+        )
 
 
-def _last_event_id() -> int | None:
+def serve(
+    open_reader: Callable[[int | None], AbstractContextManager[R]],
+    wait: int,
+    after: int | None,
+    stream: Callable[[R, contextlib.ExitStack, float], Response],
+) -> Response:
+    """A feed's answer, a stream or a long poll as ``Accept`` asks: the reader ``open_reader(after)``
+    opens (``after`` None: from the start; a stream also resumes after its ``Last-Event-ID``),
+    framed by ``stream`` or as a page. A reader this process cannot take is a problem."""
+    streaming = request.accept_mimetypes.best_match(["application/json", EVENT_STREAM]) == EVENT_STREAM
+    resume_after = last_event_id()  # checked either way: a malformed one is refused, not ignored
+    if after is None and streaming:
+        after = resume_after
+    opened = contextlib.ExitStack()
+    try:
+        reader = opened.enter_context(open_reader(after))
+    except (ShareTaken, StreamsFull) as refused:
+        raise stream_problem(refused) from None
+    if streaming:
+        return stream(reader, opened, feed().idle_seconds)
+    with opened:
+        return page(reader, wait)
+
+
+def _address() -> str:
+    return request.remote_addr or ""
+
+
+def stream_problem(refused: ShareTaken | StreamsFull) -> Problem:
+    """The answer to a reader this process cannot take: the caller's own share is used up (others
+    still get theirs), or every slot of the process is."""
+    retry = {"Retry-After": str(RETRY_AFTER_SECONDS)}
+    if isinstance(refused, ShareTaken):
+        return Problem("too_many_requests", f"{refused}; close one first", headers=retry)
+    return Problem("too_many_streams", f"{refused}; retry shortly", headers=retry)
+
+
+def last_event_id() -> int | None:
     value = request.headers.get("Last-Event-ID", "").strip()
     if not value:
         return None
@@ -116,7 +148,7 @@ def _last_event_id() -> int | None:
     return int(value)
 
 
-def _page(reader: Reader, wait: int) -> Response:
+def page(reader: Reader, wait: int) -> Response:
     """The long poll's answer: what there is now, else what comes within ``wait`` seconds. The
     events are already JSON text: the body is put together around them."""
     items = reader.first()

@@ -33,7 +33,14 @@ from ...compiled_dumpers import build_dumper
 from ...fields import CardField
 from ...schemas import GameSchema, HandSchema, TrickSchema
 
-__all__ = ["EVENT_SCHEMAS", "FEED_EVENT_COMPONENT", "EventPageSchema", "EventsQuerySchema", "render_event"]
+__all__ = [
+    "EVENT_SCHEMAS",
+    "FEED_EVENT_COMPONENT",
+    "EventPageSchema",
+    "EventsQuerySchema",
+    "event_union",
+    "render_event",
+]
 
 CAUSES = ("player", "bot", "auto", "timeout")
 
@@ -180,20 +187,22 @@ EVENT_SCHEMAS: dict[str, type[ma.Schema]] = {
 }
 assert EVENT_SCHEMAS.keys() == EVENT_TYPES.keys(), "every type of event has its schema"
 
+
+def event_union(description: str, schemas: dict[str, type[ma.Schema]]) -> dict[str, Any]:
+    """The spec's union of several events' schemas (each a component named after its schema),
+    told apart by ``type``: a feed's ``data:`` and its long poll's items."""
+    refs = {name: f"#/components/schemas/{schema.__name__.removesuffix('Schema')}" for name, schema in schemas.items()}
+    return {
+        "description": description,
+        "anyOf": [{"$ref": ref} for ref in refs.values()],
+        "discriminator": {"propertyName": "type", "mapping": refs},
+    }
+
+
 #: The union of every event, for the spec: what a stream's `data:` and a long poll's items hold.
-FEED_EVENT_COMPONENT: dict[str, Any] = {
-    "description": "One change of a game (or, first, its whole state), told by its `type`.",
-    "anyOf": [
-        {"$ref": f"#/components/schemas/{schema.__name__.removesuffix('Schema')}"} for schema in EVENT_SCHEMAS.values()
-    ],
-    "discriminator": {
-        "propertyName": "type",
-        "mapping": {
-            name: f"#/components/schemas/{schema.__name__.removesuffix('Schema')}"
-            for name, schema in EVENT_SCHEMAS.items()
-        },
-    },
-}
+FEED_EVENT_COMPONENT = event_union(
+    "One change of a game (or, first, its whole state), told by its `type`.", EVENT_SCHEMAS
+)
 
 _DUMPERS = {name: build_dumper(schema()) for name, schema in EVENT_SCHEMAS.items()}
 

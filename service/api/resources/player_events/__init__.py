@@ -1,0 +1,1 @@
+"""The player events resource: a player's own feed."""

@@ -1,0 +1,99 @@
+"""A player's own feed: the events of every game they sit in that concern them, as Server-Sent Events or a long poll."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from typing import Any
+
+from flask import Response, request
+from flask.views import MethodView
+
+from ....events import PlayerReader
+from ...common import Blueprint, bearer_token
+from ..events.routes import (
+    EVENT_STREAM,
+    LAST_EVENT_ID,
+    RETRY_MILLISECONDS,
+    feed,
+    frame,
+    serve,
+)
+from ..events.schemas import EventsQuerySchema
+from .schemas import PlayerEventPageSchema
+
+__all__ = ["blp"]
+
+blp = Blueprint(
+    "player_events",
+    __name__,
+    url_prefix="/v1/players",
+    description="Follow everything that concerns you, in every game.",
+)
+
+SSE_DESCRIPTION = f"""\
+With `Accept: {EVENT_STREAM}`: Server-Sent Events. Each event has an `id:` (per player, strictly
+increasing: send the last one back as `Last-Event-ID` to resume), an `event:` (its `type`) and a
+`data:` line holding one `PlayerEvent`. The stream starts with the `player` event unless it
+resumes, never ends by itself (only when its key is replaced: then it ends at once), and sends a
+comment line when idle (every 15 seconds by default, always under 20)."""
+
+
+@blp.route("/me/events", parameters=[LAST_EVENT_ID])
+class PlayerEventViews(MethodView):
+    @blp.doc(
+        operationId="getPlayerEvents",
+        summary="Follow your own feed (stream or long poll)",
+        security=[{"playerKey": []}],
+        responses={
+            200: {
+                "description": "The events: a stream, or a page of them.",
+                "content": {EVENT_STREAM: {"schema": {"type": "string", "description": SSE_DESCRIPTION}}},
+            }
+        },
+    )
+    @blp.arguments(EventsQuerySchema(), location="query", as_kwargs=True)
+    @blp.response(200, PlayerEventPageSchema)
+    @blp.problems(
+        "bad_request",
+        "missing_token",
+        "invalid_key",
+        "validation_error",
+        "too_many_requests",
+        "too_many_streams",
+        "database_unavailable",
+    )
+    def get(self, wait: int, after: int | None = None) -> Any:
+        """Everything that concerns you, in every game you sit in: first your state (the `player`
+        event: your profile and your games in progress, each saying whose turn it is), then one
+        event per thing that concerns you (`game_started`, `your_turn`, `game_result`,
+        `rematch_offered`, `match_found`), in order, none missing. Authenticate with your player
+        key (`Authorization: Bearer`, never in the URL). With `Accept: application/json` (the
+        default) this is a long poll: the events after `after` at once, or as soon as one comes
+        within `wait` seconds. A script that follows this one feed can play any number of games
+        without polling: on `your_turn`, deal or play in that game with the same key."""
+        address = request.remote_addr or ""
+        return serve(
+            lambda start: feed().open_player(bearer_token(), after=start, address=address), wait, after, _stream
+        )
+
+
+def _stream(reader: PlayerReader, opened: contextlib.ExitStack, heartbeat: float) -> Response:
+    """The stream: the player's events as they come, a comment line when idle, until the key that
+    opened it is replaced (the reader checks it on each heartbeat, and at once whenever its
+    player's feed is notified), the client goes or the process stops."""
+
+    def frames() -> Iterator[str]:
+        with opened:  # the stream's slot is given back when the client goes
+            items = reader.first()
+            yield f"retry: {RETRY_MILLISECONDS}\n\n" + "".join(frame(item) for item in items)
+            while not (reader.closing or reader.replaced):
+                items = reader.next(heartbeat)
+                if items:
+                    yield "".join(frame(item) for item in items)
+                elif not (reader.closing or reader.replaced):
+                    reader.beat()
+                    yield ": keep-alive\n\n"
+
+    headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+    return Response(frames(), mimetype=EVENT_STREAM, headers=headers)

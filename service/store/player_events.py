@@ -1,0 +1,110 @@
+"""Players' own feeds: append a player's events (numbered per player), read them, read each feed's head.
+
+A player's events are appended after the change of the game they tell of has committed, in a short
+write transaction per player that touches that player's rows only (never a game's): one UPSERT of
+the feed's row (``player_feeds``) adds the number of new events to its ``last_id`` and returns it,
+which numbers them; then one INSERT writes them. On PostgreSQL the UPSERT's row lock orders two
+appenders of one player; on SQLite the write lock taken up front does. The primary key (player id,
+id) guards the numbering: a clash (a bug, or a feed row deleted under a writer) rolls back and
+the append runs again, a bounded number of times.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+from typing import cast
+
+from sqlalchemy import Connection, Table, exc, insert, select
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.sql import Executable
+
+from .db import Database
+from .models import PlayerEventRow, PlayerFeedRow
+from .stored import StoredPlayerEvent
+
+__all__ = ["append_player_events", "player_heads", "read_player_events"]
+
+EVENTS = cast(Table, PlayerEventRow.__table__)
+FEEDS = cast(Table, PlayerFeedRow.__table__)
+APPEND_ATTEMPTS = 3
+
+
+def append_player_events(
+    db: Database, connection: Connection, events: Sequence[StoredPlayerEvent]
+) -> list[StoredPlayerEvent]:
+    """Append ``events`` (their ``id`` ignored) to their players' feeds, each player's in order, in
+    one short transaction per player on ``connection`` (in none yet); the events as numbered."""
+    by_player: dict[str, list[StoredPlayerEvent]] = {}
+    for event in events:
+        by_player.setdefault(event.player_id, []).append(event)
+    appended: list[StoredPlayerEvent] = []
+    for player_id, new in by_player.items():
+        appended += _append(db, connection, player_id, new)
+    return appended
+
+
+def _append(
+    db: Database, connection: Connection, player_id: str, new: list[StoredPlayerEvent]
+) -> list[StoredPlayerEvent]:
+    for attempt in range(APPEND_ATTEMPTS):
+        try:
+            with db.begin(connection, write=True):
+                last = connection.execute(_claim_ids(connection, player_id, len(new))).scalar_one()
+                numbered = [
+                    StoredPlayerEvent(player_id, last - len(new) + number, event.type, event.data, event.created_at)
+                    for number, event in enumerate(new, start=1)
+                ]
+                connection.execute(
+                    insert(EVENTS),
+                    [
+                        {
+                            "player_id": e.player_id,
+                            "id": e.id,
+                            "type": e.type,
+                            "data": e.data,
+                            "created_at": e.created_at,
+                        }
+                        for e in numbered
+                    ],
+                )
+            return numbered
+        except exc.IntegrityError:
+            if attempt == APPEND_ATTEMPTS - 1:
+                raise
+    raise AssertionError("unreachable")
+
+
+def _claim_ids(connection: Connection, player_id: str, count: int) -> Executable:
+    """The UPSERT that takes ``count`` ids of the player's feed and returns the last of them."""
+    dialect_insert = postgresql.insert if connection.dialect.name == "postgresql" else sqlite.insert
+    statement = dialect_insert(FEEDS).values(player_id=player_id, last_id=count)
+    return statement.on_conflict_do_update(
+        index_elements=[FEEDS.c.player_id], set_={"last_id": FEEDS.c.last_id + count}
+    ).returning(FEEDS.c.last_id)
+
+
+def read_player_events(
+    connection: Connection, after: Mapping[str, int], *, limit: int
+) -> dict[str, list[StoredPlayerEvent]]:
+    """Each player's events numbered after ``after[player_id]``, oldest first, at most ``limit`` of
+    each: one statement per player (a player has few readers, each with one feed)."""
+    found: dict[str, list[StoredPlayerEvent]] = {}
+    for player_id, last in after.items():
+        statement = (
+            select(EVENTS.c.player_id, EVENTS.c.id, EVENTS.c.type, EVENTS.c.data, EVENTS.c.created_at)
+            .where(EVENTS.c.player_id == player_id, EVENTS.c.id > last)
+            .order_by(EVENTS.c.id)
+            .limit(limit)
+        )
+        rows = [StoredPlayerEvent(*row) for row in connection.execute(statement)]
+        if rows:
+            found[player_id] = rows
+    return found
+
+
+def player_heads(connection: Connection, player_ids: Collection[str]) -> dict[str, int]:
+    """The id of each player's last event (a player missing from the answer has none): one statement."""
+    if not player_ids:
+        return {}
+    statement = select(FEEDS.c.player_id, FEEDS.c.last_id).where(FEEDS.c.player_id.in_(list(player_ids)))
+    return {player_id: last for player_id, last in connection.execute(statement)}

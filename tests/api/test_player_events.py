@@ -1,0 +1,272 @@
+"""GET /v1/players/me/events: a player's own feed, from the real flows, on both databases.
+
+Three players play a whole game with their keys only, each told by their feed whenever they are
+to act; a game with bots; a stand-in after a turn timeout; a rematch offered; resuming with
+``after`` and ``Last-Event-ID``; a long poll that waits; a key replaced ending a stream; nothing
+secret in any event.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+from sqlalchemy import text
+
+from service import create_app
+from service.config import Settings
+
+EVENT_TYPES = {"player", "match_found", "game_started", "your_turn", "game_result", "rematch_offered"}
+
+
+@pytest.fixture
+def settings(database_url: str) -> Settings:
+    """Rate limits off, and a one-second heartbeat (a stream's idle reader checks its key on each)."""
+    return Settings(database_url=database_url, rate_limits="off", stream_heartbeat_seconds=1)
+
+
+def new_player(client: FlaskClient, name: str) -> tuple[str, str]:
+    response = client.post("/v1/players", json={"name": name})
+    assert response.status_code == 201, response.json
+    return response.json["id"], response.json["key"]
+
+
+def bearer(key: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {key}"}
+
+
+def page(client: FlaskClient, key: str, after: int | None = None, wait: int = 0) -> dict[str, Any]:
+    query = f"?wait={wait}" + (f"&after={after}" if after is not None else "")
+    response = client.get(f"/v1/players/me/events{query}", headers=bearer(key))
+    assert response.status_code == 200, response.json
+    return response.json  # type: ignore[no-any-return]
+
+
+class Follower:
+    """One player's reading of their feed by long polls, every event kept."""
+
+    def __init__(self, client: FlaskClient, key: str) -> None:
+        self.client, self.key = client, key
+        first = page(client, key)
+        assert [item["type"] for item in first["items"]] == ["player"]
+        self.state = first["items"][0]
+        self.last = first["last_id"]
+        self.events: list[dict[str, Any]] = []
+
+    def read(self, wait: int = 0) -> list[dict[str, Any]]:
+        got = page(self.client, self.key, after=self.last, wait=wait)
+        self.events += got["items"]
+        self.last = got["last_id"]
+        return got["items"]  # type: ignore[no-any-return]
+
+    def of(self, kind: str, game: str | None = None) -> list[dict[str, Any]]:
+        return [e for e in self.events if e["type"] == kind and (game is None or e.get("game") == game)]
+
+
+def act(client: FlaskClient, game_id: str, keys: dict[int, str], followers: dict[int, Follower]) -> dict[str, Any]:
+    """Whoever's turn it is deals or plays (a player only when their feed told them so), until the
+    game is over (bounded). The finished game's state."""
+    for _ in range(2000):
+        state = client.get(f"/v1/games/{game_id}").json
+        if state["status"] == "finished":
+            return state  # type: ignore[no-any-return]
+        seat = state["turn"]
+        for follower in followers.values():
+            follower.read()
+        told = [e["version"] for e in followers[seat].of("your_turn", game_id)]
+        assert state["version"] in told, (seat, state["version"], told)  # told before acting, at this version
+        key = keys[seat]
+        if state["status"] == "waiting_for_deal":
+            response = client.post(f"/v1/games/{game_id}/hands", headers=bearer(key))
+        else:
+            card = client.get(f"/v1/games/{game_id}/hand", headers=bearer(key)).json["cards"][0]
+            response = client.post(f"/v1/games/{game_id}/plays", json={"card": card}, headers=bearer(key))
+        assert response.status_code in (200, 201), response.json
+    raise AssertionError("the game did not finish")
+
+
+def three_player_game(client: FlaskClient, **body: Any) -> tuple[str, dict[int, str], dict[int, Follower]]:
+    keys = {seat: new_player(client, name)[1] for seat, name in enumerate(["Ana", "Bo", "Cy"])}
+    followers = {seat: Follower(client, key) for seat, key in keys.items()}
+    created = client.post("/v1/games", json={"seats": [{"player": "me"}, None, None], **body}, headers=bearer(keys[0]))
+    assert created.status_code == 201, created.json
+    game_id = created.json["id"]
+    for seat in (1, 2):
+        joined = client.post(f"/v1/games/{game_id}/players", json={"player": "me"}, headers=bearer(keys[seat]))
+        assert joined.status_code == 201, joined.json
+    return game_id, keys, followers
+
+
+def assert_clean(followers: dict[int, Follower], keys: dict[int, str]) -> None:
+    """Ids strictly increasing, known types only, and no key or card of any hand in any event."""
+    for follower in followers.values():
+        ids = [event["id"] for event in follower.events]
+        assert ids == sorted(set(ids)) and all(i > follower.state["id"] for i in ids)
+        assert {event["type"] for event in follower.events} <= EVENT_TYPES
+        text = json.dumps(follower.events)
+        assert not any(key in text for key in keys.values())
+        assert '"cards"' not in text and '"seed"' not in text and '"token"' not in text
+
+
+def test_a_whole_game_played_from_the_feed_alone(client: FlaskClient) -> None:
+    game_id, keys, followers = three_player_game(client, target_score=3)
+    finished = act(client, game_id, keys, followers)
+    for seat, follower in followers.items():
+        follower.read()
+        assert [e["seat"] for e in follower.of("game_started", game_id)] == [seat]
+        [result] = follower.of("game_result", game_id)
+        assert result["seat"] == seat and result["scores"] == [s["score"] for s in finished["seats"]]
+        assert result["places"][finished["winner"]] == 1 and result["place"] == result["places"][seat]
+        assert result["rated"] is False and result["rating"] is None
+        assert result["version"] == finished["version"]
+        assert all(turn["seat"] == seat and turn["action"] in ("deal", "play") for turn in follower.of("your_turn"))
+    assert_clean(followers, keys)
+
+
+def test_the_player_event_lists_the_games_in_progress_with_whose_turn(client: FlaskClient) -> None:
+    game_id, keys, _ = three_player_game(client)
+    state = client.get(f"/v1/games/{game_id}").json
+    for seat, key in keys.items():
+        [first] = page(client, key)["items"]
+        assert first["type"] == "player" and first["player"]["name"] == ["Ana", "Bo", "Cy"][seat]
+        [game] = [g for g in first["games"] if g["id"] == game_id]
+        assert game["your_turn"] == (state["turn"] == seat)
+        assert "key" not in first["player"]
+
+
+def test_bots_moves_tell_the_player_it_is_their_turn(client: FlaskClient) -> None:
+    _, key = new_player(client, "Ana")
+    follower = Follower(client, key)
+    created = client.post(
+        "/v1/games", json={"seats": [{"player": "me"}, {"bot": "random"}, {"bot": "basic"}], "target_score": 2},
+        headers=bearer(key),
+    )  # fmt: skip
+    assert created.status_code == 201, created.json
+    game_id = created.json["id"]
+    follower.read()
+    assert [e["seat"] for e in follower.of("game_started", game_id)] == [0]
+    act(client, game_id, {0: key}, {0: follower})
+    follower.read()
+    assert len(follower.of("game_result", game_id)) == 1
+    assert_clean({0: follower}, {0: key})
+
+
+def test_a_stand_in_after_a_timeout_hands_the_turn_on(app: Flask, client: FlaskClient) -> None:
+    game_id, _keys, followers = three_player_game(client, turn_timeout_seconds=30)
+    state = client.get(f"/v1/games/{game_id}").json
+    late = state["turn"]
+    games = app.extensions["coins.games"]
+    real = games.clock
+    games.clock = lambda: real() + timedelta(seconds=31)
+    moved = client.get(f"/v1/games/{game_id}").json  # the stand-in moves for the late seat
+    assert moved["version"] > state["version"] and moved["turn"] != late
+    after = followers[moved["turn"]].read()
+    [turn] = [e for e in after if e["type"] == "your_turn" and e["version"] == moved["version"]]
+    assert turn["turn_deadline"] is not None and turn["seat"] == moved["turn"]
+
+
+def test_a_rematch_is_offered_to_the_other_seats(client: FlaskClient) -> None:
+    game_id, keys, followers = three_player_game(client, target_score=1)
+    act(client, game_id, keys, followers)
+    asked = client.post(f"/v1/games/{game_id}/rematch", headers=bearer(keys[1]))
+    assert asked.status_code in (200, 201), asked.json
+    rematch = asked.json["game"]["id"]
+    for seat, follower in followers.items():
+        follower.read()
+        offers = follower.of("rematch_offered", game_id)
+        assert [(o["rematch"], o["seat"]) for o in offers] == ([] if seat == 1 else [(rematch, seat)])
+        assert [e["seat"] for e in follower.of("game_started", rematch)] == [seat]
+    assert_clean(followers, keys)
+
+
+def test_resume_after_an_id_gives_exactly_what_followed(client: FlaskClient) -> None:
+    game_id, keys, followers = three_player_game(client, target_score=1)
+    act(client, game_id, keys, followers)
+    everything = page(client, keys[0], after=0)["items"]
+    assert everything and [e["id"] for e in everything] == list(range(1, len(everything) + 1))
+    middle = everything[len(everything) // 2]["id"]
+    assert page(client, keys[0], after=middle)["items"] == everything[middle:]
+    stream = client.get(
+        "/v1/players/me/events",
+        headers={**bearer(keys[0]), "Accept": "text/event-stream", "Last-Event-ID": str(middle)},
+    )
+    try:
+        first = next(iter(stream.response)).decode()
+    finally:
+        stream.close()
+    ids = [int(line.removeprefix("id: ")) for line in first.splitlines() if line.startswith("id: ")]
+    assert ids == [e["id"] for e in everything[middle:]]
+    assert "event: player" not in first
+
+
+def test_a_long_poll_waits_for_the_next_event(client: FlaskClient, app: Flask) -> None:
+    keys = [new_player(client, name)[1] for name in ("Ana", "Bo", "Cy")]
+    created = client.post("/v1/games", json={"seats": [{"player": "me"}, None, None]}, headers=bearer(keys[0]))
+    game_id = created.json["id"]
+    client.post(f"/v1/games/{game_id}/players", json={"player": "me"}, headers=bearer(keys[1]))
+    last = page(client, keys[0], after=0)["last_id"]
+    polled: list[dict[str, Any]] = []
+    poller = threading.Thread(target=lambda: polled.append(page(app.test_client(), keys[0], after=last, wait=20)))
+    poller.start()
+    joined = client.post(f"/v1/games/{game_id}/players", json={"player": "me"}, headers=bearer(keys[2]))
+    assert joined.status_code == 201, joined.json  # the third seat: the game starts
+    poller.join(30)
+    assert polled and [e["type"] for e in polled[0]["items"]][:1] == ["game_started"]
+
+
+def test_replacing_the_key_ends_its_streams_and_refuses_the_old_key(client: FlaskClient) -> None:
+    _, key = new_player(client, "Ana")
+    stream = client.get("/v1/players/me/events", headers={**bearer(key), "Accept": "text/event-stream"})
+    assert stream.status_code == 200
+    chunks: Iterator[bytes] = iter(stream.response)
+    assert b"event: player" in next(chunks)
+    replaced = client.post("/v1/players/me/key", headers=bearer(key))
+    assert replaced.status_code in (200, 201), replaced.json
+    rest = list(chunks)  # ends: the reader finds its key replaced (bounded by its heartbeat)
+    stream.close()
+    assert all(b"event:" not in chunk for chunk in rest)
+    refused = client.get("/v1/players/me/events", headers=bearer(key))
+    assert refused.status_code == 401 and refused.json["code"] == "invalid_key"
+
+
+@pytest.mark.parametrize(
+    ("headers", "code", "status"),
+    [
+        ({}, "missing_token", 401),
+        ({"Authorization": "Bearer cpk_not-a-key"}, "invalid_key", 401),
+        ({"Authorization": "Bearer cpk_x", "Last-Event-ID": "x"}, "bad_request", 400),
+    ],
+)
+def test_bad_requests(client: FlaskClient, headers: dict[str, str], code: str, status: int) -> None:
+    response = client.get("/v1/players/me/events", headers=headers)
+    assert response.status_code == status and response.json["code"] == code
+    assert response.mimetype == "application/problem+json"
+
+
+def test_an_anonymous_game_writes_no_players_event(app: Flask, client: FlaskClient, new_table: Any) -> None:
+    table = new_table(target_score=1)
+    table.deal()
+    with app.extensions["coins.db"].transaction(write=False) as connection:
+        assert connection.execute(text("SELECT count(*) FROM player_events")).scalar_one() == 0
+
+
+def test_a_keys_streams_are_capped_like_a_seats(database_url: str) -> None:
+    app = create_app(Settings(database_url=database_url, rate_limits="on", streams_per_token=1))
+    try:
+        client = app.test_client()
+        _, key = new_player(client, "Ana")
+        held = client.get("/v1/players/me/events", headers={**bearer(key), "Accept": "text/event-stream"})
+        assert b"event: player" in next(iter(held.response))  # inside the stream: its share is held
+        refused = client.get("/v1/players/me/events", headers=bearer(key))
+        assert refused.status_code == 429 and refused.json["code"] == "too_many_requests"
+        assert "Retry-After" in refused.headers
+        held.close()
+    finally:
+        app.extensions["coins.feed"].close()
+        app.extensions["coins.db"].dispose()

@@ -86,3 +86,56 @@ def test_verify_record_downloads_a_record_and_checks_it(server_url: str, tmp_pat
     missing = run("verify_record.py", "--base", server_url, "01" + "0" * 24)
     assert missing.returncode == 2
     assert "404" in missing.stderr
+
+
+TYPESCRIPT = EXAMPLES.parent / "sdk" / "typescript"
+TSC = EXAMPLES.parent / "node_modules" / ".bin" / "tsc"
+
+
+@pytest.fixture(scope="module")
+def compiled_typescript(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """sdk/typescript compiled to CommonJS as .ci/contract.sh does (the types generated from openapi.yaml)."""
+    if shutil.which("node") is None or not TSC.exists():
+        if os.environ.get("COINS_REQUIRE_NODE"):
+            pytest.fail("COINS_REQUIRE_NODE is set but node or node_modules/.bin/tsc is missing (npm ci)")
+        pytest.skip("node or the npm packages (npm ci) are missing")
+    out = tmp_path_factory.mktemp("ts")
+    root = EXAMPLES.parent
+    subprocess.run([str(root / "node_modules" / ".bin" / "openapi-typescript"), "openapi.yaml", "--default-non-nullable", "false",
+                    "--output", str(TYPESCRIPT / "coins.d.ts")], cwd=root, check=True, capture_output=True, timeout=120)
+    subprocess.run([str(TSC), "-p", str(TYPESCRIPT / "tsconfig.json"), "--noEmit", "false", "--outDir", str(out),
+                    "--module", "commonjs", "--moduleResolution", "node10"], cwd=root, check=True, capture_output=True, timeout=120)
+    return out
+
+
+def test_three_typescript_bot_players_play_two_games(server_url: str, tmp_path: Path, compiled_typescript: Path) -> None:
+    runner = "require(process.argv[1]).main(process.argv.slice(2)).catch((e) => { console.error(e); process.exit(1); })"
+    bots = [
+        subprocess.Popen(
+            ["node", "-e", runner, str(compiled_typescript / "examples" / "bot_player.js"), "--base-url", server_url]
+            + ["--key-file", str(tmp_path / f"{name}.key"), "--name", name, "--games", "2", "--target-score", "3"]
+            + ["--unrated", "--timeout", str(GAME_SECONDS)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for name in ["Ed", "Flo", "Gus"]
+    ]
+    outputs = []
+    try:
+        for bot in bots:
+            out, err = bot.communicate(timeout=GAME_SECONDS + 10)
+            assert bot.returncode == 0, err
+            outputs.append(out)
+    finally:
+        for bot in bots:
+            bot.kill()
+    games = set()
+    for name, out in zip(["Ed", "Flo", "Gus"], outputs, strict=True):
+        assert out.startswith(f"created player {name} ("), out
+        assert (tmp_path / f"{name}.key").stat().st_mode & 0o777 == 0o600
+        results = [line for line in out.splitlines() if " over: place " in line]
+        assert [line.split()[1] for line in results] == ["1/2", "2/2"], out
+        games |= {line.split()[2] for line in results}
+        assert out.splitlines()[-1].startswith("2 games played in ")
+    assert len(games) == 2

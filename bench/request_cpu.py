@@ -10,7 +10,10 @@ engine, the bots, the rendering and the driver's calls included, waits excluded.
 - ``play_vs_2_experts``: a person's ``playCard`` at a table with two expert bots (their answers
   included), over whole hands;
 - ``read_bots_game``: ``getGame`` of the three-expert game, read until it is finished (these reads
-  make the moves the server still owes).
+  make the moves the server still owes);
+- ``play_3_players`` (with ``--player-keys``): ``playCard`` at a table of three players, each
+  sending their player key (``{"player": "me"}`` seats), played turn about with the table of
+  people's seat tokens, so that both are measured in one run, alike.
 
 ``--before REF`` also measures the code of a git commit, checked out in a temporary worktree
 (``git worktree add``) and run in a subprocess with the same script: ``--rounds`` runs of each,
@@ -26,6 +29,7 @@ database per subprocess, dropped after); ``--rate-limits on`` counts the request
     .venv/bin/python -m bench.request_cpu [--games 3] [--plays 120] [--people-plays 0] [--before HEAD]
     .venv/bin/python -m bench.request_cpu --games 0 --plays 0 --people-plays 1400 --rounds 5 \\
         --compare fast_dump,driver [--database-url postgresql://postgres@127.0.0.1:5432/test]
+    .venv/bin/python -m bench.request_cpu --games 0 --plays 0 --people-plays 1000 --player-keys
 """
 
 from __future__ import annotations
@@ -44,13 +48,19 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-KINDS = ("play_3_people", "read_game", "create_3_experts", "play_vs_2_experts", "read_bots_game")
+KINDS = ("play_3_people", "play_3_players", "read_game", "create_3_experts", "play_vs_2_experts", "read_bots_game")
 MAX_READS = 5_000
 AS_IS = "as_is"
 
 
 def measure(
-    games: int, plays: int, people_plays: int, database_url: str, rate_limits: str, twins: list[str]
+    games: int,
+    plays: int,
+    people_plays: int,
+    database_url: str,
+    rate_limits: str,
+    twins: list[str],
+    player_keys: bool = False,
 ) -> dict[str, list[float]]:
     """CPU seconds of each request, by kind (``service`` is whichever tree is first on the path);
     with ``twins``, the plays and reads among people also as ``<kind>@<twin>``, in turn."""
@@ -82,7 +92,7 @@ def measure(
                 if game["status"] == "finished":
                     break
         _play_against_experts(client, timed, plays)
-        _play_among_people(client, timed, people_plays, [AS_IS, *twins])
+        _play_among_people(client, timed, people_plays, [AS_IS, *twins], player_keys=player_keys)
         app.extensions["coins.db"].dispose()
         return times
 
@@ -132,31 +142,65 @@ def _play_against_experts(client: Any, timed: Any, plays: int) -> None:
         made += 1
 
 
-def _play_among_people(client: Any, timed: Any, plays: int, variants: list[str]) -> None:
+def _play_among_people(client: Any, timed: Any, plays: int, variants: list[str], *, player_keys: bool = False) -> None:
     """Three people play whole games, each the first card of their hand (any card held is legal);
     a new game when one ends. The plays, and the reads of the game before them, are timed, each
-    with the next of ``variants`` (the service as it is, or one slow twin) in turn."""
-    seats = [{"name": name} for name in ("Ana", "Bo", "Cy")]
-    made, game_id, headers = 0, "", [{}] * 3
-    for _ in range(plays * 4 + 10):  # each play takes one turn, with a deal now and then
-        if made >= plays:
+    with the next of ``variants`` (the service as it is, or one slow twin) in turn. With
+    ``player_keys``, a table of three players (each with their key) plays too, a turn of one
+    table then a turn of the other; its plays are timed as ``play_3_players``."""
+    tables = [_Table(client, "play_3_people", _people_table)]
+    if player_keys:
+        tables.append(_Table(client, "play_3_players", _players_table))
+    made = [0] * len(tables)
+    for step in range(plays * 4 * len(tables) + 10):  # each play takes one turn, with a deal now and then
+        if min(made) >= plays:
             return
-        if not game_id:
-            created = client.post("/v1/games", json={"target_score": 50, "seats": seats, "first_dealer": 0}).json
-            game_id = created["id"]
-            headers = [{"Authorization": f"Bearer {c['token']}"} for c in created["credentials"]]
-        variant = variants[made % len(variants)]
-        game = timed("read_game", "GET", f"/v1/games/{game_id}", twin=variant)
+        number = step % len(tables)
+        made[number] += tables[number].turn(timed, variants[made[number] % len(variants)])
+
+
+class _Table:
+    """One table at a time of a kind (made by ``new``: its id and each seat's headers), a turn at a time."""
+
+    def __init__(self, client: Any, kind: str, new: Any) -> None:
+        self.client, self.kind, self.new = client, kind, new
+        self.game_id, self.headers = "", [{}] * 3
+
+    def turn(self, timed: Any, variant: str) -> int:
+        """Deal or play the turn due (the play timed; so the read before it, at the people's table): 1 if a play."""
+        client = self.client
+        if not self.game_id:
+            self.game_id, self.headers = self.new(client)
+        url = f"/v1/games/{self.game_id}"
+        game = timed("read_game", "GET", url, twin=variant) if self.kind == "play_3_people" else client.get(url).json
         if game["status"] == "finished":
-            game_id = ""
+            self.game_id = ""
         elif game["status"] == "waiting_for_deal":
-            client.post(f"/v1/games/{game_id}/hands", headers=headers[game["dealer"]])
+            client.post(f"{url}/hands", headers=self.headers[game["dealer"]])
         else:
             seat = game["turn"]
-            card = client.get(f"/v1/games/{game_id}/hand", headers=headers[seat]).json["cards"][0]
-            url = f"/v1/games/{game_id}/plays"
-            timed("play_3_people", "POST", url, twin=variant, json={"card": card}, headers=headers[seat])
-            made += 1
+            card = client.get(f"{url}/hand", headers=self.headers[seat]).json["cards"][0]
+            timed(self.kind, "POST", f"{url}/plays", twin=variant, json={"card": card}, headers=self.headers[seat])
+            return 1
+        return 0
+
+
+def _people_table(client: Any) -> tuple[str, list[dict[str, str]]]:
+    """A game of three anonymous people: each seat's token."""
+    seats = [{"name": name} for name in ("Ana", "Bo", "Cy")]
+    created = client.post("/v1/games", json={"target_score": 50, "seats": seats, "first_dealer": 0}).json
+    return created["id"], [{"Authorization": f"Bearer {c['token']}"} for c in created["credentials"]]
+
+
+def _players_table(client: Any) -> tuple[str, list[dict[str, str]]]:
+    """A game of three players, each seat taken with ``{"player": "me"}``: each player's key."""
+    keys = [client.post("/v1/players", json={"name": name}).json["key"] for name in ("Di", "Ed", "Flo")]
+    headers = [{"Authorization": f"Bearer {key}"} for key in keys]
+    body = {"target_score": 50, "seats": [{"player": "me"}, None, None], "first_dealer": 0}
+    game_id = client.post("/v1/games", json=body, headers=headers[0]).json["id"]
+    for seat in (1, 2):
+        client.post(f"/v1/games/{game_id}/players", json={"player": "me", "seat": seat}, headers=headers[seat])
+    return game_id, headers
 
 
 def run_tree(tree: Path, args: argparse.Namespace) -> dict[str, list[float]]:
@@ -165,6 +209,7 @@ def run_tree(tree: Path, args: argparse.Namespace) -> dict[str, list[float]]:
     command = [sys.executable, __file__, "--measure", "--compare", args.compare or "", "--games", str(args.games)]
     command += ["--plays", str(args.plays), "--people-plays", str(args.people_plays)]
     command += ["--database-url", args.database_url, "--rate-limits", args.rate_limits]
+    command += ["--player-keys"] if args.player_keys else []
     done = subprocess.run(command, env=env, cwd=tree, check=True, capture_output=True, text=True)
     result: dict[str, list[float]] = json.loads(done.stdout.strip().splitlines()[-1])
     return result
@@ -215,11 +260,16 @@ def main() -> None:
     )
     parser.add_argument("--database-url", default="", help="PostgreSQL server to run on (default: SQLite)")
     parser.add_argument("--rate-limits", choices=("on", "off"), default="off", help="(default off)")
+    parser.add_argument(
+        "--player-keys", action="store_true", help="also play a table of players with their keys (play_3_players)"
+    )
     parser.add_argument("--measure", action="store_true", help=argparse.SUPPRESS)  # the subprocess's part
     args = parser.parse_args()
     if args.measure:
         twins = args.compare.split(",") if args.compare else []
-        times = measure(args.games, args.plays, args.people_plays, args.database_url, args.rate_limits, twins)
+        times = measure(
+            args.games, args.plays, args.people_plays, args.database_url, args.rate_limits, twins, args.player_keys
+        )
         print(json.dumps(times))
         return
     if args.compare:

@@ -162,7 +162,7 @@ export async function playOneGame(client: CoinsClient): Promise<void> {
   });
   const tokens = new Map<number, string>(created.credentials.map((c) => [c.seat, c.token]));
   const joined = await client.joinGame(created.id, { name: "Cy", age: 30 });
-  tokens.set(joined.seat, joined.token);
+  if (joined.token !== null) tokens.set(joined.seat, joined.token); // null only for a player's seat (key)
 
   const lobby = await client.listGames({ status: "waiting_for_players", limit: 10 });
   console.log(`${lobby.items.length} games wait for players`);

@@ -15,7 +15,7 @@ from .hooks.guards import ENTITY_TAGS_MAX_LENGTH, ENTITY_TAGS_PATTERN
 from .idempotency import HEADER as IDEMPOTENCY_KEY
 from .idempotency import REPLAYED, IdempotencyDocs
 from .problems import PROBLEMS, register_problem_handlers
-from .resources.games.schemas import NewBotSchema, NewPersonSchema
+from .resources.games.schemas import NewBotSchema, NewPersonSchema, PlayerSeatSchema
 from .schemas import FIRST_DEALER_CHOICES
 
 __all__ = ["Api", "init_api"]
@@ -34,6 +34,10 @@ score reaches the target. Anyone may read the public state (`getGame`), the scor
 
 **Tokens.** Creating or joining a seat returns that seat's token, shown once. Send it as
 `Authorization: Bearer <token>`. A token acts for exactly one seat of one game.
+
+**Players.** A player (`createPlayer`) is one identity across games, with a key (`cpk_…`),
+shown once: seats taken as `{{"player": "me"}}` with the key are the player's, and the key acts
+for them wherever a seat's token is accepted. `rated` games seat players and bots only.
 
 **Versions.** Every game has a `version` that grows with each change, sent as a strong
 `ETag`. Reads honour `If-None-Match` (304 when nothing changed: poll cheaply); actions
@@ -86,6 +90,15 @@ def init_api(app: Flask) -> Api:
         "playerToken",
         {"type": "http", "scheme": "bearer", "description": "The seat's token from createGame or joinGame."},
     )
+    api.spec.components.security_scheme(
+        "playerKey",
+        {
+            "type": "http",
+            "scheme": "bearer",
+            "description": "A player's key (`cpk_…`) from createPlayer or replacePlayerKey: it acts for the "
+            "player's seat in every game, wherever a seat's token is accepted.",
+        },
+    )
     for name, description in HEADERS.items():
         api.spec.components.header(name, description)
     for name, parameter in PARAMETERS.items():
@@ -99,13 +112,14 @@ def init_api(app: Flask) -> Api:
     from .resources.hands import routes as hands
     from .resources.health import routes as health
     from .resources.hints import routes as hints
+    from .resources.players import routes as profiles
     from .resources.plays import routes as plays
     from .resources.records import routes as records
     from .resources.rematches import routes as rematches
     from .resources.seats import routes as players
     from .resources.tricks import routes as tricks
 
-    for module in (games, players, rematches, hands, plays, hints, tricks, history, records, events):
+    for module in (games, players, rematches, hands, plays, hints, tricks, history, records, events, profiles):
         api.register_blueprint(module.blp)
     for schema in EVENT_SCHEMAS.values():  # each event's own schema, named as FEED_EVENT_COMPONENT refers to it
         name = schema.__name__.removesuffix("Schema")
@@ -115,6 +129,7 @@ def init_api(app: Flask) -> Api:
     # A seat of createGame is documented as NewPerson or NewBot; NewSeat only loads it.
     api.spec.components.schema("NewPerson", schema=NewPersonSchema)
     api.spec.components.schema("NewBot", schema=NewBotSchema)
+    api.spec.components.schema("PlayerSeat", schema=PlayerSeatSchema)
     api.spec.components.schemas.pop("NewSeat", None)
     api.register_blueprint(health.blp)  # the probes, outside /v1
     return api
@@ -122,7 +137,7 @@ def init_api(app: Flask) -> Api:
 
 HEADERS: dict[str, dict[str, Any]] = {
     "ETag": {"description": "Strong entity tag of the game's version.", "schema": {"type": "string"}},
-    "Location": {"description": "URL of the created game.", "schema": {"type": "string"}},
+    "Location": {"description": "URL of the created game (or player).", "schema": {"type": "string"}},
     "Link": {
         "description": 'RFC 8288 link to the next page (rel="next"), when there is one.',
         "schema": {"type": "string"},

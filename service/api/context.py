@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from flask import current_app
 
-from ..games import GameService
+from ..games import GameService, PlayerService
 
 EXTENSION = "coins.games"
+PLAYERS_EXTENSION = "coins.players"
 
 # is_game_id as a pattern: 26 characters of Crockford base32, lower case (tests hold them equal).
 GAME_ID_PATTERN = "^[0-9a-hjkmnp-tv-z]{26}$"
@@ -16,6 +17,12 @@ GAME_ID = {
     "in": "path",
     "name": "game_id",
     "description": "The game's id: 26 characters of Crockford base32 (any other text is no game's id: 404).",
+    "schema": {"type": "string", "minLength": 26, "maxLength": 26, "pattern": GAME_ID_PATTERN},
+}
+PLAYER_ID = {
+    "in": "path",
+    "name": "player_id",
+    "description": "The player's id: 26 characters of Crockford base32, as a game's (any other text is no player's id: 404).",
     "schema": {"type": "string", "minLength": 26, "maxLength": 26, "pattern": GAME_ID_PATTERN},
 }
 SEAT = {
@@ -28,4 +35,9 @@ SEAT = {
 
 def games() -> GameService:
     service: GameService = current_app.extensions[EXTENSION]
+    return service
+
+
+def players() -> PlayerService:
+    service: PlayerService = current_app.extensions[PLAYERS_EXTENSION]
     return service

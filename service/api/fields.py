@@ -4,6 +4,7 @@ booleans, ``Itself``, and the seat number."""
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Any
 
 import marshmallow as ma
@@ -17,6 +18,8 @@ __all__ = [
     "Itself",
     "JsonBoolean",
     "JsonInteger",
+    "PLAYER_NAME_PATTERN",
+    "PlayerName",
     "Text",
     "card_field_to_ref",
     "seat_field",
@@ -55,6 +58,42 @@ class Text(ma.fields.String):
         if "\x00" in text:
             raise self.make_error("nul")
         return text
+
+
+# The spec's form of PlayerName's rule (JSON Schema patterns know no Unicode categories): one
+# character at least that is not white space, and no C0 or C1 control character; the field itself
+# refuses every character of category C (format characters, unassigned ones …) too.
+_NAME_CHAR = "[^\\u0000-\\u001f\\u007f-\\u009f]"
+PLAYER_NAME_PATTERN = f"^{_NAME_CHAR}*[^\\s\\u0000-\\u001f\\u007f-\\u009f]{_NAME_CHAR}*$"
+PLAYER_NAME_LENGTH = 40
+
+
+class PlayerName(ma.fields.String):
+    """A player's name: trimmed of white space at both ends, then 1 to 40 characters, none of
+    Unicode category C (control, format, surrogate, private use, unassigned): a name is shown to
+    others as it is, and must not hide or reorder text around it. Refused as a ``validation_error``
+    of the field, with a message saying which rule."""
+
+    default_error_messages = {
+        "blank": "Must not be empty (or only white space).",
+        "too_long": f"Must be at most {PLAYER_NAME_LENGTH} characters (after trimming white space).",
+        "control": "Must not contain control, format or unassigned characters (Unicode category C).",
+    }
+
+    def __init__(self, **kwargs: Any) -> None:
+        metadata = {"minLength": 1, "maxLength": PLAYER_NAME_LENGTH, "pattern": PLAYER_NAME_PATTERN}
+        kwargs["metadata"] = {**metadata, **kwargs.get("metadata", {})}
+        super().__init__(**kwargs)
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> str:
+        name = super()._deserialize(value, attr, data, **kwargs).strip()
+        if not name:
+            raise self.make_error("blank")
+        if len(name) > PLAYER_NAME_LENGTH:
+            raise self.make_error("too_long")
+        if any(unicodedata.category(char).startswith("C") for char in name):
+            raise self.make_error("control")
+        return name
 
 
 class CardField(ma.fields.Field[Card]):

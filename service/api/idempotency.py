@@ -52,7 +52,7 @@ PROBLEM_CODES = ("bad_request", "idempotency_key_in_use", "idempotency_key_reuse
 KEPT_HEADERS = ("ETag", "Location", "Content-Type")
 _VALID_KEY = re.compile(r"[\x20-\x7e]{1,255}")  # printable ASCII
 # The use cases' refusals of a request whose caller or game is not known: nothing of it is kept.
-NOT_ALLOWED = frozenset({"missing_token", "invalid_token", "game_not_found"})
+NOT_ALLOWED = frozenset({"missing_token", "invalid_token", "invalid_key", "game_not_found", "player_not_found"})
 
 View = TypeVar("View", bound=Callable[..., Any])
 
@@ -128,7 +128,7 @@ def _replayed(saved: SavedResponse) -> Response:
 
 
 def _scope() -> str:
-    """Whose key it is: the seat's token (hashed before it is stored), else the client's address."""
+    """Whose key it is: the seat's token or the player's key (hashed before it is stored), else the client's address."""
     token = bearer_token()
     return f"token:{token}" if token else f"address:{request.remote_addr or ''}"
 

@@ -6,7 +6,23 @@ from typing import Any
 
 import marshmallow as ma
 
-__all__ = ["CREATED_GAME_LINKS", "JOINED_GAME_LINKS", "any_of_schemas", "items_ref", "named_enum_to_ref"]
+__all__ = [
+    "CREATED_GAME_LINKS",
+    "JOINED_GAME_LINKS",
+    "KEY_SECURITY",
+    "OPTIONAL_KEY_SECURITY",
+    "SEAT_SECURITY",
+    "any_of_schemas",
+    "items_ref",
+    "named_enum_to_ref",
+]
+
+#: The operations of a seat: its token, or the key of the player who holds it.
+SEAT_SECURITY: list[dict[str, list[str]]] = [{"playerToken": []}, {"playerKey": []}]
+#: The operations of a player: their key.
+KEY_SECURITY: list[dict[str, list[str]]] = [{"playerKey": []}]
+#: createGame and joinGame: no credential, or a player's key (for the seats taken as ``{"player": "me"}``).
+OPTIONAL_KEY_SECURITY: list[dict[str, list[str]]] = [{}, {"playerKey": []}]
 
 
 def named_enum_to_ref(

@@ -85,6 +85,15 @@ class SeatSchema(ma.Schema):
     tricks_won = fields.Integer(
         required=True, metadata={"description": "Tricks won in the current hand.", "example": 2}
     )
+    player = fields.String(
+        allow_none=True,
+        required=True,
+        metadata={
+            "description": "The id of the seat's player (`getPlayer`): a player's, a bot strength's, or, on a seat "
+            "a player left to a bot, still the player who left; null for an anonymous person or an open seat.",
+            "example": "01jf3v9k2m8q4r6t0w5x7y9z1b",
+        },
+    )
 
 
 class GameSchema(ma.Schema):
@@ -98,6 +107,13 @@ class GameSchema(ma.Schema):
         metadata={
             "description": "Created with a seed, for tests, demos and replays: its deals follow from the seed, "
             "so anyone who knows or guesses the seed knows every hand. Never rated or matched."
+        },
+    )
+    rated = fields.Boolean(
+        required=True,
+        metadata={
+            "description": "Rated: every seat is a player's or a bot's, and each seat's player is rated "
+            "when the game finishes. Never seeded."
         },
     )
     auto_deal = fields.Boolean(required=True)

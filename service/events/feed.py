@@ -74,7 +74,9 @@ class EventFeed:
         from the start (``after`` None) or after that event, for a client at ``address``. Raises
         :class:`.ShareTaken` (before any read), the use cases' errors (no such game, a token not of
         this game) and :class:`.StreamsFull`."""
-        credential = hash_token(token) if token is not None else None
+        # A credential's share is per game: a seat's token is one game's anyway, and a player's key
+        # following many games (a bot's, say) has each game's share in each.
+        credential = f"{game_id}:{hash_token(token)}" if token is not None else None
         with self.shares.hold(address, credential):
             self._listen()
             start = self._games.feed_start(game_id, token)  # on a connection this thread does not keep

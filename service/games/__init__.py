@@ -11,7 +11,11 @@ One job a module:
   (:mod:`.plain_values`);
 - :mod:`.unit_of_work`: one use case's transaction, its ``Idempotency-Key`` and its outbox;
 - :mod:`.idempotency`: the keys of idempotent retries and the responses kept for them;
-- :mod:`.seats`, :mod:`.tokens`, :mod:`.cursors`, :mod:`.ids`, :mod:`.errors`.
+- :mod:`.seating`: taking seats (createGame's, joinGame), for persons, players and bots;
+  :mod:`.rated`: who may sit at a rated game; :mod:`.preconditions`: ``If-Match``, a started game;
+- :mod:`.players`: :class:`PlayerService`, the players' use cases (:mod:`.player_results`), and
+  :mod:`.ratings`, how a rating is shown;
+- :mod:`.seats`, :mod:`.tokens` (seat tokens and player keys), :mod:`.cursors`, :mod:`.ids`, :mod:`.errors`.
 """
 
 from .commands import NewGame, NewPlayer
@@ -19,6 +23,8 @@ from .domain_events import EVENT_TYPES, DomainEvent, FeedStart, GameEvent, decod
 from .errors import DatabaseUnavailable, ServiceError
 from .idempotency import IdempotencyKeys, KeyClaim, KeyInUse, KeyReused, SavedResponse
 from .operations import GameService
+from .player_results import NewKey, PlayerGamePage, Profile
+from .players import PlayerService
 from .results import STATUSES, WAITING_FOR_PLAYERS, etag_for
 from .server_moves import BOTS_ONLY_EXPERT_PLAYOUTS, STAND_IN
 from .tokens import hash_token
@@ -41,7 +47,11 @@ __all__ = [
     "KeyInUse",
     "KeyReused",
     "NewGame",
+    "NewKey",
     "NewPlayer",
+    "PlayerGamePage",
+    "PlayerService",
+    "Profile",
     "SavedResponse",
     "ServiceError",
     "UnitOfWork",

@@ -12,17 +12,28 @@ __all__ = ["NewGame", "NewPlayer"]
 
 @dataclass(frozen=True, slots=True)
 class NewPlayer:
-    """A person (name, optional age) or a bot (strength, optional name) taking a seat."""
+    """A person (name, optional age), a bot (strength, optional name), or a player: the caller
+    (``me``: the one whose key the request carries, resolved by the use case) or one known by
+    ``player_id`` (with their profile's name), taking a seat."""
 
     name: str | None = None
     age: int | None = None
     bot: str | None = None
+    player_id: str | None = None
+    me: bool = False
 
     def __post_init__(self) -> None:
         if self.bot is not None and self.bot not in STRENGTHS:
             raise ValueError(f"bot must be one of {', '.join(STRENGTHS)}")
-        if self.bot is None and not self.name:
+        if self.bot is None and not self.name and not self.me:
             raise ValueError("a player needs a name")
+        if self.me and (self.bot is not None or self.player_id is not None):
+            raise ValueError("the caller's seat is neither a bot's nor another player's")
+
+    @property
+    def anonymous(self) -> bool:
+        """A person with a name only, who gets a seat token (no player holds the seat)."""
+        return self.bot is None and self.player_id is None and not self.me
 
     @property
     def display_name(self) -> str:
@@ -37,3 +48,4 @@ class NewGame:
     auto_deal: bool = False
     seed: str | None = None
     turn_timeout_seconds: int | None = None
+    rated: bool = False

@@ -18,6 +18,12 @@ __all__ = [
     "VersionMismatch",
     "InvalidCursor",
     "TooManyRematches",
+    "InvalidKey",
+    "PlayerNotFound",
+    "AlreadySeated",
+    "PlayerRequired",
+    "SeededGameUnrated",
+    "BotSeatedTwice",
 ]
 
 
@@ -86,3 +92,38 @@ class TooManyRematches(ServiceError):
     def __init__(self, message: str, *, retry_after: int) -> None:
         super().__init__(message)
         self.retry_after = retry_after  # seconds
+
+
+class InvalidKey(ServiceError):
+    """A player key no player has: never issued, or replaced."""
+
+    code = "invalid_key"
+
+
+class PlayerNotFound(ServiceError):
+    code = "player_not_found"
+
+
+class AlreadySeated(ServiceError):
+    """A player asked for a second seat of one game (bots may hold several)."""
+
+    code = "already_seated"
+
+
+class PlayerRequired(ServiceError):
+    """An anonymous seat (a name, no player) asked for in a rated game."""
+
+    code = "player_required"
+
+
+class SeededGameUnrated(ServiceError):
+    """A rated game asked for with a seed: anyone who knows the seed knows every hand."""
+
+    code = "seeded_game_unrated"
+
+
+class BotSeatedTwice(ServiceError):
+    """A rated game asked for with two seats of one bot strength: the rating model rates each
+    player once a game."""
+
+    code = "bot_seated_twice"

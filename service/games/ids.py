@@ -1,4 +1,5 @@
-"""Game ids: 26 characters of Crockford base32, sortable by creation time (48-bit milliseconds, 80 random bits)."""
+"""Game and player ids: 26 characters of Crockford base32, sortable by creation time (48-bit
+milliseconds, 80 random bits); and the fixed ids of the bot strengths' players."""
 
 from __future__ import annotations
 
@@ -42,3 +43,17 @@ def _encode(value: int) -> str:
 
 def is_game_id(text: str) -> bool:
     return len(text) == 26 and all(char in _ALPHABET for char in text)
+
+
+def is_player_id(text: str) -> bool:
+    """Player ids have the shape of game ids (made by :func:`new_game_id`)."""
+    return is_game_id(text)
+
+
+#: Each bot strength's player, made by the schema's migration (0009) with these ids: time part 0,
+#: so they sort before every other player's.
+BOT_PLAYER_IDS = {
+    "random": "00000000000000000000000001",
+    "basic": "00000000000000000000000002",
+    "expert": "00000000000000000000000003",
+}

@@ -16,36 +16,31 @@ from datetime import UTC, datetime
 from .. import engine
 from ..bots import make_bot
 from ..engine import Card, Game, GameFinished, NoHandInProgress, Status
-from ..store import GameStore, IdempotencyStore, StoredGame, StoredSeat, StoreSession
-from .commands import NewGame, NewPlayer
+from ..store import GameStore, IdempotencyStore, StoredGame, StoreSession
 from .cursors import ACTIONS, GAMES, TRICKS, decode_cursor, encode_cursor, number_cursor
-from .domain_events import EventLog, FeedStart, GameEvent, SeatLeftEvent, SeatTakenEvent
-from .errors import GameNotFinished, InvalidCursor, NotYourSeat, SeatsFull, SeatsOpen, SeatTaken, VersionMismatch
+from .domain_events import EventLog, FeedStart, GameEvent, SeatLeftEvent
+from .errors import GameNotFinished, InvalidCursor, NotYourSeat, SeatTaken
 from .game_record import ActionEntry, GameInfo, SeatInfo, build_record
 from .idempotency import IdempotencyKeys
-from .ids import new_game_id
+from .preconditions import check_version, running
 from .projections import action_state, hands_over, public_game, trick_state
 from .rematch import check_lineage, link_rematch, new_rematch, rematch_id
 from .results import (
     ActionPage,
-    Created,
-    Credential,
     DealResult,
     GamePage,
     GameRecord,
     HandState,
     Hint,
-    Joined,
     PlayResult,
     PublicGame,
     Rematch,
     TrickPage,
     TrickState,
-    etag_for,
 )
-from .seats import is_open, name_bots_apart, take_seat
-from .server_moves import begin, changed, new_stored_game, record_deal, record_play, settle, start_full_table
-from .tokens import authenticate, hash_token, rematch_token
+from .seating import SeatingUseCases
+from .server_moves import changed, record_deal, record_play, settle
+from .tokens import authenticate, hash_token, reader_seat, rematch_token
 from .transactions import Transactions, restore
 from .unit_of_work import KeyedRequest, UnitOfWork
 
@@ -56,8 +51,9 @@ def _now() -> datetime:
     return datetime.now(UTC)
 
 
-class GameService:
-    """The use cases over one store. Stateless between calls: any number can run side by side."""
+class GameService(SeatingUseCases):
+    """The use cases over one store. Stateless between calls: any number can run side by side.
+    Taking seats (``create``, ``join``) is in :mod:`.seating`."""
 
     def __init__(
         self,
@@ -90,79 +86,13 @@ class GameService:
 
     # -- writes -----------------------------------------------------------------------
 
-    def create(self, request: NewGame, *, uow: UnitOfWork | None = None) -> Created:
-        now = self.clock()
-        credentials: list[Credential] = []
-        seats = []
-        seated = []
-        for number, player in enumerate(request.seats):
-            seat = StoredSeat(number)
-            if player is not None:
-                token = take_seat(seat, player, now)
-                if token is not None:
-                    credentials.append(Credential(number, token))
-                seated.append((seat, player))
-            seats.append(seat)
-        name_bots_apart(seated)
-        stored = new_stored_game(
-            new_game_id(),
-            seats,
-            now,
-            target_score=request.target_score,
-            auto_deal=request.auto_deal,
-            seed=request.seed,
-            first_dealer=request.first_dealer,
-            turn_timeout_seconds=request.turn_timeout_seconds,
-        )
-        # A full table starts at once (bots make their first moves here, within a request's
-        # budget), before a connection is taken: the store is held for the INSERTs alone.
-        game = start_full_table(stored, now) if stored.open_seats == 0 else None
-        with self._games.work(uow) as work, work.session() as session:
-            session.save(stored)
-        return Created(public_game(stored, game), tuple(credentials))
-
-    def join(
-        self,
-        game_id: str,
-        player: NewPlayer,
-        *,
-        seat: int | None,
-        if_match: Sequence[str] | None,
-        uow: UnitOfWork | None = None,
-    ) -> Joined:
-        def change(stored: StoredGame, game: Game | None, now: datetime, log: EventLog) -> Joined:
-            _check_version(stored, if_match)
-            open_seats = [s for s in stored.seats if is_open(s)]
-            if not open_seats:
-                raise SeatsFull("all three seats are taken")
-            if seat is None:
-                taken = open_seats[0]
-            else:
-                taken = stored.seats[seat]
-                if not is_open(taken):
-                    free = ", ".join(str(s.seat) for s in open_seats)
-                    raise SeatTaken(f"seat {seat} is taken; open: {free}")
-            token = take_seat(taken, NewPlayer(player.name, player.age), now)
-            assert token is not None
-            stored.changed_seats.add(taken.seat)
-            stored.open_seats -= 1
-            if stored.open_seats == 0:
-                game = begin(stored)
-            changed(stored, game, now)
-            log.add(stored, SeatTakenEvent, public_game(stored, game), seat=taken.seat, name=taken.name, bot=None)
-            if game is not None:
-                settle(stored, game, now, log)
-            return Joined(taken.seat, token, public_game(stored, game))
-
-        return self._games.change(uow, game_id, change)
-
     def deal(
         self, game_id: str, token: str | None, *, if_match: Sequence[str] | None, uow: UnitOfWork | None = None
     ) -> DealResult:
         def change(stored: StoredGame, game: Game | None, now: datetime, log: EventLog) -> DealResult:
-            seat = authenticate(stored.seats, token)
-            _check_version(stored, if_match)
-            game = _running(stored, game)
+            seat = authenticate(stored, token)
+            check_version(stored, if_match)
+            game = running(stored, game)
             dealt = game.deal(seat)
             record_deal(stored, game, dealt, "player", now, log)
             settle(stored, game, now, log)
@@ -176,7 +106,7 @@ class GameService:
                 public_game(stored, game),
             )
 
-        return self._games.change(uow, game_id, change)
+        return self._games.change(uow, game_id, change, token=token)
 
     def play(
         self,
@@ -188,9 +118,9 @@ class GameService:
         uow: UnitOfWork | None = None,
     ) -> PlayResult:
         def change(stored: StoredGame, game: Game | None, now: datetime, log: EventLog) -> PlayResult:
-            seat = authenticate(stored.seats, token)
-            _check_version(stored, if_match)
-            game = _running(stored, game)
+            seat = authenticate(stored, token)
+            check_version(stored, if_match)
+            game = running(stored, game)
             leader = game.leader
             played = game.play(seat, card)
             record_play(stored, game, played, "player", now, log)
@@ -202,7 +132,7 @@ class GameService:
             settle(stored, game, now, log)
             return PlayResult(seat, card, trick, public_game(stored, game))
 
-        return self._games.change(uow, game_id, change)
+        return self._games.change(uow, game_id, change, token=token)
 
     def leave(
         self,
@@ -217,19 +147,19 @@ class GameService:
         """Hand a seat to a bot for good (or, before the game starts, give it up)."""
 
         def change(stored: StoredGame, game: Game | None, now: datetime, log: EventLog) -> PublicGame:
-            caller = authenticate(stored.seats, token)
+            caller = authenticate(stored, token)
             if caller != seat:
                 raise NotYourSeat(f"the token acts for seat {caller}, not seat {seat}")
-            _check_version(stored, if_match)
+            check_version(stored, if_match)
             if game is not None and game.is_over:
                 raise GameFinished("the game is over")
             leaving = stored.seats[seat]
             leaving.token_hash = None
             stored.changed_seats.add(seat)
             if game is None:  # not started: the seat is open again
-                leaving.name = leaving.age = leaving.joined_at = None
+                leaving.name = leaving.age = leaving.joined_at = leaving.player_id = None
                 stored.open_seats += 1
-            else:
+            else:  # a player's id stays on the seat: they sat there, and left (seats.has_left)
                 leaving.bot = bot
             changed(stored, game, now)
             log.add(stored, SeatLeftEvent, public_game(stored, game), seat=seat, bot=leaving.bot)
@@ -237,27 +167,29 @@ class GameService:
                 settle(stored, game, now, log)
             return public_game(stored, game)
 
-        return self._games.change(uow, game_id, change)
+        return self._games.change(uow, game_id, change, token=token)
 
     def rematch(self, game_id: str, token: str | None, *, uow: UnitOfWork | None = None) -> Rematch:
         """The rematch of a finished game, for one of its seats: created by the first call, the
         same game for every later one (see :mod:`.rematch` for how racing calls make one game).
         The caller's token for the new game is derived from their token for this one: each call
-        of a seat answers the same token, and no other is ever valid for that seat."""
+        of a seat answers the same token, and no other is ever valid for that seat. A player's
+        seat gets none: their key acts for it, as for every seat of theirs."""
         with self._games.work(uow) as work:
             return self._rematch(work, game_id, token)
 
     def _rematch(self, uow: UnitOfWork, game_id: str, token: str | None) -> Rematch:
-        finished = self._games.read(uow, game_id, lambda _session, stored: stored)
-        seat = authenticate(finished.seats, token)
+        finished = self._games.read(uow, game_id, lambda _session, stored: stored, token=token)
+        seat = authenticate(finished, token)
         assert token is not None
+        as_player = finished.seats[seat].player_id is not None  # (an anonymous seat's is None)
         if finished.status != Status.FINISHED.value:
             raise GameNotFinished("a rematch can be asked for once the game is finished")
         created = False
         new_id = finished.rematch
         if new_id is None:
             new_id, now = rematch_id(finished), self.clock()
-            new_game = new_rematch(finished, seat, rematch_token(token, new_id), now)
+            new_game = new_rematch(finished, seat, None if as_player else rematch_token(token, new_id), now)
             with uow.session() as session:  # 429 once this line of rematches made its games of the minute
                 check_lineage(finished, session.load, now, per_minute=self.rematches_per_minute)
                 created = session.create(new_game)
@@ -268,6 +200,8 @@ class GameService:
             taken = stored.seats[seat]
             if taken.bot is not None:
                 raise SeatTaken(f"seat {seat} of the rematch was handed to a bot when its player left")
+            if as_player:
+                return Rematch(seat, None, public_game(stored, game), created)
             if taken.token_hash != hash_token(new_token):  # the seat's person asks for the first time
                 taken.token_hash = hash_token(new_token)
                 stored.changed_seats.add(seat)  # not public: the game's version stays
@@ -282,20 +216,20 @@ class GameService:
 
     def hand(self, game_id: str, token: str | None) -> HandState:
         def read(_session: StoreSession, stored: StoredGame) -> HandState:
-            seat = authenticate(stored.seats, token)
+            seat = authenticate(stored, token)
             game = restore(stored)
             if game is None:
                 return HandState(seat, 0, (), stored.version, stored.id)
             return HandState(seat, game.hand_number, game.hand(seat), stored.version, stored.id)
 
-        return self._games.read(None, game_id, read)
+        return self._games.read(None, game_id, read, token=token)
 
     def hint(self, game_id: str, token: str | None, strength: str) -> Hint:
         """The card a bot of ``strength`` would play for the caller now, and why. Deterministic."""
 
         def read(_session: StoreSession, stored: StoredGame) -> Hint:
-            seat = authenticate(stored.seats, token)
-            game = _running(stored, restore(stored))
+            seat = authenticate(stored, token)
+            game = running(stored, restore(stored))
             if game.is_over:
                 raise GameFinished("the game is over")
             if game.status is not Status.PLAYING:
@@ -304,7 +238,7 @@ class GameService:
             decision = make_bot(strength, seat, rng).decide(engine.private_view(game, seat))
             return Hint(seat, decision.card, strength, decision.reason, stored.version, stored.id)
 
-        return self._games.read(None, game_id, read)
+        return self._games.read(None, game_id, read, token=token)
 
     def tricks(self, game_id: str, *, cursor: str | None, limit: int) -> TrickPage:
         after = number_cursor(cursor, TRICKS)
@@ -371,7 +305,7 @@ class GameService:
         (with the reader's own hand, for a seat's token), numbered as the last event it includes."""
 
         def read(_session: StoreSession, stored: StoredGame) -> FeedStart:
-            seat = authenticate(stored.seats, token) if token is not None else None
+            seat = reader_seat(stored, token) if token is not None else None
             game = restore(stored)
             hand = None
             if seat is not None and game is not None and game.status is Status.PLAYING:
@@ -380,21 +314,8 @@ class GameService:
             finished = game is not None and game.is_over
             return FeedStart(seat, stored.event_count, finished, state)
 
-        return self._games.read(None, game_id, read)
+        return self._games.read(None, game_id, read, token=token)
 
     def ping(self) -> None:
         """Raise :class:`.DatabaseUnavailable` unless the store can be reached (readiness)."""
         self.store.ping()
-
-
-def _check_version(stored: StoredGame, if_match: Sequence[str] | None) -> None:
-    if if_match is None or "*" in if_match:
-        return
-    if etag_for(stored.id, stored.version) not in if_match:
-        raise VersionMismatch(f"the game is at version {stored.version}; read it again and retry")
-
-
-def _running(stored: StoredGame, game: Game | None) -> Game:
-    if game is None:
-        raise SeatsOpen(f"{stored.open_seats} seat(s) still open: the game starts when all three are taken")
-    return game

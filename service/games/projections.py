@@ -14,16 +14,23 @@ __all__ = ["action_state", "hands_over", "public_game", "trick_state"]
 def public_game(stored: StoredGame, game: Game | None) -> PublicGame:
     """The game as anyone may see it (``game`` is None until all three seats are taken)."""
     if game is None:
-        seats = tuple(SeatState(s.seat, s.name, is_open(s), s.bot, 0, 0, 0) for s in stored.seats)
+        seats = tuple(SeatState(s.seat, s.name, is_open(s), s.bot, 0, 0, 0, s.player_id) for s in stored.seats)
         return PublicGame(
             stored.id, WAITING_FOR_PLAYERS, stored.target_score, stored.seed is not None, stored.auto_deal,
             stored.turn_timeout_seconds, None, stored.version, stored.created_at, stored.updated_at, seats,
-            0, None, None, None, None, None, None, None, None, stored.rematch_of, stored.rematch,
+            0, None, None, None, None, None, None, None, None, stored.rematch_of, stored.rematch, stored.rated,
         )  # fmt: skip
     view = engine.public_view(game)
     seats = tuple(
         SeatState(
-            s.seat, s.name, False, s.bot, view.scores[s.seat], view.cards_in_hand[s.seat], view.tricks_won[s.seat]
+            s.seat,
+            s.name,
+            False,
+            s.bot,
+            view.scores[s.seat],
+            view.cards_in_hand[s.seat],
+            view.tricks_won[s.seat],
+            s.player_id,
         )
         for s in stored.seats
     )
@@ -54,6 +61,7 @@ def public_game(stored: StoredGame, game: Game | None) -> PublicGame:
         commitment=view.commitment,
         rematch_of=stored.rematch_of,
         rematch=stored.rematch,
+        rated=stored.rated,
     )
 
 

@@ -28,7 +28,7 @@ from ..engine import Game
 from ..store import StoredGame, StoredSeat
 from .domain_events import EventLog, RematchCreatedEvent
 from .errors import TooManyRematches
-from .ids import derived_game_id
+from .ids import BOT_PLAYER_IDS, derived_game_id
 from .projections import public_game
 from .server_moves import changed, new_stored_game, start_full_table
 from .tokens import hash_token, new_token
@@ -46,20 +46,31 @@ def rematch_id(finished: StoredGame) -> str:
     return derived_game_id(milliseconds, f"rematch/{finished.id}")
 
 
-def new_rematch(finished: StoredGame, caller: int, caller_token: str, now: datetime) -> StoredGame:
+def new_rematch(finished: StoredGame, caller: int, caller_token: str | None, now: datetime) -> StoredGame:
     """The rematch of ``finished``, started, its server moves made and its events queued.
 
     The same seats: persons keep their names and ages (the rules' first dealer is the oldest,
-    else drawn, as for a new game), bots their strengths. The target and the options are kept;
-    the seed is not (a rematch's deals are fresh: ``seeded`` is false). The caller's seat holds
-    ``caller_token``; every other person's seat a token no one holds until that person asks
-    (the hash of a random token thrown away): so no seat is open, and none can be joined."""
+    else drawn, as for a new game), players their seats (their keys act for them: no token),
+    bots their strengths (a bot that played on for a player who left keeps the seat, as its
+    strength's player). The target, the options and ``rated`` are kept (but a rated game whose
+    bots would then be of one strength twice is not rated: see :func:`.rated.check_rated`); the
+    seed is not (a rematch's deals are fresh: ``seeded`` is false). The caller's anonymous seat
+    holds ``caller_token``; every other anonymous person's seat a token no one holds until that
+    person asks (the hash of a random token thrown away): so no seat is open, and none can be joined."""
     seats = []
     for old in finished.seats:
         seat = StoredSeat(old.seat, old.name, old.age, None, old.bot, now)
-        if seat.bot is None:
-            seat.token_hash = hash_token(caller_token if seat.seat == caller else new_token())
+        if seat.bot is not None:
+            seat.player_id = BOT_PLAYER_IDS[seat.bot]
+        elif old.player_id is not None:
+            seat.player_id = old.player_id
+        else:
+            assert caller_token is not None or seat.seat != caller
+            seat.token_hash = hash_token(
+                caller_token if caller_token is not None and seat.seat == caller else new_token()
+            )
         seats.append(seat)
+    bots = [seat.bot for seat in seats if seat.bot is not None]
     stored = new_stored_game(
         rematch_id(finished),
         seats,
@@ -70,6 +81,7 @@ def new_rematch(finished: StoredGame, caller: int, caller_token: str, now: datet
         first_dealer=None,
         turn_timeout_seconds=finished.turn_timeout_seconds,
         rematch_of=finished.id,
+        rated=finished.rated and len(bots) == len(set(bots)),
     )
     start_full_table(stored, now)
     return stored

@@ -47,6 +47,7 @@ class SeatState:
     score: int
     cards_in_hand: int
     tricks_won: int
+    player: str | None = None  # the seat's player's id (a bot's, or one who left it to a bot)
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,6 +96,7 @@ class PublicGame:
     commitment: str | None
     rematch_of: str | None
     rematch: str | None
+    rated: bool = False
 
     @property
     def etag(self) -> str:
@@ -121,7 +123,7 @@ class Created:
 @dataclass(frozen=True, slots=True)
 class Joined:
     seat: int
-    token: str
+    token: str | None  # None for a player's seat: their key acts for it
     game: PublicGame
 
 
@@ -218,10 +220,11 @@ class GameRecord:
 @dataclass(frozen=True, slots=True)
 class Rematch:
     """A seat's place at a finished game's rematch: the caller's seat, their token for the new
-    game, the new game, and whether this call created it."""
+    game (None for a player's seat: their key acts for it), the new game, and whether this call
+    created it."""
 
     seat: int
-    token: str
+    token: str | None
     game: PublicGame
     created: bool
 

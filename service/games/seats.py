@@ -1,4 +1,5 @@
-"""Seats: open, taken by a person (who gets a token) or by a bot; and whether the server acts next."""
+"""Seats: open, taken by a person (an anonymous one gets a token, a player acts with their key) or by
+a bot; and whether the server acts next."""
 
 from __future__ import annotations
 
@@ -7,24 +8,41 @@ from datetime import datetime
 from ..engine import Game, Status
 from ..store import StoredGame, StoredSeat
 from .commands import NewPlayer
+from .ids import BOT_PLAYER_IDS
 from .tokens import hash_token, new_token
 
-__all__ = ["is_open", "name_bots_apart", "owes_server_move", "take_seat"]
+__all__ = ["has_left", "is_open", "is_person", "name_bots_apart", "owes_server_move", "take_seat"]
 
 BOT_LETTERS = "ABC"
 
 
 def is_open(seat: StoredSeat) -> bool:
-    return seat.token_hash is None and seat.bot is None
+    return seat.token_hash is None and seat.bot is None and seat.player_id is None
+
+
+def is_person(seat: StoredSeat) -> bool:
+    """A person holds the seat (with a token, or as a player with their key): not open, not a bot's."""
+    return seat.bot is None and (seat.token_hash is not None or seat.player_id is not None)
+
+
+def has_left(seat: StoredSeat) -> bool:
+    """The seat's player left and a bot plays on for them (the seat still names the player)."""
+    return seat.bot is not None and seat.player_id is not None and seat.player_id != BOT_PLAYER_IDS.get(seat.bot)
 
 
 def take_seat(seat: StoredSeat, player: NewPlayer, now: datetime) -> str | None:
-    """Seat a person (returns their new token) or a bot (returns None)."""
+    """Seat an anonymous person (returns their new token), a player (known by id: their key acts
+    for the seat) or a bot (its strength's player); None but for the anonymous person."""
+    assert not player.me, "the use case resolves the caller to their player first"
     seat.name = player.display_name
     seat.age = player.age
     seat.joined_at = now
     if player.bot is not None:
         seat.bot = player.bot
+        seat.player_id = BOT_PLAYER_IDS[player.bot]
+        return None
+    if player.player_id is not None:
+        seat.player_id = player.player_id
         return None
     token = new_token()
     seat.token_hash = hash_token(token)

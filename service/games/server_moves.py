@@ -31,7 +31,7 @@ from .domain_events import (
 )
 from .projections import public_game
 from .results import WAITING_FOR_PLAYERS, TrickState
-from .seats import is_open, owes_server_move
+from .seats import is_open, is_person, owes_server_move
 
 __all__ = [
     "BOTS_ONLY_EXPERT_PLAYOUTS",
@@ -59,6 +59,9 @@ EXPERT_MIN_SECONDS = 0.008
 # With no person at the table (three bot seats, from createGame or after leaveGame) nobody waits
 # on a move: experts search a fixed, smaller budget, so that a game to 100 costs about 2 s of CPU
 # over its requests (measured from outside, issue 25) rather than a quarter of a minute.
+# Not in a rated game: there an expert always searches its full, fixed budget (DEFAULT_PLAYOUTS,
+# no CPU cap), so that its moves, and so the ratings, are the same whatever the machine and its
+# load; the request's budget may leave a move to the next request, never shorten its search.
 BOTS_ONLY_EXPERT_PLAYOUTS = 25
 
 
@@ -73,6 +76,7 @@ def new_stored_game(
     first_dealer: int | None,
     turn_timeout_seconds: int | None,
     rematch_of: str | None = None,
+    rated: bool = False,
 ) -> StoredGame:
     """A game as stored before anything happened in it: version 1, waiting for players, nothing
     counted yet (a full table then starts with :func:`start_full_table`)."""
@@ -94,6 +98,7 @@ def new_stored_game(
         created_at=now,
         updated_at=now,
         rematch_of=rematch_of,
+        rated=rated,
         seats=seats,
     )
 
@@ -165,7 +170,7 @@ def record_deal(stored: StoredGame, game: Game, dealt: engine.Dealt, cause: str,
         cutter=dealt.cutter, leader=dealt.leader, commitment=dealt.commitment, cause=cause,
     )  # fmt: skip
     for seat in stored.seats:
-        if seat.token_hash is not None:
+        if is_person(seat):
             log.add(
                 stored, HandEvent, state, to=seat.seat, seat=seat.seat, hand_number=dealt.hand_number,
                 cards=game.hand(seat.seat),
@@ -236,6 +241,7 @@ def _set_status(stored: StoredGame, game: Game, now: datetime) -> None:
     """The status, and the turn deadline: ``now`` while the server owes a move (a later request
     makes it), else the time the person to act has, if the game gives one."""
     stored.status = game.status.value
+    stored.winner = game.winner
     timeout = stored.turn_timeout_seconds
     if owes_server_move(stored, game):
         stored.turn_deadline = now
@@ -263,7 +269,7 @@ def _server_move(
     assert seat is not None
     bots_only = all(s.bot is not None for s in stored.seats)
     options: dict[str, object] = {}
-    if strength == "expert":
+    if strength == "expert" and not stored.rated:  # rated: the full, fixed search (see BOTS_ONLY_EXPERT_PLAYOUTS)
         options = {"playouts": BOTS_ONLY_EXPERT_PLAYOUTS} if bots_only else {}
         options["max_seconds"] = max_seconds
     decision = make_bot(strength, seat, _bot_rng(stored), **options).decide(engine.private_view(game, seat))

@@ -9,8 +9,8 @@ left owed (bots, auto-deals; a bounded number per request, see :mod:`.server_mov
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from datetime import datetime
 from typing import TypeVar
 
@@ -20,7 +20,8 @@ from ..store import StoredGame, StoreSession
 from .domain_events import EventLog
 from .errors import GameNotFound
 from .server_moves import owes_server_move, settle, stand_in, timed_out
-from .unit_of_work import UnitOfWork
+from .tokens import player_key_hash
+from .unit_of_work import UnitOfWork, given_or_own
 
 __all__ = ["Change", "OPTIMISTIC_ATTEMPTS", "Read", "Transactions", "restore"]
 
@@ -47,20 +48,15 @@ class Transactions:
         self.clock = clock
         self._unit_of_work = unit_of_work
 
-    @contextmanager
-    def work(self, uow: UnitOfWork | None) -> Iterator[UnitOfWork]:
+    def work(self, uow: UnitOfWork | None) -> AbstractContextManager[UnitOfWork]:
         """The unit of work a call was handed, else one of its own, committed when the call returns."""
-        if uow is not None:
-            yield uow
-            return
-        with self._unit_of_work() as own:
-            yield own
-            own.commit()
+        return given_or_own(uow, self._unit_of_work)
 
-    def change(self, uow: UnitOfWork | None, game_id: str, change: Change[T]) -> T:
-        """:meth:`_change` in ``uow``, or in a unit of its own."""
+    def change(self, uow: UnitOfWork | None, game_id: str, change: Change[T], *, token: str | None = None) -> T:
+        """:meth:`_change` in ``uow``, or in a unit of its own. With a player's key as ``token``,
+        the game is loaded with the key's player (its ``caller``, for :func:`.tokens.authenticate`)."""
         with self.work(uow) as work:
-            return self._change(work, game_id, change)
+            return self._change(work, game_id, change, player_key_hash(token))
 
     def read(
         self,
@@ -69,10 +65,11 @@ class Transactions:
         read: Read[T],
         *,
         several_statements: bool = False,
+        token: str | None = None,
     ) -> T:
-        """:meth:`_read` in ``uow``, or in a unit of its own."""
+        """:meth:`_read` in ``uow``, or in a unit of its own; ``token`` as for :meth:`change`."""
         with self.work(uow) as work:
-            return self._read(work, game_id, read, several_statements=several_statements)
+            return self._read(work, game_id, read, player_key_hash(token), several_statements=several_statements)
 
     def finished_version(self, game_id: str) -> int | None:
         """The game's version if it is finished (its record never changes at that version), None
@@ -85,7 +82,7 @@ class Transactions:
         version, status = found
         return version if status == Status.FINISHED.value else None
 
-    def _change(self, uow: UnitOfWork, game_id: str, change: Change[T]) -> T:
+    def _change(self, uow: UnitOfWork, game_id: str, change: Change[T], key: str | None) -> T:
         """Apply ``change`` to the game and save the result in one write.
 
         Optimistic first: read the game without a lock, apply the change in memory, and save it
@@ -95,44 +92,46 @@ class Transactions:
         """
         for _ in range(OPTIMISTIC_ATTEMPTS):
             with uow.session() as session:
-                stored = _found(session.load(game_id), game_id)
+                stored = _found(session.load(game_id, key_hash=key), game_id)
                 now = self.clock()
                 if timed_out(stored, now):
                     break
                 result = self._apply(change, stored, now)
                 if session.save(stored):
                     return result
-        return self._change_locked(uow, game_id, change)
+        return self._change_locked(uow, game_id, change, key)
 
-    def _read(self, uow: UnitOfWork, game_id: str, read: Read[T], *, several_statements: bool = False) -> T:
+    def _read(
+        self, uow: UnitOfWork, game_id: str, read: Read[T], key: str | None, *, several_statements: bool = False
+    ) -> T:
         """``read`` the game, after the moves now due (a stand-in's for an expired turn, the server's
         owed ones). With ``several_statements`` (a page of its history, say) they share one read
         transaction."""
         with uow.session() as session:
             if several_statements:
                 with session.reading():
-                    stored = _found(session.load(game_id), game_id)
+                    stored = _found(session.load(game_id, key_hash=key), game_id)
                     if not timed_out(stored, self.clock()):
                         return read(session, stored)
             else:
-                stored = _found(session.load(game_id), game_id)
+                stored = _found(session.load(game_id, key_hash=key), game_id)
                 if not timed_out(stored, self.clock()):
                     return read(session, stored)
         self._catch_up(uow, game_id)
         with uow.session() as session, session.reading():
-            return read(session, _found(session.load(game_id), game_id))
+            return read(session, _found(session.load(game_id, key_hash=key), game_id))
 
-    def _change_locked(self, uow: UnitOfWork, game_id: str, change: Change[T]) -> T:
+    def _change_locked(self, uow: UnitOfWork, game_id: str, change: Change[T], key: str | None) -> T:
         """:meth:`change` in one transaction holding the game's lock. An overdue stand-in move is
         first committed in a transaction of its own, so the request (which that move may make
         invalid) sees the game as it now stands, and a refusal does not undo the move."""
-        with uow.session() as session, session.locked(game_id) as locked:
+        with uow.session() as session, session.locked(game_id, key_hash=key) as locked:
             stored = _found(locked, game_id)
             now = self.clock()
             if not timed_out(stored, now):
                 return _saved(session, stored, self._apply(change, stored, now))
         self._catch_up(uow, game_id)
-        with uow.session() as session, session.locked(game_id) as locked:
+        with uow.session() as session, session.locked(game_id, key_hash=key) as locked:
             stored = _found(locked, game_id)
             return _saved(session, stored, self._apply(change, stored, self.clock()))
 

@@ -27,7 +27,7 @@ committed.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from types import TracebackType
@@ -35,7 +35,7 @@ from types import TracebackType
 from ..store import GameStore, StoreSession
 from .idempotency import IdempotencyKeys, KeyClaim, SavedResponse
 
-__all__ = ["KeyedRequest", "UnitOfWork"]
+__all__ = ["KeyedRequest", "UnitOfWork", "given_or_own"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,3 +125,15 @@ class UnitOfWork:
         if self._claim is not None and not self._committed:
             self._committed = True
             self._keys.release(self._claim)
+
+
+@contextmanager
+def given_or_own(uow: UnitOfWork | None, unit_of_work: Callable[[], UnitOfWork]) -> Iterator[UnitOfWork]:
+    """The unit of work a call was handed, else one of its own (from ``unit_of_work``), committed
+    when the call returns."""
+    if uow is not None:
+        yield uow
+        return
+    with unit_of_work() as own:
+        yield own
+        own.commit()

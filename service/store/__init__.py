@@ -6,10 +6,10 @@ drivers and transactions stay inside this package.
 
 from .db import Database, DatabaseUnavailable
 from .idempotency import HeldKey, IdempotencyStore, KeptResponse
-from .models import ActionRow, Base, GameRow, IdempotencyKeyRow, RateLimitRow, SeatRow, TrickRow
+from .models import ActionRow, Base, GameRow, IdempotencyKeyRow, PlayerRow, RateLimitRow, SeatRow, TrickRow
 from .repository import ConcurrentUpdate
 from .session import GameStore, StoreSession, WriteTransaction
-from .stored import StoredAction, StoredEvent, StoredGame, StoredSeat, StoredTrick
+from .stored import StoredAction, StoredEvent, StoredGame, StoredPlayer, StoredSeat, StoredTrick
 
 __all__ = [
     "ActionRow",
@@ -23,12 +23,14 @@ __all__ = [
     "HeldKey",
     "IdempotencyStore",
     "KeptResponse",
+    "PlayerRow",
     "RateLimitRow",
     "SeatRow",
     "StoreSession",
     "StoredAction",
     "StoredEvent",
     "StoredGame",
+    "StoredPlayer",
     "StoredSeat",
     "StoredTrick",
     "TrickRow",

@@ -1,9 +1,11 @@
 """The tables: games, their seats, their append-only action log, their completed tricks and their events;
-and, for the HTTP layer's bookkeeping, idempotency keys and rate-limit counters.
+players; and, for the HTTP layer's bookkeeping, idempotency keys and rate-limit counters.
 
 Every game table is keyed by game id first, so every transaction touches exactly one game and
-the schema can be sharded by game id later. The two bookkeeping tables are the exceptions, each
-saying why in its docstring: they belong to callers, not to games.
+the schema can be sharded by game id later. The players table and the two bookkeeping tables are
+the exceptions, each saying why in its docstring: they belong to callers, not to games. A seat
+names its player by id with no foreign key (as a rematch names its game): no game's rows are
+tied to another table's, and a transaction that changes a game only reads the players table.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from sqlalchemy import (
     String,
     Text,
     TypeDecorator,
+    false,
     func,
 )
 from sqlalchemy.dialects.postgresql import JSONB
@@ -95,6 +98,8 @@ class GameRow(Base):
     # two rows: a key to another game would tie two games' rows together (see the module's docstring).
     rematch_of: Mapped[str | None] = mapped_column(String(26))
     rematch: Mapped[str | None] = mapped_column(String(26))
+    rated: Mapped[bool] = mapped_column(nullable=False, default=False, server_default=false())
+    winner: Mapped[int | None] = mapped_column(SmallInteger)  # the winning seat, once finished
 
     __table_args__ = (Index("ix_games_status_id", "status", "id"),)
 
@@ -103,7 +108,8 @@ class SeatRow(Base):
     """One of the three seats of a game: open, a player's (with a token hash), or a bot's."""
 
     __tablename__ = "seats"
-    __table_args__ = _CLUSTERED
+    # A player's games, newest first (game ids sort by creation time).
+    __table_args__ = (Index("ix_seats_player_id_game_id", "player_id", "game_id"), _CLUSTERED)
 
     game_id: Mapped[str] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), primary_key=True)
     seat: Mapped[int] = mapped_column(SmallInteger, primary_key=True)
@@ -112,8 +118,33 @@ class SeatRow(Base):
     token_hash: Mapped[str | None] = mapped_column(String(64))
     bot: Mapped[str | None] = mapped_column(String(10))  # the strength of the bot in the seat
     joined_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    # The player in the seat (a bot seat: the bot's player; a seat left to a bot: the player who
+    # left). No foreign key: see the module's docstring.
+    player_id: Mapped[str | None] = mapped_column(String(26))
 
     game: Mapped[GameRow] = relationship(back_populates="seats", lazy="raise")
+
+
+class PlayerRow(Base):
+    """A player: one identity across games, with the SHA-256 of their key (a bot strength's
+    player has none), and the state of their rating.
+
+    Keyed by player id, not by game id: a player belongs to no game. Games only read it (to
+    resolve a key to the seat it holds, within the game's load); it is written by the player's
+    own requests (created, key replaced) and by the ratings, never in a game's transaction.
+    """
+
+    __tablename__ = "players"
+
+    id: Mapped[str] = mapped_column(String(26), primary_key=True)
+    name: Mapped[str] = mapped_column(String(40), nullable=False)
+    bot: Mapped[str | None] = mapped_column(String(10), unique=True)  # one player per bot strength
+    key_hash: Mapped[str | None] = mapped_column(String(64), unique=True)
+    mu: Mapped[float] = mapped_column(Float, nullable=False)
+    sigma: Mapped[float] = mapped_column(Float, nullable=False)
+    rated_games: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
+    rated_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False)
 
 
 class ActionRow(Base):

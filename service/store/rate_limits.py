@@ -10,7 +10,8 @@ A play costs no write of its own: the limit on plays (given as the option ``play
 ``"120/minute"``) counts a seat's accepted plays from the actions that each play's own transaction
 already writes, read in the one statement that reads the counter. Flask-Limiter writes the counter
 only for a play that was not accepted (its ``deduct_when``), which wrote nothing else. A play's key is
-``play:<game id>:<token hash>`` (:func:`service.api.hooks.limits.seat_play`); the seat's accepted plays
+``play:<game id>:<token hash>`` (:func:`service.api.hooks.limits.seat_play`: the hash of a seat's
+token or of a player's key, whose seat of the game is found by its player); the seat's accepted plays
 are those of the last window (a sliding one), and its refused attempts a fixed window as usual.
 
 Flask-Limiter builds it from the URI ``coins-database://`` with the option ``database`` (a
@@ -34,13 +35,14 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.sql import Select
 
 from .db import Database, DatabaseUnavailable
-from .models import ActionRow, RateLimitRow, SeatRow
+from .models import ActionRow, PlayerRow, RateLimitRow, SeatRow
 
 __all__ = ["DatabaseStorage"]
 
 COUNTERS = cast(Table, RateLimitRow.__table__)
 ACTIONS = cast(Table, ActionRow.__table__)
 SEATS = cast(Table, SeatRow.__table__)
+PLAYERS = cast(Table, PlayerRow.__table__)
 PLAY_KEY = re.compile(r"play:(?P<game_id>[^:/]+):(?P<token_hash>[0-9a-f]{64})")
 _LIVE_COUNTER = (COUNTERS.c.key == bindparam("key")) & (COUNTERS.c.expires_at > bindparam("now"))
 PURGE_EVERY = 1000  # hits of one process between deletions of expired counters
@@ -145,8 +147,8 @@ class DatabaseStorage(Storage):
 def _with_accepted_plays(*, recent: int) -> Select[Any, Any, int, Any]:
     """The counter of ``:key`` (its count and expiry, NULL unless live at ``:now``), with the count
     of accepted plays (and the oldest one's time) of the seat whose token hashes to ``:token_hash``
-    in game ``:game_id`` since ``:since``, among the game's ``recent`` latest actions (more than
-    the limit lets a seat make in a window, however the other seats play)."""
+    (or whose player's key does) in game ``:game_id`` since ``:since``, among the game's ``recent``
+    latest actions (more than the limit lets a seat make in a window, however the other seats play)."""
     latest = (
         select(ACTIONS.c.seat, ACTIONS.c.kind, ACTIONS.c.cause, ACTIONS.c.created_at)
         .where(ACTIONS.c.game_id == bindparam("game_id"))
@@ -154,8 +156,15 @@ def _with_accepted_plays(*, recent: int) -> Select[Any, Any, int, Any]:
         .limit(recent)
         .subquery()
     )
-    seat = select(SEATS.c.seat).where(
-        SEATS.c.game_id == bindparam("game_id"), SEATS.c.token_hash == bindparam("token_hash")
+    key_player = select(PLAYERS.c.id).where(PLAYERS.c.key_hash == bindparam("token_hash")).scalar_subquery()
+    seat = (
+        select(SEATS.c.seat)
+        .where(
+            SEATS.c.game_id == bindparam("game_id"),
+            (SEATS.c.token_hash == bindparam("token_hash"))
+            | ((SEATS.c.player_id == key_player) & SEATS.c.bot.is_(None)),
+        )
+        .limit(1)
     )
     return select(
         select(COUNTERS.c.count).where(_LIVE_COUNTER).scalar_subquery(),

@@ -18,7 +18,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 
 from .driver import Prepared
 from .fast_save import save_in_one_statement
-from .models import ActionRow, EventRow, GameRow, SeatRow, TrickRow
+from .models import ActionRow, EventRow, GameRow, PlayerRow, SeatRow, TrickRow
 from .new_events import read_new_events
 from .stored import (
     ACTION_COLUMNS,
@@ -41,6 +41,7 @@ SEATS = cast(Table, SeatRow.__table__)
 ACTIONS = cast(Table, ActionRow.__table__)
 TRICKS = cast(Table, TrickRow.__table__)
 EVENTS = cast(Table, EventRow.__table__)
+PLAYERS = cast(Table, PlayerRow.__table__)
 
 
 class ConcurrentUpdate(Exception):
@@ -62,18 +63,26 @@ def _insert(table: Table, columns: Sequence[str]) -> Prepared:
 # fallback of a write that lost its races) first locks the game's row, then reads the seats
 # in a second statement: under PostgreSQL's READ COMMITTED a locking SELECT that waited
 # re-reads only the rows it locks, so seats joined into it could be older than the game row.
-_SELECT_GAME_AND_SEATS = Prepared(
-    select(
-        *(
-            case((SEATS.c.seat == 0, GAMES.c.state)).label("state") if name == "state" else GAMES.c[name]
-            for name in _GAME_COLUMNS
-        ),
-        *(SEATS.c[name].label(f"seat_{name}") for name in _SEAT_COLUMNS),
-    )
-    .join(SEATS, SEATS.c.game_id == GAMES.c.id)
-    .where(GAMES.c.id == bindparam("game_id"))
-    .order_by(SEATS.c.seat)
+# A request with a player's key reads, in that same statement, the id of the key's player (a
+# scalar subquery on the players' unique index of key hashes): resolving a key costs no round trip.
+_GAME_AND_SEATS = (
+    *(
+        case((SEATS.c.seat == 0, GAMES.c.state)).label("state") if name == "state" else GAMES.c[name]
+        for name in _GAME_COLUMNS
+    ),
+    *(SEATS.c[name].label(f"seat_{name}") for name in _SEAT_COLUMNS),
 )
+_KEY_PLAYER = select(PLAYERS.c.id).where(PLAYERS.c.key_hash == bindparam("key_hash")).scalar_subquery()
+_SELECT_GAME_AND_SEATS, _SELECT_GAME_SEATS_AND_CALLER = (
+    Prepared(
+        select(*columns)
+        .join(SEATS, SEATS.c.game_id == GAMES.c.id)
+        .where(GAMES.c.id == bindparam("game_id"))
+        .order_by(SEATS.c.seat)
+    )
+    for columns in (_GAME_AND_SEATS, (*_GAME_AND_SEATS, _KEY_PLAYER.label("caller")))
+)
+_SELECT_KEY_PLAYER = Prepared(select(_KEY_PLAYER))
 _LOCK_GAME = Prepared(
     select(*(GAMES.c[name] for name in _GAME_COLUMNS)).where(GAMES.c.id == bindparam("game_id")).with_for_update()
 )
@@ -118,9 +127,11 @@ class GameRepository:
         """:meth:`save` of a game already stored is a single statement (atomic without a transaction)."""
         return self.is_postgres
 
-    def get(self, game_id: str, *, lock: bool = False) -> StoredGame | None:
+    def get(self, game_id: str, *, lock: bool = False, key_hash: str | None = None) -> StoredGame | None:
         """The game with its seats in one statement; with ``lock`` (a write that lost its races),
-        the game's row locked until commit, then its seats."""
+        the game's row locked until commit, then its seats. With ``key_hash`` (of a player's key),
+        also the id of that key's player as the game's ``caller`` (None: no such key): in the same
+        statement, or (locked) in one more."""
         key = {"game_id": game_id}
         if lock:
             locked = _LOCK_GAME.run(self.connection, key)
@@ -128,12 +139,22 @@ class GameRepository:
                 return None
             game = _stored_game(locked.row(0))
             game.seats = [StoredSeat(*row) for row in _SELECT_SEATS.run(self.connection, key).all()]
+            if key_hash is not None:
+                game.caller = _SELECT_KEY_PLAYER.run(self.connection, {"key_hash": key_hash}).rows[0][0]
+                game.caller_key = key_hash
             return game
-        joined = _SELECT_GAME_AND_SEATS.run(self.connection, key)
+        if key_hash is None:
+            joined = _SELECT_GAME_AND_SEATS.run(self.connection, key)
+        else:
+            joined = _SELECT_GAME_SEATS_AND_CALLER.run(self.connection, {**key, "key_hash": key_hash})
         if not joined.rows:
             return None
         game = _stored_game(joined.row(0))  # the game's columns are the same on every row: read once
-        game.seats = [StoredSeat(*joined.row(index, start=_GAME_WIDTH)) for index in range(len(joined.rows))]
+        game.seats = [
+            StoredSeat(*joined.row(index, start=_GAME_WIDTH)[: len(_SEAT_COLUMNS)]) for index in range(len(joined.rows))
+        ]
+        if key_hash is not None:
+            game.caller, game.caller_key = joined.rows[0][-1], key_hash
         return game
 
     def save(self, game: StoredGame) -> bool:
@@ -193,9 +214,14 @@ class GameRepository:
             if rows[table]:
                 statement.run_many(self.connection, rows[table])
 
-    def list_games(self, *, status: str | None, before_id: str | None, limit: int) -> list[StoredGame]:
-        """Games newest first (ids sort by creation time), after the cursor ``before_id``; two statements."""
+    def list_games(
+        self, *, status: str | None, before_id: str | None, limit: int, player_id: str | None = None
+    ) -> list[StoredGame]:
+        """Games newest first (ids sort by creation time), after the cursor ``before_id``, of one
+        ``status`` and with a seat of ``player_id``'s if given; two statements."""
         query = select(GAMES).order_by(GAMES.c.id.desc()).limit(limit)
+        if player_id is not None:
+            query = query.where(GAMES.c.id.in_(select(SEATS.c.game_id).where(SEATS.c.player_id == player_id)))
         if status is not None:
             query = query.where(GAMES.c.status == status)
         if before_id is not None:

@@ -27,8 +27,9 @@ from datetime import datetime
 from .db import Database
 from .driver import driver_connection
 from .notifications import Notifications, Unheard
+from .players import PlayerRepository
 from .repository import ConcurrentUpdate, GameRepository
-from .stored import StoredAction, StoredEvent, StoredGame, StoredTrick
+from .stored import StoredAction, StoredEvent, StoredGame, StoredPlayer, StoredTrick
 
 __all__ = ["GameStore", "StoreSession", "WriteTransaction"]
 
@@ -67,6 +68,7 @@ class StoreSession:
         """``inside``: the connection is in a transaction its owner ends (a :class:`WriteTransaction`)."""
         self._db = db
         self._repository = repository
+        self._players = PlayerRepository(repository.connection)
         self._notifications = notifications
         self._inside = inside
         self._in_block = False  # inside locked() or reading(): every statement joins the block
@@ -75,12 +77,13 @@ class StoreSession:
         #: it), for the session's owner to :meth:`announce` once they have.
         self.changed: list[str] = []
 
-    def load(self, game_id: str) -> StoredGame | None:
-        """The game and its seats, as they are now (one statement, no lock)."""
+    def load(self, game_id: str, *, key_hash: str | None = None) -> StoredGame | None:
+        """The game and its seats, as they are now (one statement, no lock); with ``key_hash`` (a
+        player's key's), the key's player as the game's ``caller``, in the same statement."""
         if self._in_block:
-            return self._repository.get(game_id)
+            return self._repository.get(game_id, key_hash=key_hash)
         with self._statement(write=False, one_statement=True):
-            return self._repository.get(game_id)
+            return self._repository.get(game_id, key_hash=key_hash)
 
     def save(self, game: StoredGame) -> bool:
         """Insert a new game, or write a loaded one back with its queued actions and tricks, at once.
@@ -116,11 +119,11 @@ class StoreSession:
         return created
 
     @contextmanager
-    def locked(self, game_id: str) -> Iterator[StoredGame | None]:
+    def locked(self, game_id: str, *, key_hash: str | None = None) -> Iterator[StoredGame | None]:
         """The game, locked against every other writer until the block ends; a save inside commits
-        with the block, and an exception rolls everything back."""
+        with the block, and an exception rolls everything back. ``key_hash``: as for :meth:`load`."""
         with self._block(write=True):
-            yield self._repository.get(game_id, lock=True)
+            yield self._repository.get(game_id, lock=True, key_hash=key_hash)
 
     @contextmanager
     def reading(self) -> Iterator[None]:
@@ -159,9 +162,36 @@ class StoreSession:
         with self._statement(write=False, one_statement=True):
             return self._repository.heads(game_ids)
 
-    def games(self, *, status: str | None, before_id: str | None, limit: int) -> list[StoredGame]:
-        """Up to ``limit`` games newest first, with ids before ``before_id``, of one ``status`` if given."""
-        return self._repository.list_games(status=status, before_id=before_id, limit=limit)
+    def games(
+        self, *, status: str | None, before_id: str | None, limit: int, player_id: str | None = None
+    ) -> list[StoredGame]:
+        """Up to ``limit`` games newest first, with ids before ``before_id``, of one ``status`` and
+        with a seat of the player ``player_id`` if given."""
+        return self._repository.list_games(status=status, before_id=before_id, limit=limit, player_id=player_id)
+
+    def add_player(self, player: StoredPlayer) -> None:
+        """Insert a new player (one statement)."""
+        with self._statement(write=True, one_statement=True):
+            self._players.insert(player)
+
+    def player(self, player_id: str) -> StoredPlayer | None:
+        with self._statement(write=False, one_statement=True):
+            return self._players.get(player_id)
+
+    def player_by_key(self, key_hash: str) -> StoredPlayer | None:
+        """The player whose key hashes to ``key_hash``, as stored now (nothing is cached)."""
+        with self._statement(write=False, one_statement=True):
+            return self._players.by_key(key_hash)
+
+    def replace_player_key(self, player_id: str, old_hash: str, new_hash: str) -> bool:
+        """Replace the player's key, unless it is no longer ``old_hash`` (False: another request replaced it first)."""
+        with self._statement(write=True, one_statement=True):
+            return self._players.replace_key(player_id, old_hash, new_hash)
+
+    def player_record(self, player_id: str) -> tuple[int, int]:
+        """The finished games the player sat in, and the ones they won (one statement)."""
+        with self._statement(write=False, one_statement=True):
+            return self._players.record(player_id)
 
     def announce(self, game_ids: Iterable[str]) -> None:
         """Tell the listeners that these games changed. Their change is already committed: a failure

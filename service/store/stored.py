@@ -11,12 +11,14 @@ from dataclasses import dataclass, field, fields
 from datetime import datetime
 from typing import Any
 
-__all__ = ["StoredAction", "StoredEvent", "StoredGame", "StoredSeat", "StoredTrick"]
+__all__ = ["StoredAction", "StoredEvent", "StoredGame", "StoredPlayer", "StoredSeat", "StoredTrick"]
 
 
 @dataclass(slots=True)
 class StoredSeat:
-    """One seat: open (no token hash, no bot), a person's (token hash) or a bot's."""
+    """One seat: open (no token hash, no bot, no player), a person's (an anonymous one's token hash,
+    or a player's id) or a bot's (its strength, and the bot's player id; a player who left keeps
+    their id on the seat the bot took over)."""
 
     seat: int
     name: str | None = None
@@ -24,6 +26,7 @@ class StoredSeat:
     token_hash: str | None = None
     bot: str | None = None
     joined_at: datetime | None = None
+    player_id: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,7 +93,14 @@ class StoredGame:
     updated_at: datetime
     rematch_of: str | None = None  # the finished game this one is the rematch of
     rematch: str | None = None  # this finished game's rematch, once a seat asked for one
+    rated: bool = False  # every seat a player's or a bot's; rated when it finishes
+    winner: int | None = None  # the seat that won, once finished (a column: players' records count it)
     seats: list[StoredSeat] = field(default_factory=list)
+    #: The player whose key the request that loaded the game carried (None: no key, or no such
+    #: player), read with the game in one statement (see :meth:`.StoreSession.load`), and the
+    #: hash of the key it was read for.
+    caller: str | None = None
+    caller_key: str | None = None
     loaded_version: int | None = None  # None for a game not yet inserted
     changed_seats: set[int] = field(default_factory=set)
     new_actions: list[StoredAction] = field(default_factory=list)
@@ -102,7 +112,9 @@ class StoredGame:
         return self.loaded_version is not None
 
 
-_BOOKKEEPING = frozenset({"seats", "loaded_version", "changed_seats", "new_actions", "new_tricks", "new_events"})
+_BOOKKEEPING = frozenset(
+    {"seats", "caller", "caller_key", "loaded_version", "changed_seats", "new_actions", "new_tricks", "new_events"}
+)
 
 #: Each table's columns (but game_id), by the fields above; tests/store checks them against the tables.
 GAME_COLUMNS = tuple(f.name for f in fields(StoredGame) if f.name not in _BOOKKEEPING)
@@ -122,4 +134,24 @@ CHANGING_GAME_COLUMNS = (
     "state",
     "updated_at",
     "rematch",
+    "winner",
 )
+
+
+@dataclass(slots=True)
+class StoredPlayer:
+    """A player: an identity across games (a person's, with the hash of their key; or a bot
+    strength's, with none), and the state of their rating (its model is the ratings' own)."""
+
+    id: str
+    name: str
+    bot: str | None
+    key_hash: str | None
+    mu: float
+    sigma: float
+    rated_games: int
+    rated_at: datetime | None
+    created_at: datetime
+
+
+PLAYER_COLUMNS = tuple(f.name for f in fields(StoredPlayer))

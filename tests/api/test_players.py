@@ -21,6 +21,7 @@ def test_join_takes_the_first_open_seat(client):
         "score": 0,
         "cards_in_hand": 0,
         "tricks_won": 0,
+        "player": None,
     }
     assert joined["game"]["status"] == "waiting_for_players"
     assert response.headers["ETag"] == f'"{game["id"]}.2"'

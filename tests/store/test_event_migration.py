@@ -8,6 +8,7 @@ for spectators, the same bytes as were stored before. On SQLite and on PostgreSQ
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from typing import Any
 
@@ -32,6 +33,16 @@ def _migrate(db: Database, revision: str, *, down: bool = False) -> None:
         (command.downgrade if down else command.upgrade)(alembic_config(connection), revision)
 
 
+def _add_later_columns(db: Database) -> None:
+    """The game and seat columns that revisions after 0008 add (0009: a seat's player, rated games,
+    the winner), which today's code writes: added to the database at 0007 the way 0009 adds them,
+    so that today's code can play its games there (0008 touches none of them)."""
+    with db.engine.begin() as connection:
+        connection.execute(text("ALTER TABLE games ADD COLUMN rated BOOLEAN NOT NULL DEFAULT false"))
+        connection.execute(text("ALTER TABLE games ADD COLUMN winner SMALLINT"))
+        connection.execute(text("ALTER TABLE seats ADD COLUMN player_id VARCHAR(26)"))
+
+
 def _rows(db: Database) -> list[Row]:
     with db.engine.connect() as connection:
         found = connection.execute(text("SELECT game_id, id, type, version, seat, data FROM events ORDER BY 1, 2"))
@@ -43,6 +54,7 @@ def old_app(database_url: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[Flas
     """An app on a database at 0007 that stores events as the code before 0008 did: rendered."""
     app = create_app(Settings(database_url=database_url, rate_limits="off", auto_migrate=False))
     _migrate(app.extensions["coins.db"], "0007")
+    _add_later_columns(app.extensions["coins.db"])
     monkeypatch.setattr(domain_events, "encode_event", render_event)  # the old code path: the API's JSON stored
     yield app
     app.extensions["coins.feed"].close()
@@ -78,7 +90,9 @@ def test_every_stored_event_renders_after_0008_exactly_as_before(old_app: Flask,
         assert '"complete":' not in data and '"type":' not in data, "converted to the domain event's form"
         event = decode_event(StoredEvent(event_id, event_type, version, seat, data, None))  # type: ignore[arg-type]
         assert render_event(event) == old[5], (game_id, event_id)  # the same JSON, byte for byte
-        assert encode_event(event) == data  # what the service itself stores now, byte for byte
+        # What the service itself stores now: the same values (a game's ``rated``, which 0009 added,
+        # comes where its dataclass declares it, not where the API renders it: compared as values).
+        assert json.loads(encode_event(event)) == json.loads(data)
 
     # And as the feed sends them: to spectators the public events, to each seat its own too.
     client = old_app.test_client()

@@ -22,7 +22,7 @@ from service.config import Settings
 from service.store import Base, Database
 from service.store.migrate import alembic_config, current_revision, head_revision, upgrade
 
-TABLES = {"games", "seats", "actions", "tricks", "events", "idempotency_keys", "rate_limits"}
+TABLES = {"games", "seats", "actions", "tricks", "events", "players", "idempotency_keys", "rate_limits"}
 TIMEOUT = 120  # seconds for any child process
 
 
@@ -198,8 +198,9 @@ def test_sqlite_keeps_the_small_tables_without_rowid_and_0002_copies_their_rows(
     created = _create_sql(database)
     assert all(created[table].rstrip().endswith("WITHOUT ROWID") for table in CLUSTERED)
     assert "WITHOUT ROWID" not in created["games"]
-    # a game stored before them: 0004's event_count is 0, 0005's rematch links are null
-    assert _rows(database, "games")[0][-3:] == (0, None, None)
+    # a game stored before them: 0004's event_count is 0, 0005's rematch links are null, 0009's
+    # rated is false and its winner null (the game is not finished)
+    assert _rows(database, "games")[0][-5:] == (0, None, None, 0, None)
     assert schema_differences(database) == []
     with database.transaction(write=True) as connection:  # the foreign keys came along: deletes cascade
         connection.execute(text("DELETE FROM games WHERE id = 'g1'"))

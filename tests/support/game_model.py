@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from service.engine import CoinsError, CompletedTrick, DealAction, Game, GameSetup, Play, Status, parse_card
+from service.games.ids import BOT_PLAYER_IDS
 
 Json = dict[str, Any]
 
@@ -31,6 +32,7 @@ class SeatModel:
     age: int | None = None
     bot: str | None = None
     token: str | None = None
+    player: str | None = None  # a bot seat's: its strength's player (a person's seat here is anonymous)
 
     @property
     def open(self) -> bool:
@@ -77,7 +79,8 @@ class GameModel:
             if player is None:
                 seats.append(SeatModel())
             elif player.get("bot"):
-                seats.append(SeatModel(player.get("name") or _bot_name(body["seats"], number), bot=player["bot"]))
+                name = player.get("name") or _bot_name(body["seats"], number)
+                seats.append(SeatModel(name, bot=player["bot"], player=BOT_PLAYER_IDS[player["bot"]]))
             else:
                 seats.append(SeatModel(player["name"], player.get("age"), token=tokens[number]))
         options = (body["target_score"], body["auto_deal"], body["seed"], body.get("first_dealer"))
@@ -246,7 +249,7 @@ class GameModel:
             "seats": [self._seat(number) for number in range(3)],
             "hand_number": 0, "dealer": None, "turn": None, "trick": None, "last_trick": None, "winner": None,
             "first_dealer": None, "first_dealer_chosen_by": None, "commitment": None,
-            "rematch_of": None, "rematch": None,
+            "rematch_of": None, "rematch": None, "rated": False,
         }  # fmt: skip
         if game is None:
             return state
@@ -268,7 +271,7 @@ class GameModel:
             "seat": number, "name": seat.name, "open": seat.open, "bot": seat.bot,
             "score": game.scores[number] if game else 0,
             "cards_in_hand": game.cards_in_hand[number] if game else 0,
-            "tricks_won": game.tricks_won[number] if game else 0,
+            "tricks_won": game.tricks_won[number] if game else 0, "player": seat.player,
         }  # fmt: skip
 
     def _begin(self) -> None:

@@ -18,7 +18,7 @@ from typing import Any
 from flask import Flask, Request, request
 from werkzeug.exceptions import RequestEntityTooLarge
 
-from ...games.ids import is_game_id
+from ...games.ids import is_game_id, is_player_id
 from ..context import GAME_ID_PATTERN
 from ..problems import Problem
 
@@ -37,10 +37,15 @@ _ENTITY_TAGS = re.compile(ENTITY_TAGS_PATTERN)
 
 def reject_malformed_game_id(_endpoint: str | None, values: dict[str, Any] | None) -> None:
     """Flask calls this with the path's values once the route matched, before any other hook
-    (but for a CORS preflight, which reads no game)."""
+    (but for a CORS preflight, which reads no game). A player's id likewise (``player_not_found``)."""
+    if request.method == "OPTIONS":
+        return
     game_id = (values or {}).get("game_id")
-    if request.method != "OPTIONS" and isinstance(game_id, str) and not is_game_id(game_id):
+    if isinstance(game_id, str) and not is_game_id(game_id):
         raise Problem("game_not_found", "there is no game with this id: ids are 26 characters of Crockford base32")
+    player_id = (values or {}).get("player_id")
+    if isinstance(player_id, str) and not is_player_id(player_id):
+        raise Problem("player_not_found", "there is no player with this id: ids are 26 characters of Crockford base32")
 
 
 def reject_malformed_entity_tags() -> None:

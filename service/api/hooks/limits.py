@@ -1,5 +1,7 @@
-"""Rate limits, with Flask-Limiter: per client address to create and join games, per seat token to play
-and to ask for hints. A caller over a limit gets ``429 too_many_requests`` with ``Retry-After``.
+"""Rate limits, with Flask-Limiter: per client address to create and join games and to create players,
+per seat token (or player key) and game to play and to ask for hints. A caller over a limit gets
+``429 too_many_requests`` with ``Retry-After``. A player's key is counted per game, as a seat's token
+is: a player (a script, say) in many games at once has each game's allowance in each.
 
 A rematch is a new game: createGame and rematchGame share one count per address (:data:`SHARED_LIMITS`),
 so a loop of rematches (each with fresh tokens) is held to the creation limit; and a line of
@@ -43,13 +45,15 @@ def client_address() -> str:
 
 
 def seat_token() -> str:
-    """The hash of the seat's token; the address for a request without one (it is refused anyway)."""
-    token = bearer_token()
-    return f"token:{hash_token(token)}" if token else client_address()
+    """``token:<game id>:<hash>`` of the seat's token or the player's key; the address for a request
+    without one (it is refused anyway)."""
+    token, game_id = bearer_token(), (request.view_args or {}).get("game_id")
+    return f"token:{game_id}:{hash_token(token)}" if token and game_id else client_address()
 
 
 def seat_play() -> str:
-    """``play:<game id>:<token hash>``: the key by which the database's storage finds the seat's plays."""
+    """``play:<game id>:<token hash>``: the key by which the database's storage finds the seat's plays
+    (the hash of a seat's token or of a player's key: see :mod:`service.store.rate_limits`)."""
     token, game_id = bearer_token(), (request.view_args or {}).get("game_id")
     return f"play:{game_id}:{hash_token(token)}" if token and game_id else client_address()
 
@@ -80,6 +84,7 @@ LINEAGE_GAMES_PER_MINUTE = 10  # a game and its rematches, one after another
 # blueprint name -> (limit, the method it counts, whose requests it counts)
 LIMITS: dict[str, tuple[str, str, Callable[[], str]]] = {
     "players": ("60/minute", "POST", client_address),  # joinGame (and leaveGame)
+    "profiles": ("10/minute", "POST", client_address),  # createPlayer (and replacePlayerKey)
     "plays": ("120/minute", "POST", seat_play),  # playCard
     "hints": ("60/minute", "GET", seat_token),  # getHint
 }

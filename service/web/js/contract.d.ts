@@ -69,7 +69,9 @@ export interface paths {
          *     open for `joinGame`. With all three seats taken the game starts at once
          *     (`waiting_for_deal`, or `playing` with `auto_deal` or a bot dealer). Bots act on the
          *     server, each request making a bounded share of the moves owed (a few dozen at most, some
-         *     30 ms of CPU): usually all of them, up to a person's turn. A game of three bots is not
+         *     30 ms of CPU): usually all of them, up to a person's turn.
+         *     A seat `{"player": "me"}` is taken for the player whose key the request carries (their
+         *     key acts for it); `rated` games seat players and bots only. A game of three bots is not
          *     played out here: its first moves are, and the rest over the following reads of the game
          *     (`getGame`, any other read, or a stream of `getEvents`, which goes on by itself), until
          *     it is `finished`.
@@ -268,6 +270,8 @@ export interface paths {
          * @description Take `seat` (or the first open seat). The seat's token is returned once. When the
          *     third seat is taken the game starts and its first dealer is chosen: the one named at
          *     creation, else the oldest player by age, else a random draw (reported in the game).
+         *     With `{"player": "me"}` and your player key, the seat is your player's: named as your
+         *     profile, no token (your key acts for it); a rated game is joined only so.
          */
         post: operations["joinGame"];
         delete?: never;
@@ -297,7 +301,8 @@ export interface paths {
          * Leave: hand your seat to a bot
          * @description Leave the game for good. Once the game has started a bot of strength `bot` (default
          *     `basic`) takes the seat over and plays on at once if it is the seat's turn; before the
-         *     game starts the seat simply opens again. Your token stops working.
+         *     game starts the seat simply opens again. Your token stops working (a player's key no
+         *     longer acts for the seat, which still names the player who left it).
          */
         post: operations["leaveGame"];
         delete?: never;
@@ -451,6 +456,117 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/players": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a player, with their key
+         * @description A new player, and their key: shown once, in this answer only (a retry with the same
+         *     `Idempotency-Key` gets it again). Send it as `Authorization: Bearer <key>` to take seats
+         *     as this player (`{"player": "me"}`) and to act for them in every game.
+         */
+        post: operations["createPlayer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/players/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read your own profile
+         * @description The profile of the player whose key the request carries.
+         */
+        get: operations["getMyPlayer"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/players/me/key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replace your key
+         * @description A new key for your player, shown once; the key you sent stops working at once, in every
+         *     game and request (every check reads the stored key).
+         */
+        post: operations["replacePlayerKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/players/{player_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The player's id: 26 characters of Crockford base32, as a game's (any other text is no player's id: 404). */
+                player_id: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * Read a player's public profile
+         * @description Name, rating and record: what anyone may see of a player (never their key).
+         */
+        get: operations["getPlayer"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/players/{player_id}/games": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The player's id: 26 characters of Crockford base32, as a game's (any other text is no player's id: 404). */
+                player_id: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * List a player's games, newest first
+         * @description The games the player sat in, newest first, a page at a time: each with the player's
+         *     seat and whether that seat is the one to act now (`your_turn`). Filter by `status`;
+         *     follow `next_cursor` (or `Link: rel="next"`) for the next page.
+         */
+        get: operations["listPlayerGames"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -534,7 +650,12 @@ export interface components {
              */
             first_dealer?: number | null;
             /**
-             * @description Exactly three entries, seats 0, 1, 2 clockwise: a player takes the seat now (their token is in `credentials`), a `bot` seats a computer player, `null` leaves it open to join.
+             * @description Rate the game: every seat must be a player's or a bot's (an anonymous seat, now or joined later, is `409 player_required`), with no `seed` (`422 seeded_game_unrated`) and no bot strength twice (`422 bot_seated_twice`). Its rematch is rated too.
+             * @default false
+             */
+            rated?: boolean;
+            /**
+             * @description Exactly three entries, seats 0, 1, 2 clockwise: a person takes the seat now (their token is in `credentials`), `{"player": "me"}` takes it for the player whose key the request carries (no token: the key acts for it), a `bot` seats a computer player, `null` leaves it open to join.
              * @example [
              *       {
              *         "age": 41,
@@ -547,7 +668,7 @@ export interface components {
              *       null
              *     ]
              */
-            seats?: (components["schemas"]["NewPerson"] | components["schemas"]["NewBot"] | null)[];
+            seats?: (components["schemas"]["NewPerson"] | components["schemas"]["NewBot"] | components["schemas"]["PlayerSeat"] | null)[];
             /**
              * @description For tests, demos and replays only: every deal of the game follows from this string alone, so anyone who knows or guesses it knows every hand (each hand's public commitment lets a guess be checked offline). The game reports `seeded: true` and is never rated or matched. Leave it out for a real game: each hand then gets a secret random seed.
              * @example demo-1
@@ -585,6 +706,8 @@ export interface components {
             /** @example 01jf3v9k2m8q4r6t0w5x7y9z1a */
             id: string;
             last_trick: components["schemas"]["Trick"] | null;
+            /** @description Rated: every seat is a player's or a bot's, and each seat's player is rated when the game finishes. Never seeded. */
+            rated: boolean;
             /** @description This finished game's rematch, once a seat asked for one (`rematchGame`); else null. */
             rematch: string | null;
             /** @description The finished game this game is the rematch of (`rematchGame`); null for a new game. */
@@ -685,6 +808,8 @@ export interface components {
             /** @example 01jf3v9k2m8q4r6t0w5x7y9z1a */
             id: string;
             last_trick: components["schemas"]["Trick"] | null;
+            /** @description Rated: every seat is a player's or a bot's, and each seat's player is rated when the game finishes. Never seeded. */
+            rated: boolean;
             /** @description This finished game's rematch, once a seat asked for one (`rematchGame`); else null. */
             rematch: string | null;
             /** @description The finished game this game is the rematch of (`rematchGame`); null for a new game. */
@@ -767,6 +892,12 @@ export interface components {
          * @enum {string}
          */
         GameStatus: "waiting_for_players" | "waiting_for_deal" | "playing" | "finished";
+        GamesRecord: {
+            /** @description Finished games the player sat in. */
+            played: number;
+            /** @description Of those, the games a seat of theirs won. */
+            won: number;
+        };
         Hand: {
             /** @description By suit in cycle order, then rank high to low. */
             cards: components["schemas"]["Card"][];
@@ -880,10 +1011,16 @@ export interface components {
              */
             age?: number | null;
             /**
-             * @description Shown to the other players.
-             * @example Ana
+             * @description Shown to the other players. Required unless `player` is given.
+             * @example Cy
              */
-            name: string;
+            name?: string;
+            /**
+             * @description `me`: the seat is taken for the player whose key the request carries (`Authorization: Bearer <player key>`), named as their profile; their key acts for it (no seat token).
+             * @example me
+             * @enum {string}
+             */
+            player?: "me";
             /**
              * @description Optional: the open seat to take; otherwise the first open one.
              * @example 0
@@ -897,8 +1034,8 @@ export interface components {
              * @example 0
              */
             seat: number;
-            /** @description Shown once. Send as `Authorization: Bearer <token>`. */
-            token: string;
+            /** @description Shown once. Send as `Authorization: Bearer <token>`. Null for a player's seat: their key acts for it. */
+            token: string | null;
         };
         Leave: {
             /**
@@ -933,6 +1070,13 @@ export interface components {
              */
             name: string;
         };
+        NewPlayerProfile: {
+            /**
+             * @description Shown to others in every game the player sits in: 1 to 40 characters once white space is trimmed from both ends, none of them a control, format or unassigned character.
+             * @example Ana
+             */
+            name: string;
+        };
         Play: {
             card: components["schemas"]["Card"];
             /**
@@ -953,6 +1097,83 @@ export interface components {
             scores: components["schemas"]["Score"][];
             /** @description The trick as it now stands. */
             trick: components["schemas"]["Trick"];
+        };
+        Player: {
+            /** @description A bot strength's own player: its strength; null for a person. */
+            bot: components["schemas"]["BotStrength"] | null;
+            /** Format: date-time */
+            created_at: string;
+            games: components["schemas"]["GamesRecord"];
+            /** @example 01jf3v9k2m8q4r6t0w5x7y9z1b */
+            id: string;
+            /** @example Ana */
+            name: string;
+            rating: components["schemas"]["Rating"];
+        };
+        PlayerGame: {
+            /** Format: date-time */
+            created_at: string;
+            /**
+             * @description The game's id.
+             * @example 01jf3v9k2m8q4r6t0w5x7y9z1a
+             */
+            id: string;
+            /** @description The player left the seat to a bot. */
+            left: boolean;
+            rated: boolean;
+            /**
+             * @description The player's seat (a bot strength's player may hold several of an unrated game: the first).
+             * @example 0
+             */
+            seat: number;
+            /** @example playing */
+            status: components["schemas"]["GameStatus"];
+            /** @description The seat expected to act (as the game's `turn`). */
+            turn: number | null;
+            /**
+             * Format: date-time
+             * @description When the seat to act runs out of time (as the game's).
+             */
+            turn_deadline: string | null;
+            /**
+             * Format: date-time
+             * @description The game's last change.
+             */
+            updated_at: string;
+            /**
+             * @description The game's version (its `ETag`).
+             * @example 7
+             */
+            version: number;
+            /** @description The player's seat is the one to act now (to deal, or to play): the game waits on them. */
+            your_turn: boolean;
+        };
+        PlayerGamePage: {
+            items: components["schemas"]["PlayerGame"][];
+            /** @description Pass as `cursor` for the next page; null on the last. */
+            next_cursor: string | null;
+        };
+        PlayerSeat: {
+            /**
+             * @description `me`: the seat is taken for the player whose key the request carries (`Authorization: Bearer <player key>`), named as their profile; their key acts for it (no seat token).
+             * @example me
+             * @enum {string}
+             */
+            player: "me";
+        };
+        PlayerWithKey: {
+            /** @description A bot strength's own player: its strength; null for a person. */
+            bot: components["schemas"]["BotStrength"] | null;
+            /** Format: date-time */
+            created_at: string;
+            games: components["schemas"]["GamesRecord"];
+            /** @example 01jf3v9k2m8q4r6t0w5x7y9z1b */
+            id: string;
+            /** @description Your player key, shown once: keep it secret, like a password. Send it as `Authorization: Bearer <key>`: it acts for you in every game. Replace it with `replacePlayerKey`. */
+            key: string;
+            /** @example Ana */
+            name: string;
+            rating: components["schemas"]["Rating"];
         };
         Problem: {
             /**
@@ -989,7 +1210,21 @@ export interface components {
          * @description Every problem `code` the service returns: stable, to branch on.
          * @enum {string}
          */
-        ProblemCode: "bad_request" | "card_not_in_hand" | "database_unavailable" | "game_finished" | "game_not_finished" | "game_not_found" | "hand_in_progress" | "idempotency_key_in_use" | "idempotency_key_reused" | "internal_error" | "invalid_card" | "invalid_cursor" | "invalid_token" | "malformed_json" | "method_not_allowed" | "missing_token" | "no_hand_in_progress" | "not_acceptable" | "not_dealer" | "not_found" | "not_your_seat" | "not_your_turn" | "payload_too_large" | "precondition_failed" | "seat_taken" | "seats_full" | "seats_open" | "too_many_requests" | "too_many_streams" | "unauthorized" | "unsupported_media_type" | "validation_error";
+        ProblemCode: "already_seated" | "bad_request" | "bot_seated_twice" | "card_not_in_hand" | "database_unavailable" | "game_finished" | "game_not_finished" | "game_not_found" | "hand_in_progress" | "idempotency_key_in_use" | "idempotency_key_reused" | "internal_error" | "invalid_card" | "invalid_cursor" | "invalid_key" | "invalid_token" | "malformed_json" | "method_not_allowed" | "missing_token" | "no_hand_in_progress" | "not_acceptable" | "not_dealer" | "not_found" | "not_your_seat" | "not_your_turn" | "payload_too_large" | "player_not_found" | "player_required" | "precondition_failed" | "seat_taken" | "seats_full" | "seats_open" | "seeded_game_unrated" | "too_many_requests" | "too_many_streams" | "unauthorized" | "unsupported_media_type" | "validation_error";
+        Rating: {
+            /**
+             * @description The rated games it counts.
+             * @example 0
+             */
+            games: number;
+            /** @description True while the rating is still uncertain. */
+            provisional: boolean;
+            /**
+             * @description On a scale where a new player starts at 1500.
+             * @example 1500
+             */
+            value: number;
+        };
         Record: {
             /**
              * Format: date-time
@@ -1178,8 +1413,8 @@ export interface components {
              * @example 0
              */
             seat: number;
-            /** @description Your seat's token for the rematch. Derived from the token you sent: every call with that token answers this one, and no other token is ever valid for your seat at the rematch. */
-            token: string;
+            /** @description Your seat's token for the rematch. Derived from the token you sent: every call with that token answers this one, and no other token is ever valid for your seat at the rematch. Null for a player's seat: their key acts for it. */
+            token: string | null;
         };
         RematchCreatedEvent: {
             /** @description The game's public state after the change. */
@@ -1223,6 +1458,11 @@ export interface components {
             name: string | null;
             /** @description Nobody has taken the seat yet. */
             open: boolean;
+            /**
+             * @description The id of the seat's player (`getPlayer`): a player's, a bot strength's, or, on a seat a player left to a bot, still the player who left; null for an anonymous person or an open seat.
+             * @example 01jf3v9k2m8q4r6t0w5x7y9z1b
+             */
+            player: string | null;
             /** @example 3 */
             score: number;
             /**
@@ -1358,7 +1598,7 @@ export interface components {
         "Idempotent-Replayed": "true";
         /** @description RFC 8288 link to the next page (rel="next"), when there is one. */
         Link: string;
-        /** @description URL of the created game. */
+        /** @description URL of the created game (or player). */
         Location: string;
         /** @description `Bearer` challenge. */
         "WWW-Authenticate": string;
@@ -1578,12 +1818,40 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `idempotency_key_in_use`: A request with this Idempotency-Key is still running */
+            /** @description `missing_token`: A player token is required; `invalid_key`: The player key is not valid */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "missing_token",
+                     *       "detail": "A player token is required",
+                     *       "status": 401,
+                     *       "title": "A player token is required",
+                     *       "type": "urn:coins:problem:missing_token"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `already_seated`: The player holds a seat of this game already; `player_required`: A rated game's seats are for players and bots; `idempotency_key_in_use`: A request with this Idempotency-Key is still running */
             409: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "already_seated",
+                     *       "detail": "The player holds a seat of this game already",
+                     *       "status": 409,
+                     *       "title": "The player holds a seat of this game already",
+                     *       "type": "urn:coins:problem:already_seated"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -1623,7 +1891,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `validation_error`: The request is not valid; `idempotency_key_reused`: This Idempotency-Key was used for another request */
+            /** @description `validation_error`: The request is not valid; `seeded_game_unrated`: A seeded game cannot be rated; `bot_seated_twice`: A rated game seats each bot strength once at most; `idempotency_key_reused`: This Idempotency-Key was used for another request */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1940,7 +2208,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `invalid_token`: The player token is not valid for this game */
+            /** @description `invalid_token`: The player token is not valid for this game; `invalid_key`: The player key is not valid */
             401: {
                 headers: {
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
@@ -2071,7 +2339,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `missing_token`: A player token is required; `invalid_token`: The player token is not valid for this game */
+            /** @description `missing_token`: A player token is required; `invalid_token`: The player token is not valid for this game; `invalid_key`: The player key is not valid */
             401: {
                 headers: {
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
@@ -2085,6 +2353,24 @@ export interface operations {
                      *       "status": 401,
                      *       "title": "A player token is required",
                      *       "type": "urn:coins:problem:missing_token"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_your_seat`: The token acts for another seat */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "not_your_seat",
+                     *       "detail": "The token acts for another seat",
+                     *       "status": 403,
+                     *       "title": "The token acts for another seat",
+                     *       "type": "urn:coins:problem:not_your_seat"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -2186,7 +2472,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `missing_token`: A player token is required; `invalid_token`: The player token is not valid for this game */
+            /** @description `missing_token`: A player token is required; `invalid_token`: The player token is not valid for this game; `invalid_key`: The player key is not valid */
             401: {
                 headers: {
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
@@ -2205,7 +2491,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `not_dealer`: Only the dealer may deal */
+            /** @description `not_your_seat`: The token acts for another seat; `not_dealer`: Only the dealer may deal */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2213,11 +2499,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "code": "not_dealer",
-                     *       "detail": "Only the dealer may deal",
+                     *       "code": "not_your_seat",
+                     *       "detail": "The token acts for another seat",
                      *       "status": 403,
-                     *       "title": "Only the dealer may deal",
-                     *       "type": "urn:coins:problem:not_dealer"
+                     *       "title": "The token acts for another seat",
+                     *       "type": "urn:coins:problem:not_your_seat"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -2372,7 +2658,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `missing_token`: A player token is required; `invalid_token`: The player token is not valid for this game */
+            /** @description `missing_token`: A player token is required; `invalid_token`: The player token is not valid for this game; `invalid_key`: The player key is not valid */
             401: {
                 headers: {
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
@@ -2386,6 +2672,24 @@ export interface operations {
                      *       "status": 401,
                      *       "title": "A player token is required",
                      *       "type": "urn:coins:problem:missing_token"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_your_seat`: The token acts for another seat */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "not_your_seat",
+                     *       "detail": "The token acts for another seat",
+                     *       "status": 403,
+                     *       "title": "The token acts for another seat",
+                     *       "type": "urn:coins:problem:not_your_seat"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -2545,6 +2849,25 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `missing_token`: A player token is required; `invalid_key`: The player key is not valid */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "missing_token",
+                     *       "detail": "A player token is required",
+                     *       "status": 401,
+                     *       "title": "A player token is required",
+                     *       "type": "urn:coins:problem:missing_token"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `game_not_found`: No such game */
             404: {
                 headers: {
@@ -2563,7 +2886,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `seats_full`: All seats are taken; `seat_taken`: That seat is taken; `idempotency_key_in_use`: A request with this Idempotency-Key is still running */
+            /** @description `seats_full`: All seats are taken; `seat_taken`: That seat is taken; `already_seated`: The player holds a seat of this game already; `player_required`: A rated game's seats are for players and bots; `idempotency_key_in_use`: A request with this Idempotency-Key is still running */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2753,7 +3076,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `missing_token`: A player token is required; `invalid_token`: The player token is not valid for this game */
+            /** @description `missing_token`: A player token is required; `invalid_token`: The player token is not valid for this game; `invalid_key`: The player key is not valid */
             401: {
                 headers: {
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
@@ -2978,7 +3301,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `missing_token`: A player token is required; `invalid_token`: The player token is not valid for this game */
+            /** @description `missing_token`: A player token is required; `invalid_token`: The player token is not valid for this game; `invalid_key`: The player key is not valid */
             401: {
                 headers: {
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
@@ -2992,6 +3315,24 @@ export interface operations {
                      *       "status": 401,
                      *       "title": "A player token is required",
                      *       "type": "urn:coins:problem:missing_token"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_your_seat`: The token acts for another seat */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "not_your_seat",
+                     *       "detail": "The token acts for another seat",
+                     *       "status": 403,
+                     *       "title": "The token acts for another seat",
+                     *       "type": "urn:coins:problem:not_your_seat"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -3267,7 +3608,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `missing_token`: A player token is required; `invalid_token`: The player token is not valid for this game */
+            /** @description `missing_token`: A player token is required; `invalid_token`: The player token is not valid for this game; `invalid_key`: The player key is not valid */
             401: {
                 headers: {
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
@@ -3281,6 +3622,24 @@ export interface operations {
                      *       "status": 401,
                      *       "title": "A player token is required",
                      *       "type": "urn:coins:problem:missing_token"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_your_seat`: The token acts for another seat */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "not_your_seat",
+                     *       "detail": "The token acts for another seat",
+                     *       "status": 403,
+                     *       "title": "The token acts for another seat",
+                     *       "type": "urn:coins:problem:not_your_seat"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -3536,6 +3895,501 @@ export interface operations {
                      *       "status": 404,
                      *       "title": "No such game",
                      *       "type": "urn:coins:problem:game_not_found"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `validation_error`: The request is not valid */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "validation_error",
+                     *       "detail": "The request is not valid",
+                     *       "status": 422,
+                     *       "title": "The request is not valid",
+                     *       "type": "urn:coins:problem:validation_error"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `database_unavailable`: The database is unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "database_unavailable",
+                     *       "detail": "The database is unavailable",
+                     *       "status": 503,
+                     *       "title": "The database is unavailable",
+                     *       "type": "urn:coins:problem:database_unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
+    createPlayer: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A key of your own (1 to 255 printable ASCII characters; a random UUID) to retry this request safely: a retry with the same key and the same body gets the first response again (with `Idempotent-Replayed: true`) and nothing is applied twice. The same key with another body is 422 `idempotency_key_reused`; while the first request runs, 409 `idempotency_key_in_use`. Keys are kept 24 hours, per caller (the seat's token, else the client's address). */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Ana"
+                 *     }
+                 */
+                "application/json": components["schemas"]["NewPlayerProfile"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    Location: components["headers"]["Location"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlayerWithKey"];
+                };
+            };
+            /** @description `malformed_json`: The body is not valid JSON; `bad_request`: Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "malformed_json",
+                     *       "detail": "The body is not valid JSON",
+                     *       "status": 400,
+                     *       "title": "The body is not valid JSON",
+                     *       "type": "urn:coins:problem:malformed_json"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `idempotency_key_in_use`: A request with this Idempotency-Key is still running */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large`: The body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "payload_too_large",
+                     *       "detail": "The body is too large",
+                     *       "status": 413,
+                     *       "title": "The body is too large",
+                     *       "type": "urn:coins:problem:payload_too_large"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: The body must be application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "unsupported_media_type",
+                     *       "detail": "The body must be application/json",
+                     *       "status": 415,
+                     *       "title": "The body must be application/json",
+                     *       "type": "urn:coins:problem:unsupported_media_type"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `validation_error`: The request is not valid; `idempotency_key_reused`: This Idempotency-Key was used for another request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "validation_error",
+                     *       "detail": "The request is not valid",
+                     *       "status": 422,
+                     *       "title": "The request is not valid",
+                     *       "type": "urn:coins:problem:validation_error"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `too_many_requests`: Too many requests */
+            429: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "too_many_requests",
+                     *       "detail": "Too many requests",
+                     *       "status": 429,
+                     *       "title": "Too many requests",
+                     *       "type": "urn:coins:problem:too_many_requests"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `database_unavailable`: The database is unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "database_unavailable",
+                     *       "detail": "The database is unavailable",
+                     *       "status": 503,
+                     *       "title": "The database is unavailable",
+                     *       "type": "urn:coins:problem:database_unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
+    getMyPlayer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Player"];
+                };
+            };
+            /** @description `missing_token`: A player token is required; `invalid_key`: The player key is not valid */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "missing_token",
+                     *       "detail": "A player token is required",
+                     *       "status": 401,
+                     *       "title": "A player token is required",
+                     *       "type": "urn:coins:problem:missing_token"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `database_unavailable`: The database is unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "database_unavailable",
+                     *       "detail": "The database is unavailable",
+                     *       "status": 503,
+                     *       "title": "The database is unavailable",
+                     *       "type": "urn:coins:problem:database_unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
+    replacePlayerKey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A key of your own (1 to 255 printable ASCII characters; a random UUID) to retry this request safely: a retry with the same key and the same body gets the first response again (with `Idempotent-Replayed: true`) and nothing is applied twice. The same key with another body is 422 `idempotency_key_reused`; while the first request runs, 409 `idempotency_key_in_use`. Keys are kept 24 hours, per caller (the seat's token, else the client's address). */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlayerWithKey"];
+                };
+            };
+            /** @description `bad_request`: Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `missing_token`: A player token is required; `invalid_key`: The player key is not valid */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "missing_token",
+                     *       "detail": "A player token is required",
+                     *       "status": 401,
+                     *       "title": "A player token is required",
+                     *       "type": "urn:coins:problem:missing_token"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `idempotency_key_in_use`: A request with this Idempotency-Key is still running */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `idempotency_key_reused`: This Idempotency-Key was used for another request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `too_many_requests`: Too many requests */
+            429: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "too_many_requests",
+                     *       "detail": "Too many requests",
+                     *       "status": 429,
+                     *       "title": "Too many requests",
+                     *       "type": "urn:coins:problem:too_many_requests"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `database_unavailable`: The database is unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "database_unavailable",
+                     *       "detail": "The database is unavailable",
+                     *       "status": 503,
+                     *       "title": "The database is unavailable",
+                     *       "type": "urn:coins:problem:database_unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
+    getPlayer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The player's id: 26 characters of Crockford base32, as a game's (any other text is no player's id: 404). */
+                player_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Player"];
+                };
+            };
+            /** @description `player_not_found`: No such player */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "player_not_found",
+                     *       "detail": "No such player",
+                     *       "status": 404,
+                     *       "title": "No such player",
+                     *       "type": "urn:coins:problem:player_not_found"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `database_unavailable`: The database is unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "database_unavailable",
+                     *       "detail": "The database is unavailable",
+                     *       "status": 503,
+                     *       "title": "The database is unavailable",
+                     *       "type": "urn:coins:problem:database_unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
+    listPlayerGames: {
+        parameters: {
+            query?: {
+                /** @description Only games with this status: `waiting_for_players` finds open seats. */
+                status?: components["schemas"]["GameStatus"];
+                /** @description Page size. */
+                limit?: number;
+                /** @description `next_cursor` of the previous page. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The player's id: 26 characters of Crockford base32, as a game's (any other text is no player's id: 404). */
+                player_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlayerGamePage"];
+                };
+            };
+            /** @description `invalid_cursor`: Unknown pagination cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "invalid_cursor",
+                     *       "detail": "Unknown pagination cursor",
+                     *       "status": 400,
+                     *       "title": "Unknown pagination cursor",
+                     *       "type": "urn:coins:problem:invalid_cursor"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `player_not_found`: No such player */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "player_not_found",
+                     *       "detail": "No such player",
+                     *       "status": 404,
+                     *       "title": "No such player",
+                     *       "type": "urn:coins:problem:player_not_found"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];

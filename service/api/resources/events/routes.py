@@ -12,6 +12,7 @@ from flask.views import MethodView
 from ....events import EventFeed, Item, Reader, ShareTaken, StreamsFull
 from ...common import Blueprint, bearer_token
 from ...context import GAME_ID
+from ...openapi import SEAT_SECURITY
 from ...problems import RETRY_AFTER_SECONDS, Problem
 from .schemas import EventPageSchema, EventsQuerySchema
 
@@ -57,7 +58,7 @@ class EventViews(MethodView):
     @blp.doc(
         operationId="getEvents",
         summary="Follow a game's changes (stream or long poll)",
-        security=[{}, {"playerToken": []}],
+        security=[{}, *SEAT_SECURITY],
         responses={
             200: {
                 "description": "The events: a stream, or a page of them.",
@@ -70,6 +71,7 @@ class EventViews(MethodView):
     @blp.problems(
         "bad_request",
         "invalid_token",
+        "invalid_key",
         "game_not_found",
         "validation_error",
         "too_many_requests",

@@ -9,12 +9,12 @@ from flask.views import MethodView
 
 from ....games import NewGame, NewPlayer, UnitOfWork
 from ....games.results import Created, PublicGame
-from ...common import Blueprint, next_link, not_modified, with_etag
+from ...common import Blueprint, bearer_token, next_link, not_modified, with_etag
 from ...context import GAME_ID, games
 from ...idempotency import idempotent
-from ...openapi import CREATED_GAME_LINKS
+from ...openapi import CREATED_GAME_LINKS, OPTIONAL_KEY_SECURITY
 from ...schemas import GameSchema
-from .schemas import CreatedGameSchema, CreateGameSchema, GamePageSchema, ListGamesQuerySchema, ScoresSchema
+from .schemas import ME, CreatedGameSchema, CreateGameSchema, GamePageSchema, ListGamesQuerySchema, ScoresSchema
 
 blp = Blueprint("games", __name__, url_prefix="/v1/games", description="Create, find and read games.")
 
@@ -43,14 +43,25 @@ class GameViews(MethodView):
         return page, 200, next_link("games.GameViews", page.next_cursor, limit=limit, **filters)
 
     @idempotent
-    @blp.doc(operationId="createGame", summary="Create a game", responses={201: {"links": CREATED_GAME_LINKS}})
+    @blp.doc(
+        operationId="createGame",
+        summary="Create a game",
+        security=OPTIONAL_KEY_SECURITY,
+        responses={201: {"links": CREATED_GAME_LINKS}},
+    )
     @blp.arguments(CreateGameSchema(), example=CREATE_EXAMPLE, required=False)  # every field has a default
     @blp.response(201, CreatedGameSchema, headers={"Location": "Location", "ETag": "ETag"})
     @blp.problems(
         "malformed_json",
+        "missing_token",
+        "invalid_key",
+        "already_seated",
+        "player_required",
         "payload_too_large",
         "unsupported_media_type",
         "validation_error",
+        "seeded_game_unrated",
+        "bot_seated_twice",
         "too_many_requests",
         "database_unavailable",
     )
@@ -60,12 +71,14 @@ class GameViews(MethodView):
         open for `joinGame`. With all three seats taken the game starts at once
         (`waiting_for_deal`, or `playing` with `auto_deal` or a bot dealer). Bots act on the
         server, each request making a bounded share of the moves owed (a few dozen at most, some
-        30 ms of CPU): usually all of them, up to a person's turn. A game of three bots is not
+        30 ms of CPU): usually all of them, up to a person's turn.
+        A seat `{"player": "me"}` is taken for the player whose key the request carries (their
+        key acts for it); `rated` games seat players and bots only. A game of three bots is not
         played out here: its first moves are, and the rest over the following reads of the game
         (`getGame`, any other read, or a stream of `getEvents`, which goes on by itself), until
         it is `finished`.
         """
-        seats = tuple(NewPlayer(**seat) if seat is not None else None for seat in body["seats"])
+        seats = tuple(_new_player(seat) if seat is not None else None for seat in body["seats"])
         request = NewGame(
             target_score=body["target_score"],
             seats=(seats[0], seats[1], seats[2]),
@@ -73,8 +86,9 @@ class GameViews(MethodView):
             auto_deal=body["auto_deal"],
             seed=body.get("seed"),
             turn_timeout_seconds=body.get("turn_timeout_seconds"),
+            rated=body["rated"],
         )
-        created: Created = games().create(request, uow=uow)
+        created: Created = games().create(request, key=bearer_token(), uow=uow)
         location = url_for("games.GameByIdViews", game_id=created.game.id)
         return created, 201, with_etag(created.game.etag, {"Location": location})
 
@@ -104,6 +118,12 @@ class ScoresViews(MethodView):
         """Each seat's score, the target, and the winner once there is one."""
         game = games().get(game_id)
         return _conditional(game, game)
+
+
+def _new_player(seat: dict[str, Any]) -> NewPlayer:
+    if seat.get("player") == ME:
+        return NewPlayer(me=True)
+    return NewPlayer(name=seat.get("name"), age=seat.get("age"), bot=seat.get("bot"))
 
 
 def _conditional(game: PublicGame, body: Any) -> Any:

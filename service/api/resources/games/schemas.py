@@ -19,8 +19,20 @@ _seat = seat_field
 # -- requests ---------------------------------------------------------------------------
 
 
+ME = "me"
+PLAYER_ME = fields.String(
+    validate=validate.OneOf([ME]),
+    metadata={
+        "description": "`me`: the seat is taken for the player whose key the request carries "
+        "(`Authorization: Bearer <player key>`), named as their profile; their key acts for it (no seat token).",
+        "example": ME,
+    },
+)
+
+
 class NewSeatSchema(NewPlayerSchema):
-    """A person (`name`, optional `age`) or a computer player (`bot`, optional `name`)."""
+    """A person (`name`, optional `age`), a computer player (`bot`, optional `name`) or the caller
+    as a player (`player: "me"`)."""
 
     name = Text(
         validate=NAME, metadata={"description": "Shown to the other players. Required for a person.", "example": "Ana"}
@@ -35,8 +47,16 @@ class NewSeatSchema(NewPlayerSchema):
         },
     )
 
+    player = PLAYER_ME
+
     @ma.validates_schema
     def _name_or_bot(self, data: dict[str, Any], **_kwargs: Any) -> None:
+        if data.get("player") is not None:
+            if any(data.get(name) is not None for name in ("name", "age", "bot")):
+                raise ma.ValidationError(
+                    "a player's seat takes the name from their profile: send only player", "player"
+                )
+            return
         if not data.get("bot") and not data.get("name"):
             raise ma.ValidationError("a person needs a name", field_name="name")
         if data.get("bot") and data.get("age") is not None:
@@ -64,6 +84,16 @@ class NewBotSchema(ma.Schema):
     age = fields.Raw(metadata={"type": "null", "description": "Absent, or null: bots have no age."})
 
 
+class PlayerSeatSchema(ma.Schema):
+    """The caller taking a seat as a player. Documents the third form of NewSeatSchema."""
+
+    player = fields.String(
+        required=True,
+        validate=validate.OneOf([ME]),
+        metadata={"description": PLAYER_ME.metadata["description"], "example": ME},
+    )
+
+
 class CreateGameSchema(ma.Schema):
     target_score = JsonInteger(
         load_default=15,
@@ -73,12 +103,16 @@ class CreateGameSchema(ma.Schema):
     seats = fields.List(
         # Documented as "NewPerson, NewBot or null": the rules that tell them apart (a person
         # has a name, a bot no age) are not expressible on the one loading schema.
-        fields.Nested(NewSeatSchema, allow_none=True, metadata={"any_of_schemas": ["NewPerson", "NewBot"]}),
+        fields.Nested(
+            NewSeatSchema, allow_none=True, metadata={"any_of_schemas": ["NewPerson", "NewBot", "PlayerSeat"]}
+        ),
         validate=validate.Length(equal=3),
         load_default=lambda: [None, None, None],
         metadata={
-            "description": "Exactly three entries, seats 0, 1, 2 clockwise: a player takes the seat now "
-            "(their token is in `credentials`), a `bot` seats a computer player, `null` leaves it open to join.",
+            "description": "Exactly three entries, seats 0, 1, 2 clockwise: a person takes the seat now "
+            '(their token is in `credentials`), `{"player": "me"}` takes it for the player whose key '
+            "the request carries (no token: the key acts for it), a `bot` seats a computer player, `null` "
+            "leaves it open to join.",
             "example": [{"name": "Ana", "age": 41}, {"bot": "expert", "name": "Robo"}, None],
         },
     )
@@ -87,6 +121,14 @@ class CreateGameSchema(ma.Schema):
         allow_none=True,
     )
     auto_deal = JsonBoolean(load_default=False, metadata={"description": "Deal each hand as soon as it is due."})
+    rated = JsonBoolean(
+        load_default=False,
+        metadata={
+            "description": "Rate the game: every seat must be a player's or a bot's (an anonymous seat, now or "
+            "joined later, is `409 player_required`), with no `seed` (`422 seeded_game_unrated`) and no bot "
+            "strength twice (`422 bot_seated_twice`). Its rematch is rated too."
+        },
+    )
     turn_timeout_seconds = JsonInteger(
         allow_none=True,
         validate=validate.Range(5, 86_400),

@@ -10,12 +10,13 @@ from ....games import UnitOfWork
 from ...common import Blueprint, bearer_token, if_match, not_modified, with_etag
 from ...context import GAME_ID, games
 from ...idempotency import idempotent
+from ...openapi import SEAT_SECURITY
 from ...schemas import HandSchema
 from .schemas import DealtHandSchema
 
 blp = Blueprint("hands", __name__, url_prefix="/v1/games", description="Deal hands and read your own cards.")
 
-AUTH: list[dict[str, list[str]]] = [{"playerToken": []}]
+AUTH = SEAT_SECURITY
 
 
 @blp.route("/<game_id>/hands", parameters=[GAME_ID, "IfMatch"])
@@ -26,6 +27,8 @@ class HandViews(MethodView):
     @blp.problems(
         "missing_token",
         "invalid_token",
+        "invalid_key",
+        "not_your_seat",
         "not_dealer",
         "game_not_found",
         "seats_open",
@@ -49,7 +52,15 @@ class OwnHandViews(MethodView):
     @blp.doc(operationId="getHand", summary="Read your own cards", security=AUTH)
     @blp.response(200, HandSchema, headers={"ETag": "ETag"})
     @blp.alt_response(304, description="Not modified.", headers={"ETag": "ETag"})
-    @blp.problems("missing_token", "invalid_token", "game_not_found", "validation_error", "database_unavailable")
+    @blp.problems(
+        "missing_token",
+        "invalid_token",
+        "invalid_key",
+        "not_your_seat",
+        "game_not_found",
+        "validation_error",
+        "database_unavailable",
+    )
     def get(self, game_id: str) -> Any:
         """The cards your token's seat holds, by suit in cycle order, then rank high to low.
         Empty before the first deal."""

@@ -8,6 +8,7 @@ from flask.views import MethodView
 
 from ...common import Blueprint, bearer_token, not_modified, with_etag
 from ...context import GAME_ID, games
+from ...openapi import SEAT_SECURITY
 from .schemas import HintQuerySchema, HintSchema
 
 blp = Blueprint("hints", __name__, url_prefix="/v1/games", description="Advice from the computer players.")
@@ -15,13 +16,15 @@ blp = Blueprint("hints", __name__, url_prefix="/v1/games", description="Advice f
 
 @blp.route("/<game_id>/hint", parameters=[GAME_ID, "IfNoneMatch"])
 class HintViews(MethodView):
-    @blp.doc(operationId="getHint", summary="Ask which card to play", security=[{"playerToken": []}])
+    @blp.doc(operationId="getHint", summary="Ask which card to play", security=SEAT_SECURITY)
     @blp.arguments(HintQuerySchema(), location="query", as_kwargs=True)
     @blp.response(200, HintSchema, headers={"ETag": "ETag"})
     @blp.alt_response(304, description="Not modified.", headers={"ETag": "ETag"})
     @blp.problems(
         "missing_token",
         "invalid_token",
+        "invalid_key",
+        "not_your_seat",
         "game_not_found",
         "seats_open",
         "not_your_turn",

@@ -10,6 +10,7 @@ from ....games import UnitOfWork
 from ...common import Blueprint, bearer_token, if_match, with_etag
 from ...context import GAME_ID, games
 from ...idempotency import idempotent
+from ...openapi import SEAT_SECURITY
 from .schemas import PlayCardSchema, PlayResultSchema
 
 blp = Blueprint("plays", __name__, url_prefix="/v1/games", description="Play cards.")
@@ -18,13 +19,15 @@ blp = Blueprint("plays", __name__, url_prefix="/v1/games", description="Play car
 @blp.route("/<game_id>/plays", parameters=[GAME_ID, "IfMatch"])
 class PlayViews(MethodView):
     @idempotent
-    @blp.doc(operationId="playCard", summary="Play a card", security=[{"playerToken": []}])
+    @blp.doc(operationId="playCard", summary="Play a card", security=SEAT_SECURITY)
     @blp.arguments(PlayCardSchema(), example={"card": "ace-coins"})
     @blp.response(201, PlayResultSchema, headers={"ETag": "ETag"})
     @blp.problems(
         "malformed_json",
         "missing_token",
         "invalid_token",
+        "invalid_key",
+        "not_your_seat",
         "game_not_found",
         "seats_open",
         "not_your_turn",

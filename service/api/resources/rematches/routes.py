@@ -11,6 +11,7 @@ from ....games import UnitOfWork
 from ...common import Blueprint, bearer_token, with_etag
 from ...context import GAME_ID, games
 from ...idempotency import idempotent
+from ...openapi import SEAT_SECURITY
 from .schemas import RematchSchema
 
 blp = Blueprint("rematches", __name__, url_prefix="/v1/games", description="Play a finished game again.")
@@ -19,14 +20,14 @@ blp = Blueprint("rematches", __name__, url_prefix="/v1/games", description="Play
 @blp.route("/<game_id>/rematch", parameters=[GAME_ID])
 class RematchViews(MethodView):
     @idempotent
-    @blp.doc(
-        operationId="rematchGame", summary="Take your seat at a finished game's rematch", security=[{"playerToken": []}]
-    )
+    @blp.doc(operationId="rematchGame", summary="Take your seat at a finished game's rematch", security=SEAT_SECURITY)
     @blp.response(201, RematchSchema, headers={"Location": "Location", "ETag": "ETag"})
     @blp.alt_response(200, schema=RematchSchema, description="The rematch already existed: your place at it.")
     @blp.problems(
         "missing_token",
         "invalid_token",
+        "invalid_key",
+        "not_your_seat",
         "game_not_found",
         "game_not_finished",
         "seat_taken",

@@ -18,9 +18,11 @@ class RematchSchema(ma.Schema):
     seat = _seat("Your seat at the rematch: the same as at the finished game.", required=True)
     token = fields.String(
         required=True,
+        allow_none=True,
         metadata={
             "description": "Your seat's token for the rematch. Derived from the token you sent: every call with "
-            "that token answers this one, and no other token is ever valid for your seat at the rematch."
+            "that token answers this one, and no other token is ever valid for your seat at the rematch. "
+            "Null for a player's seat: their key acts for it."
         },
     )
     game = fields.Nested(GameSchema, required=True, metadata={"description": "The rematch."})

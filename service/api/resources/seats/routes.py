@@ -10,7 +10,7 @@ from ....games import NewPlayer, UnitOfWork
 from ...common import Blueprint, bearer_token, if_match, with_etag
 from ...context import GAME_ID, SEAT, games
 from ...idempotency import idempotent
-from ...openapi import JOINED_GAME_LINKS
+from ...openapi import JOINED_GAME_LINKS, OPTIONAL_KEY_SECURITY, SEAT_SECURITY
 from ...schemas import GameSchema
 from .schemas import JoinedGameSchema, JoinGameSchema, LeaveSchema
 
@@ -22,14 +22,23 @@ blp = Blueprint(
 @blp.route("/<game_id>/players", parameters=[GAME_ID, "IfMatch"])
 class PlayerViews(MethodView):
     @idempotent
-    @blp.doc(operationId="joinGame", summary="Take an open seat", responses={201: {"links": JOINED_GAME_LINKS}})
+    @blp.doc(
+        operationId="joinGame",
+        summary="Take an open seat",
+        security=OPTIONAL_KEY_SECURITY,
+        responses={201: {"links": JOINED_GAME_LINKS}},
+    )
     @blp.arguments(JoinGameSchema(), example={"name": "Cy", "age": 30, "seat": 2})
     @blp.response(201, JoinedGameSchema, headers={"ETag": "ETag"})
     @blp.problems(
         "malformed_json",
+        "missing_token",
+        "invalid_key",
         "game_not_found",
         "seats_full",
         "seat_taken",
+        "already_seated",
+        "player_required",
         "precondition_failed",
         "payload_too_large",
         "unsupported_media_type",
@@ -40,23 +49,25 @@ class PlayerViews(MethodView):
     def post(self, body: dict[str, Any], game_id: str, uow: UnitOfWork) -> Any:
         """Take `seat` (or the first open seat). The seat's token is returned once. When the
         third seat is taken the game starts and its first dealer is chosen: the one named at
-        creation, else the oldest player by age, else a random draw (reported in the game)."""
-        joined = games().join(
-            game_id, NewPlayer(body["name"], body.get("age")), seat=body.get("seat"), if_match=if_match(), uow=uow
-        )
+        creation, else the oldest player by age, else a random draw (reported in the game).
+        With `{"player": "me"}` and your player key, the seat is your player's: named as your
+        profile, no token (your key acts for it); a rated game is joined only so."""
+        player = NewPlayer(me=True) if body.get("player") else NewPlayer(body["name"], body.get("age"))
+        joined = games().join(game_id, player, seat=body.get("seat"), if_match=if_match(), key=bearer_token(), uow=uow)
         return joined, 201, with_etag(joined.game.etag)
 
 
 @blp.route("/<game_id>/players/<int:seat>/leave", parameters=[GAME_ID, SEAT, "IfMatch"])
 class LeaveViews(MethodView):
     @idempotent
-    @blp.doc(operationId="leaveGame", summary="Leave: hand your seat to a bot", security=[{"playerToken": []}])
+    @blp.doc(operationId="leaveGame", summary="Leave: hand your seat to a bot", security=SEAT_SECURITY)
     @blp.arguments(LeaveSchema(), example={"bot": "basic"}, required=False)
     @blp.response(200, GameSchema, headers={"ETag": "ETag"})
     @blp.problems(
         "malformed_json",
         "missing_token",
         "invalid_token",
+        "invalid_key",
         "not_your_seat",
         "game_not_found",
         "game_finished",
@@ -69,6 +80,7 @@ class LeaveViews(MethodView):
     def post(self, body: dict[str, Any], game_id: str, seat: int, uow: UnitOfWork) -> Any:
         """Leave the game for good. Once the game has started a bot of strength `bot` (default
         `basic`) takes the seat over and plays on at once if it is the seat's turn; before the
-        game starts the seat simply opens again. Your token stops working."""
+        game starts the seat simply opens again. Your token stops working (a player's key no
+        longer acts for the seat, which still names the player who left it)."""
         game = games().leave(game_id, seat, bearer_token(), bot=body.get("bot", "basic"), if_match=if_match(), uow=uow)
         return game, 200, with_etag(game.etag)

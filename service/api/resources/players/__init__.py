@@ -1,0 +1,1 @@
+"""The players resource: identities across games, their keys, profiles and games."""

@@ -1,0 +1,102 @@
+"""Players: create one (with their key), read profiles, replace your key, list a player's games."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import url_for
+from flask.views import MethodView
+
+from ....games import NewKey, UnitOfWork
+from ...common import Blueprint, bearer_token, next_link
+from ...context import PLAYER_ID, players
+from ...idempotency import idempotent
+from ...openapi import KEY_SECURITY
+from ..games.schemas import ListGamesQuerySchema  # status, limit and cursor: as listGames
+from .schemas import (
+    NewPlayerProfileSchema,
+    PlayerGamePageSchema,
+    PlayerSchema,
+    PlayerWithKeySchema,
+)
+
+# Not named "players": that blueprint is joinGame's and leaveGame's (its name is their tag in the spec).
+blp = Blueprint(
+    "profiles",
+    __name__,
+    url_prefix="/v1/players",
+    description="Players: one identity across games, with a key that acts for it in each; profiles and games.",
+)
+
+
+@blp.route("")
+class PlayerViews(MethodView):
+    @idempotent
+    @blp.doc(operationId="createPlayer", summary="Create a player, with their key")
+    @blp.arguments(NewPlayerProfileSchema(), example={"name": "Ana"})
+    @blp.response(201, PlayerWithKeySchema, headers={"Location": "Location"})
+    @blp.problems(
+        "malformed_json",
+        "payload_too_large",
+        "unsupported_media_type",
+        "validation_error",
+        "too_many_requests",
+        "database_unavailable",
+    )
+    def post(self, body: dict[str, Any], uow: UnitOfWork) -> Any:
+        """A new player, and their key: shown once, in this answer only (a retry with the same
+        `Idempotency-Key` gets it again). Send it as `Authorization: Bearer <key>` to take seats
+        as this player (`{"player": "me"}`) and to act for them in every game."""
+        created: NewKey = players().create(body["name"], uow=uow)
+        return created, 201, {"Location": url_for("profiles.PlayerByIdViews", player_id=created.player.id)}
+
+
+@blp.route("/me")
+class MeViews(MethodView):
+    @blp.doc(operationId="getMyPlayer", summary="Read your own profile", security=KEY_SECURITY)
+    @blp.response(200, PlayerSchema)
+    @blp.problems("missing_token", "invalid_key", "database_unavailable")
+    def get(self) -> Any:
+        """The profile of the player whose key the request carries."""
+        return players().me(bearer_token())
+
+
+@blp.route("/me/key")
+class KeyViews(MethodView):
+    @idempotent
+    @blp.doc(operationId="replacePlayerKey", summary="Replace your key", security=KEY_SECURITY)
+    @blp.response(200, PlayerWithKeySchema)
+    @blp.problems("missing_token", "invalid_key", "too_many_requests", "database_unavailable")
+    def post(self, uow: UnitOfWork) -> Any:
+        """A new key for your player, shown once; the key you sent stops working at once, in every
+        game and request (every check reads the stored key)."""
+        return players().replace_key(bearer_token(), uow=uow)
+
+
+@blp.route("/<player_id>", parameters=[PLAYER_ID])
+class PlayerByIdViews(MethodView):
+    @blp.doc(operationId="getPlayer", summary="Read a player's public profile")
+    @blp.response(200, PlayerSchema)
+    @blp.problems("player_not_found", "database_unavailable")
+    def get(self, player_id: str) -> Any:
+        """Name, rating and record: what anyone may see of a player (never their key)."""
+        return players().get(player_id)
+
+
+@blp.route("/<player_id>/games", parameters=[PLAYER_ID])
+class PlayerGamesViews(MethodView):
+    @blp.doc(operationId="listPlayerGames", summary="List a player's games, newest first")
+    @blp.arguments(ListGamesQuerySchema(), location="query", as_kwargs=True)
+    @blp.response(200, PlayerGamePageSchema, headers={"Link": "Link"})
+    @blp.problems("player_not_found", "invalid_cursor", "validation_error", "database_unavailable")
+    def get(self, player_id: str, limit: int, status: str | None = None, cursor: str | None = None) -> Any:
+        """The games the player sat in, newest first, a page at a time: each with the player's
+        seat and whether that seat is the one to act now (`your_turn`). Filter by `status`;
+        follow `next_cursor` (or `Link: rel="next"`) for the next page."""
+        page = players().games(player_id, status=status, cursor=cursor, limit=limit)
+        filters = {"status": status} if status else {}
+        return (
+            page,
+            200,
+            next_link("profiles.PlayerGamesViews", page.next_cursor, player_id=player_id, limit=limit, **filters),
+        )

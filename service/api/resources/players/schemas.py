@@ -1,0 +1,118 @@
+"""The schemas of players: creating one, a profile, a new key (shown once), a player's games."""
+
+from __future__ import annotations
+
+import marshmallow as ma
+from marshmallow import fields, validate
+
+from ....bots import STRENGTHS
+from ....games.results import STATUSES
+from ...fields import PlayerName, seat_field
+from ...schemas import fields_of
+
+_seat = seat_field
+
+PLAYER_ID_EXAMPLE = "01jf3v9k2m8q4r6t0w5x7y9z1b"
+
+
+# -- requests ---------------------------------------------------------------------------
+
+
+class NewPlayerProfileSchema(ma.Schema):
+    name = PlayerName(
+        required=True,
+        metadata={
+            "description": "Shown to others in every game the player sits in: 1 to 40 characters once white "
+            "space is trimmed from both ends, none of them a control, format or unassigned character.",
+            "example": "Ana",
+        },
+    )
+
+
+# -- responses --------------------------------------------------------------------------
+
+
+class RatingSchema(ma.Schema):
+    value = fields.Integer(
+        required=True, metadata={"description": "On a scale where a new player starts at 1500.", "example": 1500}
+    )
+    provisional = fields.Boolean(required=True, metadata={"description": "True while the rating is still uncertain."})
+    games = fields.Integer(required=True, metadata={"description": "The rated games it counts.", "example": 0})
+
+
+class GamesRecordSchema(ma.Schema):
+    played = fields.Integer(required=True, metadata={"description": "Finished games the player sat in."})
+    won = fields.Integer(required=True, metadata={"description": "Of those, the games a seat of theirs won."})
+
+
+class PlayerSchema(ma.Schema):
+    id = fields.String(required=True, metadata={"example": PLAYER_ID_EXAMPLE})
+    name = fields.String(required=True, metadata={"example": "Ana"})
+    created_at = fields.DateTime(required=True)
+    bot = fields.String(
+        allow_none=True,
+        required=True,
+        validate=validate.OneOf(STRENGTHS),
+        metadata={
+            "description": "A bot strength's own player: its strength; null for a person.",
+            "enum_schema": "BotStrength",
+        },
+    )
+    rating = fields.Nested(RatingSchema, required=True)
+    games = fields.Nested(GamesRecordSchema, required=True)
+
+
+# The player's fields at the top level (read from ``NewKey.player``), next to the key.
+PlayerWithKeySchema = ma.Schema.from_dict(
+    {
+        **fields_of(PlayerSchema, "player"),
+        "key": fields.String(
+            required=True,
+            metadata={
+                "description": "Your player key, shown once: keep it secret, like a password. Send it as "
+                "`Authorization: Bearer <key>`: it acts for you in every game. Replace it with `replacePlayerKey`."
+            },
+        ),
+    },
+    name="PlayerWithKeySchema",
+)
+
+
+class PlayerGameSchema(ma.Schema):
+    id = fields.String(
+        required=True, metadata={"description": "The game's id.", "example": "01jf3v9k2m8q4r6t0w5x7y9z1a"}
+    )
+    status = fields.String(
+        required=True, validate=validate.OneOf(STATUSES), metadata={"example": "playing", "enum_schema": "GameStatus"}
+    )
+    rated = fields.Boolean(required=True)
+    version = fields.Integer(required=True, metadata={"description": "The game's version (its `ETag`).", "example": 7})
+    seat = _seat(
+        "The player's seat (a bot strength's player may hold several of an unrated game: the first).", required=True
+    )
+    left = fields.Boolean(required=True, metadata={"description": "The player left the seat to a bot."})
+    your_turn = fields.Boolean(
+        required=True,
+        metadata={
+            "description": "The player's seat is the one to act now (to deal, or to play): the game waits on them."
+        },
+    )
+    turn = fields.Integer(
+        allow_none=True, required=True, metadata={"description": "The seat expected to act (as the game's `turn`)."}
+    )
+    turn_deadline = fields.DateTime(
+        allow_none=True,
+        required=True,
+        metadata={"description": "When the seat to act runs out of time (as the game's)."},
+    )
+    created_at = fields.DateTime(required=True)
+    updated_at = fields.DateTime(required=True, metadata={"description": "The game's last change."})
+
+
+class PlayerGamePageSchema(ma.Schema):
+    items = fields.List(fields.Nested(PlayerGameSchema), required=True, attribute="games")
+    next_cursor = fields.String(
+        allow_none=True,
+        required=True,
+        metadata={"description": "Pass as `cursor` for the next page; null on the last."},
+    )

@@ -1,0 +1,135 @@
+"""The players' use cases: create a player (with their key), read profiles, replace a key, list a player's games.
+
+A player is an identity across games: a person's, who acts with their key (``cpk_…``, shown once,
+stored as its SHA-256), or a bot strength's (no key). Every check of a key reads the stored hash
+(nothing is cached between requests), so a replaced key stops at once, everywhere. These use cases
+write only the players table, never a game's rows; a game's transaction only reads a key's player
+(:mod:`.tokens`, :mod:`.seating`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from datetime import datetime
+
+from ..store import StoredGame, StoredPlayer, StoreSession
+from .commands import NewPlayer
+from .cursors import decode_cursor, encode_cursor
+from .errors import InvalidCursor, InvalidKey, MissingToken, PlayerNotFound
+from .ids import is_player_id, new_game_id
+from .player_results import GamesRecord, NewKey, PlayerGame, PlayerGamePage, Profile, Rating
+from .projections import public_game
+from .ratings import INITIAL_MU, INITIAL_SIGMA, display
+from .seats import has_left
+from .tokens import hash_token, new_player_key, player_key_hash
+from .transactions import restore
+from .unit_of_work import UnitOfWork, given_or_own
+
+__all__ = ["PLAYER_GAMES", "PlayerService", "caller_player"]
+
+PLAYER_GAMES = "p"  # the kind of a cursor of a player's games
+
+
+class PlayerService:
+    """The players' use cases over one store (through the units of work ``unit_of_work`` makes)."""
+
+    def __init__(self, unit_of_work: Callable[[], UnitOfWork], clock: Callable[[], datetime]) -> None:
+        self._unit_of_work = unit_of_work
+        self.clock = clock
+
+    def create(self, name: str, *, uow: UnitOfWork | None = None) -> NewKey:
+        """A new player called ``name`` (trimmed and checked by the caller), with their new key."""
+        key = new_player_key()
+        player = StoredPlayer(
+            new_game_id(), name, None, hash_token(key), INITIAL_MU, INITIAL_SIGMA, 0, None, self.clock()
+        )
+        with self._work(uow) as work, work.session() as session:
+            session.add_player(player)
+        return NewKey(_profile(player, GamesRecord(0, 0)), key)
+
+    def get(self, player_id: str) -> Profile:
+        """The public profile of ``player_id`` (:class:`.PlayerNotFound` without one)."""
+        with self._work(None) as work, work.session() as session:
+            return _with_record(session, _found(session.player(player_id), player_id))
+
+    def me(self, key: str | None) -> Profile:
+        """The profile of the player whose key this is."""
+        with self._work(None) as work, work.session() as session:
+            return _with_record(session, keyed_player(session, key))
+
+    def replace_key(self, key: str | None, *, uow: UnitOfWork | None = None) -> NewKey:
+        """A new key for the player of ``key``, which stops working at once."""
+        new_key = new_player_key()
+        with self._work(uow) as work, work.session() as session:
+            player = keyed_player(session, key)
+            assert player.key_hash is not None
+            if not session.replace_player_key(player.id, player.key_hash, hash_token(new_key)):
+                raise InvalidKey("the player key was replaced by another request just now")
+            player.key_hash = hash_token(new_key)
+            return NewKey(_with_record(session, player), new_key)
+
+    def games(self, player_id: str, *, status: str | None, cursor: str | None, limit: int) -> PlayerGamePage:
+        """The player's games, newest first, a page at a time, of one ``status`` if given."""
+        before = decode_cursor(cursor, PLAYER_GAMES) if cursor else None
+        if before is not None and not before.isalnum():
+            raise InvalidCursor("the cursor is not one this service issued")
+        with self._work(None) as work, work.session() as session:
+            _found(session.player(player_id), player_id)
+            with session.reading():
+                found = session.games(status=status, before_id=before, limit=limit + 1, player_id=player_id)
+        more = len(found) > limit
+        found = found[:limit]
+        next_cursor = encode_cursor(PLAYER_GAMES, found[-1].id) if more else None
+        return PlayerGamePage(player_id, tuple(_player_game(stored, player_id) for stored in found), next_cursor)
+
+    def _work(self, uow: UnitOfWork | None) -> AbstractContextManager[UnitOfWork]:
+        return given_or_own(uow, self._unit_of_work)
+
+
+def caller_player(uow: UnitOfWork, key: str | None) -> NewPlayer:
+    """The player whose key the request carries, as a seat's new player (their profile's name)."""
+    with uow.session() as session:
+        player = keyed_player(session, key)
+    return NewPlayer(name=player.name, player_id=player.id)
+
+
+def keyed_player(session: StoreSession, key: str | None) -> StoredPlayer:
+    """The player whose key this is, read now: :class:`.MissingToken` without a key,
+    :class:`.InvalidKey` when no player has it."""
+    if not key:
+        raise MissingToken("send your player key as 'Authorization: Bearer <key>'")
+    key_hash = player_key_hash(key)
+    player = session.player_by_key(key_hash) if key_hash is not None else None
+    if player is None:
+        raise InvalidKey("the player key is not valid: no player has it (was it replaced?)")
+    return player
+
+
+def _found(player: StoredPlayer | None, player_id: str) -> StoredPlayer:
+    if player is None or not is_player_id(player_id):
+        raise PlayerNotFound(f"there is no player {player_id!r}")
+    return player
+
+
+def _with_record(session: StoreSession, player: StoredPlayer) -> Profile:
+    played, won = session.player_record(player.id)
+    return _profile(player, GamesRecord(played, won))
+
+
+def _profile(player: StoredPlayer, record: GamesRecord) -> Profile:
+    value, provisional = display(player.mu, player.sigma, player.rated_games)
+    rating = Rating(value, provisional, player.rated_games)
+    return Profile(player.id, player.name, player.created_at, player.bot, rating, record)
+
+
+def _player_game(stored: StoredGame, player_id: str) -> PlayerGame:
+    """One game of the player's list: their seat (a bot's first), and whether it is theirs to act."""
+    seats = [seat for seat in stored.seats if seat.player_id == player_id]
+    held = [seat.seat for seat in seats if not has_left(seat)]
+    game = public_game(stored, restore(stored))
+    your_turn = game.turn is not None and game.turn in held and game.status != "finished"
+    return PlayerGame(
+        stored.id, game.status, stored.rated, stored.version, seats[0].seat, not held, your_turn, game.turn,
+        game.turn_deadline, stored.created_at, stored.updated_at,
+    )  # fmt: skip

@@ -1,0 +1,142 @@
+"""Taking seats: createGame's seats and joinGame, for anonymous persons, players and bots.
+
+:class:`SeatingUseCases` is part of :class:`.operations.GameService` (a base class of it, kept in
+a module of its own). A seat for ``me`` is resolved to the player whose key the request carries,
+in the request's unit of work, before the game is touched: the game's own transaction only reads
+and writes the game.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from datetime import datetime
+
+from ..engine import Game
+from ..store import StoredGame, StoredSeat
+from .commands import NewGame, NewPlayer
+from .domain_events import EventLog, SeatTakenEvent
+from .errors import AlreadySeated, SeatsFull, SeatTaken
+from .ids import BOT_PLAYER_IDS, new_game_id
+from .players import caller_player
+from .preconditions import check_version
+from .projections import public_game
+from .rated import check_rated, check_rated_join
+from .results import Created, Credential, Joined
+from .seats import is_open, name_bots_apart, take_seat
+from .server_moves import begin, changed, new_stored_game, settle, start_full_table
+from .transactions import Transactions
+from .unit_of_work import UnitOfWork
+
+__all__ = ["SeatingUseCases"]
+
+
+class SeatingUseCases:
+    """createGame and joinGame (see the module's docstring)."""
+
+    _games: Transactions
+    clock: Callable[[], datetime]
+
+    def create(self, request: NewGame, *, key: str | None = None, uow: UnitOfWork | None = None) -> Created:
+        """A new game, its seats taken as asked: ``me`` seats for the player of ``key``."""
+        with self._games.work(uow) as work:
+            if any(player is not None and player.me for player in request.seats):
+                request = _with_caller(request, caller_player(work, key))
+            check_rated(request)
+            now = self.clock()
+            credentials: list[Credential] = []
+            seats = []
+            seated = []
+            for number, player in enumerate(request.seats):
+                seat = StoredSeat(number)
+                if player is not None:
+                    token = take_seat(seat, player, now)
+                    if token is not None:
+                        credentials.append(Credential(number, token))
+                    seated.append((seat, player))
+                seats.append(seat)
+            name_bots_apart(seated)
+            stored = new_stored_game(
+                new_game_id(),
+                seats,
+                now,
+                target_score=request.target_score,
+                auto_deal=request.auto_deal,
+                seed=request.seed,
+                first_dealer=request.first_dealer,
+                turn_timeout_seconds=request.turn_timeout_seconds,
+                rated=request.rated,
+            )
+            # A full table starts at once (bots make their first moves here, within a request's
+            # budget), before a connection is taken: the store is held for the INSERTs alone.
+            game = start_full_table(stored, now) if stored.open_seats == 0 else None
+            with work.session() as session:
+                session.save(stored)
+        return Created(public_game(stored, game), tuple(credentials))
+
+    def join(
+        self,
+        game_id: str,
+        player: NewPlayer,
+        *,
+        seat: int | None,
+        if_match: Sequence[str] | None,
+        key: str | None = None,
+        uow: UnitOfWork | None = None,
+    ) -> Joined:
+        """Take ``seat`` (or the first open one) for ``player``: for ``me``, the player of ``key``."""
+        with self._games.work(uow) as work:
+            if player.me:
+                player = caller_player(work, key)
+            return self._games.change(work, game_id, _joiner(player, seat, if_match))
+
+
+def _with_caller(request: NewGame, caller: NewPlayer) -> NewGame:
+    """The request with its ``me`` seats given to the caller's player: one seat at most."""
+    if sum(1 for player in request.seats if player is not None and player.me) > 1:
+        raise AlreadySeated("a player holds one seat of a game at most")
+    seats = tuple(caller if player is not None and player.me else player for player in request.seats)
+    return NewGame(
+        target_score=request.target_score,
+        seats=(seats[0], seats[1], seats[2]),
+        first_dealer=request.first_dealer,
+        auto_deal=request.auto_deal,
+        seed=request.seed,
+        turn_timeout_seconds=request.turn_timeout_seconds,
+        rated=request.rated,
+    )
+
+
+def _joiner(
+    player: NewPlayer, seat: int | None, if_match: Sequence[str] | None
+) -> Callable[[StoredGame, Game | None, datetime, EventLog], Joined]:
+    """The change that seats ``player`` in ``seat`` (or the first open one) of a game."""
+
+    def change(stored: StoredGame, game: Game | None, now: datetime, log: EventLog) -> Joined:
+        check_version(stored, if_match)
+        open_seats = [s for s in stored.seats if is_open(s)]
+        if not open_seats:
+            raise SeatsFull("all three seats are taken")
+        check_rated_join(stored.rated, player)
+        if player.player_id is not None and player.player_id not in BOT_PLAYER_IDS.values():
+            held = [s.seat for s in stored.seats if s.player_id == player.player_id]
+            if held:
+                raise AlreadySeated(f"you hold seat {held[0]} of this game already")
+        if seat is None:
+            taken = open_seats[0]
+        else:
+            taken = stored.seats[seat]
+            if not is_open(taken):
+                free = ", ".join(str(s.seat) for s in open_seats)
+                raise SeatTaken(f"seat {seat} is taken; open: {free}")
+        token = take_seat(taken, player, now)
+        stored.changed_seats.add(taken.seat)
+        stored.open_seats -= 1
+        if stored.open_seats == 0:
+            game = begin(stored)
+        changed(stored, game, now)
+        log.add(stored, SeatTakenEvent, public_game(stored, game), seat=taken.seat, name=taken.name, bot=None)
+        if game is not None:
+            settle(stored, game, now, log)
+        return Joined(taken.seat, token, public_game(stored, game))
+
+    return change

@@ -11,6 +11,8 @@ from dataclasses import dataclass, field, fields
 from datetime import datetime
 from typing import Any
 
+from .stored_ratings import StoredResult
+
 __all__ = ["StoredAction", "StoredEvent", "StoredGame", "StoredPlayer", "StoredSeat", "StoredTrick"]
 
 
@@ -101,6 +103,8 @@ class StoredGame:
     #: hash of the key it was read for.
     caller: str | None = None
     caller_key: str | None = None
+    #: A rated game's result, queued by the change that finishes it and inserted with its save.
+    new_result: StoredResult | None = None
     loaded_version: int | None = None  # None for a game not yet inserted
     changed_seats: set[int] = field(default_factory=set)
     new_actions: list[StoredAction] = field(default_factory=list)
@@ -113,7 +117,17 @@ class StoredGame:
 
 
 _BOOKKEEPING = frozenset(
-    {"seats", "caller", "caller_key", "loaded_version", "changed_seats", "new_actions", "new_tricks", "new_events"}
+    {
+        "seats",
+        "caller",
+        "caller_key",
+        "new_result",
+        "loaded_version",
+        "changed_seats",
+        "new_actions",
+        "new_tricks",
+        "new_events",
+    }
 )
 
 #: Each table's columns (but game_id), by the fields above; tests/store checks them against the tables.
@@ -152,6 +166,7 @@ class StoredPlayer:
     rated_games: int
     rated_at: datetime | None
     created_at: datetime
+    listed_until: datetime | None = None  # on the leaderboard until then (None: provisional)
 
 
 PLAYER_COLUMNS = tuple(f.name for f in fields(StoredPlayer))

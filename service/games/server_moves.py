@@ -30,6 +30,7 @@ from .domain_events import (
     TrickWonEvent,
 )
 from .projections import public_game
+from .rated_result import record_result
 from .results import WAITING_FOR_PLAYERS, TrickState
 from .seats import is_open, is_person, owes_server_move
 
@@ -214,6 +215,7 @@ def record_play(
         )  # fmt: skip
     if played.winner is not None:
         log.add(stored, GameFinishedEvent, state, winner=played.winner, scores=game.scores)
+        record_result(stored, played.winner, game.scores, now)
 
 
 def _append_action(

@@ -23,6 +23,10 @@ Its outbox is the ids of the games whose new events were written (:attr:`UnitOfW
 are published (:meth:`.StoreSession.announce`) only once committed, by a keyed unit after its
 commit (never if it rolls back), by a plain one when it ends, as each of their writes has then
 committed.
+
+Once the unit has ended (committed, its connection given back), the rated games it finished have
+their results applied to the players' ratings (:class:`.RatingApplier`), each in a short
+transaction of its own: within the request that ended the game.
 """
 
 from __future__ import annotations
@@ -30,12 +34,18 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from types import TracebackType
 
 from ..store import GameStore, StoreSession
 from .idempotency import IdempotencyKeys, KeyClaim, SavedResponse
+from .rating_apply import RatingApplier
 
 __all__ = ["KeyedRequest", "UnitOfWork", "given_or_own"]
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +69,7 @@ class UnitOfWork:
         self._session: StoreSession | None = None
         self._resources = ExitStack()
         self._committed = False
+        self._kept = False  # a keyed unit's transaction committed
         #: The first response to this request's key, when the unit finds one: then nothing is to run.
         self.replay: SavedResponse | None = None
 
@@ -77,11 +88,16 @@ class UnitOfWork:
     def __exit__(
         self, kind: type[BaseException] | None, error: BaseException | None, traceback: TracebackType | None
     ) -> None:
+        results: tuple[str, ...] = ()
         try:
             if self._claim is None and self._session is not None:
                 self._session.announce(self.outbox)  # a plain unit's writes committed one by one
+            if self._session is not None and (self._claim is None or self._kept):
+                results = tuple(self._session.results)
         finally:
             self._resources.close()  # a keyed unit not committed rolls back here
+        if results:  # committed, and the connection given back: the ratings take their own
+            RatingApplier(self._store.ratings, _now).apply(results)
 
     @property
     def keyed(self) -> bool:
@@ -116,6 +132,7 @@ class UnitOfWork:
         if response is None:
             raise ValueError("a keyed unit of work commits with the response its retries get")
         self._keys.complete(self._claim, response)
+        self._kept = True
         assert self._session is not None
         self._session.announce(self.outbox)
 

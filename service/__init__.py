@@ -10,7 +10,7 @@ from flask.json.provider import DefaultJSONProvider
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from .api import init_api
-from .api.context import EXTENSION, PLAYERS_EXTENSION
+from .api.context import EXTENSION, PLAYERS_EXTENSION, RATINGS_EXTENSION
 from .api.docs import configure_docs
 from .api.hooks.cors import init_cors
 from .api.hooks.guards import init_guards
@@ -21,7 +21,7 @@ from .api.resources.events.routes import init_feed
 from .api.resources.events.schemas import render_event
 from .config import Settings
 from .events import EventFeed, StreamShares, channel_for
-from .games import GameService, PlayerService
+from .games import GameService, PlayerService, RatingReads
 from .observability import init_observability
 from .store import Database, DatabaseUnavailable, GameStore
 from .store.migrate import upgrade
@@ -56,6 +56,7 @@ def create_app(settings: Settings | None = None) -> Flask:
     games = GameService(store, key_hours=settings.idempotency_key_hours, rematches_per_minute=lineage)
     app.extensions[EXTENSION] = games
     app.extensions[PLAYERS_EXTENSION] = PlayerService(games.unit_of_work, lambda: games.clock())
+    app.extensions[RATINGS_EXTENSION] = RatingReads(store.ratings, lambda: games.clock())
     init_record_cache(app, settings.record_cache_bytes)
     init_feed(
         app,

@@ -114,12 +114,13 @@ def init_api(app: Flask) -> Api:
     from .resources.hints import routes as hints
     from .resources.players import routes as profiles
     from .resources.plays import routes as plays
+    from .resources.ratings import routes as ratings
     from .resources.records import routes as records
     from .resources.rematches import routes as rematches
     from .resources.seats import routes as players
     from .resources.tricks import routes as tricks
 
-    for module in (games, players, rematches, hands, plays, hints, tricks, history, records, events, profiles):
+    for module in (games, players, rematches, hands, plays, hints, tricks, history, records, events, profiles, ratings):
         api.register_blueprint(module.blp)
     for schema in EVENT_SCHEMAS.values():  # each event's own schema, named as FEED_EVENT_COMPONENT refers to it
         name = schema.__name__.removesuffix("Schema")

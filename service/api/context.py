@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from flask import current_app
 
-from ..games import GameService, PlayerService
+from ..games import GameService, PlayerService, RatingReads
 
 EXTENSION = "coins.games"
 PLAYERS_EXTENSION = "coins.players"
+RATINGS_EXTENSION = "coins.ratings"
 
 # is_game_id as a pattern: 26 characters of Crockford base32, lower case (tests hold them equal).
 GAME_ID_PATTERN = "^[0-9a-hjkmnp-tv-z]{26}$"
@@ -41,3 +42,8 @@ def games() -> GameService:
 def players() -> PlayerService:
     service: PlayerService = current_app.extensions[PLAYERS_EXTENSION]
     return service
+
+
+def ratings() -> RatingReads:
+    reads: RatingReads = current_app.extensions[RATINGS_EXTENSION]
+    return reads

@@ -15,6 +15,8 @@ One job a module:
   :mod:`.rated`: who may sit at a rated game; :mod:`.preconditions`: ``If-Match``, a started game;
 - :mod:`.players`: :class:`PlayerService`, the players' use cases (:mod:`.player_results`), and
   :mod:`.ratings`, how a rating is shown;
+- :mod:`.rated_result`, :mod:`.rating_apply` and :mod:`.rating_reads`: a rated game's result as it
+  finishes, applying it to the players' ratings once, and reading histories and the leaderboard;
 - :mod:`.seats`, :mod:`.tokens` (seat tokens and player keys), :mod:`.cursors`, :mod:`.ids`, :mod:`.errors`.
 """
 
@@ -25,12 +27,20 @@ from .idempotency import IdempotencyKeys, KeyClaim, KeyInUse, KeyReused, SavedRe
 from .operations import GameService
 from .player_results import NewKey, PlayerGamePage, Profile
 from .players import PlayerService
+from .rating_apply import AppliedResult, RatingChange, result_applied
+from .rating_reads import LeaderboardPage, RatingHistoryPage, RatingReads
 from .results import STATUSES, WAITING_FOR_PLAYERS, etag_for
 from .server_moves import BOTS_ONLY_EXPERT_PLAYOUTS, STAND_IN
 from .tokens import hash_token
 from .unit_of_work import KeyedRequest, UnitOfWork
 
 __all__ = [
+    "AppliedResult",
+    "LeaderboardPage",
+    "RatingChange",
+    "RatingHistoryPage",
+    "RatingReads",
+    "result_applied",
     "BOTS_ONLY_EXPERT_PLAYOUTS",
     "EVENT_TYPES",
     "STAND_IN",

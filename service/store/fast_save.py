@@ -33,16 +33,28 @@ _EVENTS = cast(Table, EventRow.__table__)
 _RESULTS = cast(Table, GameResultRow.__table__)
 
 
-def _statement() -> TextClause:
+def _statement(*, finishing: bool) -> TextClause:
     """The game's UPDATE (only at the version it was read at) with its changed seats, new actions,
     tricks and events, in one statement. The rows ride as JSON arrays turned into the tables' row
     types (``jsonb_populate_recordset``), so the statement is the same whatever their number (psycopg
     prepares it once per connection). Every part depends on the UPDATE's row: at another version
-    nothing is written, and the statement answers 0."""
+    nothing is written, and the statement answers 0. ``finishing``: the save of the change that
+    finishes a rated game, which also inserts its result (a statement of its own, so that every
+    other save is the statement it was)."""
 
     def columns(table: Table, alias: str = "") -> str:  # all but game_id, which comes from g
         return ", ".join(f"{alias}{column.name}" for column in table.c if column.name != "game_id")
 
+    result = (
+        f"""
+        , x AS (
+            INSERT INTO game_results (game_id, {columns(_RESULTS)})
+            SELECT g.id, {columns(_RESULTS, "r.")}
+            FROM g, jsonb_populate_recordset(NULL::game_results, :results) AS r
+        )"""
+        if finishing
+        else ""
+    )
     seat_values = ", ".join(f"{name} = r.{name}" for name in SEAT_COLUMNS if name != "seat")
     sql = f"""
         WITH g AS (
@@ -65,19 +77,19 @@ def _statement() -> TextClause:
             INSERT INTO events (game_id, {columns(_EVENTS)})
             SELECT g.id, {columns(_EVENTS, "r.")}
             FROM g, jsonb_populate_recordset(NULL::events, :events) AS r
-        ), x AS (
-            INSERT INTO game_results (game_id, {columns(_RESULTS)})
-            SELECT g.id, {columns(_RESULTS, "r.")}
-            FROM g, jsonb_populate_recordset(NULL::game_results, :results) AS r
-        )
+        ){result}
         SELECT count(*) FROM g
     """
     typed = [bindparam(f"new_{name}", type_=_GAMES.c[name].type) for name in CHANGING_GAME_COLUMNS]
-    typed += [bindparam(name, type_=JsonType) for name in ("seats", "actions", "tricks", "events", "results")]
+    typed += [
+        bindparam(name, type_=JsonType)
+        for name in ("seats", "actions", "tricks", "events", *(("results",) if finishing else ()))
+    ]
     return text(sql).bindparams(*typed)
 
 
-_SAVE = Prepared(_statement())
+_SAVE = Prepared(_statement(finishing=False))
+_SAVE_FINISHING = Prepared(_statement(finishing=True))
 
 
 def save_in_one_statement(
@@ -93,9 +105,12 @@ def save_in_one_statement(
     False, with nothing written, when the stored game is no longer at ``where_version``."""
     values = dict(game_values)
     values["seats"] = [_row_json({name: getattr(seat, name) for name in SEAT_COLUMNS}) for seat in seats]
-    for table in ("actions", "tricks", "events", "results"):
+    for table in ("actions", "tricks", "events"):
         values[table] = [_row_json(row) for row in rows[table]]
-    return _SAVE.run(connection, values).rows == [(1,)]
+    if not rows["results"]:
+        return _SAVE.run(connection, values).rows == [(1,)]
+    values["results"] = [_row_json(row) for row in rows["results"]]
+    return _SAVE_FINISHING.run(connection, values).rows == [(1,)]
 
 
 def _row_json(row: Mapping[str, Any]) -> dict[str, Any]:

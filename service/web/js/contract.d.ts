@@ -456,6 +456,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/leaderboard": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The players with a settled rating, best first
+         * @description Every player whose rating is not provisional, highest first, a page at a time; `rank`
+         *     numbers them on across pages. A rating that turns provisional (too few rated games, or
+         *     too long away) is not listed until its player's next rated game settles it again.
+         */
+        get: operations["getLeaderboard"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/players": {
         parameters: {
             query?: never;
@@ -559,6 +581,30 @@ export interface paths {
          *     follow `next_cursor` (or `Link: rel="next"`) for the next page.
          */
         get: operations["listPlayerGames"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/players/{player_id}/ratings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The player's id: 26 characters of Crockford base32, as a game's (any other text is no player's id: 404). */
+                player_id: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * List a player's rated games, newest first
+         * @description Each rated game of the player, newest first, a page at a time: their place and score
+         *     and their rating before and after it. Follow `next_cursor` (or `Link: rel="next"`).
+         */
+        get: operations["listPlayerRatings"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1037,6 +1083,20 @@ export interface components {
             /** @description Shown once. Send as `Authorization: Bearer <token>`. Null for a player's seat: their key acts for it. */
             token: string | null;
         };
+        Leaderboard: {
+            items: components["schemas"]["LeaderboardEntry"][];
+            /** @description Pass as `cursor` for the next page; null on the last. */
+            next_cursor: string | null;
+        };
+        LeaderboardEntry: {
+            player: components["schemas"]["RankedPlayer"];
+            /**
+             * @description 1 for the best; numbered on across pages.
+             * @example 1
+             */
+            rank: number;
+            rating: components["schemas"]["Rating"];
+        };
         Leave: {
             /**
              * @description The strength of the bot that takes the seat over.
@@ -1211,6 +1271,41 @@ export interface components {
          * @enum {string}
          */
         ProblemCode: "already_seated" | "bad_request" | "bot_seated_twice" | "card_not_in_hand" | "database_unavailable" | "game_finished" | "game_not_finished" | "game_not_found" | "hand_in_progress" | "idempotency_key_in_use" | "idempotency_key_reused" | "internal_error" | "invalid_card" | "invalid_cursor" | "invalid_key" | "invalid_token" | "malformed_json" | "method_not_allowed" | "missing_token" | "no_hand_in_progress" | "not_acceptable" | "not_dealer" | "not_found" | "not_your_seat" | "not_your_turn" | "payload_too_large" | "player_not_found" | "player_required" | "precondition_failed" | "seat_taken" | "seats_full" | "seats_open" | "seeded_game_unrated" | "too_many_requests" | "too_many_streams" | "unauthorized" | "unsupported_media_type" | "validation_error";
+        RankedPlayer: {
+            /** @description A bot strength's player: its strength; null for a person. */
+            bot: components["schemas"]["BotStrength"] | null;
+            /** @example 01jf3v9k2m8q4r6t0w5x7y9z1b */
+            id: string;
+            /** @example Ana */
+            name: string;
+        };
+        RatedGame: {
+            /** @description The rating the game ended with. */
+            after: components["schemas"]["Rating"];
+            /** @description The rating the game started from. */
+            before: components["schemas"]["Rating"];
+            /**
+             * Format: date-time
+             * @description When the game finished.
+             */
+            finished_at: string;
+            /**
+             * @description The rated game's id.
+             * @example 01jf3v9k2m8q4r6t0w5x7y9z1a
+             */
+            game: string;
+            /** @description The player left the game (and so finished last). */
+            left: boolean;
+            /** @description 1 is first; equal finishes share the better place (1, 2, 2); a leaver is last. */
+            place: number;
+            /** @description The seat's final score. */
+            score: number;
+            /**
+             * @description The player's seat in that game.
+             * @example 0
+             */
+            seat: number;
+        };
         Rating: {
             /**
              * @description The rated games it counts.
@@ -1224,6 +1319,11 @@ export interface components {
              * @example 1500
              */
             value: number;
+        };
+        RatingHistory: {
+            items: components["schemas"]["RatedGame"][];
+            /** @description Pass as `cursor` for the next page; null on the last. */
+            next_cursor: string | null;
         };
         Record: {
             /**
@@ -3941,6 +4041,89 @@ export interface operations {
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
+    getLeaderboard: {
+        parameters: {
+            query?: {
+                /** @description Page size. */
+                limit?: number;
+                /** @description `next_cursor` of the previous page. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Leaderboard"];
+                };
+            };
+            /** @description `invalid_cursor`: Unknown pagination cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "invalid_cursor",
+                     *       "detail": "Unknown pagination cursor",
+                     *       "status": 400,
+                     *       "title": "Unknown pagination cursor",
+                     *       "type": "urn:coins:problem:invalid_cursor"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `validation_error`: The request is not valid */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "validation_error",
+                     *       "detail": "The request is not valid",
+                     *       "status": 422,
+                     *       "title": "The request is not valid",
+                     *       "type": "urn:coins:problem:validation_error"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `database_unavailable`: The database is unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "database_unavailable",
+                     *       "detail": "The database is unavailable",
+                     *       "status": 503,
+                     *       "title": "The database is unavailable",
+                     *       "type": "urn:coins:problem:database_unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
     createPlayer: {
         parameters: {
             query?: never;
@@ -4357,6 +4540,110 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PlayerGamePage"];
+                };
+            };
+            /** @description `invalid_cursor`: Unknown pagination cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "invalid_cursor",
+                     *       "detail": "Unknown pagination cursor",
+                     *       "status": 400,
+                     *       "title": "Unknown pagination cursor",
+                     *       "type": "urn:coins:problem:invalid_cursor"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `player_not_found`: No such player */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "player_not_found",
+                     *       "detail": "No such player",
+                     *       "status": 404,
+                     *       "title": "No such player",
+                     *       "type": "urn:coins:problem:player_not_found"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `validation_error`: The request is not valid */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "validation_error",
+                     *       "detail": "The request is not valid",
+                     *       "status": 422,
+                     *       "title": "The request is not valid",
+                     *       "type": "urn:coins:problem:validation_error"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `database_unavailable`: The database is unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "database_unavailable",
+                     *       "detail": "The database is unavailable",
+                     *       "status": 503,
+                     *       "title": "The database is unavailable",
+                     *       "type": "urn:coins:problem:database_unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
+    listPlayerRatings: {
+        parameters: {
+            query?: {
+                /** @description Page size. */
+                limit?: number;
+                /** @description `next_cursor` of the previous page. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The player's id: 26 characters of Crockford base32, as a game's (any other text is no player's id: 404). */
+                player_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RatingHistory"];
                 };
             };
             /** @description `invalid_cursor`: Unknown pagination cursor */

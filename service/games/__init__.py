@@ -13,10 +13,10 @@ One job a module:
 - :mod:`.idempotency`: the keys of idempotent retries and the responses kept for them;
 - :mod:`.seating`: taking seats (createGame's, joinGame), for persons, players and bots;
   :mod:`.rated`: who may sit at a rated game; :mod:`.preconditions`: ``If-Match``, a started game;
-- :mod:`.players`: :class:`PlayerService`, the players' use cases (:mod:`.player_results`), and
-  :mod:`.ratings`, how a rating is shown;
+- :mod:`.players`: :class:`PlayerService`, the players' use cases (:mod:`.player_results`);
 - :mod:`.rated_result`, :mod:`.rating_apply` and :mod:`.rating_reads`: a rated game's result as it
-  finishes, applying it to the players' ratings once, and reading histories and the leaderboard;
+  finishes, applying it to the players' ratings once, and reading ratings (as shown, with time
+  away), histories and the leaderboard (the model is :mod:`service.ratings`');
 - :mod:`.seats`, :mod:`.tokens` (seat tokens and player keys), :mod:`.cursors`, :mod:`.ids`, :mod:`.errors`.
 """
 

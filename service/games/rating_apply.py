@@ -34,7 +34,7 @@ __all__ = ["AppliedResult", "RatingApplier", "RatingChange", "result_applied"]
 
 log = logging.getLogger(__name__)
 
-BOT_BATCH = 200  # a bot's pending rows completed in one transaction
+BOT_BATCH = 25  # a bot's pending rows completed in one transaction: short, so each commits soon
 BOT_PASSES = 50  # batches one call makes at most (then the next call, or the catch-up, goes on)
 CATCH_UP_AFTER = timedelta(seconds=2)  # a result pending this long was left by a process that stopped
 CATCH_UP_LIMIT = 20  # results one catch-up applies at most

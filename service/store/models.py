@@ -1,9 +1,11 @@
-"""The tables: games, their seats, their append-only action log, their completed tricks and their events;
-players; and, for the HTTP layer's bookkeeping, idempotency keys and rate-limit counters.
+"""The tables: games, their seats, their append-only action log, their completed tricks, their events
+and a rated game's result; players and their rating history; and, for the HTTP layer's bookkeeping,
+idempotency keys and rate-limit counters.
 
 Every game table is keyed by game id first, so every transaction touches exactly one game and
-the schema can be sharded by game id later. The players table and the two bookkeeping tables are
-the exceptions, each saying why in its docstring: they belong to callers, not to games. A seat
+the schema can be sharded by game id later. The players table, the rating history and the two
+bookkeeping tables are the exceptions, each saying why in its docstring: they belong to callers,
+not to games. A seat
 names its player by id with no foreign key (as a rematch names its game): no game's rows are
 tied to another table's, and a transaction that changes a game only reads the players table.
 """

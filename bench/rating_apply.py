@@ -101,7 +101,7 @@ def _end(db: Database, game: tuple[str, str, str], index: int) -> datetime:
         StoredEntry(2, EXPERT, True, places[2], 0, False),
     )
     finished = datetime.now(UTC)
-    values = result_values(StoredResult(game_id, finished, entries))
+    values = result_values(game_id, StoredResult(game_id, finished, entries))
     with db.engine.begin() as connection:
         connection.execute(
             text(

@@ -304,14 +304,14 @@ def _queued_rows(game: StoredGame) -> dict[str, list[dict[str, Any]]]:
         "actions": [_action_values(game.id, action) for action in game.new_actions],
         "tricks": [_trick_values(game.id, trick) for trick in game.new_tricks],
         "events": [_event_values(game.id, event) for event in game.new_events],
-        "results": [] if game.new_result is None else [result_values(game.new_result)],
+        "results": [] if game.new_result is None else [result_values(game.id, game.new_result)],
     }
 
 
-def result_values(result: StoredResult) -> dict[str, Any]:
+def result_values(game_id: str, result: StoredResult) -> dict[str, Any]:
     """A rated game's result as its row's values (its entries as a JSON list, by seat)."""
     entries = [asdict(entry) for entry in result.entries]
-    return {"game_id": result.game_id, "finished_at": result.finished_at, "entries": entries, "applied_at": None}
+    return {"game_id": game_id, "finished_at": result.finished_at, "entries": entries, "applied_at": None}
 
 
 def _seat_values(game_id: str, seat: StoredSeat) -> dict[str, Any]:

@@ -62,6 +62,21 @@ def test_a_rated_games_end_changes_every_seats_rating_once(client, app):
     assert _profile(client, ana.id)["rating"]["games"] == 1
 
 
+def test_a_game_ended_by_a_keyed_play_is_rated_once_and_its_retry_rates_nothing(client, app):
+    game_id, ana, bo = rated_table(client)
+    final = play_out(client, game_id, {0: ana.auth, 1: bo.auth}, keyed=True)
+    assert final["last_card"] is not None, "the last keyed request, a play, ended the game"
+    assert [_profile(client, p)["rating"]["games"] for p in (ana.id, bo.id, RANDOM_BOT)] == [1, 1, 1]
+    headers = {0: ana.auth, 1: bo.auth}[final["last_seat"]]
+    retry = client.post(
+        f"/v1/games/{game_id}/plays", json={"card": final["last_card"]},
+        headers={**headers, "Idempotency-Key": final["last_key"]},
+    )  # fmt: skip
+    assert retry.status_code == 201 and retry.headers["Idempotent-Replayed"] == "true"
+    assert _count(app, "SELECT count(*) FROM rating_history WHERE game_id = :g", g=game_id) == 3
+    assert _profile(client, ana.id)["rating"]["games"] == 1
+
+
 def test_an_unrated_game_changes_nothing(client, app):
     ana = new_player(client, "Ana")
     created = client.post(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 from flask.testing import FlaskClient
@@ -24,16 +25,24 @@ def rated_table(client: FlaskClient, bot: str = "random", *, target_score: int =
     return game_id, ana, bo
 
 
-def play_out(client: FlaskClient, game_id: str, auth_by_seat: dict[int, dict[str, str]]) -> dict[str, Any]:
-    """Play the game to its end (the players' hints as their moves); its final state."""
+def play_out(
+    client: FlaskClient, game_id: str, auth_by_seat: dict[int, dict[str, str]], *, keyed: bool = False
+) -> dict[str, Any]:
+    """Play the game to its end (the players' hints as their moves); its final state. ``keyed``:
+    every play and deal with an ``Idempotency-Key`` of its own (the last one's in ``last_key``)."""
+    last: dict[str, Any] = {}
     for _ in range(600):
         state = client.get(f"/v1/games/{game_id}").json
         if state["status"] == "finished":
-            return state
+            return {**state, **last}
         headers = auth_by_seat.get(state["turn"])
+        if headers is not None and keyed:
+            headers = {**headers, "Idempotency-Key": uuid.uuid4().hex}
+            last = {"last_key": headers["Idempotency-Key"], "last_card": None, "last_seat": state["turn"]}
         if headers is not None and state["status"] == "playing":
             card = client.get(f"/v1/games/{game_id}/hint", headers=headers).json["card"]
             played = client.post(f"/v1/games/{game_id}/plays", json={"card": card}, headers=headers)
+            last["last_card"] = card
             assert played.status_code == 201, played.json
         elif headers is not None:
             assert client.post(f"/v1/games/{game_id}/hands", headers=headers).status_code == 201

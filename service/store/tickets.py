@@ -113,13 +113,12 @@ class Tickets:
     def touch(self, player_id: str, now: datetime, *, older_than: datetime) -> int:
         """Mark the player's waiting ticket seen at ``now`` (unless seen after ``older_than``: no
         write for a ticket seen a moment ago); the number of tickets touched."""
-        statement = (
-            update(TICKETS)
-            .where(TICKETS.c.player_id == player_id, TICKETS.c.status == WAITING, TICKETS.c.seen_at < older_than)
-            .values(seen_at=now)
-        )
+        due = (TICKETS.c.player_id == player_id, TICKETS.c.status == WAITING, TICKETS.c.seen_at < older_than)
+        with self._statement(write=False):  # most heartbeats find nothing to mark: then no write at all
+            if self._connection.execute(select(TICKETS.c.id).where(*due).limit(1)).first() is None:
+                return 0  # (on SQLite a write, even of no row, would queue for the file's one write lock)
         with self._statement(write=True):
-            return int(self._connection.execute(statement).rowcount)
+            return int(self._connection.execute(update(TICKETS).where(*due).values(seen_at=now)).rowcount)
 
     def end(self, ticket_ids: Sequence[str], status: str, now: datetime) -> int:
         """End these tickets (``expired`` or ``cancelled``) if they are still waiting; how many were."""

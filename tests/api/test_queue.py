@@ -9,6 +9,8 @@ from typing import Any
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
+from sqlalchemy import event
+from sqlalchemy.engine import Engine
 
 from service.games import GameService, QueueService
 from service.games.queue import QUEUE_TURN_TIMEOUT_SECONDS
@@ -333,3 +335,30 @@ def test_a_retried_queue_request_gets_the_same_ticket_and_queues_once(
     assert waiting_count(app) == 1
     refused = client.post("/v1/queue", json={"bots_after": 5}, headers={**auth, "Idempotency-Key": "another"})
     assert refused.status_code == 409 and refused.json["code"] == "already_queued"
+
+
+def test_a_heartbeat_with_no_ticket_to_mark_writes_nothing(
+    app: Flask, client: FlaskClient, clock: Clock, player: Any
+) -> None:
+    """A feed's heartbeat touches its player's tickets: with none waiting (most players, most of the
+    time), or one seen a moment ago, it only reads (on SQLite a write, even of no row, would queue
+    for the file's one write lock: a thousand feeds then starved the queue's own requests)."""
+    player_id, auth = player("Ana")
+    queue_service: QueueService = app.extensions["coins.queue"]
+    statements: list[str] = []
+
+    def seen(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
+        statements.append(statement.lstrip().split(None, 1)[0].upper())
+
+    event.listen(Engine, "before_cursor_execute", seen)
+    try:
+        assert queue_service.touch_tickets(player_id) == 0  # no ticket at all
+        queue(client, auth, bots_after=None)
+        statements.clear()
+        assert queue_service.touch_tickets(player_id) == 0  # just queued: seen a moment ago
+        assert "UPDATE" not in statements and statements, statements
+        clock.advance(20)
+        assert queue_service.touch_tickets(player_id) == 1  # due: marked
+        assert "UPDATE" in statements
+    finally:
+        event.remove(Engine, "before_cursor_execute", seen)

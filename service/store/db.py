@@ -210,8 +210,11 @@ def _is_unavailable(driver_error: BaseException | None, wrapped: exc.DBAPIError 
     statement, a broken constraint) is never disguised as an outage."""
     if wrapped is not None and wrapped.connection_invalidated:
         return True
-    if isinstance(driver_error, sqlite3.Error):  # a file, not a server: only one that cannot be opened
-        return getattr(driver_error, "sqlite_errorcode", None) == sqlite3.SQLITE_CANTOPEN
+    if isinstance(driver_error, sqlite3.Error):  # a file, not a server: one that cannot be opened, or
+        # one whose write lock another connection held past DB_BUSY_TIMEOUT_MS (overload, as PostgreSQL's
+        # statement timeout: 503 and Retry-After, not a bug)
+        code = getattr(driver_error, "sqlite_errorcode", None)
+        return code is not None and code & 0xFF in (sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_BUSY)
     if psycopg is not None and isinstance(driver_error, psycopg.Error):
         sqlstate = driver_error.sqlstate
         if sqlstate is None:  # psycopg's own failures to connect or to talk to the server carry none

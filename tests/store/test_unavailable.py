@@ -71,6 +71,8 @@ def test_a_bad_query_is_not_unavailable(tmp_path: Path) -> None:
 # How an error is classified: by its class and SQLSTATE, never by the words in its message.
 _sqlite_cantopen = sqlite3.OperationalError("unable to open database file")
 _sqlite_cantopen.sqlite_errorcode = sqlite3.SQLITE_CANTOPEN  # type: ignore[attr-defined]
+_sqlite_busy = sqlite3.OperationalError("database is locked")  # the write lock held past the busy timeout
+_sqlite_busy.sqlite_errorcode = sqlite3.SQLITE_BUSY  # type: ignore[attr-defined]
 _sqlite_bug = sqlite3.OperationalError("no such table: connection_lost")
 _sqlite_bug.sqlite_errorcode = sqlite3.SQLITE_ERROR  # type: ignore[attr-defined]
 
@@ -87,6 +89,7 @@ _sqlite_bug.sqlite_errorcode = sqlite3.SQLITE_ERROR  # type: ignore[attr-defined
         (psycopg.errors.lookup("23505")('duplicate key "connection_pkey"'), False),
         (psycopg.ProgrammingError("query has no connection parameter"), False),
         (_sqlite_cantopen, True),
+        (_sqlite_busy, True),  # overload, as PostgreSQL's statement timeout (57014): 503, retry
         (_sqlite_bug, False),
         (sqlite3.IntegrityError("UNIQUE constraint failed: connection.id"), False),
     ],

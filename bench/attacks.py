@@ -1,7 +1,8 @@
 """The attacks of issue 25 from one address, against the service as deployed: what each gets now.
 
 Serves ``gunicorn -c gunicorn.conf.py wsgi:app`` (the README's command, its limits on) on a fresh
-SQLite database on 127.0.0.1, and attacks it from 127.0.0.2, each attack for ``--seconds``:
+SQLite database on 127.0.0.1, and attacks it from 127.0.0.2, .3 and .4 (one address an attack, so
+that their limits stay apart), each attack for ``--seconds``:
 
 - ``rematches``: a one-person game against two random bots to 1 point, played to its end, then
   ``rematchGame`` again and again, each new game played to its end too: the games it makes;
@@ -15,7 +16,7 @@ scripts (``bench.stream_shares``, ``bench.record_cache``)::
 
     .venv/bin/python -m bench.attacks [--seconds 30]
 
-Every request goes to 127.0.0.1 from 127.0.0.2; every loop is bounded in count and time.
+Every request goes to 127.0.0.1 from 127.0.0.2 to .4; every loop is bounded in count and time.
 """
 
 from __future__ import annotations
@@ -36,14 +37,13 @@ from typing import Any
 from tests.support.server import free_port, serve
 
 ROOT = Path(__file__).resolve().parents[1]
-ATTACKER = "127.0.0.2"
 MAX_REQUESTS = 20_000  # per attack: far above what its seconds allow
 
 
 class Client:
     """JSON over one keep-alive connection from the attacker's address; counts the statuses."""
 
-    def __init__(self, port: int, source: str = ATTACKER) -> None:
+    def __init__(self, port: int, source: str) -> None:
         self.port, self.source = port, source
         self.statuses: Counter[int | str] = Counter()
         self._connection = self._connect()
@@ -97,7 +97,7 @@ def play_out(client: Client, game: dict[str, Any], token: str, deadline: float) 
 
 
 def rematches(port: int, seconds: float) -> dict[str, Any]:
-    client, deadline, made = Client(port), time.monotonic() + seconds, 0
+    client, deadline, made = Client(port, "127.0.0.2"), time.monotonic() + seconds, 0
     seats = [{"name": "Ana"}, {"bot": "random"}, {"bot": "random"}]
     status, game = client.call("POST", "/v1/games", {"seats": seats, "target_score": 1, "auto_deal": True})
     if status != 201:
@@ -117,7 +117,7 @@ def rematches(port: int, seconds: float) -> dict[str, Any]:
 
 
 def bots_only(port: int, seconds: float) -> dict[str, Any]:
-    client, deadline, made = Client(port), time.monotonic() + seconds, 0
+    client, deadline, made = Client(port, "127.0.0.3"), time.monotonic() + seconds, 0
     body = {"seats": [{"bot": "expert"}] * 3, "target_score": 100, "auto_deal": True}
     for _ in range(MAX_REQUESTS):
         if time.monotonic() > deadline:
@@ -128,9 +128,9 @@ def bots_only(port: int, seconds: float) -> dict[str, Any]:
 
 
 def unauthenticated(port: int, seconds: float, database: Path) -> dict[str, Any]:
-    client, deadline = Client(port), time.monotonic() + seconds
+    client, deadline = Client(port, "127.0.0.4"), time.monotonic() + seconds
     people = [{"name": "Ana"}, {"name": "Bo"}, {"name": "Cy"}]
-    _, game = Client(port, "127.0.0.1").call("POST", "/v1/games", {"seats": people})  # the attacker's used up
+    _, game = Client(port, "127.0.0.1").call("POST", "/v1/games", {"seats": people})  # a game of another address
     paths = [f"/v1/games/{game['id']}/hands", f"/v1/games/{game['id']}/rematch", f"/v1/games/{game['id']}/plays"]
     paths.append("/v1/games/01ARZ3NDEKTSV4RRFFQ69G5FAV/hands")  # a game that does not exist
     before, sent = _rows(database), 0

@@ -10,7 +10,7 @@ from flask.json.provider import DefaultJSONProvider
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from .api import init_api
-from .api.context import EXTENSION, PLAYER_FEEDS_EXTENSION, PLAYERS_EXTENSION, QUEUE_EXTENSION
+from .api.context import EXTENSION, PLAYER_FEEDS_EXTENSION, PLAYERS_EXTENSION, QUEUE_EXTENSION, RATINGS_EXTENSION
 from .api.docs import configure_docs
 from .api.hooks.cors import init_cors
 from .api.hooks.guards import init_guards
@@ -22,7 +22,15 @@ from .api.resources.events.schemas import render_event
 from .api.resources.player_events.schemas import render_player_event
 from .config import Settings
 from .events import EventFeed, StreamShares, channel_for
-from .games import GameService, PlayerFeeds, PlayerService, QueueService, connect_quick_play
+from .games import (
+    GameService,
+    PlayerFeeds,
+    PlayerService,
+    QueueService,
+    RatingReads,
+    connect_quick_play,
+    connect_ratings,
+)
 from .observability import init_observability
 from .store import Database, DatabaseUnavailable, GameStore
 from .store.migrate import upgrade
@@ -64,6 +72,8 @@ def create_app(settings: Settings | None = None) -> Flask:
     queue = QueueService(games, window_seconds=settings.queue_match_seconds)
     app.extensions[QUEUE_EXTENSION] = queue
     connect_quick_play(queue, player_feeds)  # match_found on the feeds; the feeds' heartbeats keep tickets
+    connect_ratings(games, player_feeds)  # game_result on the feeds once a rated game's ratings are applied
+    app.extensions[RATINGS_EXTENSION] = RatingReads(store.ratings, lambda: games.clock())
     init_record_cache(app, settings.record_cache_bytes)
     init_feed(
         app,

@@ -121,6 +121,7 @@ def init_api(app: Flask) -> Api:
     from .resources.players import routes as profiles
     from .resources.plays import routes as plays
     from .resources.queue import routes as quick_play
+    from .resources.ratings import routes as ratings
     from .resources.records import routes as records
     from .resources.rematches import routes as rematches
     from .resources.seats import routes as players
@@ -139,6 +140,7 @@ def init_api(app: Flask) -> Api:
         events,
         profiles,
         quick_play,
+        ratings,
     ):
         api.register_blueprint(module.blp)
     api.register_blueprint(player_events.blp)

@@ -7,13 +7,14 @@ from typing import Protocol
 
 from flask import current_app
 
-from ..games import GameService, PlayerService, QueueService
+from ..games import GameService, PlayerService, QueueService, RatingReads
 
 EXTENSION = "coins.games"
 BOT_GAMES = "coins.bot_games"
 PLAYERS_EXTENSION = "coins.players"
 QUEUE_EXTENSION = "coins.queue"
 PLAYER_FEEDS_EXTENSION = "coins.player_feeds"  # the players' feeds (service.games.PlayerFeeds)
+RATINGS_EXTENSION = "coins.ratings"
 
 # is_game_id as a pattern: 26 characters of Crockford base32, lower case (tests hold them equal).
 GAME_ID_PATTERN = "^[0-9a-hjkmnp-tv-z]{26}$"
@@ -66,3 +67,8 @@ def players() -> PlayerService:
 def queue() -> QueueService:
     service: QueueService = current_app.extensions[QUEUE_EXTENSION]
     return service
+
+
+def ratings() -> RatingReads:
+    reads: RatingReads = current_app.extensions[RATINGS_EXTENSION]
+    return reads

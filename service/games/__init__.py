@@ -15,8 +15,10 @@ One job a module:
 - :mod:`.idempotency`: the keys of idempotent retries and the responses kept for them;
 - :mod:`.seating`: taking seats (createGame's, joinGame), for persons, players and bots;
   :mod:`.rated`: who may sit at a rated game; :mod:`.preconditions`: ``If-Match``, a started game;
-- :mod:`.players`: :class:`PlayerService`, the players' use cases (:mod:`.player_results`), and
-  :mod:`.ratings`, how a rating is shown;
+- :mod:`.players`: :class:`PlayerService`, the players' use cases (:mod:`.player_results`);
+- :mod:`.rated_result`, :mod:`.rating_apply` and :mod:`.rating_reads`: a rated game's result as it
+  finishes, applying it to the players' ratings once, and reading ratings (as shown, with time
+  away), histories and the leaderboard (the model is :mod:`service.ratings`');
 - :mod:`.queue`: quick play, tickets matched into new games by the rules of :mod:`.matching`;
 - :mod:`.seats`, :mod:`.tokens` (seat tokens and player keys), :mod:`.cursors`, :mod:`.ids`, :mod:`.errors`.
 """
@@ -37,10 +39,12 @@ from .player_events import (
     YourTurnEvent,
     decode_player_event,
 )
-from .player_feeds import PlayerFeeds, PlayerFeedStart, PlayerStateEvent, connect_quick_play
+from .player_feeds import PlayerFeeds, PlayerFeedStart, PlayerStateEvent, connect_quick_play, connect_ratings
 from .player_results import NewKey, PlayerGamePage, Profile
 from .players import PlayerService
 from .queue import QueueRequest, QueueService, Ticket
+from .rating_apply import AppliedResult, RatingChange, result_applied
+from .rating_reads import LeaderboardPage, RatingHistoryPage, RatingReads
 from .results import STATUSES, WAITING_FOR_PLAYERS, etag_for
 from .server_moves import BOTS_ONLY_EXPERT_PLAYOUTS, STAND_IN
 from .tokens import hash_token
@@ -48,6 +52,7 @@ from .unit_of_work import KeyedRequest, UnitOfWork
 
 __all__ = [
     "connect_quick_play",
+    "connect_ratings",
     "decode_player_event",
     "YourTurnEvent",
     "RematchOfferedEvent",
@@ -60,6 +65,12 @@ __all__ = [
     "GameStartedEvent",
     "GameResultEvent",
     "PLAYER_EVENT_TYPES",
+    "AppliedResult",
+    "LeaderboardPage",
+    "RatingChange",
+    "RatingHistoryPage",
+    "RatingReads",
+    "result_applied",
     "BOTS_ONLY_EXPERT_PLAYOUTS",
     "EVENT_TYPES",
     "STAND_IN",

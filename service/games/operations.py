@@ -9,6 +9,7 @@ request that makes them due, as many as its budget allows, and the rest in the n
 
 from __future__ import annotations
 
+import logging
 import random
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
@@ -25,6 +26,7 @@ from .idempotency import IdempotencyKeys
 from .leaving import leave_seat
 from .preconditions import check_version, running
 from .projections import action_state, hands_over, public_game, trick_state
+from .rating_apply import AppliedResult, result_applied
 from .rematch import check_lineage, link_rematch, new_rematch, rematch_id
 from .results import (
     ActionPage,
@@ -46,6 +48,8 @@ from .transactions import Transactions, restore
 from .unit_of_work import KeyedRequest, UnitOfWork
 
 __all__ = ["GameService"]
+
+log = logging.getLogger(__name__)
 
 
 def _now() -> datetime:
@@ -71,10 +75,23 @@ class GameService(SeatingUseCases):
         self.rematches_per_minute = rematches_per_minute
         self.keys = IdempotencyKeys(IdempotencyStore(store), hours=key_hours)
         self._games = Transactions(clock, self.unit_of_work)
+        self._rated_listeners: list[Callable[[AppliedResult], None]] = []
 
     def unit_of_work(self, request: KeyedRequest | None = None) -> UnitOfWork:
         """A unit of work for one use case (see :mod:`.unit_of_work`): keyed with ``request``."""
-        return UnitOfWork(self.store, self.keys, request)
+        return UnitOfWork(self.store, self.keys, request, on_rated=self._rated)
+
+    def on_rated(self, listener: Callable[[AppliedResult], None]) -> None:
+        """Tell ``listener`` of every rated game's result once it is applied to the players' ratings."""
+        self._rated_listeners.append(listener)
+
+    def _rated(self, applied: AppliedResult) -> None:
+        result_applied(applied)
+        for listener in self._rated_listeners:
+            try:
+                listener(applied)
+            except Exception as error:  # the ratings are applied: a listener's failure changes nothing
+                log.warning("a listener of game %s's applied result failed: %s", applied.game_id, type(error).__name__)
 
     @property
     def clock(self) -> Callable[[], datetime]:

@@ -22,6 +22,7 @@ from typing import ClassVar
 
 from .. import jsonio
 from ..engine import Game
+from ..ratings import finishing_order
 from ..store import StoredGame, StoredPlayerEvent
 from .domain_events import (
     CardPlayedEvent,
@@ -50,7 +51,6 @@ __all__ = [
     "encode_player_event",
     "game_result_events",
     "match_found_events",
-    "places",
     "player_events_of",
     "queue_change",
     "stamped",
@@ -223,15 +223,6 @@ def _your_turn(stored: StoredGame, state: PublicGame) -> tuple[str, PlayerEvent]
     return seat.player_id, event
 
 
-def places(winner: int, scores: Sequence[int]) -> tuple[int, ...]:
-    """Every seat's finishing place: the winner first, the others by score (equal scores tie)."""
-    others = [seat for seat in range(len(scores)) if seat != winner]
-    return tuple(
-        1 if seat == winner else 2 + sum(1 for other in others if scores[other] > scores[seat])
-        for seat in range(len(scores))
-    )
-
-
 def game_result_events(
     stored: StoredGame,
     version: int,
@@ -242,7 +233,7 @@ def game_result_events(
     """The ``game_result`` of every player who sat in the finished game (one who left too), with
     their rating change from ``ratings`` (by player id; None, or a player missing: not rated). The
     ratings step calls it (with :meth:`.PlayerFeeds.append`) once a rated game's ratings are applied."""
-    finishing = places(winner, scores)
+    finishing = finishing_order(winner, scores, [seat.seat for seat in stored.seats if has_left(seat)])
     rated = ratings is not None
     return [
         (

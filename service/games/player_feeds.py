@@ -17,15 +17,26 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol
 
+from ..ratings import display
 from ..store import GameStore
 from .errors import GameNotFinished, GameNotFound
 from .player_events import PlayerEvent, ShownRatingChange, game_result_events, match_found_events, stamped
 from .player_results import PlayerGame, Profile
 from .players import PlayerService
+from .rating_apply import AppliedResult
 from .tokens import player_key_hash
 from .transactions import restore
 
-__all__ = ["IN_PROGRESS", "PlayerFeedStart", "PlayerFeeds", "PlayerStateEvent", "QuickPlay", "connect_quick_play"]
+__all__ = [
+    "IN_PROGRESS",
+    "PlayerFeedStart",
+    "PlayerFeeds",
+    "PlayerStateEvent",
+    "QuickPlay",
+    "RatedGames",
+    "connect_quick_play",
+    "connect_ratings",
+]
 
 log = logging.getLogger(__name__)
 
@@ -145,3 +156,27 @@ def connect_quick_play(queue: QuickPlay, feeds: PlayerFeeds) -> None:
     queue.on_match.append(told)
     feeds.heartbeat_hooks.append(lambda player_id, now: queue.touch_tickets(player_id, now))
     feeds.heartbeat_hooks.append(lambda _player_id, now: queue.match_due(now))
+
+
+class RatedGames(Protocol):
+    """What the players' feeds need of the use cases (:class:`.GameService`): news of applied results."""
+
+    def on_rated(self, listener: Callable[[AppliedResult], None]) -> None: ...
+
+
+def connect_ratings(games: RatedGames, feeds: PlayerFeeds) -> None:
+    """Join the ratings to the players' feeds (``create_app`` calls it): once a rated game's result
+    is applied, each player who sat in it is told ``game_result`` with their rating as shown before
+    and after (a bot's rating follows in its batch and is not told)."""
+
+    def told(applied: AppliedResult) -> None:
+        shown = {
+            change.player_id: ShownRatingChange(
+                before=display(change.mu_before, change.sigma_before, change.games_after - 1).value,
+                after=display(change.mu_after, change.sigma_after, change.games_after).value,
+            )
+            for change in applied.changes
+        }
+        feeds.game_result(applied.game_id, shown)
+
+    games.on_rated(told)

@@ -11,16 +11,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from contextlib import AbstractContextManager
-from datetime import datetime
+from datetime import UTC, datetime
 
+from ..ratings import MU_0, SIGMA_0
 from ..store import StoredGame, StoredPlayer, StoreSession
 from .commands import NewPlayer
 from .cursors import decode_cursor, encode_cursor
 from .errors import InvalidCursor, InvalidKey, MissingToken, PlayerNotFound
 from .ids import is_player_id, new_game_id
-from .player_results import GamesRecord, NewKey, PlayerGame, PlayerGamePage, Profile, Rating
+from .player_results import GamesRecord, NewKey, PlayerGame, PlayerGamePage, Profile
 from .projections import public_game
-from .ratings import INITIAL_MU, INITIAL_SIGMA, display
+from .rating_reads import shown_rating
 from .seats import has_left
 from .tokens import hash_token, new_player_key, player_key_hash
 from .transactions import restore
@@ -41,9 +42,7 @@ class PlayerService:
     def create(self, name: str, *, uow: UnitOfWork | None = None) -> NewKey:
         """A new player called ``name`` (trimmed and checked by the caller), with their new key."""
         key = new_player_key()
-        player = StoredPlayer(
-            new_game_id(), name, None, hash_token(key), INITIAL_MU, INITIAL_SIGMA, 0, None, self.clock()
-        )
+        player = StoredPlayer(new_game_id(), name, None, hash_token(key), MU_0, SIGMA_0, 0, None, self.clock())
         with self._work(uow) as work, work.session() as session:
             session.add_player(player)
         return NewKey(_profile(player, GamesRecord(0, 0)), key)
@@ -118,8 +117,7 @@ def _with_record(session: StoreSession, player: StoredPlayer) -> Profile:
 
 
 def _profile(player: StoredPlayer, record: GamesRecord) -> Profile:
-    value, provisional = display(player.mu, player.sigma, player.rated_games)
-    rating = Rating(value, provisional, player.rated_games)
+    rating = shown_rating(player, datetime.now(UTC))  # provisional again after time away
     return Profile(player.id, player.name, player.created_at, player.bot, rating, record)
 
 

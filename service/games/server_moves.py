@@ -31,6 +31,7 @@ from .domain_events import (
 )
 from .player_events import queue_change
 from .projections import public_game
+from .rated_result import record_result
 from .results import WAITING_FOR_PLAYERS, TrickState
 from .seats import is_open, is_person, owes_server_move
 
@@ -215,6 +216,7 @@ def record_play(
         )  # fmt: skip
     if played.winner is not None:
         log.add(stored, GameFinishedEvent, state, winner=played.winner, scores=game.scores)
+        record_result(stored, played.winner, game.scores, now)
 
 
 def _append_action(

@@ -28,7 +28,9 @@ committed. Then, the unit's connection given back, the players' events of those 
 reader of a player's feed that reconnects starts from the player's state, which tells whose turn
 it is in each of their games. What a use case asks to run once its writes have committed
 (:meth:`UnitOfWork.after_commit`: the quick-play queue's matching after a ticket is queued) runs
-after that, in transactions of its own; never after a rollback.
+after that, in transactions of its own; never after a rollback. The rated games the unit finished have
+their results applied to the players' ratings first (:class:`.RatingApplier`), each in a short
+transaction of its own: within the request that ended the game.
 """
 
 from __future__ import annotations
@@ -37,14 +39,20 @@ import logging
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from types import TracebackType
 
 from ..store import GameStore, StoredPlayerEvent, StoreSession
 from .idempotency import IdempotencyKeys, KeyClaim, SavedResponse
+from .rating_apply import AppliedResult, RatingApplier, result_applied
 
 __all__ = ["KeyedRequest", "UnitOfWork", "given_or_own"]
 
 log = logging.getLogger(__name__)
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,8 +68,17 @@ class KeyedRequest:
 class UnitOfWork:
     """One use case's work against the store; enter it (``with``) before handing it on."""
 
-    def __init__(self, store: GameStore, keys: IdempotencyKeys, request: KeyedRequest | None = None) -> None:
+    def __init__(
+        self,
+        store: GameStore,
+        keys: IdempotencyKeys,
+        request: KeyedRequest | None = None,
+        *,
+        on_rated: Callable[[AppliedResult], None] = result_applied,
+    ) -> None:
+        """``on_rated``: told of each rated game's result once applied (the players' feeds' ``game_result``)."""
         self._store = store
+        self._on_rated = on_rated
         self._keys = keys
         self._request = request
         self._claim: KeyClaim | None = None
@@ -89,12 +106,17 @@ class UnitOfWork:
     def __exit__(
         self, kind: type[BaseException] | None, error: BaseException | None, traceback: TracebackType | None
     ) -> None:
+        results: tuple[str, ...] = ()
         try:
             if self._claim is None and self._session is not None:
                 self._session.announce(self.outbox)  # a plain unit's writes committed one by one
                 self._deliverable = self._session.player_events
+            if self._session is not None and (self._claim is None or self._succeeded):
+                results = tuple(self._session.results)
         finally:
             self._resources.close()  # a keyed unit not committed rolls back here
+        if results:  # committed, and the connection given back: the ratings take their own
+            RatingApplier(self._store.ratings, _now, self._on_rated).apply(results)
         if self._deliverable:
             self._deliver(self._deliverable)
         if error is None and (self._succeeded or (self._claim is None and self.replay is None)):

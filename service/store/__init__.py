@@ -17,9 +17,11 @@ from .models import (
     TicketRow,
     TrickRow,
 )
+from .ratings import RatingStore, RatingTransaction
 from .repository import ConcurrentUpdate
 from .session import PLAYER_FEED, GameStore, StoreSession, WriteTransaction, player_feed_key
 from .stored import StoredAction, StoredEvent, StoredGame, StoredPlayer, StoredPlayerEvent, StoredSeat, StoredTrick
+from .stored_ratings import StoredEntry, StoredHistory, StoredResult
 from .tickets import MatchedSeat, StoredTicket, Tickets
 
 __all__ = [
@@ -38,13 +40,18 @@ __all__ = [
     "MatchedSeat",
     "PlayerRow",
     "RateLimitRow",
+    "RatingStore",
+    "RatingTransaction",
     "SeatRow",
     "StoreSession",
     "StoredAction",
+    "StoredEntry",
     "StoredEvent",
     "StoredGame",
+    "StoredHistory",
     "StoredPlayer",
     "StoredPlayerEvent",
+    "StoredResult",
     "StoredSeat",
     "StoredTicket",
     "StoredTrick",

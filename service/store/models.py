@@ -1,13 +1,13 @@
-"""The tables: games, their seats, their append-only action log, their completed tricks and their events;
-players; quick-play tickets; players' own feeds; and, for the HTTP layer's bookkeeping,
-idempotency keys and rate-limit counters.
+"""The tables: games, their seats, their append-only action log, their completed tricks, their events
+and a rated game's result; players and their rating history; quick-play tickets; players' own feeds;
+and, for the HTTP layer's bookkeeping, idempotency keys and rate-limit counters.
 
 Every game table is keyed by game id first, so every transaction touches exactly one game and
-the schema can be sharded by game id later. The players table, the tickets, the players' feeds and
-the two bookkeeping tables are the exceptions, each saying why in its docstring: they belong to
-callers, not to games. A seat names its player by id with no foreign key (as a rematch names its
-game), and a ticket its game: no game's rows are tied to another table's, and a transaction that
-changes a game only reads the players table.
+the schema can be sharded by game id later. The players table, the rating history, the tickets, the
+players' feeds and the two bookkeeping tables are the exceptions, each saying why in its docstring:
+they belong to callers, not to games. A seat names its player by id with no foreign key (as a
+rematch names its game), and a ticket its game: no game's rows are tied to another table's, and a
+transaction that changes a game only reads the players table.
 """
 
 from __future__ import annotations
@@ -148,6 +148,72 @@ class PlayerRow(Base):
     rated_games: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
     rated_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False)
+    # Until when the rating is listed on the leaderboard (service.ratings.provisional_from: the
+    # moment time away makes it provisional); None while it is provisional. The leaderboard reads
+    # the listed players by mu (the displayed value's order) from its partial index.
+    listed_until: Mapped[datetime | None] = mapped_column(UTCDateTime())
+
+    __table_args__ = (
+        Index(
+            "ix_players_leaderboard", "mu", "id",
+            postgresql_where=text("listed_until IS NOT NULL"), sqlite_where=text("listed_until IS NOT NULL"),
+        ),
+    )  # fmt: skip
+
+
+class GameResultRow(Base):
+    """A rated game's result, written by the transaction that finishes the game (keyed by it, as
+    every game table): each seat's player, place, score and whether they left, in ``entries``.
+    The ratings apply it later in a transaction of their own and set ``applied_at``; until then it
+    is pending (a partial index lists the pending ones for the catch-up)."""
+
+    __tablename__ = "game_results"
+    __table_args__ = (
+        Index(
+            "ix_game_results_pending", "finished_at",
+            postgresql_where=text("applied_at IS NULL"), sqlite_where=text("applied_at IS NULL"),
+        ),
+    )  # fmt: skip
+
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), primary_key=True)
+    finished_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False)
+    # [{"seat", "player", "bot", "place", "score", "left"}, …] by seat
+    entries: Mapped[list[dict[str, Any]]] = mapped_column(JsonType, nullable=False)
+    applied_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+
+
+class RatingHistoryRow(Base):
+    """One rated game of one player: their rating before and after it, their place and score.
+
+    Keyed by (player, game): the key makes applying a result idempotent (a second insert of a
+    game's rows conflicts). It names its game with no foreign key and holds all a player's
+    history shows, so that ``coins-purge`` may delete the game and lose nothing of it. A bot's row
+    is written with its game's result and completed (``mu_after``) by the bot's own batch."""
+
+    __tablename__ = "rating_history"
+    __table_args__ = (
+        Index("ix_rating_history_newest", "player_id", "finished_at", "game_id"),
+        Index(
+            "ix_rating_history_pending", "player_id", "finished_at",
+            postgresql_where=text("mu_after IS NULL"), sqlite_where=text("mu_after IS NULL"),
+        ),
+        _CLUSTERED,
+    )  # fmt: skip
+
+    player_id: Mapped[str] = mapped_column(String(26), primary_key=True)
+    game_id: Mapped[str] = mapped_column(String(26), primary_key=True)
+    finished_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False)
+    seat: Mapped[int] = mapped_column(SmallInteger, nullable=False)
+    place: Mapped[int] = mapped_column(SmallInteger, nullable=False)
+    score: Mapped[int] = mapped_column(SmallInteger, nullable=False)
+    left: Mapped[bool] = mapped_column(nullable=False)
+    # The rating the game started from (sigma grown by the time away) and the rated games it counted.
+    mu_before: Mapped[float] = mapped_column(Float, nullable=False)
+    sigma_before: Mapped[float] = mapped_column(Float, nullable=False)
+    games_before: Mapped[int] = mapped_column(Integer, nullable=False)
+    mu_after: Mapped[float | None] = mapped_column(Float)  # None: a bot's row waiting for its batch
+    sigma_after: Mapped[float | None] = mapped_column(Float)
+    applied_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
 
 
 class ActionRow(Base):

@@ -10,8 +10,10 @@ time, any number at once)::
 A game is *finished-and-old* when its status is ``finished`` and it has not changed for
 ``PURGE_FINISHED_AFTER_DAYS`` days (default 90), and *abandoned* when it is not finished and has
 not changed for ``PURGE_ABANDONED_AFTER_DAYS`` days (default 30); the options override the two.
-Deleting a game deletes its seats, actions, tricks and events with it (``ON DELETE CASCADE``; on
-SQLite this is checked: the connection must have ``foreign_keys`` on).
+Deleting a game deletes its seats, actions, tricks, events and rated result with it (``ON DELETE
+CASCADE``; on SQLite this is checked: the connection must have ``foreign_keys`` on). What players
+need stays: their ratings, and their rating history, whose rows name the game without a key and
+hold everything the history shows; a rated game whose result is not applied yet is kept until it is.
 
 Games go in batches of :data:`BATCH`, each batch its own short transaction, so the purge never
 holds a long lock. On PostgreSQL a batch locks its games with ``FOR UPDATE SKIP LOCKED``: two
@@ -37,7 +39,7 @@ from sqlalchemy import ColumnElement, Connection, delete, func, select
 from ..config import ConfigError, Settings
 from .db import Database, DatabaseUnavailable
 from .idempotency import purge_keys
-from .models import GameRow
+from .models import GameResultRow, GameRow
 from .rate_limits import DatabaseStorage
 
 __all__ = ["BATCH", "Purged", "main", "purge", "purge_expired"]
@@ -67,7 +69,12 @@ def purge(
 ) -> Purged:
     """Delete the finished games last changed before ``finished_before`` and the unfinished ones
     last changed before ``abandoned_before``, ``batch`` games per transaction."""
-    finished = (GameRow.status == FINISHED) & (GameRow.updated_at < finished_before)
+    # A rated game whose result the ratings have not applied yet stays until they have: its
+    # players' history rows, which hold all their history shows, outlive it.
+    unapplied = select(GameResultRow.game_id).where(
+        GameResultRow.game_id == GameRow.id, GameResultRow.applied_at.is_(None)
+    )
+    finished = (GameRow.status == FINISHED) & (GameRow.updated_at < finished_before) & ~unapplied.exists()
     abandoned = (GameRow.status != FINISHED) & (GameRow.updated_at < abandoned_before)
     if dry_run:
         with db.connect() as connection, db.begin(connection, write=False):

@@ -10,6 +10,7 @@ no round trip, as one UPDATE and one or two INSERTs (:meth:`GameRepository.updat
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
+from dataclasses import asdict
 from datetime import datetime
 from typing import Any, cast
 
@@ -18,7 +19,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 
 from .driver import Prepared
 from .fast_save import save_in_one_statement
-from .models import ActionRow, EventRow, GameRow, PlayerRow, SeatRow, TrickRow
+from .models import ActionRow, EventRow, GameResultRow, GameRow, PlayerRow, SeatRow, TrickRow
 from .new_events import read_new_events
 from .stored import (
     ACTION_COLUMNS,
@@ -33,6 +34,7 @@ from .stored import (
     StoredSeat,
     StoredTrick,
 )
+from .stored_ratings import StoredResult
 
 __all__ = ["ConcurrentUpdate", "GameRepository"]
 
@@ -42,6 +44,7 @@ ACTIONS = cast(Table, ActionRow.__table__)
 TRICKS = cast(Table, TrickRow.__table__)
 EVENTS = cast(Table, EventRow.__table__)
 PLAYERS = cast(Table, PlayerRow.__table__)
+RESULTS = cast(Table, GameResultRow.__table__)
 
 
 class ConcurrentUpdate(Exception):
@@ -106,6 +109,7 @@ _INSERT_SEATS = _insert(SEATS, ("game_id", *_SEAT_COLUMNS))
 _INSERT_ACTIONS = _insert(ACTIONS, ("game_id", *ACTION_COLUMNS))
 _INSERT_TRICKS = _insert(TRICKS, ("game_id", *TRICK_COLUMNS))
 _INSERT_EVENTS = _insert(EVENTS, ("game_id", *EVENT_COLUMNS))
+_INSERT_RESULTS = _insert(RESULTS, ("game_id", "finished_at", "entries", "applied_at"))
 _GAME_WIDTH = len(_GAME_COLUMNS)
 
 
@@ -173,6 +177,7 @@ class GameRepository:
         elif not self.update(game):
             return False
         game.new_actions, game.new_tricks, game.new_events = [], [], []
+        game.new_result = None
         game.loaded_version = game.version
         game.changed_seats.clear()
         return True
@@ -210,7 +215,11 @@ class GameRepository:
         return True
 
     def _insert(self, rows: dict[str, list[dict[str, Any]]]) -> None:
-        for statement, table in ((_INSERT_ACTIONS, "actions"), (_INSERT_TRICKS, "tricks"), (_INSERT_EVENTS, "events")):
+        queued = (
+            (_INSERT_ACTIONS, "actions"), (_INSERT_TRICKS, "tricks"), (_INSERT_EVENTS, "events"),
+            (_INSERT_RESULTS, "results"),
+        )  # fmt: skip
+        for statement, table in queued:
             if rows[table]:
                 statement.run_many(self.connection, rows[table])
 
@@ -295,7 +304,14 @@ def _queued_rows(game: StoredGame) -> dict[str, list[dict[str, Any]]]:
         "actions": [_action_values(game.id, action) for action in game.new_actions],
         "tricks": [_trick_values(game.id, trick) for trick in game.new_tricks],
         "events": [_event_values(game.id, event) for event in game.new_events],
+        "results": [] if game.new_result is None else [result_values(game.id, game.new_result)],
     }
+
+
+def result_values(game_id: str, result: StoredResult) -> dict[str, Any]:
+    """A rated game's result as its row's values (its entries as a JSON list, by seat)."""
+    entries = [asdict(entry) for entry in result.entries]
+    return {"game_id": game_id, "finished_at": result.finished_at, "entries": entries, "applied_at": None}
 
 
 def _seat_values(game_id: str, seat: StoredSeat) -> dict[str, Any]:

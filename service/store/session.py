@@ -29,6 +29,7 @@ from .driver import driver_connection
 from .notifications import Notifications, Unheard
 from .player_events import append_player_events, player_heads, read_player_events
 from .players import PlayerRepository
+from .ratings import RatingStore
 from .repository import ConcurrentUpdate, GameRepository
 from .stored import StoredAction, StoredEvent, StoredGame, StoredPlayer, StoredPlayerEvent, StoredTrick
 from .tickets import Tickets
@@ -58,6 +59,11 @@ class GameStore:
         """One connection (one pooled checkout) for a request's loads and saves."""
         with self.db.connect() as connection:
             yield StoreSession(self.db, GameRepository(connection), self.notifications)
+
+    @property
+    def ratings(self) -> RatingStore:
+        """The players' ratings in this database: the apply step's transactions and the reads."""
+        return RatingStore(self.db)
 
     def write_transaction(self) -> WriteTransaction:
         """Begin a write transaction on a connection of its own, ended only by its owner (see
@@ -96,9 +102,12 @@ class StoreSession:
         #: The players' events of the changes that have committed (inside a write transaction: will
         #: commit with it), for the session's owner to append once they have.
         self.player_events: list[StoredPlayerEvent] = []
+        self._pending_results: list[str] = []  # rated games whose results commit with the block
         #: The games whose new events have committed (inside a write transaction: will commit with
         #: it), for the session's owner to :meth:`announce` once they have.
         self.changed: list[str] = []
+        #: The rated games whose results have committed (as :attr:`changed`), for the ratings to apply.
+        self.results: list[str] = []
 
     def load(self, game_id: str, *, key_hash: str | None = None) -> StoredGame | None:
         """The game and its seats, as they are now (one statement, no lock); with ``key_hash`` (a
@@ -116,13 +125,15 @@ class StoreSession:
         joins that block, where no other writer can come first (a lost race there raises
         :class:`.ConcurrentUpdate`: a bug)."""
         repository = self._repository
-        has_events = bool(game.new_events)
+        has_events, has_result = bool(game.new_events), game.new_result is not None
         if self._in_block:
             if not repository.save(game):
                 raise ConcurrentUpdate(f"game {game.id} changed under its lock")
             if has_events:
                 self._pending.append(game.id)
             self._pending_players += game.new_player_events
+            if has_result:
+                self._pending_results.append(game.id)
             return True
         one_statement = game.is_stored and repository.saves_in_one_statement
         with self._statement(write=True, one_statement=one_statement):
@@ -131,6 +142,8 @@ class StoreSession:
             self.changed.append(game.id)
         if saved and game.new_player_events:
             self.player_events += game.new_player_events
+        if saved and has_result:
+            self.results.append(game.id)
         return saved
 
     def create(self, game: StoredGame) -> bool:
@@ -277,8 +290,10 @@ class StoreSession:
                 self._in_block = False
                 pending, self._pending = self._pending, []
                 players, self._pending_players = self._pending_players, []
+                results, self._pending_results = self._pending_results, []
         self.changed.extend(pending)  # reached only once the block has committed (or been kept)
         self.player_events.extend(players)
+        self.results.extend(results)
 
     def _driver(self) -> object:
         return driver_connection(self._repository.connection) if self._repository.is_postgres else None

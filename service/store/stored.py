@@ -11,6 +11,8 @@ from dataclasses import dataclass, field, fields
 from datetime import datetime
 from typing import Any
 
+from .stored_ratings import StoredResult
+
 __all__ = [
     "StoredAction",
     "StoredEvent",
@@ -121,6 +123,8 @@ class StoredGame:
     #: hash of the key it was read for.
     caller: str | None = None
     caller_key: str | None = None
+    #: A rated game's result, queued by the change that finishes it and inserted with its save.
+    new_result: StoredResult | None = None
     loaded_version: int | None = None  # None for a game not yet inserted
     changed_seats: set[int] = field(default_factory=set)
     new_actions: list[StoredAction] = field(default_factory=list)
@@ -139,6 +143,7 @@ _BOOKKEEPING = frozenset(
         "seats",
         "caller",
         "caller_key",
+        "new_result",
         "loaded_version",
         "changed_seats",
         "new_actions",
@@ -184,6 +189,7 @@ class StoredPlayer:
     rated_games: int
     rated_at: datetime | None
     created_at: datetime
+    listed_until: datetime | None = None  # on the leaderboard until then (None: provisional)
 
 
 PLAYER_COLUMNS = tuple(f.name for f in fields(StoredPlayer))

@@ -21,6 +21,7 @@ from sqlalchemy import text
 
 from service import create_app
 from service.config import Settings
+from tests.support.rated_games import play_out, rated_table
 
 EVENT_TYPES = {"player", "match_found", "game_started", "your_turn", "game_result", "rematch_offered"}
 
@@ -270,3 +271,20 @@ def test_a_keys_streams_are_capped_like_a_seats(database_url: str) -> None:
     finally:
         app.extensions["coins.feed"].close()
         app.extensions["coins.db"].dispose()
+
+
+def test_a_rated_games_result_tells_each_player_their_rating_change(client: FlaskClient) -> None:
+    """Once the ratings are applied, each player gets one ``game_result`` with their rating as shown
+    before and after, the places those the ratings used, and the profile shows the same value."""
+    game_id, ana, bo = rated_table(client)
+    followers = {0: Follower(client, ana.key), 1: Follower(client, bo.key)}
+    play_out(client, game_id, {0: ana.auth, 1: bo.auth})
+    for seat, follower in followers.items():
+        follower.read()
+        [result] = follower.of("game_result", game_id)
+        assert result["rated"] is True and result["seat"] == seat
+        assert result["rating"]["before"] == 1500
+        profile = client.get(f"/v1/players/{(ana, bo)[seat].id}").json
+        assert result["rating"]["after"] == profile["rating"]["value"]
+        assert result["rating"]["after"] != 1500  # a first rated game moves every rating
+        assert sorted(result["places"]) in ([1, 2, 3], [1, 2, 2])

@@ -7,6 +7,7 @@ import pytest
 
 from service.games.ids import BOT_PLAYER_IDS
 from tests.support.players import new_player
+from tests.support.rated_games import play_out as _play_out
 
 
 def _create(client, seats, headers=None, **body):
@@ -125,20 +126,6 @@ def test_leaving_before_the_start_opens_the_seat(client):
     left = client.post(f"/v1/games/{game['id']}/players/0/leave", headers=ana.auth)
     assert left.json["seats"][0] == {**left.json["seats"][0], "open": True, "player": None, "name": None}
     assert client.get(f"/v1/players/{ana.id}/games").json["items"] == []
-
-
-def _play_out(client, game_id, auth_by_seat):
-    for _ in range(400):
-        state = client.get(f"/v1/games/{game_id}").json
-        if state["status"] == "finished":
-            return state
-        headers = auth_by_seat.get(state["turn"])
-        if headers is not None and state["status"] == "playing":
-            card = client.get(f"/v1/games/{game_id}/hint", headers=headers).json["card"]
-            assert client.post(f"/v1/games/{game_id}/plays", json={"card": card}, headers=headers).status_code == 201
-        elif headers is not None:
-            assert client.post(f"/v1/games/{game_id}/hands", headers=headers).status_code == 201
-    raise AssertionError("the game did not finish")
 
 
 def test_the_rematch_seats_the_same_players_and_stays_rated(client):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import sqlite3
 import uuid
+from dataclasses import asdict
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from service.store import Database, DatabaseUnavailable, StoredGame, StoredSeat
+from service.store import Database, DatabaseUnavailable, StoredGame, StoredResult, StoredSeat
 from service.store.repository import GameRepository
 from service.store.stored import (
     ACTION_COLUMNS,
@@ -68,6 +69,11 @@ def _expected(game: StoredGame, saved: list[Any]) -> dict[str, Any]:
         "actions": [values(row, ACTION_COLUMNS) for row in saved if isinstance(row, StoredAction)],
         "tricks": [values(row, TRICK_COLUMNS) for row in saved if isinstance(row, StoredTrick)],
         "events": [values(row, EVENT_COLUMNS) for row in saved if isinstance(row, StoredEvent)],
+        "results": [
+            (row.finished_at, [asdict(entry) for entry in row.entries], None)
+            for row in saved
+            if isinstance(row, StoredResult)
+        ],
     }
 
 
@@ -83,6 +89,7 @@ def test_every_shape_of_game_saved_by_the_driver_reads_back_the_same_through_sql
         if step:
             data.draw(changes(game))
         saved += [*game.new_actions, *game.new_tricks, *game.new_events]
+        saved += [game.new_result] if game.new_result is not None else []
         with db.connect() as connection:
             repository = GameRepository(connection)
             with db.begin(connection, write=True, one_statement=game.is_stored and repository.saves_in_one_statement):

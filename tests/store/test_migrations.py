@@ -23,18 +23,9 @@ from service.store import Base, Database
 from service.store.migrate import alembic_config, current_revision, head_revision, upgrade
 
 TABLES = {
-    "games",
-    "seats",
-    "actions",
-    "tricks",
-    "events",
-    "players",
-    "idempotency_keys",
-    "rate_limits",
-    "queue_tickets",
-    "player_feeds",
-    "player_events",
-}
+    "games", "seats", "actions", "tricks", "events", "players", "game_results", "rating_history", "idempotency_keys",
+    "rate_limits", "queue_tickets", "player_feeds", "player_events",
+}  # fmt: skip
 TIMEOUT = 120  # seconds for any child process
 
 
@@ -172,8 +163,11 @@ def test_command_line_reports_an_unreachable_database(tmp_path: Path) -> None:
     assert "unavailable" in result.stderr
 
 
-# WITHOUT ROWID on SQLite (0002, 0004, 0006, 0007)
-CLUSTERED = ("seats", "actions", "tricks", "events", "idempotency_keys", "rate_limits", "player_feeds", "player_events")
+# WITHOUT ROWID on SQLite (0002, 0004, 0006, 0007, 0011, 0012)
+CLUSTERED = (
+    "seats", "actions", "tricks", "events", "rating_history", "idempotency_keys", "rate_limits", "player_feeds",
+    "player_events",
+)  # fmt: skip
 
 
 def _create_sql(db: Database) -> dict[str, str]:

@@ -9,8 +9,8 @@ from typing import Any
 from hypothesis import strategies as st
 from sqlalchemy import select
 
-from service.store import StoredGame, StoredSeat
-from service.store.repository import ACTIONS, EVENTS, GAMES, SEATS, TRICKS
+from service.store import StoredEntry, StoredGame, StoredResult, StoredSeat
+from service.store.repository import ACTIONS, EVENTS, GAMES, RESULTS, SEATS, TRICKS
 from service.store.stored import (
     ACTION_COLUMNS,
     EVENT_COLUMNS,
@@ -90,6 +90,14 @@ def changes(draw: st.DrawFn, game: StoredGame) -> None:
             game.event_count, draw(texts), game.version, draw(st.none() | st.integers(0, 2)), draw(texts), draw(moments)
         )
         game.new_events.append(event)  # fmt: skip
+    if draw(st.booleans()):  # the change that finishes a rated game: its result too
+        entries = tuple(
+            StoredEntry(
+                seat, draw(texts), draw(st.booleans()), draw(st.integers(1, 3)), draw(small), draw(st.booleans())
+            )
+            for seat in range(3)
+        )
+        game.new_result = StoredResult(game.id, draw(moments), entries)
 
 
 def through_sqlalchemy(connection: Any, game_id: str) -> dict[str, Any]:
@@ -106,4 +114,5 @@ def through_sqlalchemy(connection: Any, game_id: str) -> dict[str, Any]:
         "actions": rows(ACTIONS, ACTION_COLUMNS, ACTIONS.c.seq),
         "tricks": rows(TRICKS, TRICK_COLUMNS, TRICKS.c.number),
         "events": rows(EVENTS, EVENT_COLUMNS, EVENTS.c.id),
+        "results": rows(RESULTS, ("finished_at", "entries", "applied_at"), RESULTS.c.game_id),
     }

@@ -461,6 +461,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/leaderboard": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The players with a settled rating, best first
+         * @description Every player whose rating is not provisional, highest first, a page at a time; `rank`
+         *     numbers them on across pages. A rating that turns provisional (too few rated games, or
+         *     too long away) is not listed until its player's next rated game settles it again.
+         */
+        get: operations["getLeaderboard"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/players": {
         parameters: {
             query?: never;
@@ -594,6 +616,30 @@ export interface paths {
          *     follow `next_cursor` (or `Link: rel="next"`) for the next page.
          */
         get: operations["listPlayerGames"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/players/{player_id}/ratings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The player's id: 26 characters of Crockford base32, as a game's (any other text is no player's id: 404). */
+                player_id: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * List a player's rated games, newest first
+         * @description Each rated game of the player, newest first, a page at a time: their place and score
+         *     and their rating before and after it. Follow `next_cursor` (or `Link: rel="next"`).
+         */
+        get: operations["listPlayerRatings"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1181,6 +1227,20 @@ export interface components {
             /** @description Shown once. Send as `Authorization: Bearer <token>`. Null for a player's seat: their key acts for it. */
             token: string | null;
         };
+        Leaderboard: {
+            items: components["schemas"]["LeaderboardEntry"][];
+            /** @description Pass as `cursor` for the next page; null on the last. */
+            next_cursor: string | null;
+        };
+        LeaderboardEntry: {
+            player: components["schemas"]["RankedPlayer"];
+            /**
+             * @description 1 for the best; numbered on across pages.
+             * @example 1
+             */
+            rank: number;
+            rating: components["schemas"]["Rating"];
+        };
         Leave: {
             /**
              * @description The strength of the bot that takes the seat over.
@@ -1419,6 +1479,41 @@ export interface components {
              */
             target_score?: number;
         };
+        RankedPlayer: {
+            /** @description A bot strength's player: its strength; null for a person. */
+            bot: components["schemas"]["BotStrength"] | null;
+            /** @example 01jf3v9k2m8q4r6t0w5x7y9z1b */
+            id: string;
+            /** @example Ana */
+            name: string;
+        };
+        RatedGame: {
+            /** @description The rating the game ended with. */
+            after: components["schemas"]["Rating"];
+            /** @description The rating the game started from. */
+            before: components["schemas"]["Rating"];
+            /**
+             * Format: date-time
+             * @description When the game finished.
+             */
+            finished_at: string;
+            /**
+             * @description The rated game's id.
+             * @example 01jf3v9k2m8q4r6t0w5x7y9z1a
+             */
+            game: string;
+            /** @description The player left the game (and so finished last). */
+            left: boolean;
+            /** @description 1 is first; equal finishes share the better place (1, 2, 2); a leaver is last. */
+            place: number;
+            /** @description The seat's final score. */
+            score: number;
+            /**
+             * @description The player's seat in that game.
+             * @example 0
+             */
+            seat: number;
+        };
         Rating: {
             /**
              * @description The rated games it counts.
@@ -1432,6 +1527,11 @@ export interface components {
              * @example 1500
              */
             value: number;
+        };
+        RatingHistory: {
+            items: components["schemas"]["RatedGame"][];
+            /** @description Pass as `cursor` for the next page; null on the last. */
+            next_cursor: string | null;
         };
         Record: {
             /**
@@ -4230,6 +4330,89 @@ export interface operations {
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
+    getLeaderboard: {
+        parameters: {
+            query?: {
+                /** @description Page size. */
+                limit?: number;
+                /** @description `next_cursor` of the previous page. */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Leaderboard"];
+                };
+            };
+            /** @description `invalid_cursor`: Unknown pagination cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "invalid_cursor",
+                     *       "detail": "Unknown pagination cursor",
+                     *       "status": 400,
+                     *       "title": "Unknown pagination cursor",
+                     *       "type": "urn:coins:problem:invalid_cursor"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `validation_error`: The request is not valid */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "validation_error",
+                     *       "detail": "The request is not valid",
+                     *       "status": 422,
+                     *       "title": "The request is not valid",
+                     *       "type": "urn:coins:problem:validation_error"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `database_unavailable`: The database is unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "database_unavailable",
+                     *       "detail": "The database is unavailable",
+                     *       "status": 503,
+                     *       "title": "The database is unavailable",
+                     *       "type": "urn:coins:problem:database_unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
     createPlayer: {
         parameters: {
             query?: never;
@@ -4771,6 +4954,110 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PlayerGamePage"];
+                };
+            };
+            /** @description `invalid_cursor`: Unknown pagination cursor */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "invalid_cursor",
+                     *       "detail": "Unknown pagination cursor",
+                     *       "status": 400,
+                     *       "title": "Unknown pagination cursor",
+                     *       "type": "urn:coins:problem:invalid_cursor"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `player_not_found`: No such player */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "player_not_found",
+                     *       "detail": "No such player",
+                     *       "status": 404,
+                     *       "title": "No such player",
+                     *       "type": "urn:coins:problem:player_not_found"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `validation_error`: The request is not valid */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "validation_error",
+                     *       "detail": "The request is not valid",
+                     *       "status": 422,
+                     *       "title": "The request is not valid",
+                     *       "type": "urn:coins:problem:validation_error"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `database_unavailable`: The database is unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "database_unavailable",
+                     *       "detail": "The database is unavailable",
+                     *       "status": 503,
+                     *       "title": "The database is unavailable",
+                     *       "type": "urn:coins:problem:database_unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
+    listPlayerRatings: {
+        parameters: {
+            query?: {
+                /** @description Page size. */
+                limit?: number;
+                /** @description `next_cursor` of the previous page. */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The player's id: 26 characters of Crockford base32, as a game's (any other text is no player's id: 404). */
+                player_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RatingHistory"];
                 };
             };
             /** @description `invalid_cursor`: Unknown pagination cursor */

@@ -1,0 +1,1 @@
+"""Ratings: a player's rating history and the leaderboard."""

@@ -111,6 +111,11 @@ await scenario(async (browser) => {
     assert.equal(await page.locator("#profile-rated-games").innerText(), "1");
     assert.equal(await page.locator("#profile-rating").getAttribute("data-provisional"), "true");
     assert.match(await page.locator("#profile-record").innerText(), /1 game finished/);
+    // The game's line says the place and the rating's change, as the rating now reads.
+    const line = await page.locator(`[data-game="${gameId}"]`).innerText();
+    const [, before, after] = /place [123]: (\d+) → (\d+) \([+−±]\d+\)/.exec(line) ?? [];
+    assert.equal(before, "1500", line);
+    assert.equal(`${after} (provisional)`, await page.locator("#profile-rating").innerText());
   }
   const ratings = await Promise.all(people.map((page) => page.locator("#profile-rating").innerText()));
   assert.ok(ratings.some((text) => !text.startsWith("1500 ")), `no rating moved: ${ratings.join(", ")}`);

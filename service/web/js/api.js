@@ -107,6 +107,8 @@ export const replaceKey = (key) => call("POST", `${me}/key`, { token: key });
 export const getPlayer = (id) => call("GET", `/players/${encodeURIComponent(id)}`);
 /** @returns {Promise<import("./types.js").PlayerGamePage>} the player's games, newest first */
 export const listPlayerGames = (id, limit = 20) => call("GET", `/players/${encodeURIComponent(id)}/games?limit=${limit}`);
+/** @returns {Promise<import("./types.js").RatingHistory>} the player's rated games, newest first, each rating before and after */
+export const listPlayerRatings = (id, limit = 20) => call("GET", `/players/${encodeURIComponent(id)}/ratings?limit=${limit}`);
 /** @returns {Promise<import("./types.js").Ticket>} */
 export const enterQueue = (key, body) => call("POST", "/queue", { token: key, body });
 /** @returns {Promise<import("./types.js").Ticket>} */

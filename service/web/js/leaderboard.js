@@ -53,7 +53,7 @@ export function mountLeaderboard(root) {
                 "tr",
                 { "data-player": entry.player.id, class: entry.player.id === me ? "me" : null },
                 h("td", {}, String(entry.rank)),
-                h("th", { scope: "row" }, h("a", { href: `#/player/${encodeURIComponent(entry.player.id)}` }, nameOf(entry))),
+                h("th", { scope: "row" }, h("a", { href: `#/player/${encodeURIComponent(entry.player.id)}` }, nameOf(entry)), entry.player.id === me && h("span", { class: "visually-hidden" }, ` (${t("seat.you")})`)),
                 h("td", {}, String(entry.rating.value)),
                 h("td", {}, String(entry.rating.games)),
               ),

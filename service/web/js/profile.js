@@ -10,14 +10,17 @@ import { loadPlayer } from "./store.js";
 
 /** @typedef {import("./types.js").PlayerGame} PlayerGame */
 
+/** A rating's change with its sign: +69, −12, ±0. @param {number} delta */
+const signed = (delta) => (delta > 0 ? `+${delta}` : delta < 0 ? `−${-delta}` : "±0");
+
 /**
  * @param {HTMLElement} root
  * @param {string|null} playerId null: the signed-in player
  * @returns {() => void} unmount
  */
 export function mountProfile(root, playerId) {
-  /** @type {{player: import("./types.js").Player|null, games: PlayerGame[]|null, error: unknown, shown: boolean, confirm: "replace"|"forget"|null, note: string|null}} */
-  const state = { player: null, games: null, error: null, shown: false, confirm: null, note: null };
+  /** @type {{player: import("./types.js").Player|null, games: PlayerGame[]|null, changes: Map<string, import("./types.js").RatedGame>, error: unknown, shown: boolean, confirm: "replace"|"forget"|null, note: string|null}} */
+  const state = { player: null, games: null, changes: new Map(), error: null, shown: false, confirm: null, note: null };
   const view = h("div", { class: "profile" });
   replace(root, view);
   const stopLanguage = onLanguageChange(render);
@@ -33,7 +36,9 @@ export function mountProfile(root, playerId) {
       if (playerId === null && !held) throw new api.ApiProblem("missing_token", 401, "not signed in");
       const player = held ? await api.getMe(held.key) : await api.getPlayer(/** @type {string} */ (playerId));
       state.player = player;
-      state.games = (await api.listPlayerGames(player.id)).items;
+      const [games, ratings] = await Promise.all([api.listPlayerGames(player.id), api.listPlayerRatings(player.id)]);
+      state.games = games.items;
+      state.changes = new Map(ratings.items.map((item) => [item.game, item]));
       state.error = null;
     } catch (error) {
       state.error = error;
@@ -121,7 +126,9 @@ export function mountProfile(root, playerId) {
   /** @param {PlayerGame} game */
   function gameItem(game) {
     const whose = game.status !== "playing" ? "" : game.your_turn ? t("profile.yourTurn") : t("profile.theirTurn", { n: (game.turn ?? 0) + 1 });
-    const parts = [t(`profile.status.${game.status}`), whose, game.rated ? t("profile.rated") : "", game.left ? t("profile.left") : ""].filter(Boolean);
+    const change = state.changes.get(game.id);
+    const moved = change && t("profile.change", { place: change.place, before: change.before.value, after: change.after.value, delta: signed(change.after.value - change.before.value) });
+    const parts = [t(`profile.status.${game.status}`), whose, game.rated ? t("profile.rated") : "", game.left ? t("profile.left") : "", moved].filter(Boolean);
     return h(
       "li",
       { "data-game": game.id, "data-your-turn": game.your_turn ? "true" : "false" },

@@ -31,9 +31,11 @@
 /** @typedef {Schema<"PlayerGame">} PlayerGame */
 /** @typedef {Schema<"PlayerGamePage">} PlayerGamePage */
 /** @typedef {Schema<"Rating">} Rating */
+/** @typedef {Schema<"RatedGame">} RatedGame */
+/** @typedef {Schema<"RatingHistory">} RatingHistory */
 /** @typedef {Schema<"Ticket">} Ticket */
-/** @typedef {{items: LeaderboardEntry[], next_cursor: string|null}} Leaderboard */
-/** @typedef {{rank: number, player: {id: string, name: string, bot: BotStrength|null}, rating: Rating}} LeaderboardEntry TEMPORARY: as getLeaderboard (ratings-apply) defines it, until openapi.yaml on main has it */
+/** @typedef {Schema<"Leaderboard">} Leaderboard */
+/** @typedef {Schema<"LeaderboardEntry">} LeaderboardEntry */
 /** @typedef {Schema<"Problem">} Problem */
 /** @typedef {Schema<"ProblemCode">} ProblemCode */
 

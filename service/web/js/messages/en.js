@@ -347,4 +347,5 @@ export default {
   "problem.uri_too_long": "The address is too long.",
   "problem.ticket_expired": "Your wait ended: start a new one.",
   "seat.rating": "Rating {rating}",
+  "profile.change": "place {place}: {before} → {after} ({delta})",
 };

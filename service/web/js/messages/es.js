@@ -347,4 +347,5 @@ export default {
   "problem.uri_too_long": "La dirección es demasiado larga.",
   "problem.ticket_expired": "Tu espera terminó: empieza otra.",
   "seat.rating": "Puntuación {rating}",
+  "profile.change": "puesto {place}: {before} → {after} ({delta})",
 };

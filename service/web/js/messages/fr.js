@@ -347,4 +347,5 @@ export default {
   "problem.uri_too_long": "L’adresse est trop longue.",
   "problem.ticket_expired": "Votre attente a pris fin : recommencez.",
   "seat.rating": "Classement {rating}",
+  "profile.change": "place {place} : {before} → {after} ({delta})",
 };

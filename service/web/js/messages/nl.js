@@ -347,4 +347,5 @@ export default {
   "problem.uri_too_long": "Het adres is te lang.",
   "problem.ticket_expired": "Je wachten is afgelopen: begin opnieuw.",
   "seat.rating": "Rating {rating}",
+  "profile.change": "plaats {place}: {before} → {after} ({delta})",
 };

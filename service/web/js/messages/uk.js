@@ -347,4 +347,5 @@ export default {
   "problem.uri_too_long": "Адреса задовга.",
   "problem.ticket_expired": "Ваше очікування завершилося: почніть нове.",
   "seat.rating": "Рейтинг {rating}",
+  "profile.change": "місце {place}: {before} → {after} ({delta})",
 };

@@ -347,4 +347,5 @@ export default {
   "problem.uri_too_long": "網址太長。",
   "problem.ticket_expired": "你的等待已結束：請重新開始。",
   "seat.rating": "積分 {rating}",
+  "profile.change": "第 {place} 名：{before} → {after}（{delta}）",
 };

@@ -1,6 +1,6 @@
 // The leaderboard once ratings settle: a player made in the browser plays rated games against two bots (by the API,
 // target 1, as many as it takes, bounded) until the leaderboard lists them; the page ranks them, marks "you",
-// and links each entry to a profile (your own with your key, a bot's without).
+// and links each entry to a profile (your own with your key, a bot's without); an invitation taken as the player.
 
 import assert from "node:assert/strict";
 
@@ -87,5 +87,19 @@ await scenario(async (browser) => {
   await page.locator("#profile-rating").waitFor();
   assert.equal(await page.locator("#profile-title").innerText(), "Basic bot");
   assert.equal(await page.locator(".key-panel").count(), 0);
+
+  // An invitation taken as the player: the seat is theirs by id, no seat token is kept, the key acts for it.
+  const invited = await fetch(`${BASE_URL}/v1/games`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", "Idempotency-Key": crypto.randomUUID() },
+    body: JSON.stringify({ target_score: 3, seats: [{ name: "Host" }, null, { bot: "basic" }] }),
+  }).then((response) => response.json());
+  await page.goto(`${BASE_URL}/#/game/${invited.id}/join?seat=1`);
+  await page.click("#join-as-player");
+  await page.locator(".table .your-hand").waitFor();
+  const seated = await call(key, "GET", `/games/${invited.id}`);
+  assert.equal(seated.seats[1].player, id);
+  assert.equal(await page.evaluate((game) => localStorage.getItem(`coins.seat.${game}`), invited.id), null);
+  await page.locator(`.seat-rating[data-player="${id}"]`).waitFor();
   assertNoConsoleErrors(page);
 });

@@ -83,8 +83,8 @@ export const listGamesInPlay = () => call("GET", "/games?status=playing&limit=20
 export const rematch = (id, token) => call("POST", `${game(id)}/rematch`, { token });
 /** @returns {Promise<Game>} */
 export const getGame = (id) => call("GET", game(id));
-/** @returns {Promise<import("./types.js").JoinedGame>} */
-export const joinGame = (id, body) => call("POST", `${game(id)}/players`, { body });
+/** @param {string|null} [token] a player's key, to join with `{"player": "me"}` @returns {Promise<import("./types.js").JoinedGame>} */
+export const joinGame = (id, body, token = null) => call("POST", `${game(id)}/players`, { body, token });
 /** @returns {Promise<Hand>} */
 export const getHand = (id, token) => call("GET", `${game(id)}/hand`, { token });
 /** @returns {Promise<import("./types.js").DealtHand>} */

@@ -348,4 +348,5 @@ export default {
   "problem.ticket_expired": "Your wait ended: start a new one.",
   "seat.rating": "Rating {rating}",
   "profile.change": "place {place}: {before} → {after} ({delta})",
+  "join.asPlayer": "Take seat {n} as my player",
 };

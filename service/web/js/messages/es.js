@@ -348,4 +348,5 @@ export default {
   "problem.ticket_expired": "Tu espera terminó: empieza otra.",
   "seat.rating": "Puntuación {rating}",
   "profile.change": "puesto {place}: {before} → {after} ({delta})",
+  "join.asPlayer": "Ocupar el asiento {n} como mi jugador",
 };

@@ -348,4 +348,5 @@ export default {
   "problem.ticket_expired": "Votre attente a pris fin : recommencez.",
   "seat.rating": "Classement {rating}",
   "profile.change": "place {place} : {before} → {after} ({delta})",
+  "join.asPlayer": "Prendre le siège {n} avec mon joueur",
 };

@@ -348,4 +348,5 @@ export default {
   "problem.ticket_expired": "Je wachten is afgelopen: begin opnieuw.",
   "seat.rating": "Rating {rating}",
   "profile.change": "plaats {place}: {before} → {after} ({delta})",
+  "join.asPlayer": "Stoel {n} nemen als mijn speler",
 };

@@ -348,4 +348,5 @@ export default {
   "problem.ticket_expired": "Ваше очікування завершилося: почніть нове.",
   "seat.rating": "Рейтинг {rating}",
   "profile.change": "місце {place}: {before} → {after} ({delta})",
+  "join.asPlayer": "Зайняти місце {n} моїм гравцем",
 };

@@ -348,4 +348,5 @@ export default {
   "problem.ticket_expired": "你的等待已結束：請重新開始。",
   "seat.rating": "積分 {rating}",
   "profile.change": "第 {place} 名：{before} → {after}（{delta}）",
+  "join.asPlayer": "以我的玩家坐座位 {n}",
 };

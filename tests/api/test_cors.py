@@ -100,3 +100,30 @@ def test_vary_origin_with_a_single_allowed_origin(settings, origin):
     assert "origin" in _header_set(response.headers.get("Vary"))
     allowed = response.headers.get("Access-Control-Allow-Origin")
     assert allowed is None if origin == "https://elsewhere.example" else allowed == ORIGIN  # the answers differ
+
+
+def test_a_cross_origin_player_client_can_queue_cancel_and_follow_its_feed(cors_client):
+    """Quick play from another origin: POST and DELETE a ticket, read the player feed with a key."""
+    for method, path, headers in (
+        ("POST", "/v1/queue", "authorization, content-type, idempotency-key"),
+        ("DELETE", "/v1/queue/some-ticket", "authorization"),
+        ("GET", "/v1/players/me/events", "authorization, last-event-id"),
+    ):
+        preflight = cors_client.options(
+            path,
+            headers={
+                "Origin": ORIGIN,
+                "Access-Control-Request-Method": method,
+                "Access-Control-Request-Headers": headers,
+            },
+        )
+        assert preflight.status_code == 200, (method, path)
+        assert preflight.headers["Access-Control-Allow-Origin"] == ORIGIN
+        assert method.lower() in _header_set(preflight.headers["Access-Control-Allow-Methods"])
+        assert _header_set(headers) <= _header_set(preflight.headers["Access-Control-Allow-Headers"])
+    created = cors_client.post("/v1/players", json={"name": "Ana"}, headers={"Origin": ORIGIN})
+    assert created.status_code == 201
+    exposed = _header_set(created.headers["Access-Control-Expose-Headers"])
+    assert {"location", "etag", "retry-after", "idempotent-replayed", "link", "www-authenticate"} <= exposed
+    cancelled = cors_client.delete("/v1/queue/nosuchticket", headers={"Origin": ORIGIN})
+    assert cancelled.headers["Access-Control-Allow-Origin"] == ORIGIN

@@ -122,7 +122,7 @@ export async function createGame(page, { name, target = 5, seats = ["you", "bot:
   await page.fill("#create-name", name);
   await page.fill("#create-target", String(target));
   for (const [seat, choice] of seats.entries()) await page.selectOption(`#create-seat-${seat}`, choice);
-  await page.click("form button[type=submit]");
+  await page.click("form[aria-labelledby=create-title] button[type=submit]"); // the lobby's player form comes first
   await page.locator(".table").waitFor();
   return decodeURIComponent(new URL(page.url()).hash.split("/")[2]);
 }

@@ -70,7 +70,20 @@ def artifacts(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.mark.parametrize(
     "scenario",
-    ["solo_game", "three_players", "reload", "mobile", "languages", "leave", "one_play", "look", "turn", "not_found"],
+    [
+        "solo_game",
+        "three_players",
+        "reload",
+        "mobile",
+        "languages",
+        "leave",
+        "one_play",
+        "look",
+        "turn",
+        "not_found",
+        "players",
+        "leaderboard",
+    ],
 )
 def test_scenario(scenario: str, base_url: str, artifacts: Path) -> None:
     env = {**os.environ, "COINS_BASE_URL": base_url, "COINS_WEB_ARTIFACTS": str(artifacts)}

@@ -1,7 +1,8 @@
 """CORS for browser frontends: the origins of ``CORS_ORIGINS`` may call the API; none when it is empty.
 
-A browser may send every header the API reads (``Idempotency-Key`` on POSTs, ``Last-Event-ID``
-when a ``fetch`` resumes a stream) and read every header it answers with (``Idempotent-Replayed``
+A browser may use every method the API has (``DELETE`` cancels a quick-play ticket), send every
+header the API reads (``Authorization`` with a seat token or a player key, ``Idempotency-Key`` on
+POSTs, ``Last-Event-ID`` when a ``fetch`` resumes a stream) and read every header it answers with (``Idempotent-Replayed``
 on a retry's answer). The answer for an allowed origin differs from the one for any other (or none),
 so it always says ``Vary: Origin``, with one allowed origin too: a cache must not hand one to the other.
 """
@@ -29,7 +30,7 @@ ALLOW_HEADERS = (
     "Last-Event-ID",
 )
 CORS_PATHS = ("/v1/", "/openapi.json")  # as the resources below
-METHODS = ("GET", "HEAD", "POST", "OPTIONS")
+METHODS = ("GET", "HEAD", "POST", "DELETE", "OPTIONS")  # DELETE: cancelling a quick-play ticket
 PREFLIGHT_MAX_AGE = 600
 
 

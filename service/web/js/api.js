@@ -83,8 +83,8 @@ export const listGamesInPlay = () => call("GET", "/games?status=playing&limit=20
 export const rematch = (id, token) => call("POST", `${game(id)}/rematch`, { token });
 /** @returns {Promise<Game>} */
 export const getGame = (id) => call("GET", game(id));
-/** @returns {Promise<import("./types.js").JoinedGame>} */
-export const joinGame = (id, body) => call("POST", `${game(id)}/players`, { body });
+/** @param {string|null} [token] a player's key, to join with `{"player": "me"}` @returns {Promise<import("./types.js").JoinedGame>} */
+export const joinGame = (id, body, token = null) => call("POST", `${game(id)}/players`, { body, token });
 /** @returns {Promise<Hand>} */
 export const getHand = (id, token) => call("GET", `${game(id)}/hand`, { token });
 /** @returns {Promise<import("./types.js").DealtHand>} */
@@ -95,6 +95,28 @@ export const playCard = (id, token, card) => call("POST", `${game(id)}/plays`, {
 export const getHint = (id, token) => call("GET", `${game(id)}/hint?strength=expert`, { token });
 /** @returns {Promise<Game>} */
 export const leaveGame = (id, token, seat) => call("POST", `${game(id)}/players/${seat}/leave`, { token, body: { bot: "basic" } });
+
+const me = "/players/me";
+/** @returns {Promise<import("./types.js").CreatedPlayer>} a new player, with their key (shown once) */
+export const createPlayer = (name) => call("POST", "/players", { body: { name } });
+/** @returns {Promise<import("./types.js").Player>} the key's player */
+export const getMe = (key) => call("GET", me, { token: key });
+/** @returns {Promise<import("./types.js").CreatedPlayer>} the player with a new key; the old one stops at once */
+export const replaceKey = (key) => call("POST", `${me}/key`, { token: key });
+/** @returns {Promise<import("./types.js").Player>} */
+export const getPlayer = (id) => call("GET", `/players/${encodeURIComponent(id)}`);
+/** @returns {Promise<import("./types.js").PlayerGamePage>} the player's games, newest first */
+export const listPlayerGames = (id, limit = 20) => call("GET", `/players/${encodeURIComponent(id)}/games?limit=${limit}`);
+/** @returns {Promise<import("./types.js").RatingHistory>} the player's rated games, newest first, each rating before and after */
+export const listPlayerRatings = (id, limit = 20) => call("GET", `/players/${encodeURIComponent(id)}/ratings?limit=${limit}`);
+/** @returns {Promise<import("./types.js").Ticket>} */
+export const enterQueue = (key, body) => call("POST", "/queue", { token: key, body });
+/** @returns {Promise<import("./types.js").Ticket>} */
+export const getTicket = (key, id) => call("GET", `/queue/${encodeURIComponent(id)}`, { token: key });
+/** @returns {Promise<null>} */
+export const cancelTicket = (key, id) => call("DELETE", `/queue/${encodeURIComponent(id)}`, { token: key });
+/** @param {string|null} [cursor] @returns {Promise<import("./types.js").Leaderboard>} */
+export const getLeaderboard = (cursor = null) => call("GET", `/leaderboard?limit=50${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`);
 
 /**
  * The game's record (getRecord), as served: its text, to save byte for byte, and the document.

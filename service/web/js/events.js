@@ -85,11 +85,35 @@ const sleep = (ms, signal) =>
  * connection is opened again after a growing pause, with `Last-Event-ID` set to the last
  * event seen, so no event is missed or seen twice.
  * @param {string} gameId
- * @param {{token?: string|null, onEvent: (event: FeedEvent) => void,
- *          onStatus?: (status: "live"|"reconnecting"|"ended", problem?: ApiProblem) => void}} options
+ * @param {{token?: string|null, onEvent: (event: FeedEvent) => void, onStatus?: OnStatus}} options
  * @returns {() => void} stop
  */
 export function followGame(gameId, { token, onEvent, onStatus = () => {} }) {
+  return followFeed(`/v1/games/${encodeURIComponent(gameId)}/events`, { token, onEvent, onStatus, ends: (event) => event.game.status === "finished" });
+}
+
+/**
+ * Follow a player's own feed (`GET /v1/players/me/events`, the key in the header) until `stop()`:
+ * it never ends by itself; a replaced key ends it (`ended`, with the problem).
+ * @param {string} key
+ * @param {{onEvent: (event: import("./types.js").PlayerEvent) => void, onStatus?: OnStatus}} options
+ * @returns {() => void} stop
+ */
+export function followPlayer(key, { onEvent, onStatus = () => {} }) {
+  return followFeed("/v1/players/me/events", { token: key, onEvent, onStatus, ends: () => false });
+}
+
+/** @typedef {(status: "live"|"reconnecting"|"ended", problem?: ApiProblem) => void} OnStatus */
+
+/**
+ * An event stream, read with fetch and resumed from the last event seen, until `ends` says an
+ * event was its last, the service refuses it (a 4xx other than 429), or `stop()` is called.
+ * @template {{id: number}} Event
+ * @param {string} url
+ * @param {{token?: string|null, onEvent: (event: Event) => void, onStatus: OnStatus, ends: (event: Event) => boolean}} options
+ * @returns {() => void} stop
+ */
+function followFeed(url, { token, onEvent, onStatus, ends }) {
   const controller = new AbortController();
   const { signal } = controller;
   /** @type {string|null} */
@@ -101,7 +125,7 @@ export function followGame(gameId, { token, onEvent, onStatus = () => {} }) {
     const headers = { Accept: "text/event-stream" };
     if (token) headers.Authorization = `Bearer ${token}`;
     if (lastId !== null) headers["Last-Event-ID"] = lastId;
-    const response = await fetch(`/v1/games/${encodeURIComponent(gameId)}/events`, { headers, signal, cache: "no-store" });
+    const response = await fetch(url, { headers, signal, cache: "no-store" });
     if (!response.ok || !response.body) {
       const problem = await response.json().catch(() => ({}));
       throw new ApiProblem(problem.code ?? "internal_error", response.status, problem.detail ?? response.statusText);
@@ -110,10 +134,10 @@ export function followGame(gameId, { token, onEvent, onStatus = () => {} }) {
     let received = 0;
     for await (const message of readMessages(response.body)) {
       received += 1;
-      /** @type {FeedEvent} */
+      /** @type {Event} */
       const event = JSON.parse(message.data);
       lastId = message.id ?? String(event.id);
-      finished ||= event.game.status === "finished";
+      finished ||= ends(event);
       onEvent(event);
     }
     return received;

@@ -1,4 +1,4 @@
-// Joining a game from an invitation: pick an open seat, give a name, take the seat (the token stays local).
+// Joining a game from an invitation: pick an open seat, give a name, take the seat (the token stays local); or take it as your player.
 
 import * as api from "./api.js";
 import { h, replace } from "./dom.js";
@@ -6,7 +6,7 @@ import { onLanguageChange, t } from "./i18n.js";
 import { seatName } from "./names.js";
 import { problemNotice } from "./notice.js";
 import { isMissingGame, missingGameView } from "./missing.js";
-import { loadName, saveName, saveSeat } from "./store.js";
+import { loadName, loadPlayer, saveName, saveSeat } from "./store.js";
 
 /**
  * @param {HTMLElement} root
@@ -47,6 +47,19 @@ export function mountJoin(root, gameId, wanted) {
     }
   }
 
+  /** Take the seat for the signed-in player: no token comes (their key acts for it), so nothing is stored. */
+  async function joinAsPlayer() {
+    const held = loadPlayer();
+    if (!held) return;
+    try {
+      await api.joinGame(gameId, { player: "me", seat: Number(seatSelect.value) }, held.key);
+      location.hash = `#/game/${encodeURIComponent(gameId)}`;
+    } catch (error) {
+      state.error = error;
+      render();
+    }
+  }
+
   function render() {
     const game = state.game;
     if (!game && isMissingGame(state.error)) return replace(root, missingGameView(gameId));
@@ -67,7 +80,12 @@ export function mountJoin(root, gameId, wanted) {
           h("div", {}, h("label", { for: name.id }, t("lobby.name")), name),
           h("div", {}, h("label", { for: age.id }, t("lobby.age")), age),
           h("div", {}, h("label", { for: seatSelect.id }, t("lobby.seat", { n: "" }).trim()), seatSelect),
-          h("div", { class: "actions" }, h("button", { type: "submit", class: "primary" }, t("join.button", { n: (chosen ?? 0) + 1 }))),
+          h(
+            "div",
+            { class: "actions" },
+            h("button", { type: "submit", class: "primary" }, t("join.button", { n: (chosen ?? 0) + 1 })),
+            loadPlayer() && h("button", { type: "button", id: "join-as-player", onclick: joinAsPlayer }, t("join.asPlayer", { n: (chosen ?? 0) + 1 })),
+          ),
         ],
         h("p", {}, h("a", { href: "#/" }, t("table.backToLobby"))),
       ),

@@ -1,10 +1,11 @@
-// The lobby: create a game (seats for you, people and bots), games with open seats and games to watch (kept fresh), your own seats and results.
+// The lobby: you as a player (Play now), create a game (seats for you, people and bots), games with open seats and games to watch (kept fresh), your own seats and results.
 
 import * as api from "./api.js";
 import { h, replace } from "./dom.js";
 import { onLanguageChange, t } from "./i18n.js";
 import { seatName } from "./names.js";
 import { problemNotice, seededBadge } from "./notice.js";
+import { playerPanel } from "./player-panel.js";
 import { listSeats, loadName, loadSeat, saveName, saveSeat } from "./store.js";
 
 const SEAT_CHOICES = ["you", "open", "bot:random", "bot:basic", "bot:expert"];
@@ -22,11 +23,12 @@ export function mountLobby(root) {
    *         own: import("./types.js").Game[], error: unknown, formError: unknown}}
    */
   const state = { games: null, playing: null, own: [], error: null, formError: null };
+  const player = playerPanel();
   const form = createForm();
   const listing = h("section", { class: "panel", "aria-labelledby": "open-title" });
   const watching = h("section", { class: "panel", "aria-labelledby": "playing-title" });
   const resume = h("div");
-  replace(root, form.element, listing, watching, resume);
+  replace(root, player.element, form.element, listing, watching, resume);
   render();
   refresh();
   let refreshes = 0;
@@ -54,6 +56,7 @@ export function mountLobby(root) {
   }
 
   function render() {
+    player.render();
     form.render(state.formError);
     renderListing();
   }
@@ -180,6 +183,7 @@ export function mountLobby(root) {
   return () => {
     clearInterval(timer);
     stopLanguage();
+    player.stop();
   };
 }
 

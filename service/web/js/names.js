@@ -1,6 +1,7 @@
-// How seats are named on screen: the player's name, or what sits there, and "you" for this browser's seat.
+// How seats are named on screen: the player's name, or what sits there, and "you" for this browser's seat; a player's rating.
 
 import { t } from "./i18n.js";
+import { ratingOf, ratingText } from "./ratings.js";
 
 /** @typedef {import("./types.js").Seat} Seat */
 
@@ -22,6 +23,15 @@ function botName(seat) {
   if (!match || match[1].toLowerCase() !== seat.bot) return null;
   const name = t("seat.botName", { strength: t(`strength.${seat.bot}`), letter: match[2] ?? "" }).trim();
   return name.charAt(0).toLocaleUpperCase() + name.slice(1);
+}
+
+/**
+ * A person's player seat's rating in words, once read (else ""): a bot's seat, one left to a bot
+ * included, and an anonymous seat have none. @param {Seat} seat
+ */
+export function seatRating(seat) {
+  const rating = seat.player && !seat.bot ? ratingOf(seat.player) : null;
+  return rating ? ratingText(rating) : "";
 }
 
 /** What sits in a seat, besides its name: a bot of some strength, or nobody yet. @param {Seat} seat */

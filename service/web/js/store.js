@@ -1,4 +1,4 @@
-// What this browser remembers: each game's seat token (localStorage) and the cards dealt to it.
+// What this browser remembers: each game's seat token (localStorage), the cards dealt to it, the player signed in and their ticket.
 
 const SEAT_KEY = (gameId) => `coins.seat.${gameId}`;
 const DEALT_KEY = (gameId, handNumber) => `coins.dealt.${gameId}.${handNumber}`;
@@ -38,3 +38,20 @@ const NAME_KEY = "coins.name";
 export const loadName = () => localStorage.getItem(NAME_KEY) ?? "";
 /** @param {string} name */
 export const saveName = (name) => localStorage.setItem(NAME_KEY, name);
+
+const PLAYER_KEY = "coins.player";
+/** @typedef {{id: string, key: string}} SignedIn the player this browser is signed in as, and their key */
+/** @returns {SignedIn|null} */
+export const loadPlayer = () => {
+  const value = read(PLAYER_KEY);
+  return value && typeof value.id === "string" && typeof value.key === "string" ? value : null;
+};
+/** @param {SignedIn} player */
+export const savePlayer = (player) => localStorage.setItem(PLAYER_KEY, JSON.stringify({ id: player.id, key: player.key }));
+export const forgetPlayer = () => localStorage.removeItem(PLAYER_KEY);
+
+const TICKET_KEY = "coins.ticket";
+/** The quick-play ticket this browser waits on, so a return to the lobby goes on waiting. @returns {string|null} */
+export const loadTicket = () => localStorage.getItem(TICKET_KEY);
+/** @param {string|null} id */
+export const saveTicket = (id) => (id ? localStorage.setItem(TICKET_KEY, id) : localStorage.removeItem(TICKET_KEY));

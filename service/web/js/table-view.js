@@ -3,7 +3,7 @@
 import { SUITS, cardFace, suitIcon } from "./cards.js";
 import { h } from "./dom.js";
 import { cardName, suitName, t } from "./i18n.js";
-import { seatKind, seatName } from "./names.js";
+import { seatKind, seatName, seatRating } from "./names.js";
 import { trickReason } from "./trick.js";
 
 /** @typedef {import("./types.js").Game} Game */
@@ -37,6 +37,7 @@ export function seatsView(game, mine) {
         "li",
         { class: `seat-card${toAct ? " to-act" : ""}`, "data-seat": seat.seat, "aria-current": toAct ? "true" : null },
         h("div", { class: "seat-name" }, seatName(seat, mine), seatKind(seat) && h("span", { class: "seat-kind" }, ` · ${seatKind(seat)}`)),
+        seatRating(seat) && h("div", { class: "seat-rating", "data-player": seat.player }, t("seat.rating", { rating: seatRating(seat) })),
         h(
           "div",
           {},

@@ -19,6 +19,8 @@ import { pacer } from "./pacing.js";
 import { hintReason } from "./hint-reason.js";
 import { turnClock } from "./clock.js";
 import { setTurnSound, turnAlert, turnSoundOn } from "./sound.js";
+import { playerSeat } from "./player.js";
+import { onRatings } from "./ratings.js";
 
 /** @typedef {import("./types.js").Game} Game */
 /** @typedef {import("./types.js").FeedEvent} FeedEvent */
@@ -65,6 +67,7 @@ export function mountTable(root, gameId) {
   let stopEvents = () => {};
   let unmounted = false;
   const stopLanguage = onLanguageChange(render);
+  const stopRatings = onRatings(render); // a player seat's rating, once read
   start();
 
   const mine = () => credential?.seat ?? null;
@@ -91,6 +94,7 @@ export function mountTable(root, gameId) {
     try {
       const game = await api.getGame(gameId);
       clock.heard(game);
+      credential ??= playerSeat(game); // a seat taken for the signed-in player: their key acts for it
       acceptGame(game);
     } catch (error) {
       state.error = error;
@@ -213,12 +217,8 @@ export function mountTable(root, gameId) {
     render();
   }
 
-  /**
-   * After a play, the hand stays locked until the events have shown the game as the play's answer
-   * left it (the bots' replies included), so a second click cannot go into a trick not yet seen.
-   * Should the events not come (a stream down), the answer's state is shown after a while.
-   * @param {Game} game
-   */
+  /** After a play the hand stays locked until the events show the game as its answer left it (bots' replies
+   *  included), so a second click cannot go into a trick not yet seen; without events, the answer after a while. @param {Game} game */
   function awaitEvents(game) {
     state.awaited = game;
     clearTimeout(awaitTimer);
@@ -228,10 +228,7 @@ export function mountTable(root, gameId) {
     }, EVENTS_GRACE_MS);
   }
 
-  /**
-   * One of this seat's actions, run only while this browser holds the seat and no other is in flight.
-   * @param {(held: import("./types.js").Credential) => Promise<unknown>} request
-   */
+  /** One of this seat's actions, run only while this browser holds the seat and no other is in flight. @param {(held: import("./types.js").Credential) => Promise<unknown>} request */
   function asSeat(request, byEvents = false) {
     const held = credential;
     if (held && !state.busy) act(() => request(held), byEvents);
@@ -254,7 +251,7 @@ export function mountTable(root, gameId) {
   const rematch = () =>
     asSeat(async (held) => {
       const answer = await api.rematch(gameId, held.token);
-      saveSeat(answer.game.id, { seat: answer.seat, token: /** @type {string} an anonymous seat's: never null */ (answer.token) });
+      if (answer.token) saveSeat(answer.game.id, { seat: answer.seat, token: answer.token }); // a player's seat has none: their key acts
       location.hash = `#/game/${encodeURIComponent(answer.game.id)}`;
     });
   /** Ask before leaving (true), or not any more (false). @param {boolean} asking */
@@ -392,6 +389,7 @@ export function mountTable(root, gameId) {
     turnSound.stop();
     stopEvents();
     stopLanguage();
+    stopRatings();
     paced.stop();
     clock.stop();
     clearTimeout(awaitTimer);

@@ -26,10 +26,22 @@
 /** @typedef {Schema<"ActionPage">} ActionPage */
 /** @typedef {Schema<"Record">} GameRecord The game record of `GET /v1/games/{id}/record` (docs/records.md). */
 /** @typedef {Schema<"RecordHand">} RecordHand */
+/** @typedef {Schema<"Player">} Player */
+/** @typedef {Schema<"PlayerWithKey">} CreatedPlayer */
+/** @typedef {Schema<"PlayerGame">} PlayerGame */
+/** @typedef {Schema<"PlayerGamePage">} PlayerGamePage */
+/** @typedef {Schema<"Rating">} Rating */
+/** @typedef {Schema<"RatedGame">} RatedGame */
+/** @typedef {Schema<"RatingHistory">} RatingHistory */
+/** @typedef {Schema<"Ticket">} Ticket */
+/** @typedef {Schema<"Leaderboard">} Leaderboard */
+/** @typedef {Schema<"LeaderboardEntry">} LeaderboardEntry */
 /** @typedef {Schema<"Problem">} Problem */
 /** @typedef {Schema<"ProblemCode">} ProblemCode */
 
 /** One event of `GET /v1/games/{id}/events`, told apart by its `type` (game, seat_taken, … game_finished). */
 /** @typedef {Schema<"FeedEvent">} FeedEvent */
+/** One event of `GET /v1/players/me/events`, told apart by its `type` (player, match_found, … rematch_offered). */
+/** @typedef {Schema<"PlayerEvent">} PlayerEvent */
 
 export {};

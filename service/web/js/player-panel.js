@@ -1,0 +1,100 @@
+// The lobby's player panel: create a player by name or sign in with a key; once signed in, who you are and "Play now".
+
+import { h, replace } from "./dom.js";
+import { t } from "./i18n.js";
+import { problemNotice } from "./notice.js";
+import { createPlayer, signIn } from "./player.js";
+import { quickPlay } from "./quick-play.js";
+import { ratingText } from "./ratings.js";
+import { loadName, loadPlayer } from "./store.js";
+import * as api from "./api.js";
+
+/** @returns {{element: HTMLElement, render: () => void, stop: () => void}} */
+export function playerPanel() {
+  const element = h("div", { class: "player-panel" });
+  /** @type {{me: import("./types.js").Player|null, error: unknown}} */
+  const state = { me: null, error: null };
+  /** @type {ReturnType<typeof quickPlay>|null} */
+  let quick = null;
+  const name = h("input", { id: "player-name", name: "player-name", required: true, maxlength: 40, autocomplete: "nickname", value: loadName() });
+  const key = h("input", { id: "player-key", name: "player-key", type: "password", required: true, autocomplete: "off", spellcheck: "false" });
+
+  async function load() {
+    const held = loadPlayer();
+    if (!held) return render();
+    try {
+      state.me = await api.getMe(held.key);
+      state.error = null;
+    } catch (error) {
+      state.error = error; // a replaced key says so, with the way to sign in again
+    }
+    render();
+  }
+
+  /** @param {() => Promise<unknown>} step */
+  const run = async (step) => {
+    state.error = null;
+    try {
+      await step();
+      name.value = "";
+      key.value = "";
+      await load();
+    } catch (error) {
+      state.error = error;
+      render();
+    }
+  };
+
+  function render() {
+    const held = loadPlayer();
+    if (held && state.me) {
+      quick ??= quickPlay(held.key);
+      quick.render();
+      const rating = ratingText(state.me.rating);
+      replace(
+        element,
+        h(
+          "section",
+          { class: "panel signed-in", "aria-labelledby": "me-title" },
+          h("h2", { id: "me-title" }, t("player.signedIn", { name: state.me.name })),
+          h("p", { "data-rating": state.me.rating.value }, t("player.ratingLine", { rating, count: state.me.rating.games })),
+          h("p", {}, h("a", { href: "#/me", id: "profile-open" }, t("player.profile")), " · ", h("a", { href: "#/leaderboard" }, t("leaderboard.title"))),
+        ),
+        quick.element,
+      );
+      return;
+    }
+    const label = (input, text) => h("label", { for: input.id }, text);
+    replace(
+      element,
+      h(
+        "section",
+        { class: "panel", "aria-labelledby": "player-title" },
+        h("h2", { id: "player-title" }, t("player.title")),
+        h("p", {}, t("player.intro")),
+        state.error ? problemNotice(state.error) : null,
+        h(
+          "form",
+          { class: "form-grid", id: "player-create", onsubmit: (event) => (event.preventDefault(), run(() => createPlayer(name.value.trim()))) },
+          h("div", {}, label(name, t("player.name")), name),
+          h("div", { class: "actions" }, h("button", { type: "submit", class: "primary" }, t("player.create"))),
+        ),
+        h(
+          "details",
+          { class: "sign-in" },
+          h("summary", {}, t("player.haveKey")),
+          h(
+            "form",
+            { class: "form-grid", id: "player-sign-in", onsubmit: (event) => (event.preventDefault(), run(() => signIn(key.value))) },
+            h("div", {}, label(key, t("player.key")), key),
+            h("div", { class: "actions" }, h("button", { type: "submit" }, t("player.signIn"))),
+          ),
+        ),
+      ),
+    );
+  }
+
+  render();
+  load();
+  return { element, render, stop: () => quick?.stop() };
+}

@@ -1,0 +1,174 @@
+// A player's profile (#/player/<id>, or #/me for your own): rating, record and games; for you, your key to copy, replace or forget.
+
+import * as api from "./api.js";
+import { h, replace } from "./dom.js";
+import { onLanguageChange, t } from "./i18n.js";
+import { infoNotice, problemNotice } from "./notice.js";
+import { replaceKey, signOut } from "./player.js";
+import { ratingText } from "./ratings.js";
+import { loadPlayer } from "./store.js";
+
+/** @typedef {import("./types.js").PlayerGame} PlayerGame */
+
+/** A rating's change with its sign: +69, −12, ±0. @param {number} delta */
+const signed = (delta) => (delta > 0 ? `+${delta}` : delta < 0 ? `−${-delta}` : "±0");
+
+/**
+ * @param {HTMLElement} root
+ * @param {string|null} playerId null: the signed-in player
+ * @returns {() => void} unmount
+ */
+export function mountProfile(root, playerId) {
+  /** @type {{player: import("./types.js").Player|null, games: PlayerGame[]|null, changes: Map<string, import("./types.js").RatedGame>, error: unknown, shown: boolean, confirm: "replace"|"forget"|null, note: string|null}} */
+  const state = { player: null, games: null, changes: new Map(), error: null, shown: false, confirm: null, note: null };
+  const view = h("div", { class: "profile" });
+  replace(root, view);
+  const stopLanguage = onLanguageChange(render);
+
+  const own = () => {
+    const held = loadPlayer();
+    return held && (playerId === null || playerId === held.id) ? held : null;
+  };
+
+  async function load() {
+    const held = own();
+    try {
+      if (playerId === null && !held) throw new api.ApiProblem("missing_token", 401, "not signed in");
+      const player = held ? await api.getMe(held.key) : await api.getPlayer(/** @type {string} */ (playerId));
+      state.player = player;
+      const [games, ratings] = await Promise.all([api.listPlayerGames(player.id), api.listPlayerRatings(player.id)]);
+      state.games = games.items;
+      state.changes = new Map(ratings.items.map((item) => [item.game, item]));
+      state.error = null;
+    } catch (error) {
+      state.error = error;
+    }
+    render();
+  }
+
+  /** @param {() => Promise<unknown>|void} step */
+  async function run(step) {
+    state.error = null;
+    try {
+      await step();
+    } catch (error) {
+      state.error = error;
+    }
+    state.confirm = null;
+    render();
+  }
+
+  const replaceIt = () => run(async () => ((await replaceKey()), (state.shown = true), (state.note = t("key.replaced"))));
+  const forgetIt = () =>
+    run(() => {
+      signOut();
+      location.hash = "#/";
+    });
+
+  async function copy() {
+    const held = own();
+    if (!held) return;
+    try {
+      await navigator.clipboard.writeText(held.key);
+      state.note = t("key.copied");
+    } catch {
+      state.shown = true; // no clipboard here (or refused): the key is shown, selected, to copy by hand
+      state.note = t("key.copyByHand");
+    }
+    render();
+    view.querySelector("#key-value")?.dispatchEvent(new Event("select"));
+  }
+
+  function render() {
+    const player = state.player;
+    if (!player) {
+      replace(view, state.error ? problemNotice(state.error) : h("p", {}, "…"), h("p", {}, h("a", { href: "#/" }, t("table.backToLobby"))));
+      return;
+    }
+    const held = own();
+    const rating = player.rating;
+    replace(
+      view,
+      h(
+        "section",
+        { class: "panel", "aria-labelledby": "profile-title", "data-player": player.id },
+        h("h2", { id: "profile-title" }, player.name),
+        h(
+          "dl",
+          { class: "facts" },
+          h("dt", {}, t("profile.rating")),
+          h("dd", { id: "profile-rating", "data-provisional": rating.provisional ? "true" : "false" }, ratingText(rating)),
+          h("dt", {}, t("profile.ratedGames")),
+          h("dd", { id: "profile-rated-games" }, String(rating.games)),
+          h("dt", {}, t("profile.record")),
+          h("dd", { id: "profile-record" }, t("profile.recordLine", { count: player.games.played, won: player.games.won })),
+        ),
+        rating.provisional && h("p", { class: "hint-line" }, t("profile.provisionalWhy")),
+      ),
+      state.error ? problemNotice(state.error) : null,
+      gamesPanel(state.games ?? []),
+      held && keyPanel(held.key),
+      h("p", {}, h("a", { href: "#/leaderboard" }, t("leaderboard.title")), " · ", h("a", { href: "#/" }, t("table.backToLobby"))),
+    );
+  }
+
+  /** @param {PlayerGame[]} games */
+  function gamesPanel(games) {
+    return h(
+      "section",
+      { class: "panel", "aria-labelledby": "profile-games" },
+      h("h2", { id: "profile-games" }, t("profile.games")),
+      !games.length && h("p", {}, t("profile.noGames")),
+      h("ul", { class: "own-games" }, games.map(gameItem)),
+    );
+  }
+
+  /** @param {PlayerGame} game */
+  function gameItem(game) {
+    const whose = game.status !== "playing" ? "" : game.your_turn ? t("profile.yourTurn") : t("profile.theirTurn", { n: (game.turn ?? 0) + 1 });
+    const change = state.changes.get(game.id);
+    const moved = change && t("profile.change", { place: change.place, before: change.before.value, after: change.after.value, delta: signed(change.after.value - change.before.value) });
+    const parts = [t(`profile.status.${game.status}`), whose, game.rated ? t("profile.rated") : "", game.left ? t("profile.left") : "", moved].filter(Boolean);
+    return h(
+      "li",
+      { "data-game": game.id, "data-your-turn": game.your_turn ? "true" : "false" },
+      h("a", { href: `#/game/${encodeURIComponent(game.id)}` }, `${t("profile.game", { date: new Date(game.created_at).toLocaleString() })} · ${parts.join(" · ")}`),
+    );
+  }
+
+  /** Your key: copy it to sign in on another device, replace it, or forget it here. @param {string} key */
+  function keyPanel(key) {
+    const ask = (what) => () => ((state.confirm = what), render());
+    return h(
+      "section",
+      { class: "panel key-panel", "aria-labelledby": "key-title" },
+      h("h2", { id: "key-title" }, t("key.title")),
+      h("p", {}, t("key.intro")),
+      state.note && infoNotice(state.note),
+      state.shown && h("p", {}, h("label", { for: "key-value" }, t("player.key")), h("input", { id: "key-value", readonly: true, value: key, spellcheck: "false", onfocus: (event) => event.target.select() })),
+      h(
+        "p",
+        { class: "actions" },
+        h("button", { type: "button", id: "key-copy", onclick: copy }, t("key.copy")),
+        h("button", { type: "button", id: "key-show", onclick: () => ((state.shown = !state.shown), render()) }, t(state.shown ? "key.hide" : "key.show")),
+        h("button", { type: "button", id: "key-replace", onclick: ask("replace") }, t("key.replace")),
+        h("button", { type: "button", id: "key-forget", onclick: ask("forget") }, t("key.forget")),
+      ),
+      state.confirm &&
+        h(
+          "div",
+          { class: "message confirm", role: "alert" },
+          h("p", {}, t(state.confirm === "replace" ? "key.replaceWarning" : "key.forgetWarning")),
+          h(
+            "p",
+            { class: "actions" },
+            h("button", { type: "button", class: "danger", id: "key-confirm", onclick: state.confirm === "replace" ? replaceIt : forgetIt }, t(state.confirm === "replace" ? "key.replaceConfirm" : "key.forgetConfirm")),
+            h("button", { type: "button", onclick: ask(null) }, t("key.keep")),
+          ),
+        ),
+    );
+  }
+
+  load();
+  return () => stopLanguage();
+}

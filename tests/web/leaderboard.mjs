@@ -1,0 +1,105 @@
+// The leaderboard once ratings settle: a player made in the browser plays rated games against two bots (by the API,
+// target 1, as many as it takes, bounded) until the leaderboard lists them; the page ranks them, marks "you",
+// and links each entry to a profile (your own with your key, a bot's without); an invitation taken as the player.
+
+import assert from "node:assert/strict";
+
+import { BASE_URL, assertAccessible, assertNoConsoleErrors, openPage, scenario, screenshot } from "./browser.mjs";
+
+const MAX_GAMES = 80; // a newcomer settles after about 25 such games (10 at least, and a sigma low enough)
+const MAX_MS = 180_000;
+const MAX_STEPS = 300; // requests within one game
+
+/** One call of the API with the player's key (a POST with an Idempotency-Key of its own). */
+async function call(key, method, path, body) {
+  const headers = { Authorization: `Bearer ${key}`, Accept: "application/json" };
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  if (method === "POST") headers["Idempotency-Key"] = crypto.randomUUID();
+  for (let attempt = 0; ; attempt += 1) {
+    const response = await fetch(`${BASE_URL}/v1${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const data = await response.json();
+    if (response.ok) return data;
+    // Games made quickly hit the creations' limit per address (30 a minute): wait as told, as a client should.
+    if (response.status !== 429 || attempt >= 3) throw new Error(`${method} ${path}: ${response.status} ${data.code}`);
+    await new Promise((resolve) => setTimeout(resolve, Math.min(Number(response.headers.get("Retry-After") ?? "5"), 60) * 1000));
+  }
+}
+
+/** A rated game, the player against the random and the basic bot, played to its end (the basic bot's hint as each card). */
+async function playRatedGame(key) {
+  const created = await call(key, "POST", "/games", { target_score: 1, rated: true, seats: [{ player: "me" }, { bot: "random" }, { bot: "basic" }] });
+  const id = created.id;
+  let game = created;
+  for (let step = 0; step < MAX_STEPS && game.status !== "finished"; step += 1) {
+    if (game.turn !== 0) {
+      await new Promise((resolve) => setTimeout(resolve, 20)); // a bot's move, made by the server
+      game = await call(key, "GET", `/games/${id}`);
+    } else if (game.status === "waiting_for_deal") {
+      game = (await call(key, "POST", `/games/${id}/hands`)).game;
+    } else {
+      const hint = await call(key, "GET", `/games/${id}/hint?strength=basic`);
+      game = (await call(key, "POST", `/games/${id}/plays`, { card: hint.card })).game;
+    }
+  }
+  assert.equal(game.status, "finished", `game ${id} did not finish`);
+}
+
+await scenario(async (browser) => {
+  const page = await openPage(browser);
+  await page.fill("#player-name", "Lee");
+  await page.click("#player-create button[type=submit]");
+  await page.locator("#play-now").waitFor();
+  const { id, key } = await page.evaluate(() => JSON.parse(localStorage.getItem("coins.player") ?? "null"));
+
+  const started = Date.now();
+  let games = 0;
+  const listed = async () => (await call(key, "GET", "/leaderboard?limit=100")).items.some((entry) => entry.player.id === id);
+  while (!(await listed())) {
+    assert.ok(games < MAX_GAMES && Date.now() - started < MAX_MS, `not on the leaderboard after ${games} rated games`);
+    await playRatedGame(key);
+    games += 1;
+  }
+  assert.ok(games >= 10, `listed after ${games} rated games: fewer than 10 is provisional`);
+
+  await page.goto(`${BASE_URL}/#/leaderboard`);
+  await page.locator(".ranking").waitFor();
+  const rows = await page.locator(".ranking tbody tr").evaluateAll((lines) =>
+    lines.map((line) => ({ player: line.getAttribute("data-player"), me: line.classList.contains("me"), cells: [...line.children].map((cell) => cell.textContent) })),
+  );
+  assert.deepEqual(rows.map((row) => Number(row.cells[0])), rows.map((_, index) => index + 1), "ranks 1, 2, 3 …");
+  const values = rows.map((row) => Number(row.cells[2]));
+  assert.deepEqual(values, [...values].sort((a, b) => b - a), "best first");
+  const mine = rows.find((row) => row.player === id);
+  assert.ok(mine && mine.me && mine.cells[1] === "Lee (you)", JSON.stringify(rows));
+  assert.ok(rows.some((row) => row.cells[1] === "Basic bot"), JSON.stringify(rows));
+  await screenshot(page, "leaderboard");
+  await assertAccessible(page, "the leaderboard");
+
+  // Your entry leads to your profile, settled, with your key; a bot's to its public profile, with none.
+  await page.click(`.ranking tr[data-player="${id}"] a`);
+  await page.locator("#profile-rating[data-provisional=false]").waitFor();
+  assert.equal(await page.locator("#profile-rating").innerText(), mine.cells[2]);
+  assert.ok(Number(await page.locator("#profile-rated-games").innerText()) >= games);
+  await page.locator(".key-panel").waitFor();
+  await page.goBack();
+  await page.locator(".ranking").waitFor();
+  await page.click('.ranking tr:has-text("Basic bot") a');
+  await page.locator("#profile-rating").waitFor();
+  assert.equal(await page.locator("#profile-title").innerText(), "Basic bot");
+  assert.equal(await page.locator(".key-panel").count(), 0);
+
+  // An invitation taken as the player: the seat is theirs by id, no seat token is kept, the key acts for it.
+  const invited = await fetch(`${BASE_URL}/v1/games`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", "Idempotency-Key": crypto.randomUUID() },
+    body: JSON.stringify({ target_score: 3, seats: [{ name: "Host" }, null, { bot: "basic" }] }),
+  }).then((response) => response.json());
+  await page.goto(`${BASE_URL}/#/game/${invited.id}/join?seat=1`);
+  await page.click("#join-as-player");
+  await page.locator(".table .your-hand").waitFor();
+  const seated = await call(key, "GET", `/games/${invited.id}`);
+  assert.equal(seated.seats[1].player, id);
+  assert.equal(await page.evaluate((game) => localStorage.getItem(`coins.seat.${game}`), invited.id), null);
+  await page.locator(`.seat-rating[data-player="${id}"]`).waitFor();
+  assertNoConsoleErrors(page);
+});

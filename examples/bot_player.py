@@ -29,33 +29,19 @@ from __future__ import annotations
 
 import argparse
 import http.client
-import json
 import os
 import random
 import sys
 import time
-import urllib.error
-import urllib.request
-import uuid
 from pathlib import Path
 from typing import Any
 
-from seat_client import MAX_ATTEMPTS, MAX_BACKOFF_SECONDS, STREAM_SILENCE_SECONDS, Problem, read_events
+from seat_client import Problem, follow_events, open_events, request_json
 
 MAX_REQUESTS = 100_000  # a game to 15 takes a few hundred of this bot's requests: stops a runaway loop
-RETRIES = 4  # a POST is tried at most 5 times, always with the same Idempotency-Key
 # Answers that only mean the game moved on before our request arrived (a stand-in played for
 # us, the hand ended, an old your_turn): the feed's next events say what to do.
 STALE = ("not_your_turn", "no_hand_in_progress", "hand_in_progress", "game_finished", "not_dealer")
-
-
-def problem_of(error: urllib.error.HTTPError) -> Problem:
-    """The problem an error answer carries (or its status alone, when it is not the service's)."""
-    try:
-        body = json.load(error)
-    except ValueError:
-        body = {"code": None, "detail": error.reason}
-    return Problem(error.code, body, error.headers.get("Retry-After"))
 
 
 class Player:
@@ -66,56 +52,25 @@ class Player:
         self.key = key
         self.requests = 0
         self.last_event_id: str | None = None  # the last event handled: a reconnect resumes after it
+        self.opens = 0  # streams opened
 
-    def headers(self, accept: str = "application/json") -> dict[str, str]:
-        headers = {"Accept": accept}
+    def headers(self) -> dict[str, str]:
+        headers = {"Accept": "application/json"}
         if self.key:
             headers["Authorization"] = f"Bearer {self.key}"
         return headers
 
     def call(self, method: str, path: str, body: Any = None) -> Any:
         """The JSON answer (None for a 204); a problem answer is raised once retrying cannot help."""
-        headers = self.headers()
-        data = None
-        if body is not None:
-            data = json.dumps(body).encode()
-            headers["Content-Type"] = "application/json"
-        if method == "POST":  # one key for every try of this request: the server applies it once
-            headers["Idempotency-Key"] = str(uuid.uuid4())
-        for attempt in range(RETRIES + 1):
-            self.requests += 1
-            if self.requests > MAX_REQUESTS:
-                raise SystemExit(f"gave up after {MAX_REQUESTS} requests")
-            request = urllib.request.Request(self.base_url + path, data=data, headers=headers, method=method)
-            try:
-                with urllib.request.urlopen(request, timeout=30) as response:
-                    raw = response.read()
-                    return json.loads(raw) if raw else None
-            except urllib.error.HTTPError as error:
-                problem = problem_of(error)
-                retriable = problem.status >= 500 or problem.status == 429 or problem.code == "idempotency_key_in_use"
-                if not retriable or attempt == RETRIES:
-                    raise problem from None
-                wait = problem.retry_after
-            except (urllib.error.URLError, ConnectionError, TimeoutError):
-                if attempt == RETRIES:
-                    raise
-                wait = None
-            backoff = 0.25 * 2**attempt * random.uniform(0.5, 1.0)  # jitter: clients dropped at once spread out
-            time.sleep(min(wait if wait is not None else backoff, 30.0))
-        raise AssertionError("unreachable")
+        self.requests += 1
+        if self.requests > MAX_REQUESTS:
+            raise SystemExit(f"gave up after {MAX_REQUESTS} requests")
+        return request_json(method, self.base_url + path, self.headers(), body)
 
     def open_feed(self, timeout: float) -> http.client.HTTPResponse:
         """The player feed as a stream, resuming after ``last_event_id`` if there is one."""
-        headers = self.headers("text/event-stream")
-        if self.last_event_id is not None:
-            headers["Last-Event-ID"] = self.last_event_id
-        request = urllib.request.Request(f"{self.base_url}/v1/players/me/events", headers=headers)
-        try:
-            response: http.client.HTTPResponse = urllib.request.urlopen(request, timeout=timeout)
-        except urllib.error.HTTPError as error:
-            raise problem_of(error) from None
-        return response
+        self.opens += 1
+        return open_events(f"{self.base_url}/v1/players/me/events", self.headers(), self.last_event_id, timeout)
 
 
 def load_key(player: Player, key_file: Path, name: str) -> str:
@@ -146,7 +101,6 @@ class Bot:
         self.acted: dict[str, int] = {}  # per game, the version it last acted on
         self.results: list[dict[str, Any]] = []
         self.events = 0
-        self.reconnects = 0
 
     @property
     def done(self) -> bool:
@@ -244,40 +198,14 @@ def describe_result(event: dict[str, Any], number: int, wanted: int) -> str:
 
 def follow(bot: Bot, backoff: float, deadline: float) -> bool:
     """Follow the feed, acting on it, until ``bot.done``; False at the deadline."""
-    failures = 0  # connections in a row that brought no event
-    wait = 0.0
-    while time.monotonic() + wait < deadline:
-        time.sleep(wait)
-        try:
-            silence = min(STREAM_SILENCE_SECONDS, max(1.0, deadline - time.monotonic()))
-            with bot.player.open_feed(silence) as response:
-                for item in read_events(response):
-                    if time.monotonic() >= deadline:
-                        return False
-                    if item is None:  # a heartbeat: the feed is alive, nothing happened
-                        bot.check_ticket()
-                        continue
-                    event_id, _, event = item
-                    failures = 0
-                    bot.events += 1
-                    bot.handle(event)
-                    bot.player.last_event_id = event_id  # handled: a reconnect resumes after it
-                    if bot.done:
-                        return True
-            reason, retry_after = "the server closed the stream", None  # a restart, say: resume
-        except Problem as problem:
-            if problem.status not in (429, 502, 503, 504):  # 401 invalid_key: retrying will not help
-                raise
-            reason, retry_after = str(problem), problem.retry_after
-        except (OSError, http.client.HTTPException) as error:  # refused, reset, silent too long
-            reason, retry_after = f"{type(error).__name__}: {error}", None
-        failures += 1
-        if failures > MAX_ATTEMPTS:
-            raise ConnectionError(f"no event after {MAX_ATTEMPTS} attempts ({reason})")
-        bot.reconnects += 1
-        wait = max(min(MAX_BACKOFF_SECONDS, backoff * 2 ** (failures - 1)) * random.uniform(0.5, 1.0), retry_after or 0)
-        print(f"{reason}; resuming after event {bot.player.last_event_id} in {wait:.1f}s", file=sys.stderr)
-    return False
+
+    def on_event(event_id: str | None, event: dict[str, Any]) -> bool:
+        bot.events += 1
+        bot.handle(event)
+        bot.player.last_event_id = event_id  # handled: a reconnect resumes after it
+        return bot.done
+
+    return follow_events(bot.player.open_feed, on_event, bot.check_ticket, backoff, deadline, "feed")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -311,7 +239,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {problem}", file=sys.stderr)
         return 1
     print(
-        f"{len(bot.results)} games played; {bot.events} events read, {bot.reconnects} reconnects, {player.requests} requests"
+        f"{len(bot.results)} games played; {bot.events} events read, {player.opens - 1} reconnects, {player.requests} requests"
     )
     if not finished:
         print(f"no end of {args.games} games within {args.timeout:.0f}s", file=sys.stderr)

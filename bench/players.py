@@ -193,7 +193,7 @@ async def measure_matching(
 class Plays:
     answered: dict[tuple[str, int], float] = field(default_factory=dict)  # (game, version) -> the 201's time
     count: int = 0
-    stale: int = 0
+    stale: int = 0  # a hand or play refused (the game moved on), timed out or dropped
 
 
 async def drive(port: int, game: str, table: list[Feed], plays: Plays, end: float, rng: random.Random) -> None:
@@ -217,13 +217,13 @@ async def drive(port: int, game: str, table: list[Feed], plays: Plays, end: floa
             continue
         feed, event = turn
         done = event["version"]
-        status, hand = await http.call("GET", f"/v1/games/{game}/hand", token=feed.key)
-        if status != 200 or not hand["cards"]:
-            plays.stale += 1
-            continue
-        status, result = await http.call(
-            "POST", f"/v1/games/{game}/plays", {"card": rng.choice(hand["cards"])}, token=feed.key
-        )
+        try:
+            status, hand = await http.call("GET", f"/v1/games/{game}/hand", token=feed.key)
+            if status == 200 and hand["cards"]:
+                card = {"card": rng.choice(hand["cards"])}
+                status, result = await http.call("POST", f"/v1/games/{game}/plays", card, token=feed.key)
+        except HttpError:  # timed out or dropped: the next your_turn says what to do
+            status = 0
         if status != 201:
             plays.stale += 1
             continue

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A bot player for Coins: keeps a player key, queues for quick play, plays game after game from its feed.
 
-Standard library only (and seat_client.py beside it, for its Server-Sent Events reader). Usage:
+Standard library only, and seat_client.py beside it (its requests with retries and its stream follower). Usage:
 
     python examples/bot_player.py --base-url http://127.0.0.1:8000 --key-file ~/.coins-bot.key --games 3
 

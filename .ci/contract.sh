@@ -78,7 +78,7 @@ fi
 "$PY" -m pip install -q "$WORK/coins-client"
 
 step "pytest tests/contract: the generated client and the examples against live gunicorn"
-COINS_PYTHON_SDK="$WORK/coins-client" "$PY" -m pytest -q -p no:cacheprovider tests/contract
+COINS_REQUIRE_NODE=1 COINS_PYTHON_SDK="$WORK/coins-client" "$PY" -m pytest -q -p no:cacheprovider tests/contract
 
 step "live server for Schemathesis"
 PORT=$("$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
@@ -113,6 +113,17 @@ timeout 120 node -e '
   const coins = require(process.argv[1]);
   coins.playOneGame(new coins.CoinsClient(process.argv[2])).catch((error) => { console.error(error); process.exit(1); });
 ' "$WORK/ts/client.js" "$URL" | tail -n 3
+
+step "TypeScript bot players at run time: three examples/bot_player.ts queue together and play two games from their feeds"
+BOTS=()
+for name in Ana Bo Cy; do
+  timeout 120 node -e 'require(process.argv[1]).main(process.argv.slice(2)).catch((e) => { console.error(e); process.exit(1); })' \
+    "$WORK/ts/examples/bot_player.js" --base-url "$URL" --key-file "$WORK/$name.key" --name "$name" \
+    --games 2 --target-score 5 --unrated --timeout 110 >"$WORK/bot-$name.log" 2>&1 &
+  BOTS+=($!)
+done
+for pid in "${BOTS[@]}"; do wait "$pid" || { cat "$WORK"/bot-*.log; echo "a TypeScript bot failed"; exit 1; }; done
+tail -n 2 "$WORK/bot-Ana.log"
 
 # The hooks seat three people in some created games and send each seat's real token (see the file).
 export SCHEMATHESIS_HOOKS=tests.contract.schemathesis_hooks COINS_CONTRACT_URL=$URL PYTHONPATH=$ROOT

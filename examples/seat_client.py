@@ -27,7 +27,7 @@ import time
 import urllib.error
 import urllib.request
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 # The server sends an event or a comment line at least every 20 seconds: a stream silent for
@@ -89,6 +89,55 @@ def read_events(lines: Iterator[bytes]) -> Iterator[tuple[str | None, str, dict[
             event_id = value
 
 
+def request_json(method: str, url: str, headers: dict[str, str], body: Any = None) -> Any:
+    """The JSON answer (None when empty); a problem answer is raised. A POST carries an
+    ``Idempotency-Key`` and is retried with it on a connection error, a 5xx, a 429 or a ``409
+    idempotency_key_in_use`` (the first try still running), at most ``RETRIES`` times."""
+    headers = dict(headers)
+    data = None
+    if body is not None:
+        data = json.dumps(body).encode()
+        headers["Content-Type"] = "application/json"
+    if method == "POST":  # the same key on every retry: the server applies the request once
+        headers["Idempotency-Key"] = str(uuid.uuid4())
+    for attempt in range(RETRIES + 1):
+        request = urllib.request.Request(url, data=data, headers=headers, method=method)
+        try:
+            with urllib.request.urlopen(request, timeout=30) as response:
+                raw = response.read()
+                return json.loads(raw) if raw else None
+        except urllib.error.HTTPError as error:
+            problem = _problem(error)
+            retriable = problem.status >= 500 or problem.status == 429 or problem.code == "idempotency_key_in_use"
+            if not retriable or attempt == RETRIES:
+                raise problem from None
+            wait = problem.retry_after
+        except (urllib.error.URLError, ConnectionError, TimeoutError):
+            if attempt == RETRIES:
+                raise
+            wait = None
+        # the server's Retry-After, else an exponential backoff with jitter
+        backoff = 0.25 * 2**attempt * (0.5 + random.random() / 2)
+        time.sleep(min(wait if wait is not None else backoff, MAX_BACKOFF_SECONDS))
+    raise AssertionError("unreachable")
+
+
+def open_events(
+    url: str, headers: dict[str, str], last_event_id: str | None, timeout: float
+) -> http.client.HTTPResponse:
+    """An event stream (``Accept: text/event-stream``), resuming after ``last_event_id`` if there is one."""
+    headers = {**headers, "Accept": "text/event-stream"}
+    if last_event_id is not None:
+        headers["Last-Event-ID"] = last_event_id
+    try:
+        response: http.client.HTTPResponse = urllib.request.urlopen(
+            urllib.request.Request(url, headers=headers), timeout=timeout
+        )
+    except urllib.error.HTTPError as error:
+        raise _problem(error) from None
+    return response
+
+
 class Seat:
     """One seat's view of one game: its token, its cards, and where it is in the feed."""
 
@@ -112,34 +161,8 @@ class Seat:
         return headers
 
     def call(self, method: str, path: str, body: Any = None) -> Any:
-        """The JSON answer; a problem answer is raised. A POST carries an ``Idempotency-Key`` and is
-        retried with it on a connection error, a 5xx or a 429, at most ``RETRIES`` times."""
-        headers = self._headers()
-        data = None
-        if body is not None:
-            data = json.dumps(body).encode()
-            headers["Content-Type"] = "application/json"
-        if method == "POST":  # the same key on every retry: the server applies the request once
-            headers["Idempotency-Key"] = str(uuid.uuid4())
-        url = f"{self.base_url}/v1/games/{self.game_id}{path}"
-        for attempt in range(RETRIES + 1):
-            request = urllib.request.Request(url, data=data, headers=headers, method=method)
-            try:
-                with urllib.request.urlopen(request, timeout=30) as response:
-                    return json.load(response)
-            except urllib.error.HTTPError as error:
-                problem = _problem(error)
-                if (problem.status < 500 and problem.status != 429) or attempt == RETRIES:
-                    raise problem from None
-                wait = problem.retry_after
-            except (urllib.error.URLError, ConnectionError, TimeoutError):
-                if attempt == RETRIES:
-                    raise
-                wait = None
-            # the server's Retry-After, else an exponential backoff with jitter
-            backoff = 0.25 * 2**attempt * (0.5 + random.random() / 2)
-            time.sleep(min(wait if wait is not None else backoff, MAX_BACKOFF_SECONDS))
-        raise AssertionError("unreachable")
+        """The JSON answer of a request on this game (see :func:`request_json`)."""
+        return request_json(method, f"{self.base_url}/v1/games/{self.game_id}{path}", self._headers(), body)
 
     def join(self, name: str) -> None:
         joined = self.call("POST", "/players", {"name": name})
@@ -148,15 +171,9 @@ class Seat:
 
     def open_stream(self, timeout: float) -> http.client.HTTPResponse:
         """The event stream, resuming after ``last_event_id`` if there is one."""
-        headers = self._headers(Accept="text/event-stream")
-        if self.last_event_id is not None:
-            headers["Last-Event-ID"] = self.last_event_id
-        request = urllib.request.Request(f"{self.base_url}/v1/games/{self.game_id}/events", headers=headers)
-        try:
-            response: http.client.HTTPResponse = urllib.request.urlopen(request, timeout=timeout)
-        except urllib.error.HTTPError as error:
-            raise _problem(error) from None
-        return response
+        return open_events(
+            f"{self.base_url}/v1/games/{self.game_id}/events", self._headers(), self.last_event_id, timeout
+        )
 
     def take(self, event: dict[str, Any]) -> None:
         """Keep this seat's cards from the feed: given with `game` and `hand`, spent by `card_played`."""
@@ -202,34 +219,39 @@ class Seat:
         print(f"seat {self.seat}: {card} (hand {trick['hand_number']} trick {trick['trick_number']}){done}", flush=True)
 
 
-def follow(seat: Seat, rng: random.Random, backoff: float, deadline: float) -> dict[str, Any] | None:
-    """Follow the feed and act on it until the game is finished (its state), or None at the deadline."""
+def follow_events(
+    open_stream: Callable[[float], http.client.HTTPResponse],
+    on_event: Callable[[str | None, dict[str, Any]], bool],
+    on_heartbeat: Callable[[], None],
+    backoff: float,
+    deadline: float,
+    label: str,
+) -> bool:
+    """Read streams from ``open_stream(timeout)``, handing each event to ``on_event(id, event)``
+    until it returns True (then True); False at the deadline. A dropped stream is opened again
+    (the opener resumes after the last event handled) after a growing, bounded pause, at most
+    ``MAX_ATTEMPTS`` times in a row without an event."""
     failures = 0  # connections in a row that brought no event
     wait = 0.0
     while time.monotonic() + wait < deadline:
         time.sleep(wait)
         try:
             silence = min(STREAM_SILENCE_SECONDS, max(1.0, deadline - time.monotonic()))
-            with seat.open_stream(silence) as response:
+            with open_stream(silence) as response:
                 for item in read_events(response):
                     if time.monotonic() >= deadline:
-                        return None
-                    if item is None:  # a heartbeat
+                        return False
+                    if item is None:  # a heartbeat: the connection is alive, nothing happened
+                        on_heartbeat()
                         continue
-                    event_id, _, event = item
                     failures = 0
-                    seat.events += 1
-                    seat.take(event)
-                    game: dict[str, Any] = event["game"]
-                    # The last event is `game_finished` (a game already over: its `game` event alone).
-                    if event["type"] == "game_finished" or (event["type"] == "game" and game["status"] == "finished"):
-                        return game
-                    seat.maybe_act(game, rng)
-                    seat.last_event_id = event_id  # handled: a reconnect resumes after it
-            reason = "the server closed the stream"  # a restart, say: the game goes on
+                    event_id, _, event = item
+                    if on_event(event_id, event):
+                        return True
+            reason = "the server closed the stream"  # a restart, say: resume
             retry_after = None
         except Problem as problem:
-            if problem.status not in (502, 503, 504):  # too_many_streams, database_unavailable: retry
+            if problem.status not in (429, 502, 503, 504):  # too_many_streams, database_unavailable: retry
                 raise
             reason, retry_after = str(problem), problem.retry_after
         except (OSError, http.client.HTTPException) as error:  # refused, reset, silent too long
@@ -237,13 +259,40 @@ def follow(seat: Seat, rng: random.Random, backoff: float, deadline: float) -> d
         failures += 1
         if failures > MAX_ATTEMPTS:
             raise ConnectionError(f"no event after {MAX_ATTEMPTS} attempts ({reason})")
-        seat.reconnects += 1
         # Exponential backoff with jitter (so that many clients dropped at once do not return
         # at once), never shorter than the server's Retry-After.
         wait = min(MAX_BACKOFF_SECONDS, backoff * 2 ** (failures - 1)) * random.uniform(0.5, 1.0)
         wait = max(wait, retry_after or 0.0)
-        print(f"seat {seat.seat}: {reason}; resuming after event {seat.last_event_id} in {wait:.1f}s", file=sys.stderr)
-    return None
+        print(f"{label}: {reason}; resuming in {wait:.1f}s", file=sys.stderr)
+    return False
+
+
+def follow(seat: Seat, rng: random.Random, backoff: float, deadline: float) -> dict[str, Any] | None:
+    """Follow the feed and act on it until the game is finished (its state), or None at the deadline."""
+    finished: list[dict[str, Any]] = []
+
+    def on_event(event_id: str | None, event: dict[str, Any]) -> bool:
+        seat.events += 1
+        seat.take(event)
+        game: dict[str, Any] = event["game"]
+        # The last event is `game_finished` (a game already over: its `game` event alone).
+        if event["type"] == "game_finished" or (event["type"] == "game" and game["status"] == "finished"):
+            finished.append(game)
+            return True
+        seat.maybe_act(game, rng)
+        seat.last_event_id = event_id  # handled: a reconnect resumes after it
+        return False
+
+    opens: list[float] = []
+
+    def opened(timeout: float) -> http.client.HTTPResponse:
+        if opens:  # every stream after the first resumes a dropped one
+            seat.reconnects += 1
+        opens.append(timeout)
+        return seat.open_stream(timeout)
+
+    follow_events(opened, on_event, lambda: None, backoff, deadline, f"seat {seat.seat}")
+    return finished[0] if finished else None
 
 
 def play(seat: Seat, rng: random.Random, backoff: float, timeout_seconds: float) -> int:

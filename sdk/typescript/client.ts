@@ -141,6 +141,26 @@ export class CoinsClient {
     return this.json("GET", `/v1/games/${encodeURIComponent(gameId)}/actions`, { query });
   }
 
+  // -- players and quick play (the token is a player key) -----------------------------
+
+  /** The answer holds the player's key, once: keep it like a password. */
+  createPlayer(body: Body<"createPlayer">): Promise<Answer<"createPlayer", 201>> {
+    return this.json("POST", "/v1/players", { body });
+  }
+
+  getMyPlayer(key: string): Promise<Answer<"getMyPlayer", 200>> {
+    return this.json("GET", "/v1/players/me", { token: key });
+  }
+
+  /** Every field has a default: `enterQueue(key)` asks for a rated game to 15. */
+  enterQueue(key: string, body: Body<"enterQueue"> = {}): Promise<Answer<"enterQueue", 201>> {
+    return this.json("POST", "/v1/queue", { token: key, body });
+  }
+
+  getTicket(key: string, ticketId: string): Promise<Answer<"getTicket", 200>> {
+    return this.json("GET", `/v1/queue/${encodeURIComponent(ticketId)}`, { token: key });
+  }
+
   // -- operations ---------------------------------------------------------------------
 
   getLiveness(): Promise<Answer<"getLiveness", 200>> {

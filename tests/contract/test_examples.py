@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import subprocess
 import sys
 import urllib.request
@@ -86,3 +88,135 @@ def test_verify_record_downloads_a_record_and_checks_it(server_url: str, tmp_pat
     missing = run("verify_record.py", "--base", server_url, "01" + "0" * 24)
     assert missing.returncode == 2
     assert "404" in missing.stderr
+
+
+def _together(commands: list[list[str]]) -> list[str]:
+    """Run the commands at once; their outputs, once each has exited 0."""
+    processes = [
+        subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for command in commands
+    ]
+    outputs = []
+    try:
+        for process in processes:
+            out, err = process.communicate(timeout=GAME_SECONDS + 10)
+            assert process.returncode == 0, err
+            outputs.append(out)
+    finally:
+        for process in processes:
+            process.kill()
+    return outputs
+
+
+def _bot(server_url: str, key_file: Path, name: str, *extra: str) -> list[str]:
+    """The command line of examples/bot_player.py as player ``name`` with its key in ``key_file``."""
+    script = str(EXAMPLES / "bot_player.py")
+    return [sys.executable, script, "--base-url", server_url, "--name", name, "--key-file", str(key_file), *extra]
+
+
+def _results(name: str, out: str, key_file: Path, games: int) -> set[str]:
+    """The games of a bot's output, after checking it made its player, kept the key 0600 and never printed it."""
+    assert out.startswith(f"created player {name} ("), out
+    assert key_file.stat().st_mode & 0o777 == 0o600
+    key = key_file.read_text().strip()
+    assert key.startswith("cpk_") and key not in out
+    results = [line for line in out.splitlines() if line.startswith("game ") and " over: place " in line]
+    assert [line.split()[1] for line in results] == [f"{n}/{games}" for n in range(1, games + 1)], out
+    assert all(line.endswith("; unrated") for line in results)  # unrated games: no rating change
+    return {line.split()[2] for line in results}
+
+
+def _finished_by(server_url: str, games: set[str], names: list[str]) -> None:
+    for game in games:
+        with urllib.request.urlopen(f"{server_url}/v1/games/{game}", timeout=10) as response:
+            state = json.load(response)
+        assert state["status"] == "finished"
+        assert sorted(seat["name"] for seat in state["seats"]) == sorted(names)
+
+
+def test_three_bot_players_queue_and_play_two_games_from_their_feeds(server_url: str, tmp_path: Path) -> None:
+    names = ["Ana", "Bo", "Cy"]
+    game = ["--games", "2", "--target-score", "3", "--unrated", "--timeout", str(GAME_SECONDS)]
+    keys = {name: tmp_path / f"{name}.key" for name in names}
+    outputs = _together([_bot(server_url, keys[name], name, *game, "--seed", str(n)) for n, name in enumerate(names)])
+    games = set()
+    for name, out in zip(names, outputs, strict=True):
+        games |= _results(name, out, keys[name], 2)
+    assert len(games) == 2  # the three queued together, twice: the same two games
+    _finished_by(server_url, games, names)
+
+
+def test_a_bot_player_reuses_its_key_and_plays_with_bots_after_zero(server_url: str, tmp_path: Path) -> None:
+    key = tmp_path / "Di.key"
+    game = ["--games", "1", "--target-score", "3", "--unrated", "--bots-after", "0", "--timeout", str(GAME_SECONDS)]
+    (first,) = _together([_bot(server_url, key, "Di", *game)])
+    (again,) = _together([_bot(server_url, key, "Di", *game)])
+    _results("Di", first, key, 1)
+    assert again.startswith("player Di: rating 1500, 0 games in progress"), again  # the same player, no new one
+    player_id = first.split("(", 1)[1].split(")", 1)[0]
+    with urllib.request.urlopen(f"{server_url}/v1/players/{player_id}", timeout=10) as response:
+        assert json.load(response)["games"]["played"] == 2
+
+
+def test_a_bot_player_with_a_key_no_player_has_stops_with_the_problem(server_url: str, tmp_path: Path) -> None:
+    key = tmp_path / "bad.key"
+    key.write_text("cpk_" + "0" * 43 + "\n")
+    key.chmod(0o600)
+    done = subprocess.run(_bot(server_url, key, "X", "--timeout", "30"), capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1
+    assert "401 invalid_key" in done.stderr, done.stderr
+
+
+TYPESCRIPT = EXAMPLES.parent / "sdk" / "typescript"
+BIN = EXAMPLES.parent / "node_modules" / ".bin"
+NODE_MAIN = "require(process.argv[1]).main(process.argv.slice(2)).catch((e) => { console.error(e); process.exit(1); })"
+
+
+@pytest.fixture(scope="module")
+def compiled_typescript(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """sdk/typescript compiled to CommonJS as .ci/contract.sh does, on types generated from openapi.yaml."""
+    if shutil.which("node") is None or not (BIN / "tsc").exists():
+        if os.environ.get("COINS_REQUIRE_NODE"):
+            pytest.fail("COINS_REQUIRE_NODE is set but node or node_modules/.bin/tsc is missing (npm ci)")
+        pytest.skip("node or the npm packages (npm ci) are missing")
+    out = tmp_path_factory.mktemp("ts")
+    types = ["openapi.yaml", "--default-non-nullable", "false", "--output", str(TYPESCRIPT / "coins.d.ts")]
+    subprocess.run(
+        [str(BIN / "openapi-typescript"), *types], cwd=EXAMPLES.parent, check=True, capture_output=True, timeout=120
+    )
+    options = ["--noEmit", "false", "--outDir", str(out), "--module", "commonjs", "--moduleResolution", "node10"]
+    tsc = [str(BIN / "tsc"), "-p", str(TYPESCRIPT / "tsconfig.json"), *options]
+    subprocess.run(tsc, cwd=EXAMPLES.parent, check=True, capture_output=True, timeout=120)
+    return out
+
+
+def test_three_typescript_bot_players_play_two_games(
+    server_url: str, tmp_path: Path, compiled_typescript: Path
+) -> None:
+    names = ["Ed", "Flo", "Gus"]
+    script = str(compiled_typescript / "examples" / "bot_player.js")
+    game = ["--games", "2", "--target-score", "3", "--unrated", "--timeout", str(GAME_SECONDS)]
+    keys = {name: tmp_path / f"{name}.key" for name in names}
+    outputs = _together(
+        [
+            [
+                "node",
+                "-e",
+                NODE_MAIN,
+                script,
+                "--base-url",
+                server_url,
+                "--key-file",
+                str(keys[name]),
+                "--name",
+                name,
+                *game,
+            ]
+            for name in names
+        ]
+    )
+    games = set()
+    for name, out in zip(names, outputs, strict=True):
+        games |= _results(name, out, keys[name], 2)
+        assert out.splitlines()[-1].startswith("2 games played in "), out
+    assert len(games) == 2
+    _finished_by(server_url, games, names)

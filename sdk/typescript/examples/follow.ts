@@ -84,12 +84,19 @@ export async function* followGame(
   }
 }
 
-/** The events of one Server-Sent Events body, each as its blank line arrives. */
-async function* readEvents(body: ReadableStream<Uint8Array>, connection: AbortController): AsyncGenerator<FeedEvent> {
+/**
+ * The events of one Server-Sent Events body, each as its blank line arrives (a game's feed by
+ * default; `readEvents<PlayerEvent>` reads a player's). `connection` is aborted after
+ * `SILENCE_MS` without a byte: heartbeats included, so an idle feed stays open.
+ */
+export async function* readEvents<Event = FeedEvent>(
+  body: ReadableStream<Uint8Array>,
+  connection: AbortController,
+): AsyncGenerator<Event> {
   let data: string[] = [];
   for await (const line of readLines(body, connection)) {
     if (line === "") {
-      if (data.length > 0) yield JSON.parse(data.join("\n")) as FeedEvent;
+      if (data.length > 0) yield JSON.parse(data.join("\n")) as Event;
       data = [];
     } else if (line.startsWith("data:")) {
       data.push(line.slice(5).replace(/^ /, ""));

@@ -24,9 +24,19 @@ import threading
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from datetime import datetime
+from functools import partial
 from typing import TypeVar
 
-from ..games import DomainEvent, GameService, PlayerEvent, PlayerFeeds, decode_event, decode_player_event, hash_token
+from ..games import (
+    DomainEvent,
+    GameService,
+    PlayerEvent,
+    PlayerFeeds,
+    decode_event,
+    decode_player_event,
+    hash_token,
+    player_key_hash,
+)
 from ..store import PLAYER_FEED, GameStore, StoredEvent, StoredPlayerEvent, StoreSession, player_feed_key
 from .hub import Hub, Item
 from .notifications import Channel
@@ -93,8 +103,22 @@ class EventFeed:
             self._listen()
             start = self._games.feed_start(game_id, token)  # on a connection this thread does not keep
             state = self._render(start.state)
+            key_hash = player_key_hash(token)
+            key_holds = None
+            if key_hash is not None and start.seat is not None and self._players is not None:
+                key_holds = partial(self._players.key_known, key_hash)  # a replaced key's stream ends
             with self.hub.watch(game_id) as watch:
-                yield Reader(self.hub, game_id, watch, start.seat, start.last_id, start.finished, state, after)
+                yield Reader(
+                    self.hub,
+                    game_id,
+                    watch,
+                    start.seat,
+                    start.last_id,
+                    start.finished,
+                    state,
+                    after,
+                    key_holds=key_holds,
+                )
 
     @contextmanager
     def open_player(self, key: str | None, *, after: int | None, address: str = "") -> Iterator[PlayerReader]:

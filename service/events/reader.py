@@ -7,6 +7,7 @@ an event id and takes what follows from the hub's cache (:mod:`.hub`), waiting o
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 from .hub import Hub, Item, Watch
 
@@ -30,8 +31,12 @@ class Reader:
         after: int | None,
         *,
         first_type: str = "game",
+        key_holds: Callable[[], bool] | None = None,
     ) -> None:
-        """``first_type``: the type of the state's event (``game``, or a player's ``player``)."""
+        """``first_type``: the type of the state's event (``game``, or a player's ``player``);
+        ``key_holds``: for a seat's reader opened with a player's key, whether that key is still the
+        player's (asked before each of the seat's private events and on each heartbeat: once it is
+        replaced, the reader ends, with :attr:`revoked` set, and sends nothing more)."""
         self.seat = seat
         self.game_id = game_id
         self._hub = hub
@@ -41,6 +46,8 @@ class Reader:
         self.position = last_id if after is None else after
         self._first = [Item(last_id, first_type, seat, state)] if after is None else []
         self.finished = finished and self.position >= last_id
+        self._key_holds = key_holds
+        self.revoked = False
 
     @property
     def closing(self) -> bool:
@@ -66,11 +73,20 @@ class Reader:
                     return items
                 continue  # only other seats' events: wait on
             self._watch.ask()
+            self._check_key()
             return []
         return []
 
+    def _check_key(self) -> bool:
+        """Whether the reader's key still holds (always, without one); ends the reader if not."""
+        if self._key_holds is not None and not self.revoked and not self._key_holds():
+            self.revoked = self.finished = True
+        return not self.revoked
+
     def _take(self) -> list[Item]:
         events, self.position = self._watch.take(self.position, self.seat)
+        if any(event.seat is not None for event in events) and not self._check_key():
+            return []  # the seat's own events (its cards) never reach a replaced key
         if any(event.type == GAME_FINISHED for event in events) or (
             self._was_finished and self.position >= self._last_id
         ):

@@ -47,7 +47,7 @@ from .rating_apply import AppliedResult, RatingChange, result_applied
 from .rating_reads import LeaderboardPage, RatingHistoryPage, RatingReads
 from .results import STATUSES, WAITING_FOR_PLAYERS, etag_for
 from .server_moves import BOTS_ONLY_EXPERT_PLAYOUTS, STAND_IN
-from .tokens import hash_token
+from .tokens import hash_token, player_key_hash
 from .unit_of_work import KeyedRequest, UnitOfWork
 
 __all__ = [
@@ -102,4 +102,5 @@ __all__ = [
     "encode_event",
     "etag_for",
     "hash_token",
+    "player_key_hash",
 ]

@@ -99,6 +99,11 @@ class PlayerFeeds:
             player = session.player_by_key(key_hash)
         return player is not None and player.id == player_id
 
+    def key_known(self, key_hash: str) -> bool:
+        """Whether some player still holds the key of ``key_hash`` (it was not replaced): one statement."""
+        with self._store.session() as session:
+            return session.player_by_key(key_hash) is not None
+
     def on_heartbeat(self, player_id: str) -> None:
         """A reader of ``player_id``'s feed is alive (its heartbeat): run :attr:`heartbeat_hooks`
         (a failing one is the hook's business: it is logged, and the stream goes on)."""

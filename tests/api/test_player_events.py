@@ -288,3 +288,26 @@ def test_a_rated_games_result_tells_each_player_their_rating_change(client: Flas
         assert result["rating"]["after"] == profile["rating"]["value"]
         assert result["rating"]["after"] != 1500  # a first rated game moves every rating
         assert sorted(result["places"]) in ([1, 2, 3], [1, 2, 2])
+
+
+def test_replacing_the_key_ends_the_game_streams_it_opened_before_any_card_reaches_them(client: FlaskClient) -> None:
+    """A game's stream opened with a player's key (the seat's private events: its cards) ends once
+    the key is replaced: the deal that follows, made with the new key, reaches it not at all."""
+    _, key = new_player(client, "Ana")
+    seats = [{"player": "me"}, {"bot": "random"}, {"bot": "random"}]
+    game = client.post("/v1/games", json={"seats": seats, "first_dealer": 0}, headers=bearer(key))
+    assert game.status_code == 201, game.json
+    path = f"/v1/games/{game.json['id']}/events"
+    stream = client.get(path, headers={**bearer(key), "Accept": "text/event-stream"})
+    assert stream.status_code == 200
+    chunks: Iterator[bytes] = iter(stream.response)
+    assert b"event: game" in next(chunks)
+    replaced = client.post("/v1/players/me/key", headers=bearer(key))
+    assert replaced.status_code in (200, 201), replaced.json
+    dealt = client.post(f"/v1/games/{game.json['id']}/hands", headers=bearer(replaced.json["key"]))
+    assert dealt.status_code == 201, dealt.json
+    rest = list(chunks)  # ends: the seat's private event asks whether the key still holds
+    stream.close()
+    assert all(b"event:" not in chunk for chunk in rest), rest
+    again = client.get(path, headers={**bearer(replaced.json["key"]), "Accept": "application/json"})
+    assert again.status_code == 200 and again.json["items"][0]["type"] == "game"  # the new key follows on

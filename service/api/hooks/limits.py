@@ -13,12 +13,12 @@ counted apart from the others; a leaveGame that leaves a started game to bots al
 (:class:`BotGames`, and :mod:`service.games.leaving`, which refuses it once the count is used up).
 
 leaveGame is not counted as a join: it needs a seat's token, and a token leaves once. A credential
-that no seat holds stores nothing in the counters of seats (a flood of made-up tokens would write one
-counter per token): requests refused with ``401`` are counted per address instead
-(:data:`REFUSED_CREDENTIALS`), and a play, hint or leave without any credential (``401
-missing_token``, as for a rematch) is counted nowhere. That count is read only for an address this process refused in its
-window (:class:`RecentRefusals`): a play with a good token from any other costs no extra read, and
-an address refused in each of ``n`` workers makes at most ``n`` refusals more than the limit.
+that no seat holds stores nothing (a flood of made-up tokens would write one counter per token): the
+counters of seats do not count a ``401`` (nor a ``429``), and a play, hint or leave without any
+credential (``401 missing_token``, as for a rematch) is counted nowhere. Nor is a refusal counted per
+address: it costs what a public read of the game costs (which no limit bounds either), and answering
+an unknown credential ``429`` instead of ``401`` would tell its sender the wrong thing; floods from
+one address are the proxy's to bound (``deploy/haproxy.cfg``, per-address request rate).
 
 The defaults are far above what a person or a script creating a few games a minute needs. Counters
 are fixed windows in a storage every worker and instance shares (``create_app`` chooses it: Redis
@@ -35,9 +35,8 @@ before a play, and written after one only when it was refused for another reason
 from __future__ import annotations
 
 import math
-import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import Any, cast
 
 import flask
@@ -53,10 +52,8 @@ from ..problems import Problem
 __all__ = [
     "LIMITS",
     "LINEAGE_GAMES_PER_MINUTE",
-    "REFUSED_CREDENTIALS",
     "SHARED_LIMITS",
     "BotGames",
-    "RecentRefusals",
     "init_limits",
 ]
 
@@ -112,10 +109,6 @@ def _not_accepted(response: Response) -> bool:
     return response.status_code not in (201, 401, 429)
 
 
-def _refused_credential(response: Response) -> bool:
-    return response.status_code == 401
-
-
 def _not_bots_only() -> bool:
     """Whether a createGame request's seats are not all bots (then the bot games' limit spares it)."""
     body = request.get_json(silent=True)
@@ -143,36 +136,6 @@ LIMITS: dict[str, tuple[str, str, Callable[[], str], Callable[[], bool]]] = {
     "hints": ("60/minute", "GET", seat_token, _without_token),  # getHint
     "queue": ("30/minute", "POST", player_key, _without_token),  # enterQueue
 }
-# The requests of these blueprints (by method) refused 401 with a credential, per client address.
-REFUSED_CREDENTIALS: tuple[str, dict[str, str]] = ("30/minute", {"players": "POST", "plays": "POST", "hints": "GET"})
-
-
-class RecentRefusals:
-    """The client addresses this process refused ``401`` with a credential (on ``blueprints``) within
-    the last ``window`` seconds, at most ``most`` of them (the oldest forgotten first): only theirs
-    are checked against :data:`REFUSED_CREDENTIALS` before a request, so the others pay no read."""
-
-    def __init__(self, blueprints: Iterable[str], *, window: float, most: int = 10_000) -> None:
-        self._blueprints = frozenset(blueprints)
-        self._window, self._most = window, most
-        self._until: dict[str, float] = {}  # address -> when its mark lapses, oldest first
-        self._lock = threading.Lock()
-
-    def unmarked(self) -> bool:
-        """Whether the request's address has no live mark (then its count is not checked)."""
-        until = self._until.get(client_address())
-        return until is None or until <= time.monotonic()
-
-    def note(self, response: Response) -> Response:
-        """After a request: mark its address if it was refused for its credential."""
-        if response.status_code == 401 and request.blueprint in self._blueprints and bearer_token() is not None:
-            address = client_address()
-            with self._lock:
-                self._until.pop(address, None)
-                self._until[address] = time.monotonic() + self._window
-                if len(self._until) > self._most:
-                    del self._until[next(iter(self._until))]
-        return response
 
 
 class BotGames:
@@ -229,26 +192,20 @@ def init_limits(
         on_breach=_too_many_requests,
     )
     for scope, (limit, blueprints, exempt_when) in SHARED_LIMITS.items():
-        shared = limiter.shared_limit(limit, scope, methods=["POST"], key_func=client_address, exempt_when=exempt_when)
+        shared = limiter.shared_limit(
+            limit,
+            scope,
+            methods=["POST"],
+            key_func=client_address,
+            exempt_when=exempt_when,
+            deduct_when=_credential_held,  # a creation refused for its credential created nothing
+        )
         for name in blueprints:
             shared(cast(flask.Blueprint, app.blueprints[name]))
     for name, (limit, method, key, exempt) in LIMITS.items():
         deduct_when = _not_accepted if name == "plays" and plays_counted_by_their_actions else _credential_held
         limited = limiter.limit(limit, methods=[method], key_func=key, exempt_when=exempt, deduct_when=deduct_when)
         limited(cast(flask.Blueprint, app.blueprints[name]))
-    limit, methods = REFUSED_CREDENTIALS
-    recent = RecentRefusals(methods, window=parse(limit).get_expiry())
-    for name, method in methods.items():
-        refused = limiter.shared_limit(
-            limit,
-            "refused-credentials",
-            methods=[method],
-            key_func=client_address,
-            exempt_when=lambda: _without_token() or recent.unmarked(),
-            deduct_when=_refused_credential,
-        )
-        refused(cast(flask.Blueprint, app.blueprints[name]))
-    app.after_request(recent.note)
     bot_games = BotGames(limiter, SHARED_LIMITS[BOTS_ONLY][0])
     app.extensions[BOT_GAMES] = bot_games
     app.after_request(bot_games.count)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import signal
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -40,18 +39,15 @@ bind = [os.environ.get("BIND") or f"0.0.0.0:{_int('PORT', 8000)}"]
 proc_name = "coins@" + ",".join(bind)  # the process titles name the instance: two on one host stay apart
 workers = max(1, _int("WEB_CONCURRENCY", _default_workers()))
 # gthread workers (gunicorn's threaded worker): each worker process serves requests on a pool of
-# threads, and an open event stream holds one of them while it waits for its game (a thread
-# blocked on an event costs no CPU and tens of kilobytes). Each worker has STREAMS_PER_WORKER
-# threads for streams (beyond them, 503) beside WORKER_CONNECTIONS for everything else. Chosen
-# over gunicorn's gevent worker by measurement: docs/benchmarks.md ("Live events"). A thread is
-# started only when a connection needs one, so the thousand threads of WORKER_CONNECTIONS cost
-# nothing at rest; they are there for slow clients: gunicorn gives a thread to a connection at its
-# first byte and has no header timeout, so 5 workers of 1,500 threads keep serving others while
-# one address holds 3,000 slow connections (docs/security.md, "Slow clients"; past that, the proxy
-# in front of the recommended deployment refuses them: deploy/haproxy.cfg).
-streams_per_worker = _int("STREAMS_PER_WORKER", 500)  # 5 workers: 2,000 streams with room (they spread unevenly)
+# threads. The web role holds no event stream (the real-time role does: service/realtime, and
+# docs/scaling.md), so every thread answers ordinary requests. A thread is started only when a
+# connection needs one, so the thousand threads of WORKER_CONNECTIONS cost nothing at rest; they
+# are there for slow clients: gunicorn gives a thread to a connection at its first byte and has no
+# header timeout, so 5 workers of 1,000 threads keep serving others while one address holds 3,000
+# slow connections (docs/security.md, "Slow clients"; past that, the proxy in front of the
+# recommended deployment refuses them: deploy/haproxy.cfg).
 worker_class = "service.api.worker.Worker"  # gthread; its own 400/414/431 answers are problems
-threads = streams_per_worker + max(1, _int("WORKER_CONNECTIONS", 1000))
+threads = max(1, _int("WORKER_CONNECTIONS", 1000))
 # Connections a worker holds at once: its busy threads, and as many again idle between two requests
 # of a keep-alive connection (gthread keeps worker_connections - threads of them; none would close
 # every connection after its response).
@@ -85,22 +81,6 @@ def on_starting(server: Any) -> None:
     directory.mkdir(parents=True, exist_ok=True)
     for stale in directory.glob("*.db"):
         stale.unlink()
-
-
-def post_worker_init(worker: Any) -> None:
-    """Event streams never end by themselves: on SIGTERM the worker ends them first (their
-    clients reconnect to another worker with Last-Event-ID), so it can stop within its
-    graceful timeout instead of being killed with them open."""
-    stop = signal.getsignal(signal.SIGTERM)
-
-    def end_streams_then_stop(signum: int, frame: Any) -> None:
-        feed = getattr(worker.wsgi, "extensions", {}).get("coins.feed")
-        if feed is not None:
-            feed.close()
-        if callable(stop):
-            stop(signum, frame)
-
-    signal.signal(signal.SIGTERM, end_streams_then_stop)
 
 
 def child_exit(server: Any, worker: Any) -> None:

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Contract checks for the Coins API: the committed spec, its lint, the SDKs generated from it,
+# Contract checks for the Coins API: the committed spec, its lint, its compatibility with the latest
+# released contract (openapi/X.Y.Z.yaml), the SDKs generated from it,
 # the example scripts, and Schemathesis against a live server on SQLite, then on PostgreSQL
 # (CONTRACT_PG_URL, default the local `test` database; CONTRACT_POSTGRES=0 skips that run).
 #
@@ -30,28 +31,15 @@ PIP_PACKAGES=(
   "ruff>=0.5"
 )
 
+# shellcheck source=.ci/lib.sh
+. .ci/lib.sh  # step, start_server, stop_server, $PORT, $URL
 WORK=$(mktemp -d -t coins-contract.XXXXXX)
-SERVER_PID=
 cleanup() {
-  if [[ -n $SERVER_PID ]] && kill -0 "$SERVER_PID" 2>/dev/null; then
-    kill -TERM "$SERVER_PID" 2>/dev/null || true
-    for _ in $(seq 50); do kill -0 "$SERVER_PID" 2>/dev/null || break; sleep 0.2; done
-    kill -KILL "$SERVER_PID" 2>/dev/null || true
-  fi
+  stop_server
   "$PY" -m pip uninstall -y -q coins-client >/dev/null 2>&1 || true
   rm -rf "$WORK"
 }
 trap cleanup EXIT
-
-START=$SECONDS
-STEP_NAME=
-STEP_START=$SECONDS
-step() {  # prints how long the previous step took, then names the next
-  [[ -n $STEP_NAME ]] && echo "    ${STEP_NAME%%:*} took $((SECONDS - STEP_START))s"
-  STEP_NAME=$1
-  STEP_START=$SECONDS
-  echo "==> $1"
-}
 
 step "install: npm ci, pip packages into $VENV"
 npm ci --no-audit --no-fund --loglevel=error
@@ -62,6 +50,9 @@ step "spec: committed openapi.yaml is the served spec, and valid (openapi-spec-v
 
 step "spec: Spectral, recommended OpenAPI ruleset, no errors and no warnings"
 npx --no-install spectral lint --fail-severity=warn --ruleset .spectral.yaml openapi.yaml
+
+step "spec: no breaking change against the latest released contract (openapi/, api-smart-diff; docs/compatibility.md)"
+node .ci/breaking_changes.mjs
 
 step "TypeScript: openapi-typescript types, tsc --noEmit over sdk/typescript/client.ts"
 npm run -s types
@@ -77,34 +68,15 @@ if grep -qiE "warning|error|skipping|not in path" "$WORK/generate.log"; then
 fi
 "$PY" -m pip install -q "$WORK/coins-client"
 
-step "pytest tests/contract: the generated client and the examples against live gunicorn"
+step "pytest tests/contract: the generated client and the examples against a live server"
 COINS_REQUIRE_NODE=1 COINS_PYTHON_SDK="$WORK/coins-client" "$PY" -m pytest -q -p no:cacheprovider tests/contract
 
 step "live server for Schemathesis"
-PORT=$("$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-URL=http://127.0.0.1:$PORT
-GUNICORN=("$VENV/bin/gunicorn" wsgi:app)
-[[ -f gunicorn.conf.py ]] && GUNICORN=("$VENV/bin/gunicorn" -c gunicorn.conf.py wsgi:app)
-# --limit-request-line 0: gunicorn itself answers a request line over 4094 bytes with an HTML 414
-# before the app sees it; the fuzzer's over-long cursors would report that as the app's.
-# --no-control-socket: gunicorn 27 would otherwise create ~/.gunicorn/gunicorn.ctl, shared by
-# every server of the user.
-# GUNICORN_TIMEOUT=120: a createGame or leaveGame that leaves three bots plays the whole game in
-# that one request (about 30 s for three expert bots to 100 points on 2 cores), past
-# gunicorn's default 30 s. Known, reported; slowest() prints such requests after each run.
-start_server() {  # $1: DATABASE_URL; serves it on $URL, logging to $WORK/gunicorn.log
-  BIND=127.0.0.1:$PORT WEB_CONCURRENCY=2 ACCESS_LOG='' GUNICORN_TIMEOUT=120 DATABASE_URL="$1" \
-    GUNICORN_CMD_ARGS="--limit-request-line 0 --no-control-socket" "${GUNICORN[@]}" >"$WORK/gunicorn.log" 2>&1 &
-  SERVER_PID=$!
-  for i in $(seq 150); do
-    "$PY" -c 'import sys, urllib.request; urllib.request.urlopen(sys.argv[1] + "/readyz", timeout=2)' "$URL" 2>/dev/null && break
-    if ! kill -0 "$SERVER_PID" 2>/dev/null || [[ $i -eq 150 ]]; then
-      cat "$WORK/gunicorn.log"; echo "gunicorn did not start on $1"; exit 1
-    fi
-    sleep 0.2
-  done
-}
-start_server "sqlite:///$WORK/coins.sqlite3"
+# The service on one port as the README serves it (honcho and the Procfile: coins-realtime answers,
+# the web role's app on its threads and the streams on its event loop; coins-worker does what is
+# due): the fuzzer reaches every operation, streams included. slowest() prints the slowest requests
+# after each run.
+start_server "sqlite:///$WORK/coins.sqlite3" "$WORK/server.log"
 "$PY" examples/play_random.py --base-url "$URL" --target-score 10 --seed 1 | tail -n 4
 
 step "TypeScript client at run time: playOneGame (every operation) against the live server"
@@ -127,11 +99,11 @@ tail -n 2 "$WORK/bot-Ana.log"
 
 # The hooks seat three people in some created games and send each seat's real token (see the file).
 export SCHEMATHESIS_HOOKS=tests.contract.schemathesis_hooks COINS_CONTRACT_URL=$URL PYTHONPATH=$ROOT
-# --request-timeout 90: above the slowest answers (see GUNICORN_TIMEOUT above), below the server's.
+# --request-timeout 90: above the slowest answers.
 ST=("$VENV/bin/st" --config-file tests/contract/schemathesis.toml run openapi.yaml --url "$URL"
     --seed "$SEED" --checks all --no-color --generation-database none --request-timeout 90)
 slowest() {  # the slowest requests the server saw (a game of three bots plays out in one request)
-  "$PY" - "$WORK/gunicorn.log" <<'PY'
+  "$PY" - "$WORK/server.log" <<'PY'
 import json, sys
 lines = [json.loads(line) for line in open(sys.argv[1]) if line.startswith("{")]
 lines = [line for line in lines if "duration_ms" in line]
@@ -157,8 +129,8 @@ PG_URL=${CONTRACT_PG_URL:-postgresql://postgres@127.0.0.1:5432/test}
 PG_SCHEMA=coins_contract_pg
 if [[ ${CONTRACT_POSTGRES:-1} != 0 ]] && psql "$PG_URL" -qc "DROP SCHEMA IF EXISTS $PG_SCHEMA CASCADE; CREATE SCHEMA $PG_SCHEMA"; then
   step "live server on PostgreSQL (schema $PG_SCHEMA) for Schemathesis"
-  kill -TERM "$SERVER_PID"; wait "$SERVER_PID" 2>/dev/null || true
-  start_server "$PG_URL?options=-csearch_path%3D$PG_SCHEMA"
+  stop_server
+  start_server "$PG_URL?options=-csearch_path%3D$PG_SCHEMA" "$WORK/server.log"
 
   fuzz PostgreSQL
   psql "$PG_URL" -qc "DROP SCHEMA $PG_SCHEMA CASCADE"

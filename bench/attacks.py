@@ -1,7 +1,7 @@
 """The attacks of issue 25 from one address, against the service as deployed: what each gets now.
 
-Serves ``gunicorn -c gunicorn.conf.py wsgi:app`` (the README's command, its limits on) on a fresh
-SQLite database on 127.0.0.1, and attacks it from 127.0.0.2, .3 and .4 (one address an attack, so
+Serves ``gunicorn -c gunicorn.conf.py wsgi:app`` (the web role as deployed, its limits on), with
+``coins-worker`` beside it, on a fresh SQLite database on 127.0.0.1, and attacks it from 127.0.0.2, .3 and .4 (one address an attack, so
 that their limits stay apart), each attack for ``--seconds``:
 
 - ``rematches``: a one-person game against two random bots to 1 point, played to its end, then
@@ -10,11 +10,23 @@ that their limits stay apart), each attack for ``--seconds``:
 - ``unauthenticated``: POSTs with an ``Idempotency-Key`` and a bogus token (deal, rematch, play) and
   POSTs to a game that does not exist: the rows they leave in ``idempotency_keys`` and ``rate_limits``.
 
+With ``--farming``, the rating farm of issue 31 instead, each variant on a fresh server: one address
+makes three players, a "farmer" and two throw-away accounts; the farmer gets rated games to 1 point
+with the two (``create``: createGame with two open seats, which the two join with their keys;
+``queue``: the three queue for quick play at once, ``bots_after`` null), and the two ``leave`` at
+once or play at ``random`` (the farmer plays a greedy card: a trick with a coin taken when it can
+be, no coin given away), from one address (127.0.0.2) or from three (127.0.0.2, .3, .4), ``--games``
+times. It reports the farmer's rating before and after, the games it won, the accounts' ratings and
+whether any of them reached the leaderboard, ranked or rising. The quick-play variants serve with
+``QUEUE_MATCH_SECONDS=5`` (any three tickets match after 5 s, not 60): that only shortens the waits
+of a farmer whose rating has moved away from the accounts', not what a game does to the ratings.
+
 The issue measured the same attacks before the fixes (2026-12-01): 717 rematch games in 30 s, 30
 bot-only games a minute, 687 stored keys a second on SQLite. Streams and records have their own
 scripts (``bench.stream_shares``, ``bench.record_cache``)::
 
     .venv/bin/python -m bench.attacks [--seconds 30]
+    .venv/bin/python -m bench.attacks --farming [--games 90] [--via create,queue] [--how leave,random] [--addresses 1,3]
 
 Every request goes to 127.0.0.1 from 127.0.0.2 to .4; every loop is bounded in count and time.
 """
@@ -22,19 +34,24 @@ Every request goes to 127.0.0.1 from 127.0.0.2 to .4; every loop is bounded in c
 from __future__ import annotations
 
 import argparse
+import contextlib
 import http.client
 import json
 import os
+import random
+import re
 import sqlite3
 import sys
 import tempfile
 import time
 import uuid
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from tests.support.server import free_port, serve
+from service.engine import parse_card, trick_winner
+from tests.support.server import free_port, serve, worker_beside
 
 ROOT = Path(__file__).resolve().parents[1]
 MAX_REQUESTS = 20_000  # per attack: far above what its seconds allow
@@ -51,7 +68,18 @@ class Client:
     def _connect(self) -> http.client.HTTPConnection:
         return http.client.HTTPConnection("127.0.0.1", self.port, timeout=30, source_address=(self.source, 0))
 
-    def call(self, method: str, path: str, body: Any = None, token: str | None = None) -> tuple[int, Any]:
+    def call(
+        self, method: str, path: str, body: Any = None, token: str | None = None, *, wait_429: bool = False
+    ) -> tuple[int, Any]:
+        """One request; with ``wait_429`` a ``429`` is retried after its ``Retry-After`` (a few times)."""
+        for _ in range(5 if wait_429 else 1):
+            status, answer, retry_after = self._call(method, path, body, token)
+            if status != 429 or not wait_429:
+                break
+            time.sleep(min(retry_after, 60))
+        return status, answer
+
+    def _call(self, method: str, path: str, body: Any, token: str | None) -> tuple[int, Any, float]:
         headers = {"Accept": "application/json", "Idempotency-Key": str(uuid.uuid4())}
         data = None
         if body is not None:
@@ -62,14 +90,15 @@ class Client:
             self._connection.request(method, path, body=data, headers=headers)
             response = self._connection.getresponse()
             status, raw = response.status, response.read()
+            retry_after = float(response.headers.get("Retry-After") or 1)
         except (OSError, http.client.HTTPException):
             self._connection.close()
             self._connection = self._connect()
             self.statuses[0] += 1
-            return 0, None
+            return 0, None, 1.0
         answer = json.loads(raw) if raw else None
         self.statuses[f"{status} {answer.get('code')}" if status >= 400 and isinstance(answer, dict) else status] += 1
-        return status, answer
+        return status, answer, retry_after
 
 
 def play_out(client: Client, game: dict[str, Any], token: str, deadline: float) -> bool:
@@ -153,29 +182,235 @@ def _rows(database: Path) -> dict[str, int]:
         }
 
 
+# -- issue 31: farming a rating with throw-away accounts -------------------------------------------
+
+FARM_TARGET = 1
+GAME_REQUESTS = 400  # a game of target 1 takes a few dozen
+
+
+class Account:
+    """A player the attacker holds: its key, and its own client (address)."""
+
+    def __init__(self, client: Client, name: str) -> None:
+        self.client, self.name = client, name
+        self.id = self.key = ""
+
+    def create(self, maker: Client) -> None:
+        for _ in range(5):  # a loaded machine may drop a connection: tried again
+            status, answer = maker.call("POST", "/v1/players", {"name": self.name}, wait_429=True)
+            if status == 201:
+                break
+            time.sleep(1)
+        else:
+            raise RuntimeError(f"createPlayer: {status} {answer}")
+        self.id, self.key = answer["id"], answer["key"]
+
+    def rating(self) -> dict[str, Any]:
+        for _ in range(5):
+            status, profile = self.client.call("GET", f"/v1/players/{self.id}")
+            if status == 200:
+                return dict(profile["rating"])
+            time.sleep(1)
+        raise RuntimeError(f"getPlayer {self.id}: {status} {profile}")
+
+
+def greedy_card(hand: list[str], plays: list[dict[str, Any]]) -> str:
+    """The farmer's card: last to a trick with a coin, the cheapest card that takes it; else no coin
+    given away (the lowest card that is not a coin, if it has one)."""
+    cards = [parse_card(code) for code in hand]
+    on_table = [parse_card(play["card"]) for play in plays]
+    plain = sorted((card for card in cards if card.suit.value != "coins"), key=lambda card: -card.rank_index)
+    if len(on_table) == 2:
+        takes = [card for card in cards if trick_winner([*on_table, card]) == 2]
+        worth = [card for card in takes if card.suit.value == "coins" or any(c.suit.value == "coins" for c in on_table)]
+        if worth:
+            return max(worth, key=lambda card: (card.suit.value == "coins", card.rank_index)).code
+    return (plain or sorted(cards, key=lambda card: -card.rank_index))[0].code
+
+
+def play_game(game_id: str, seats: dict[int, Account], farmer: Account, how: str, rng: random.Random) -> dict[str, Any]:
+    """Play the game to its end: the accounts leave at once (``leave``) or play random cards; the
+    farmer plays :func:`greedy_card`. The final state."""
+    if how == "leave":
+        for seat, account in seats.items():
+            if account is not farmer:
+                account.client.call("POST", f"/v1/games/{game_id}/players/{seat}/leave", {"bot": "basic"}, account.key)
+    game: dict[str, Any] = {}
+    for _ in range(GAME_REQUESTS):
+        status, game = farmer.client.call("GET", f"/v1/games/{game_id}")
+        if status != 200 or game["status"] == "finished":
+            return game
+        account = seats.get(game["turn"])
+        if account is None or (how == "leave" and account is not farmer) or game["status"] != "playing":
+            time.sleep(0.02)  # a bot's or the server's move (a deal), or a seat not ours any more
+            continue
+        _, hand = account.client.call("GET", f"/v1/games/{game_id}/hand", token=account.key)
+        if not hand or not hand.get("cards"):
+            continue
+        plays = (game.get("trick") or {}).get("plays", [])
+        card = greedy_card(hand["cards"], plays) if account is farmer else rng.choice(hand["cards"])
+        account.client.call("POST", f"/v1/games/{game_id}/plays", {"card": card}, account.key)
+    return game
+
+
+def created_game(farmer: Account, accounts: list[Account]) -> tuple[str, dict[int, Account]] | None:
+    """createGame by the farmer (two open seats), joined by the two accounts."""
+    body = {"seats": [{"player": "me"}, None, None], "rated": True, "target_score": FARM_TARGET, "auto_deal": True}
+    status, game = farmer.client.call("POST", "/v1/games", body, farmer.key, wait_429=True)
+    if status != 201:
+        return None
+    seats = {0: farmer}
+    for account in accounts:
+        status, joined = account.client.call(
+            "POST", f"/v1/games/{game['id']}/players", {"player": "me"}, account.key, wait_429=True
+        )
+        if status != 201:
+            return None
+        seats[joined["seat"]] = account
+    return game["id"], seats
+
+
+def queued_game(farmer: Account, accounts: list[Account], deadline: float) -> tuple[str, dict[int, Account]] | None:
+    """The three queue for quick play at once (target 1, rated, no bots) and wait for their match."""
+    body = {"target_score": FARM_TARGET, "rated": True, "bots_after": None}
+    tickets = {}
+    for account in (farmer, *accounts):
+        status, ticket = account.client.call("POST", "/v1/queue", body, account.key, wait_429=True)
+        waiting = re.search(r"\(([0-9a-z]{26})\)", ticket.get("detail", "")) if status == 409 and ticket else None
+        if status == 201:
+            tickets[account] = ticket["id"]
+        elif waiting is not None:  # a ticket a dropped answer left waiting
+            tickets[account] = waiting.group(1)
+        else:
+            return None
+    seats: dict[int, Account] = {}
+    game_id = None
+    while len(seats) < 3 and time.monotonic() < deadline:
+        for account, ticket_id in tickets.items():
+            if account in seats.values():
+                continue
+            _, ticket = account.client.call("GET", f"/v1/queue/{ticket_id}", token=account.key)
+            if ticket and ticket.get("status") == "matched":
+                seats[ticket["seat"]], game_id = account, ticket["game"]
+            elif not ticket or ticket.get("status") != "waiting":
+                return None
+        time.sleep(0.2)
+    return (game_id, seats) if game_id and len(seats) == 3 else None
+
+
+def listed(client: Client, ids: set[str]) -> dict[str, list[str]]:
+    """Which of ``ids`` the leaderboard lists: ranked, and rising (``provisional=true``: 1.3; an older
+    service answers it 422, shown as ``n/a``)."""
+    found: dict[str, list[str]] = {}
+    for name, query in (("ranked", ""), ("rising", "&provisional=true")):
+        status, page = client.call("GET", f"/v1/leaderboard?limit=100{query}")
+        found[name] = (
+            sorted(item["player"]["id"] for item in page["items"] if item["player"]["id"] in ids)
+            if status == 200
+            else ["n/a"]
+        )
+    return found
+
+
+def farm(port: int, *, via: str, how: str, addresses: int, games: int, seconds: float) -> dict[str, Any]:
+    """One variant of the farm (see the module's docstring): its figures."""
+    sources = ["127.0.0.2", "127.0.0.3", "127.0.0.4"][:addresses]
+    maker = Client(port, sources[0])
+    farmer = Account(Client(port, sources[0]), "Farmer")
+    accounts = [Account(Client(port, sources[(i + 1) % len(sources)]), f"Throwaway {i + 1}") for i in range(2)]
+    for account in (farmer, *accounts):
+        account.create(maker)  # one address makes the three
+    before, rng, deadline = farmer.rating(), random.Random(31), time.monotonic() + seconds
+    played = won = 0
+    started = time.monotonic()
+    for _ in range(2 * games):  # a game refused (a limit's 429 past its retries) is tried again
+        if played == games or time.monotonic() > deadline:
+            break
+        table = created_game(farmer, accounts) if via == "create" else queued_game(farmer, accounts, deadline)
+        if table is None:
+            continue
+        game_id, seats = table
+        final = play_game(game_id, seats, farmer, how, rng)
+        if final.get("status") == "finished":
+            played += 1
+            won += final.get("winner") is not None and seats.get(final["winner"]) is farmer
+    time.sleep(1.5)  # results are applied within a second of a game's end
+    after = farmer.rating()
+    return {
+        "via": via, "how": how, "addresses": addresses, "games": played, "farmer_won": won,
+        "seconds": round(time.monotonic() - started), "farmer_before": before["value"], "farmer_after": after["value"],
+        "farmer_gain": after["value"] - before["value"], "farmer_provisional": after["provisional"],
+        "accounts": [account.rating() for account in accounts],
+        "leaderboard": listed(farmer.client, {account.id for account in accounts}),
+        "refusals": {
+            str(status): count
+            for client in {farmer.client, *(account.client for account in accounts)}
+            for status, count in client.statuses.items()
+            if str(status)[:1] in "045"
+        },
+    }  # fmt: skip
+
+
+def farming(args: argparse.Namespace) -> None:
+    """Each variant of the farm on a fresh server (a fresh SQLite database), as deployed, limits on."""
+    results = []
+    for via in args.via.split(","):
+        for how in args.how.split(","):
+            for addresses in (int(n) for n in args.addresses.split(",")):
+                with tempfile.TemporaryDirectory() as folder, _server(Path(folder), queue_seconds=5) as port:
+                    results.append(
+                        farm(port, via=via, how=how, addresses=addresses, games=args.games, seconds=args.seconds)
+                    )
+                print(json.dumps(results[-1]), flush=True)
+    print("farming=" + json.dumps(results))
+
+
+@contextlib.contextmanager
+def _server(folder: Path, *, queue_seconds: int | None = None) -> Iterator[int]:
+    """The README's serve command on a fresh SQLite database in ``folder``: its port."""
+    port = free_port()
+    env = {
+        **os.environ,
+        "DATABASE_URL": f"sqlite:///{folder / 'coins.sqlite3'}",
+        "BIND": f"127.0.0.1:{port}",
+        "LOG_LEVEL": "WARNING",
+    }
+    for name in ("PROMETHEUS_MULTIPROC_DIR", "RATE_LIMITS", "WEB_CONCURRENCY", "REDIS_URL", "QUEUE_MATCH_SECONDS"):
+        env.pop(name, None)
+    if queue_seconds is not None:
+        env["QUEUE_MATCH_SECONDS"] = str(queue_seconds)
+    command = [str(Path(sys.executable).with_name("gunicorn")), "-c", "gunicorn.conf.py", "wsgi:app"]
+    with (
+        serve(command, port=port, env=env, cwd=ROOT, log=folder / "gunicorn.log", start_seconds=180),
+        worker_beside(env, cwd=ROOT, log=folder / "worker.log"),  # the results, the feeds, the waves
+    ):
+        yield port
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--seconds", type=float, default=30.0, help="each attack's length")
+    parser.add_argument(
+        "--seconds", type=float, default=30.0, help="each attack's length (--farming: each variant's bound)"
+    )
+    parser.add_argument("--farming", action="store_true", help="issue 31's rating farm instead of issue 25's attacks")
+    parser.add_argument("--games", type=int, default=90, help="--farming: the games of each variant")
+    parser.add_argument("--via", default="create,queue", help="--farming: create, queue or both")
+    parser.add_argument("--how", default="leave,random", help="--farming: leave, random or both")
+    parser.add_argument("--addresses", default="1,3", help="--farming: 1, 3 or both")
     args = parser.parse_args()
-    port = free_port()
-    with tempfile.TemporaryDirectory() as folder:
+    if args.farming:
+        if "--seconds" not in sys.argv:
+            args.seconds = 1800.0
+        farming(args)
+        return
+    with tempfile.TemporaryDirectory() as folder, _server(Path(folder)) as port:
         database = Path(folder) / "coins.sqlite3"
-        env = {
-            **os.environ,
-            "DATABASE_URL": f"sqlite:///{database}",
-            "BIND": f"127.0.0.1:{port}",
-            "LOG_LEVEL": "WARNING",
+        summary = {
+            "seconds": args.seconds,
+            "rematches": rematches(port, args.seconds),
+            "bots_only": bots_only(port, args.seconds),
+            "unauthenticated": unauthenticated(port, args.seconds, database),
         }
-        for name in ("PROMETHEUS_MULTIPROC_DIR", "RATE_LIMITS", "WEB_CONCURRENCY", "REDIS_URL"):
-            env.pop(name, None)
-        command = [str(Path(sys.executable).with_name("gunicorn")), "-c", "gunicorn.conf.py", "wsgi:app"]
-        with serve(command, port=port, env=env, cwd=ROOT, log=Path(folder) / "gunicorn.log", start_seconds=60):
-            summary = {
-                "seconds": args.seconds,
-                "rematches": rematches(port, args.seconds),
-                "bots_only": bots_only(port, args.seconds),
-                "unauthenticated": unauthenticated(port, args.seconds, database),
-            }
     for name in ("rematches", "bots_only", "unauthenticated"):
         print(f"{name:16} {summary[name]}")
     print("attacks=" + json.dumps(summary))

@@ -1,8 +1,8 @@
 """Players' benchmark: quick play's matching latency and rate, and player feeds while games are played.
 
-For each database (SQLite, PostgreSQL) it starts one instance, ``gunicorn -c gunicorn.conf.py
-wsgi:app`` on a free port of 127.0.0.1 with a fresh database (``WEB_CONCURRENCY`` ``--workers``),
-with the limits off for this one-address load (``RATE_LIMITS=off``, ``STREAMS_PER_ADDRESS=0``),
+For each database (SQLite, PostgreSQL) it starts the service as the README serves it on one
+machine (``coins-realtime``: every role's requests on one port) on a free port of 127.0.0.1 with a
+fresh database, with the limits off for this one-address load (``RATE_LIMITS=off``, ``STREAMS_PER_ADDRESS=0``),
 creates ``--players`` players (1,000) and opens every player's feed (``GET /v1/players/me/events``
 as Server-Sent Events, one socket each, read by one asyncio loop in this process). Then:
 
@@ -21,7 +21,7 @@ as Server-Sent Events, one socket each, read by one asyncio loop in this process
 
 The client shares the machine's cores with the server: its latencies are upper bounds.
 
-    .venv/bin/python -m bench.players [--db sqlite,postgres] [--players 1000] [--queuers 300] [--workers 5]
+    .venv/bin/python -m bench.players [--db sqlite,postgres] [--players 1000] [--queuers 300]
         [--seconds 20] [--concurrency 50] [--postgres-url postgresql://postgres@127.0.0.1:5432/test] [--json out.json]
 
 Everything talks to 127.0.0.1 only; every loop is bounded in count and time; every stream is
@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bench.events import HOST, Http, HttpError, gunicorn, percentile
+from bench.http_client import HOST, Http, HttpError, one_port, percentile
 from bench.http_load import POSTGRES_URL, postgres_schema_url
 
 POSTGRES_SCHEMA = "coins_players_bench"
@@ -255,8 +255,8 @@ async def measure_db(db: str, args: argparse.Namespace, workdir: Path) -> dict[s
         if db == "sqlite"
         else postgres_schema_url(args.postgres_url, POSTGRES_SCHEMA)
     )
-    env = {"WEB_CONCURRENCY": str(args.workers), "STREAMS_PER_ADDRESS": "0", "STREAMS_PER_WORKER": "1000"}
-    with gunicorn(f"{db}-players", url, workdir, env, "WARNING") as server:
+    env = {"STREAMS_PER_ADDRESS": "0"}
+    with one_port(f"{db}-players", url, workdir, env, "WARNING") as server:
         feeds = await create_players(server.port, args.players, args.concurrency)
         opening_slots = asyncio.Semaphore(OPEN_CONCURRENCY)
         tasks = [asyncio.ensure_future(feed.follow(server.port, opening_slots)) for feed in feeds]
@@ -299,7 +299,7 @@ async def measure_db(db: str, args: argparse.Namespace, workdir: Path) -> dict[s
         "event_max_ms": round(max(latencies, default=float("nan")), 1),
     }
     print(f"{db}: feeds {feed_summary}", flush=True)
-    return {"db": db, "workers": args.workers, "matching": matching, "feeds": feed_summary}
+    return {"db": db, "matching": matching, "feeds": feed_summary}
 
 
 async def main_async(args: argparse.Namespace) -> list[dict[str, Any]]:
@@ -315,7 +315,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--db", default="sqlite,postgres")
     parser.add_argument("--players", type=int, default=1000)
     parser.add_argument("--queuers", type=int, default=300)
-    parser.add_argument("--workers", type=int, default=5)
     parser.add_argument("--seconds", type=float, default=20.0)
     parser.add_argument("--concurrency", type=int, default=50)
     parser.add_argument("--postgres-url", default=POSTGRES_URL)

@@ -4,7 +4,7 @@
 at once (each thread ends its games back to back, as that many finishing requests would). A
 game's end is what the finishing save adds for the ratings, its ``game_results`` row, committed
 on its own; then the thread runs what the unit of work runs after a commit,
-:meth:`service.games.rating_apply.RatingApplier.apply`: step 1 (the game's persons) and step 2
+:meth:`service.ratings.apply.RatingApplier.apply`: step 1 (the game's persons) and step 2
 (the bot's batch). Every rated game updates the one bot player's row.
 
 Two modes, the same games: ``batched`` (the service: the bot's row taken ``FOR UPDATE SKIP LOCKED``,
@@ -38,8 +38,8 @@ from sqlalchemy import text
 
 from bench.bots import percentile
 from service.games.ids import BOT_PLAYER_IDS, new_game_id
-from service.games.rating_apply import RatingApplier
 from service.ratings import MU_0, SIGMA_0
+from service.ratings.apply import RatingApplier
 from service.store import RatingStore, RatingTransaction, StoredEntry, StoredPlayer, StoredResult
 from service.store.db import Database
 from service.store.migrate import upgrade

@@ -1,7 +1,7 @@
 """Slow clients: does the service keep serving one address while another holds slow connections?
 
 It starts the service as deployed (``gunicorn -c gunicorn.conf.py wsgi:app``, its defaults: gthread,
-2 x cores + 1 workers of STREAMS_PER_WORKER + WORKER_CONNECTIONS threads) on SQLite, on a free port
+2 x cores + 1 workers of WORKER_CONNECTIONS threads) on SQLite, on a free port
 of 127.0.0.1; with ``--target proxy`` HAProxy runs the shipped ``deploy/haproxy.cfg`` in front of it
 and the victim and the attack talk to the proxy, with ``--target direct`` to gunicorn itself. The
 victim (127.0.0.1) reads one game, one request at a time on a fresh connection each (5 s timeout),
@@ -30,7 +30,7 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
-from tests.support.topology import ROOT, behind_haproxy, haproxy_binary, service, timed
+from tests.support.topology import ROOT, behind_haproxy, haproxy_binary, realtime, service, timed
 
 PAUSE_SECONDS = 0.05  # between two of the victim's requests
 
@@ -73,7 +73,9 @@ def run(args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
         port = app.port
         if args.target == "proxy":
             assert binary is not None
-            port = running.enter_context(behind_haproxy(binary, [app.port], workdir, maxconn=args.maxconn)).port
+            feeds = running.enter_context(realtime(f"sqlite:///{workdir / 'coins.sqlite3'}", workdir, **env))
+            proxy = behind_haproxy(binary, [app.port], [feeds.port], workdir, web_maxconn=args.maxconn)
+            port = running.enter_context(proxy).port
         created = timed(port, "POST", "/v1/games", {})
         assert created.status == 201, created
         path = f"/v1/games/{created.body['id']}"
@@ -108,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--connections", type=int, default=3000)
     parser.add_argument("--seconds", type=float, default=20.0, help="each window: before, and during the attack")
     parser.add_argument("--ramp", type=float, default=5.0, help="seconds over which the attack opens its connections")
-    parser.add_argument("--maxconn", type=int, default=2000, help="--target proxy: COINS_SERVICE_MAXCONN")
+    parser.add_argument("--maxconn", type=int, default=2000, help="--target proxy: COINS_WEB_MAXCONN")
     parser.add_argument("--gunicorn-env", action="append", default=[], metavar="NAME=VALUE")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="coins-slow-") as workdir:

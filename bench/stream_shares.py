@@ -1,16 +1,17 @@
 """One address takes the event streams: how many it gets, and whether other addresses still get theirs.
 
-Serves ``gunicorn -c gunicorn.conf.py wsgi:app`` (the README's command and its workers) on a fresh
-SQLite database, with ``RATE_LIMITS`` as given. The *attacker* (source address 127.0.0.1) opens
+Serves the real-time role, ``coins-realtime`` (every request on one port, as the README's command
+does), on a fresh SQLite database, holding at most ``--streams-per-process`` streams, with
+``RATE_LIMITS`` as given. The *attacker* (source address 127.0.0.1) opens
 ``--streams`` event streams on one game, one after another, and keeps them open; then *another*
 address (127.0.0.2) opens ``--others`` streams and as many long polls. Prints what each got::
 
-    .venv/bin/python -m bench.stream_shares --streams 1500 --workers 2
-    .venv/bin/python -m bench.stream_shares --streams 1500 --workers 2 --rate-limits off   # as before
+    .venv/bin/python -m bench.stream_shares --streams 1500 --streams-per-process 1000
+    .venv/bin/python -m bench.stream_shares --streams 1500 --streams-per-process 1000 --rate-limits off
 
-Before the streams' shares (or with ``--rate-limits off``) the attacker takes every slot of the
-instance and the other address gets ``503 too_many_streams``; with them the attacker gets
-``STREAMS_PER_ADDRESS`` per worker and ``429`` beyond, and the other address gets all it asks for.
+Without the streams' shares (``--rate-limits off``) the attacker takes every slot of the process
+and the other address gets ``503 too_many_streams``; with them the attacker gets
+``STREAMS_PER_ADDRESS`` (200) and ``429`` beyond, and the other address gets all it asks for.
 """
 
 from __future__ import annotations
@@ -43,8 +44,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--streams", type=int, default=1500, help="streams the attacker opens")
     parser.add_argument("--others", type=int, default=20, help="streams (and long polls) the other address opens")
-    parser.add_argument("--workers", type=int, default=2, help="WEB_CONCURRENCY")
-    parser.add_argument("--streams-per-worker", type=int, default=500)
+    parser.add_argument("--streams-per-process", type=int, default=1000, help="STREAMS_PER_PROCESS")
     parser.add_argument("--rate-limits", choices=("on", "off"), default="on")
     args = parser.parse_args()
     port = free_port()
@@ -53,14 +53,13 @@ def main() -> None:
             **os.environ,
             "DATABASE_URL": f"sqlite:///{folder}/coins.sqlite3",
             "BIND": f"127.0.0.1:{port}",
-            "WEB_CONCURRENCY": str(args.workers),
-            "STREAMS_PER_WORKER": str(args.streams_per_worker),
+            "STREAMS_PER_PROCESS": str(args.streams_per_process),
             "RATE_LIMITS": args.rate_limits,
             "LOG_LEVEL": "WARNING",
         }
         env.pop("PROMETHEUS_MULTIPROC_DIR", None)
-        command = [str(Path(sys.executable).with_name("gunicorn")), "-c", "gunicorn.conf.py", "wsgi:app"]
-        with serve(command, port=port, env=env, cwd=ROOT, log=Path(folder) / "gunicorn.log"):
+        command = [str(Path(sys.executable).with_name("coins-realtime"))]
+        with serve(command, port=port, env=env, cwd=ROOT, log=Path(folder) / "realtime.log"):
             connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
             connection.request("POST", "/v1/games", body=b"{}", headers={"Content-Type": "application/json"})
             game_id = json.loads(connection.getresponse().read())["id"]
@@ -84,9 +83,7 @@ def main() -> None:
                 status, poll = _open(port, OTHER, f"{path}?wait=0", "application/json")
                 polls[status] += 1
                 poll.close()
-            print(
-                f"workers {args.workers}, STREAMS_PER_WORKER {args.streams_per_worker}, RATE_LIMITS {args.rate_limits}"
-            )
+            print(f"STREAMS_PER_PROCESS {args.streams_per_process}, RATE_LIMITS {args.rate_limits}")
             print(f"attacker ({ATTACKER}), {args.streams} streams: {dict(sorted(attacker.items()))}")
             print(f"other address ({OTHER}), {args.others} streams: {dict(sorted(other.items()))}")
             print(f"other address ({OTHER}), {args.others} long polls: {dict(sorted(polls.items()))}")

@@ -3,14 +3,24 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import Any
 
 from flask import Flask, request
 from flask.json.provider import DefaultJSONProvider
 from werkzeug.middleware.proxy_fix import ProxyFix
 
+from .addresses import AddressHasher
 from .api import init_api
-from .api.context import EXTENSION, PLAYER_FEEDS_EXTENSION, PLAYERS_EXTENSION, QUEUE_EXTENSION, RATINGS_EXTENSION
+from .api.context import (
+    ACCOUNTS_EXTENSION,
+    ADDRESSES_EXTENSION,
+    EXTENSION,
+    PLAYER_FEEDS_EXTENSION,
+    PLAYERS_EXTENSION,
+    QUEUE_EXTENSION,
+    RATINGS_EXTENSION,
+)
 from .api.docs import configure_docs
 from .api.hooks.cors import init_cors
 from .api.hooks.guards import init_guards
@@ -21,25 +31,22 @@ from .api.resources.events.routes import init_feed
 from .api.resources.events.schemas import render_event
 from .api.resources.player_events.schemas import render_player_event
 from .config import Settings
-from .events import EventFeed, StreamShares, channel_for
-from .games import (
-    GameService,
-    PlayerFeeds,
-    PlayerService,
-    QueueService,
-    RatingReads,
-    connect_quick_play,
-    connect_ratings,
-)
+from .events import EventFeed, channel_for
+from .games import GameService
 from .observability import init_observability
+from .players import Accounts, PlayerFeeds, PlayerService, connect_quick_play, connect_ratings
+from .quickplay import QueueService
+from .ratings.reads import RatingReads
 from .store import Database, DatabaseUnavailable, GameStore
 from .store.migrate import upgrade
 from .store.rate_limits import DatabaseStorage
+from .store.secrets import service_secret
 from .web import init_web
 
 __all__ = ["create_app"]
 
 log = logging.getLogger(__name__)
+ADDRESS_KEY_SECRET = "address_hash_key"
 
 
 def create_app(settings: Settings | None = None) -> Flask:
@@ -59,6 +66,9 @@ def create_app(settings: Settings | None = None) -> Flask:
     if settings.auto_migrate:
         _migrate_when_reachable(app, db)
     app.extensions["coins.db"] = db
+    addresses = AddressHasher(_address_key(settings, db))
+    app.extensions[ADDRESSES_EXTENSION] = addresses
+    app.before_request(addresses.warm)  # the key read before any request's transaction begins
     channel = channel_for(db, listen_url=settings.database_listen_url, redis_url=settings.redis_url)
     store = GameStore(db, channel)
     lineage = LINEAGE_GAMES_PER_MINUTE if settings.rate_limits == "on" else 0
@@ -66,6 +76,7 @@ def create_app(settings: Settings | None = None) -> Flask:
     app.extensions[EXTENSION] = games
     players = PlayerService(games.unit_of_work, lambda: games.clock())
     app.extensions[PLAYERS_EXTENSION] = players
+    app.extensions[ACCOUNTS_EXTENSION] = Accounts(games, lambda: games.clock())
     # The players' feeds: quick play's match_found and the ratings' game_result are appended here.
     player_feeds = PlayerFeeds(store, players, lambda: games.clock())
     app.extensions[PLAYER_FEEDS_EXTENSION] = player_feeds
@@ -82,9 +93,6 @@ def create_app(settings: Settings | None = None) -> Flask:
             store,
             channel,
             render_event,  # the api's one renderer: the feed renders the domain events it reads, on the way out
-            max_streams=settings.streams_per_worker,
-            idle_seconds=settings.stream_heartbeat_seconds,
-            shares=_stream_shares(settings),
             players=player_feeds,
             render_player=render_player_event,
         ),
@@ -102,6 +110,13 @@ def create_app(settings: Settings | None = None) -> Flask:
     return app
 
 
+def _address_key(settings: Settings, db: Database) -> Callable[[], bytes]:
+    """The key of the addresses' keyed hashes: ``ADDRESS_HASH_KEY``, else the one kept in the database."""
+    if settings.address_hash_key:
+        return settings.address_hash_key.encode
+    return lambda: bytes.fromhex(service_secret(db, ADDRESS_KEY_SECRET))
+
+
 def _trust_proxies(app: Flask, hops: int) -> None:
     """With ``hops`` proxies in front, the client's address is the one the last of them put in
     ``X-Forwarded-For`` (``ProxyFix``): every per-address limit, idempotency key scope and access
@@ -110,13 +125,6 @@ def _trust_proxies(app: Flask, hops: int) -> None:
     that reaches the service directly can write anything in it."""
     if hops:
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=hops, x_proto=0, x_host=0, x_port=0, x_prefix=0)  # type: ignore[method-assign]
-
-
-def _stream_shares(settings: Settings) -> StreamShares:
-    """Each address's and each token's share of a worker's streams; like every limit, none with RATE_LIMITS=off."""
-    if settings.rate_limits != "on":
-        return StreamShares(per_address=0, per_credential=0)
-    return StreamShares(per_address=settings.streams_per_address, per_credential=settings.streams_per_token)
 
 
 def _limits_storage(settings: Settings, db: Database) -> dict[str, Any]:

@@ -30,8 +30,10 @@ class Settings:
     db_pool_size: int = 5
     db_busy_timeout_ms: int = 30_000
     auto_migrate: bool = True
-    streams_per_worker: int = 500
-    streams_per_address: int = 50  # of each worker's streams and long polls (0: no cap)
+    # What one real-time process holds at once: streams and waiting long polls in all, of one client
+    # address, of one credential (the last two 0: no cap).
+    streams_per_process: int = 20_000
+    streams_per_address: int = 200
     streams_per_token: int = 5
     stream_heartbeat_seconds: int = 15
     metrics_token: str = field(default="", repr=False)  # a secret: kept out of reprs and logs
@@ -43,13 +45,18 @@ class Settings:
     # Quick play: after this many seconds any three waiting tickets of a kind match (1 to 60).
     queue_match_seconds: int = 60
     redis_url: str = field(default="", repr=False)  # may hold a password
+    # The key of the keyed hashes of client addresses (service.addresses): a secret, at least 32
+    # characters. Empty: one the service makes and keeps in its database (set it in production).
+    address_hash_key: str = field(default="", repr=False)
+    # The worker role's pause between two passes over the due games (milliseconds, 10 to 10000).
+    worker_poll_ms: int = 500
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
         """Read ``DATABASE_URL``, ``LOG_LEVEL``, ``CORS_ORIGINS`` (comma-separated),
-        ``MAX_REQUEST_BYTES``, ``DB_POOL_SIZE``, ``DB_BUSY_TIMEOUT_MS``, ``AUTO_MIGRATE``, ``STREAMS_PER_WORKER``,
+        ``MAX_REQUEST_BYTES``, ``DB_POOL_SIZE``, ``DB_BUSY_TIMEOUT_MS``, ``AUTO_MIGRATE``, ``STREAMS_PER_PROCESS``,
         ``STREAMS_PER_ADDRESS``, ``STREAMS_PER_TOKEN``, ``STREAM_HEARTBEAT_SECONDS``, ``IDEMPOTENCY_KEY_HOURS``, ``RECORD_CACHE_BYTES``, ``RATE_LIMITS``,
-        ``TRUSTED_PROXY_HOPS``, ``QUEUE_MATCH_SECONDS`` and ``REDIS_URL``."""
+        ``TRUSTED_PROXY_HOPS``, ``QUEUE_MATCH_SECONDS``, ``REDIS_URL``, ``ADDRESS_HASH_KEY`` and ``WORKER_POLL_MS``."""
         env = os.environ if env is None else env
         values: dict[str, object] = {}
         for f in fields(cls):
@@ -73,8 +80,8 @@ class Settings:
             raise ConfigError("DB_POOL_SIZE must be between 1 and 100")
         if not 0 <= self.db_busy_timeout_ms <= 600_000:
             raise ConfigError("DB_BUSY_TIMEOUT_MS must be between 0 and 600000")
-        if not 0 <= self.streams_per_worker <= 10_000:
-            raise ConfigError("STREAMS_PER_WORKER must be between 0 and 10000")
+        if not 0 <= self.streams_per_process <= 100_000:
+            raise ConfigError("STREAMS_PER_PROCESS must be between 0 and 100000")
         if not 0 <= self.streams_per_address <= 10_000:
             raise ConfigError("STREAMS_PER_ADDRESS must be between 0 and 10000")
         if not 0 <= self.streams_per_token <= 10_000:
@@ -95,6 +102,10 @@ class Settings:
             raise ConfigError("DATABASE_LISTEN_URL must be a postgresql:// URL")
         if self.redis_url and not self.redis_url.startswith(("redis://", "rediss://", "unix://")):
             raise ConfigError("REDIS_URL must be a redis://, rediss:// or unix:// URL")
+        if not 10 <= self.worker_poll_ms <= 10_000:
+            raise ConfigError("WORKER_POLL_MS must be between 10 and 10000")
+        if self.address_hash_key and len(self.address_hash_key) < 32:
+            raise ConfigError("ADDRESS_HASH_KEY must be at least 32 characters (a random secret)")
 
     @property
     def sqlalchemy_url(self) -> str:
@@ -112,7 +123,7 @@ def _parse(name: str, raw: str) -> object:
         "max_request_bytes",
         "db_pool_size",
         "db_busy_timeout_ms",
-        "streams_per_worker",
+        "streams_per_process",
         "streams_per_address",
         "streams_per_token",
         "stream_heartbeat_seconds",
@@ -120,6 +131,7 @@ def _parse(name: str, raw: str) -> object:
         "record_cache_bytes",
         "trusted_proxy_hops",
         "queue_match_seconds",
+        "worker_poll_ms",
     ):
         try:
             return int(raw)

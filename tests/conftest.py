@@ -22,8 +22,13 @@ from sqlalchemy import create_engine, text
 from service import create_app
 from service.config import Settings
 from tests.support.fresh_apps import empty_schema
+from tests.support.realtime import Realtime, realtime_role
+from tests.support.working_client import WorkingClient
 
 POSTGRES_URL = os.environ.get("TEST_DATABASE_URL")
+# Every app's test client has a worker keeping up with its requests, as in production (see
+# tests/support/working_client.py; bare_client there for a request alone).
+Flask.test_client_class = WorkingClient
 
 
 def _postgres_schema(schema: str, *, drop: bool = False) -> str:
@@ -81,6 +86,13 @@ def app(settings: Settings) -> Iterator[Flask]:
 @pytest.fixture
 def client(app: Flask) -> FlaskClient:
     return app.test_client()
+
+
+@pytest.fixture
+def realtime(app: Flask, settings: Settings) -> Iterator[Realtime]:
+    """The real-time role around ``app``: where streams and long polls that wait are held."""
+    with realtime_role(app, settings) as role:
+        yield role
 
 
 @dataclass

@@ -33,7 +33,8 @@ export class CoinsProblem extends Error {
   constructor(readonly problem: Problem) {
     super(`${problem.status} ${problem.code}: ${problem.detail}`);
   }
-  get code(): ProblemCode {
+  /** A `ProblemCode`, or a code added to the contract since this client was generated. */
+  get code(): Problem["code"] {
     return this.problem.code;
   }
 }
@@ -192,7 +193,7 @@ export async function playOneGame(client: CoinsClient): Promise<void> {
     const { body: game, etag: tag } = await client.getGame(created.id, etag);
     etag = tag ?? undefined;
     if (game === null) continue; // 304: nothing changed since the last read
-    const status: GameStatus = game.status;
+    const status = game.status; // a GameStatus, or a status added since: neither deal nor play then
     if (status === "finished" || game.turn === null) break;
     const token = tokens.get(game.turn);
     if (token === undefined) throw new Error(`no token for seat ${game.turn}`);

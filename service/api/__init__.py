@@ -6,19 +6,27 @@ from typing import Any
 
 from flask import Flask
 
-from ..bots import STRENGTHS
+from ..bots import HINT_STRENGTHS, STRENGTHS
 from ..engine import CARD_CODES
 from ..games import STATUSES
+from .deprecation import HEADERS as DEPRECATION_HEADERS
+from .deprecation import DeprecationDocs, init_deprecation
 from .fields import CARD_SCHEMA, CardField
 from .flask_smorest_overrides import Api
 from .hooks.guards import ENTITY_TAGS_MAX_LENGTH, ENTITY_TAGS_PATTERN
+from .hooks.limits import RATE_LIMIT_HEADERS, RateLimitDocs
 from .idempotency import HEADER as IDEMPOTENCY_KEY
 from .idempotency import REPLAYED, IdempotencyDocs
 from .problems import PROBLEMS, register_problem_handlers
 from .resources.games.schemas import NewBotSchema, NewPersonSchema, PlayerSeatSchema
-from .schemas import FIRST_DEALER_CHOICES
+from .resources.queue.schemas import TICKET_STATUSES
+from .resources.seats.schemas import JOIN_GAME_COMPONENT, JoinGameAsPersonSchema, JoinGameAsPlayerSchema
+from .schemas import ACTION_KINDS, CAUSES, FIRST_DEALER_CHOICES, SEAT_KINDS, ResponseSchema
 
-__all__ = ["Api", "init_api"]
+__all__ = ["CONTRACT_VERSION", "Api", "init_api"]
+
+#: The version of the HTTP contract this code serves (docs/compatibility.md): the spec's ``info.version``.
+CONTRACT_VERSION = "1.3.0"
 
 DESCRIPTION = f"""\
 A service that hosts games of **Coins**, the three-player trick-taking card game designed
@@ -51,7 +59,13 @@ nothing is applied twice. Retry on connection errors, 5xx and 429 (after `Retry-
 leaves a game to three bots among them) and joining them are limited per client address, plays
 and hints per token, refusals of unknown tokens per address, open event streams and long polls
 per address and per token, far above what a person needs; over a limit the answer is 429
-`too_many_requests` with `Retry-After`.
+`too_many_requests` with `Retry-After`. Each limited operation states its limits, and its answers
+say what is left in `RateLimit-Policy` and `RateLimit` (draft-ietf-httpapi-ratelimit-headers-10).
+
+**Links.** `Location` and `Link: <…>; rel="next"` carry root-relative URLs (`/v1/games?limit=20&cursor=…`):
+resolve them against the URL of the request that got them (RFC 8288 §3.2, RFC 3986 §5), which
+keeps the scheme, host and port of the base URL you call the API at: `new URL(link, response.url)`,
+`urllib.parse.urljoin(str(response.url), link)`. A page's `next_cursor` says the same as its link.
 
 **Errors** are RFC 9457 `application/problem+json` with a stable `code`:
 {", ".join(f"`{code}`" for code in sorted(PROBLEMS))}. A request the server cannot read is
@@ -69,7 +83,7 @@ ends, so every deal can be checked independently.
 
 def init_api(app: Flask) -> Api:
     app.config.setdefault("API_TITLE", "Coins")
-    app.config.setdefault("API_VERSION", "1.0.0")
+    app.config.setdefault("API_VERSION", CONTRACT_VERSION)
     app.config.setdefault("OPENAPI_VERSION", "3.1.0")
     app.config.setdefault("ETAG_DISABLED", True)  # we set strong ETags from the game version ourselves
     app.config.setdefault(
@@ -83,7 +97,7 @@ def init_api(app: Flask) -> Api:
             "servers": [{"url": "/", "description": "This server"}],
         },
     )
-    api = Api(spec_kwargs={"extra_plugins": [IdempotencyDocs()]})
+    api = Api(spec_kwargs={"extra_plugins": [IdempotencyDocs(), DeprecationDocs(), RateLimitDocs()]})
     api.register_field(CardField, None, None)
     api.init_app(app)
     api.spec.components.schema("Card", CARD_SCHEMA)
@@ -105,25 +119,35 @@ def init_api(app: Flask) -> Api:
     )
     for name, description in HEADERS.items():
         api.spec.components.header(name, description)
+    for name, text in RATE_LIMIT_HEADERS.items():
+        api.spec.components.header(name, {"description": text, "schema": {"type": "string"}})
+    for name, description in DEPRECATION_HEADERS.items():  # in the spec once an operation is deprecated
+        api.spec.components.header(name, description, lazy=True)
     for name, parameter in PARAMETERS.items():
         api.spec.components.parameter(name, "header", parameter)
     register_problem_handlers(app)
+    init_deprecation(app)
 
     from .resources.actions import routes as history
     from .resources.events import routes as events
-    from .resources.events.schemas import EVENT_SCHEMAS, FEED_EVENT_COMPONENT
+    from .resources.events.schemas import EVENT_SCHEMAS, FEED_EVENT_COMPONENT, UnlistedFeedEventSchema
     from .resources.games import routes as games
     from .resources.hands import routes as hands
     from .resources.health import routes as health
     from .resources.hints import routes as hints
     from .resources.player_events import routes as player_events
-    from .resources.player_events.schemas import PLAYER_EVENT_COMPONENT, PLAYER_EVENT_SCHEMAS
+    from .resources.player_events.schemas import (
+        PLAYER_EVENT_COMPONENT,
+        PLAYER_EVENT_SCHEMAS,
+        UnlistedPlayerEventSchema,
+    )
     from .resources.players import routes as profiles
     from .resources.plays import routes as plays
     from .resources.queue import routes as quick_play
     from .resources.ratings import routes as ratings
     from .resources.records import routes as records
     from .resources.rematches import routes as rematches
+    from .resources.reviews import routes as reviews
     from .resources.seats import routes as players
     from .resources.tricks import routes as tricks
 
@@ -137,6 +161,7 @@ def init_api(app: Flask) -> Api:
         tricks,
         history,
         records,
+        reviews,
         events,
         profiles,
         quick_play,
@@ -144,7 +169,9 @@ def init_api(app: Flask) -> Api:
     ):
         api.register_blueprint(module.blp)
     api.register_blueprint(player_events.blp)
-    for schema in (*EVENT_SCHEMAS.values(), *PLAYER_EVENT_SCHEMAS.values()):  # named as the unions refer to them
+    event_schemas: list[type[ResponseSchema]] = [*EVENT_SCHEMAS.values(), *PLAYER_EVENT_SCHEMAS.values()]
+    event_schemas += [UnlistedFeedEventSchema, UnlistedPlayerEventSchema]
+    for schema in event_schemas:  # named as the unions refer to them
         name = schema.__name__.removesuffix("Schema")
         if name not in api.spec.components.schemas:
             api.spec.components.schema(name, schema=schema)
@@ -155,6 +182,10 @@ def init_api(app: Flask) -> Api:
     api.spec.components.schema("NewBot", schema=NewBotSchema)
     api.spec.components.schema("PlayerSeat", schema=PlayerSeatSchema)
     api.spec.components.schemas.pop("NewSeat", None)
+    # joinGame's body is documented as JoinGameAsPerson or JoinGameAsPlayer; JoinGame's schema loads it.
+    api.spec.components.schema("JoinGameAsPerson", schema=JoinGameAsPersonSchema)
+    api.spec.components.schema("JoinGameAsPlayer", schema=JoinGameAsPlayerSchema)
+    api.spec.components.schemas["JoinGame"] = JOIN_GAME_COMPONENT
     api.register_blueprint(health.blp)  # the probes, outside /v1
     return api
 
@@ -174,6 +205,9 @@ HEADERS: dict[str, dict[str, Any]] = {
     },
 }
 
+#: The named enums. A request takes only the values listed (an unknown one is 422); in a response
+#: each is open (``anyOf: [the enum, string]``, :func:`.openapi.named_enum_to_ref`): values are
+#: added within v1, and a client treats one it does not know as "something else".
 ENUMS: dict[str, dict[str, Any]] = {
     "GameStatus": {
         "type": "string",
@@ -190,10 +224,36 @@ ENUMS: dict[str, dict[str, Any]] = {
         "enum": list(STRENGTHS),
         "description": "The strength of a computer player, weakest first.",
     },
+    "HintStrength": {
+        "type": "string",
+        "enum": list(HINT_STRENGTHS),
+        "description": "The strengths whose advice a hint gives, weakest first (not `master`, whose moves are the worker's).",
+    },
     "ProblemCode": {
         "type": "string",
         "enum": sorted(PROBLEMS),
         "description": "Every problem `code` the service returns: stable, to branch on.",
+    },
+    "ActionCause": {
+        "type": "string",
+        "enum": list(CAUSES),
+        "description": "Who made a move: the seat's `player` (a person or a player), its `bot`, the server's "
+        "`auto`-deal, or a stand-in after a `timeout`.",
+    },
+    "ActionKind": {
+        "type": "string",
+        "enum": list(ACTION_KINDS),
+        "description": "What a seat does on its turn: `deal` a hand or `play` a card.",
+    },
+    "TicketStatus": {
+        "type": "string",
+        "enum": list(TICKET_STATUSES),
+        "description": "Where a quick-play ticket stands: `waiting`, `matched`, `expired` or `cancelled`.",
+    },
+    "SeatKind": {
+        "type": "string",
+        "enum": list(SEAT_KINDS),
+        "description": "Who holds a seat in a record: a `person` (or a player), a `bot`, or nobody (`open`).",
     },
 }
 

@@ -208,8 +208,10 @@ class _Compiler:
             return source
         if serialize is ma.fields.String._serialize:
             return unless("str")
-        if serialize is ma.fields.Number._serialize and _is_plain_integer(field):
+        if serialize is ma.fields.Number._serialize and _is_plain_number(field, int):
             return unless("int")
+        if serialize is ma.fields.Number._serialize and _is_plain_number(field, float):
+            return unless("float")
         if serialize is ma.fields.DateTime._serialize:
             if field.SERIALIZATION_FUNCS.get(field.format or field.DEFAULT_FORMAT) is datetime.isoformat:  # type: ignore[attr-defined]
                 return unless("_datetime", f"{value}.isoformat()")
@@ -243,10 +245,11 @@ def _check_schema(schema: ma.Schema) -> None:
         raise Uncompilable(f"{name} dumps into {schema.dict_class.__name__}, not dict")
 
 
-def _is_plain_integer(field: _Field[Any]) -> bool:
+def _is_plain_number(field: _Field[Any], num_type: type) -> bool:
+    """An Integer or Float field that dumps a value of exactly ``num_type`` as it is."""
     number = ma.fields.Number
     return (
-        getattr(field, "num_type", None) is int
+        getattr(field, "num_type", None) is num_type
         and not getattr(field, "as_string", True)
         and type(field)._format_num is number._format_num  # type: ignore[attr-defined]
     )

@@ -3,18 +3,25 @@ count of games of bots alone (kept there by the rate limits), and the path param
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Protocol
 
-from flask import current_app
+from flask import current_app, request
 
-from ..games import GameService, PlayerService, QueueService, RatingReads
+from ..games import GameService
+from ..players import Accounts, PlayerService
+from ..quickplay import QueueService
+from ..ratings.reads import RatingReads
+from .common import bearer_token
 
 EXTENSION = "coins.games"
 BOT_GAMES = "coins.bot_games"
 PLAYERS_EXTENSION = "coins.players"
 QUEUE_EXTENSION = "coins.queue"
-PLAYER_FEEDS_EXTENSION = "coins.player_feeds"  # the players' feeds (service.games.PlayerFeeds)
+PLAYER_FEEDS_EXTENSION = "coins.player_feeds"  # the players' feeds (service.players.PlayerFeeds)
 RATINGS_EXTENSION = "coins.ratings"
+ACCOUNTS_EXTENSION = "coins.accounts"  # deleting accounts (service.players.Accounts)
+ADDRESSES_EXTENSION = "coins.addresses"  # the keyed hash of client addresses (service.addresses.AddressHasher)
 
 # is_game_id as a pattern: 26 characters of Crockford base32, lower case (tests hold them equal).
 GAME_ID_PATTERN = "^[0-9a-hjkmnp-tv-z]{26}$"
@@ -25,10 +32,20 @@ GAME_ID = {
     "description": "The game's id: 26 characters of Crockford base32 (any other text is no game's id: 404).",
     "schema": {"type": "string", "minLength": 26, "maxLength": 26, "pattern": GAME_ID_PATTERN},
 }
+ME = "me"  # the player-id path parameter's value that means the caller (contract 1.3, "me everywhere")
 PLAYER_ID = {
     "in": "path",
     "name": "player_id",
-    "description": "The player's id: 26 characters of Crockford base32, as a game's (any other text is no player's id: 404).",
+    "description": "A player's id (26 characters of Crockford base32, as a game's), or `me` for the caller "
+    "(needs the key: `Authorization: Bearer <player key>`; without it 401). Any other text is no player's id: 404.",
+    "schema": {"type": "string", "minLength": 2, "maxLength": 26, "pattern": f"^(?:{ME}|{GAME_ID_PATTERN[1:-1]})$"},
+}
+#: getPlayer's: `/v1/players/me` is a path of its own (1.2's getMe, with deleteMe), which a concrete path
+#: serves before this template does, so here the value is an id only.
+PLAYER_ID_NOT_ME = {
+    **PLAYER_ID,
+    "description": "A player's id (26 characters of Crockford base32, as a game's); `/v1/players/me` is the "
+    "caller's own profile (getMe). Any other text is no player's id: 404.",
     "schema": {"type": "string", "minLength": 26, "maxLength": 26, "pattern": GAME_ID_PATTERN},
 }
 SEAT = {
@@ -64,9 +81,33 @@ def players() -> PlayerService:
     return service
 
 
+def player_id_of(value: str) -> str:
+    """The player a player-id path parameter names: ``me`` is the caller, by the request's key
+    (:class:`.MissingToken` without one, :class:`.InvalidKey` for an unknown one); any other value
+    is taken as an id."""
+    return players().id_of_key(bearer_token()) if value == ME else value
+
+
+def private_if_me(value: str, headers: dict[str, str]) -> dict[str, str]:
+    """An answer's headers, said to be the caller's own when the path named ``me`` (caches keep it apart)."""
+    return {**headers, "Vary": "Authorization", "Cache-Control": "private, no-cache"} if value == ME else headers
+
+
+def accounts() -> Accounts:
+    service: Accounts = current_app.extensions[ACCOUNTS_EXTENSION]
+    return service
+
+
 def queue() -> QueueService:
     service: QueueService = current_app.extensions[QUEUE_EXTENSION]
     return service
+
+
+def client_address_hash() -> str | None:
+    """The keyed hash of the request's client address (the client's own behind ``TRUSTED_PROXY_HOPS``
+    proxies): what the ratings' rules on one address keep, never the address."""
+    hasher: Callable[[str | None], str | None] = current_app.extensions[ADDRESSES_EXTENSION]
+    return hasher(request.remote_addr)
 
 
 def ratings() -> RatingReads:

@@ -4,18 +4,19 @@ booleans, ``Itself``, and the seat number."""
 
 from __future__ import annotations
 
-import unicodedata
 from typing import Any
 
 import marshmallow as ma
 
 from ..engine import CARD_CODES, Card, InvalidCard, parse_card
+from ..names import MAX_CODE_POINTS, MAX_GRAPHEMES, NameRefused, checked_name
 
 __all__ = [
     "CARD_SCHEMA",
     "NO_NUL_PATTERN",
     "CardField",
     "Itself",
+    "NAME_RULE",
     "JsonBoolean",
     "JsonInteger",
     "PLAYER_NAME_PATTERN",
@@ -62,38 +63,34 @@ class Text(ma.fields.String):
 
 # The spec's form of PlayerName's rule (JSON Schema patterns know no Unicode categories): one
 # character at least that is not white space, and no C0 or C1 control character; the field itself
-# refuses every character of category C (format characters, unassigned ones …) too.
+# applies the whole rule (service.names).
 _NAME_CHAR = "[^\\u0000-\\u001f\\u007f-\\u009f]"
 PLAYER_NAME_PATTERN = f"^{_NAME_CHAR}*[^\\s\\u0000-\\u001f\\u007f-\\u009f]{_NAME_CHAR}*$"
-PLAYER_NAME_LENGTH = 40
+NAME_RULE = (
+    'A name for people to read (docs/players.md, "Names"): the PRECIS nickname profile (RFC 8266: '
+    "width-mapped, NFKC, one plain space between words, none at the ends); something visible (not only "
+    "blanks, fillers, joiners or marks); no line or paragraph separator; at most "
+    f"{MAX_GRAPHEMES} characters (grapheme clusters) and {MAX_CODE_POINTS} code points; not a bot's name, "
+    "nor one that looks like it (Unicode TR39 skeletons). The name kept is the profile's output."
+)
 
 
 class PlayerName(ma.fields.String):
-    """A player's name: trimmed of white space at both ends, then 1 to 40 characters, none of
-    Unicode category C (control, format, surrogate, private use, unassigned): a name is shown to
-    others as it is, and must not hide or reorder text around it. Refused as a ``validation_error``
-    of the field, with a message saying which rule."""
-
-    default_error_messages = {
-        "blank": "Must not be empty (or only white space).",
-        "too_long": f"Must be at most {PLAYER_NAME_LENGTH} characters (after trimming white space).",
-        "control": "Must not contain control, format or unassigned characters (Unicode category C).",
-    }
+    """A name people will read: a player's, an anonymous seat's, a bot seat's. The rule is
+    :func:`service.names.checked_name`'s; a name it refuses is a ``validation_error`` of the field,
+    with the rule broken as the message. The value loaded is the name to keep (the profile's output)."""
 
     def __init__(self, **kwargs: Any) -> None:
-        metadata = {"minLength": 1, "maxLength": PLAYER_NAME_LENGTH, "pattern": PLAYER_NAME_PATTERN}
+        metadata = {"minLength": 1, "maxLength": MAX_CODE_POINTS, "pattern": PLAYER_NAME_PATTERN}
         kwargs["metadata"] = {**metadata, **kwargs.get("metadata", {})}
         super().__init__(**kwargs)
 
     def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> str:
-        name = super()._deserialize(value, attr, data, **kwargs).strip()
-        if not name:
-            raise self.make_error("blank")
-        if len(name) > PLAYER_NAME_LENGTH:
-            raise self.make_error("too_long")
-        if any(unicodedata.category(char).startswith("C") for char in name):
-            raise self.make_error("control")
-        return name
+        text = super()._deserialize(value, attr, data, **kwargs)
+        try:
+            return checked_name(text)
+        except NameRefused as refused:
+            raise ma.ValidationError(str(refused)) from None
 
 
 class CardField(ma.fields.Field[Card]):

@@ -12,7 +12,10 @@ custom fields of :mod:`.fields` are marshmallow's own extension point).
   schema (:mod:`.compiled_dumpers`): flask-smorest's own wrapper calls ``schema.dump(result)``, so
   nothing of it is copied;
   ``doc`` given a summary passes the view's docstring as the description;
-  ``problems`` documents an operation's problem codes with flask-smorest's ``alt_response``.
+  ``problems`` documents an operation's problem codes with flask-smorest's ``alt_response``;
+  ``deprecated`` marks an operation deprecated (flask-smorest's ``doc``) and has its answers carry the
+  ``Deprecation`` and ``Sunset`` headers (:mod:`.deprecation`), as ``arguments`` and ``response`` do
+  for an operation whose schemas hold a deprecated field.
 - :class:`JsonBodyParser` (webargs' ``FlaskParser``): ``load_json``, the public loader of the
   ``json`` location, reads bodies strictly (no ``NaN``).
 
@@ -37,6 +40,7 @@ from webargs import core
 from webargs.flaskparser import FlaskParser
 
 from .. import jsonio
+from . import deprecation
 from .compiled_dumpers import fast_schema
 from .fields import card_field_to_ref
 from .openapi import any_of_schemas, items_ref, named_enum_to_ref
@@ -119,7 +123,23 @@ class Blueprint(flask_smorest.Blueprint):  # type: ignore[misc]  # flask-smorest
         schema = fast_schema(schema)
         if isinstance(schema, ma.Schema):
             self.response_schemas.append(schema)
-        return super().response(status_code, schema, **options)  # type: ignore[no-any-return]
+        return _with_deprecations(super().response(status_code, schema, **options), schema)
+
+    def arguments(self, schema: Any, **options: Any) -> Callable[[F], F]:
+        """flask-smorest's ``arguments``; a deprecated field in ``schema`` has the operation's answers
+        carry the deprecation's headers."""
+        return _with_deprecations(super().arguments(schema, **options), schema)
+
+    @staticmethod
+    def deprecated(notice: deprecation.Deprecation) -> Callable[[F], F]:
+        """Deprecate the operation: ``deprecated: true`` in the spec, and every answer carries the
+        ``Deprecation`` and ``Sunset`` headers (:mod:`.deprecation`)."""
+
+        def decorator(func: F) -> F:
+            documented: F = flask_smorest.Blueprint.doc(deprecated=True)(func)
+            return deprecation.mark(documented, [notice])
+
+        return decorator
 
     @staticmethod
     def doc(**kwargs: Any) -> Callable[[F], F]:
@@ -159,6 +179,14 @@ class Blueprint(flask_smorest.Blueprint):  # type: ignore[misc]  # flask-smorest
             return func
 
         return decorator
+
+
+def _with_deprecations(document: Callable[[F], F], schema: Any) -> Callable[[F], F]:
+    """flask-smorest's decorator ``document``, which also marks the view with the deprecated fields of ``schema``."""
+    notices = deprecation.deprecations_in(schema) if schema is not None else []
+    if not notices:
+        return document
+    return lambda func: deprecation.mark(document(func), notices)
 
 
 def _example(code: str) -> dict[str, Any]:

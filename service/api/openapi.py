@@ -1,4 +1,5 @@
-"""What the OpenAPI document needs beyond the decorators: links between operations, named enums."""
+"""What the OpenAPI document needs beyond the decorators: links between operations, named enums (closed
+in requests, open in responses)."""
 
 from __future__ import annotations
 
@@ -6,23 +7,44 @@ from typing import Any
 
 import marshmallow as ma
 
+from .schemas import RequestSchema, ResponseSchema
+
 __all__ = [
     "CREATED_GAME_LINKS",
     "JOINED_GAME_LINKS",
     "KEY_SECURITY",
+    "CLOSED_ENUMS",
     "OPTIONAL_KEY_SECURITY",
+    "PUBLIC",
     "SEAT_SECURITY",
+    "UNLISTED_VALUE",
     "any_of_schemas",
     "items_ref",
     "named_enum_to_ref",
+    "read_by_clients",
 ]
 
+#: The operations that need no credential: an explicit ``security: []`` (the spec declares no global
+#: security, so an operation without one would say nothing; Redocly's ``security-defined`` asks for it).
+PUBLIC: list[dict[str, list[str]]] = []
 #: The operations of a seat: its token, or the key of the player who holds it.
 SEAT_SECURITY: list[dict[str, list[str]]] = [{"playerToken": []}, {"playerKey": []}]
 #: The operations of a player: their key.
 KEY_SECURITY: list[dict[str, list[str]]] = [{"playerKey": []}]
-#: createGame and joinGame: no credential, or a player's key (for the seats taken as ``{"player": "me"}``).
+#: No credential, or a player's key: createGame and joinGame (for the seats taken as ``{"player": "me"}``),
+#: and the operations whose player-id path parameter may be ``me``.
 OPTIONAL_KEY_SECURITY: list[dict[str, list[str]]] = [{}, {"playerKey": []}]
+
+
+#: Named enums that stay closed in responses too: a card outside the 48 would be another game.
+CLOSED_ENUMS = frozenset({"Card"})
+
+#: The second form of an open enum (``anyOf: [the enum, this]``): any other value.
+UNLISTED_VALUE: dict[str, Any] = {
+    "type": "string",
+    "description": "A value not listed: values are added within v1; treat an unknown one as another case, "
+    "never as an error.",
+}
 
 
 def named_enum_to_ref(
@@ -31,16 +53,32 @@ def named_enum_to_ref(
     """apispec attribute function: a field with ``metadata={"enum_schema": name}`` refers to that named enum.
 
     SDK generators then make one enum type per name (``GameStatus``), not one per field
-    (``GameStatus``, ``CreatedGameStatus``, ``ListGamesStatus`` …); a nullable one is
-    ``anyOf: [$ref, null]``, which they read as an optional enum.
+    (``GameStatus``, ``CreatedGameStatus``, ``ListGamesStatus`` …). In a request the enum is
+    closed (``$ref``); in a response it is open, ``anyOf: [$ref, string]``: the named enum lists
+    the values this version knows, and a generated client reads any other as a plain string
+    instead of failing on it. A nullable one adds ``null`` to the forms.
     """
     name = field.metadata.get("enum_schema")
     if name is None:
         return {}
     ret.pop("type", None)
     ret.pop("enum", None)
-    ref = {"$ref": f"#/components/schemas/{name}"}
-    return {"anyOf": [ref, {"type": "null"}]} if field.allow_none else ref
+    forms: list[dict[str, Any]] = [{"$ref": f"#/components/schemas/{name}"}]
+    if name not in CLOSED_ENUMS and read_by_clients(field):
+        forms.append(dict(UNLISTED_VALUE))
+    if field.allow_none:
+        forms.append({"type": "null"})
+    return forms[0] if len(forms) == 1 else {"anyOf": forms}
+
+
+def read_by_clients(field: ma.fields.Field[Any]) -> bool:
+    """Whether ``field`` is part of what a client reads (a :class:`.ResponseSchema`: open) rather than
+    of what it sends (a :class:`.RequestSchema`: closed)."""
+    if isinstance(field.root, ResponseSchema):
+        return True
+    if isinstance(field.root, RequestSchema):
+        return False
+    raise TypeError(f"field {field.name!r} of {field.root!r}: declare it on a RequestSchema or a ResponseSchema")
 
 
 def any_of_schemas(_converter: Any, field: ma.fields.Field[Any], ret: dict[str, Any], **_kwargs: Any) -> dict[str, Any]:
@@ -59,12 +97,15 @@ def any_of_schemas(_converter: Any, field: ma.fields.Field[Any], ret: dict[str, 
 
 def items_ref(_converter: Any, field: ma.fields.Field[Any], ret: dict[str, Any], **_kwargs: Any) -> dict[str, Any]:
     """apispec attribute function: a list with ``metadata={"items_ref": name}`` holds items of that
-    named schema (one that no marshmallow schema describes: a union, say)."""
-    name = field.metadata.get("items_ref")
-    if not name:
+    named schema (one that no marshmallow schema describes: a union, say); with a list of names,
+    items of any of them (``anyOf``, tried in that order)."""
+    names = field.metadata.get("items_ref")
+    if not names:
         return {}
     ret.pop("items", None)
-    return {"items": {"$ref": f"#/components/schemas/{name}"}}
+    if isinstance(names, str):
+        return {"items": {"$ref": f"#/components/schemas/{names}"}}
+    return {"items": {"anyOf": [{"$ref": f"#/components/schemas/{name}"} for name in names]}}
 
 
 def _links(game_id: str, seat: str, token: str, operations: dict[str, str]) -> dict[str, Any]:

@@ -11,12 +11,17 @@ from marshmallow import fields, validate
 
 from ..bots import STRENGTHS
 from ..games.results import STATUSES
-from .fields import CardField, JsonInteger, Text, seat_field
+from .fields import NAME_RULE, CardField, JsonInteger, PlayerName, seat_field
 from .problems import PROBLEMS
 
-NAME = validate.Length(1, 40)
 AGE = validate.Range(0, 150)
 FIRST_DEALER_CHOICES = ("named", "oldest", "drawn")
+#: Who made a move: the seat's person (or player), its bot, the server's auto-deal, a stand-in after a timeout.
+CAUSES = ("player", "bot", "auto", "timeout")
+#: What a seat does on its turn, and what an action of the log is.
+ACTION_KINDS = ("deal", "play")
+#: Who holds a seat, as a record tells it.
+SEAT_KINDS = ("person", "bot", "open")
 _seat = seat_field
 
 
@@ -30,11 +35,34 @@ def fields_of(schema: type[ma.Schema], attribute: str) -> dict[str, ma.fields.Fi
     return copies
 
 
+class RequestSchema(ma.Schema):
+    """What a client sends, a body or a query: closed. A body's field it does not declare is refused
+    (``422 validation_error``, so typos surface; webargs ignores a query's unknown parameters) and
+    its enums take only the values they list; the spec says so (``additionalProperties: false``,
+    closed enums)."""
+
+    class Meta:
+        unknown = ma.RAISE
+
+
+class ResponseSchema(ma.Schema):
+    """What a client reads, an answer, an event, a problem or a page: open. Within ``/v1`` it may
+    gain fields and its enums values (docs/compatibility.md), and a reader ignores what it does not
+    know: ``unknown = EXCLUDE`` says so, which apispec documents by leaving ``additionalProperties``
+    out; its named enums are documented open (:func:`.openapi.named_enum_to_ref`). It is never
+    loaded: the service only dumps it."""
+
+    class Meta:
+        unknown = ma.EXCLUDE
+
+
 # -- requests ---------------------------------------------------------------------------
 
 
-class NewPlayerSchema(ma.Schema):
-    name = Text(required=True, validate=NAME, metadata={"description": "Shown to the other players.", "example": "Ana"})
+class NewPlayerSchema(RequestSchema):
+    name = PlayerName(
+        required=True, metadata={"description": f"Shown to the other players. {NAME_RULE}", "example": "Ana"}
+    )
     age = JsonInteger(
         validate=AGE,
         allow_none=True,
@@ -48,12 +76,12 @@ class NewPlayerSchema(ma.Schema):
 # -- responses --------------------------------------------------------------------------
 
 
-class PlaySchema(ma.Schema):
+class PlaySchema(ResponseSchema):
     seat = _seat("The seat that played.", required=True)
     card = CardField(required=True)
 
 
-class TrickSchema(ma.Schema):
+class TrickSchema(ResponseSchema):
     hand_number = fields.Integer(required=True, metadata={"example": 1})
     trick_number = fields.Integer(required=True, metadata={"description": "1 to 16 within the hand.", "example": 3})
     leader = _seat("The seat that led the trick.", required=True)
@@ -67,7 +95,21 @@ class TrickSchema(ma.Schema):
     )
 
 
-class SeatSchema(ma.Schema):
+class SeatRatingSchema(ResponseSchema):
+    value = fields.Integer(
+        required=True, metadata={"description": "On a scale where a new player starts at 1500.", "example": 1500}
+    )
+    provisional = fields.Boolean(required=True, metadata={"description": "True while the rating was still uncertain."})
+
+
+class SeatRatingChangeSchema(ResponseSchema):
+    before = fields.Integer(
+        required=True, metadata={"description": "The rating's value before the game.", "example": 1500}
+    )
+    after = fields.Integer(required=True, metadata={"description": "Its value after the game.", "example": 1517})
+
+
+class SeatSchema(ResponseSchema):
     seat = _seat("Seat number, clockwise.", required=True)
     name = fields.String(allow_none=True, required=True, metadata={"example": "Ana"})
     open = fields.Boolean(required=True, metadata={"description": "Nobody has taken the seat yet."})
@@ -94,9 +136,28 @@ class SeatSchema(ma.Schema):
             "example": "01jf3v9k2m8q4r6t0w5x7y9z1b",
         },
     )
+    rating = fields.Nested(
+        SeatRatingSchema,
+        allow_none=True,
+        required=True,
+        metadata={
+            "description": "A rated game's seat with a player: the player's rating as the game began (value and "
+            "provisional); null in an unrated game, for an open seat, and before the game began."
+        },
+    )
+    rating_change = fields.Nested(
+        SeatRatingChangeSchema,
+        allow_none=True,
+        required=True,
+        metadata={
+            "description": "A finished rated game that is not `void`: the seat's player's rating before and after "
+            "the game, once the result is applied to them (within a second of the game's end; a bot's may take a "
+            "little longer); null until then, and in every other game."
+        },
+    )
 
 
-class GameSchema(ma.Schema):
+class GameSchema(ResponseSchema):
     id = fields.String(required=True, metadata={"example": "01jf3v9k2m8q4r6t0w5x7y9z1a"})
     status = fields.String(
         required=True, validate=validate.OneOf(STATUSES), metadata={"example": "playing", "enum_schema": "GameStatus"}
@@ -116,11 +177,21 @@ class GameSchema(ma.Schema):
             "when the game finishes. Never seeded."
         },
     )
+    void = fields.Boolean(
+        required=True,
+        metadata={
+            "description": "A rated game a seat left (or lapsed out of) before playing its first card: it rates "
+            "nobody (the seat's bot plays on; the others may play it out or leave at no cost). False otherwise."
+        },
+    )
     auto_deal = fields.Boolean(required=True)
     turn_timeout_seconds = fields.Integer(
         allow_none=True,
         required=True,
-        metadata={"description": "Seconds a player has to act before a stand-in bot acts for them."},
+        metadata={
+            "description": "Seconds a player has to act before a stand-in bot acts for them. A seat that lets two "
+            "deadlines in a row pass (one, from 3600 s: a correspondence game) has left: a bot takes it for good."
+        },
     )
     turn_deadline = fields.DateTime(
         allow_none=True,
@@ -176,20 +247,20 @@ class GameSchema(ma.Schema):
     )
 
 
-class CredentialSchema(ma.Schema):
+class CredentialSchema(ResponseSchema):
     seat = _seat("The seat the token acts for.", required=True)
     token = fields.String(
         required=True, metadata={"description": "Shown once. Send as `Authorization: Bearer <token>`."}
     )
 
 
-class ScoreSchema(ma.Schema):
+class ScoreSchema(ResponseSchema):
     seat = _seat("Seat number.", required=True)
     name = fields.String(allow_none=True, required=True)
     score = fields.Integer(required=True)
 
 
-class HandSchema(ma.Schema):
+class HandSchema(ResponseSchema):
     seat = _seat("Your seat.", required=True)
     hand_number = fields.Integer(required=True)
     cards = fields.List(
@@ -197,7 +268,7 @@ class HandSchema(ma.Schema):
     )
 
 
-class ProblemSchema(ma.Schema):
+class ProblemSchema(ResponseSchema):
     type = fields.String(required=True, metadata={"example": "urn:coins:problem:not_your_turn"})
     title = fields.String(required=True, metadata={"example": "It is not your turn"})
     status = fields.Integer(required=True, metadata={"example": 409})

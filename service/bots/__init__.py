@@ -16,10 +16,12 @@ seat's cards::
 A hint for a human player is the same call: build a bot for the player's seat and show
 ``decision.card`` and ``decision.reason``.
 
-- ``STRENGTHS`` = ``("random", "basic", "expert")``.
+- ``STRENGTHS`` = ``("random", "basic", "expert", "master")``; ``HINT_STRENGTHS``, the ones a hint
+  may ask for, leave the master out (its moves cost up to a second of CPU: worker work, never a
+  request's).
 - ``make_bot(strength, seat, rng, **options) -> Bot``: :class:`ValueError` for an unknown
   strength, a seat other than 0, 1, 2, or an option the strength does not take. Only the
-  expert takes options: ``playouts: int`` (default :data:`DEFAULT_PLAYOUTS`, the playouts of
+  expert and the master take options: ``playouts: int`` (default :data:`DEFAULT_PLAYOUTS`, the playouts of
   one decision at the start of a hand, scaled up as the hand shortens) and ``max_seconds:
   float | None`` (default None: a cap on the CPU time of one decision, this thread's
   :func:`time.thread_time`, which makes decisions depend on the machine's speed once it
@@ -38,7 +40,10 @@ A hint for a human player is the same call: build a bot for the player's seat an
   cheaply as possible, never give a coin away when a plain card will do, track the cards
   gone and what unseen cards could beat); ``expert`` searches hundreds of random deals of the
   unseen cards, playing each out with the basic rules, and picks the card that leaves it the
-  best chance of reaching the target first.
+  best chance of reaching the target first; ``master`` is the expert's search with
+  :data:`MASTER_PLAYOUTS` (16 times the expert's playouts): up to about a second of CPU a move.
+- ``review_play(view, played, rng) -> PlayReview`` (:mod:`.review`): one play judged by the same
+  search, every legal card valued by the points the seat could expect in the rest of the hand.
 """
 
 from __future__ import annotations
@@ -52,10 +57,16 @@ from .basic import BasicBot
 from .expert import DEFAULT_PLAYOUTS, ExpertBot
 from .protocol import Bot, Decision
 from .random_bot import RandomBot
+from .review import REVIEW_DEALS, CardValue, PlayReview, review_play
 
-__all__ = ["STRENGTHS", "DEFAULT_PLAYOUTS", "Bot", "Decision", "make_bot", "RandomBot", "BasicBot", "ExpertBot"]
+__all__ = [
+    "STRENGTHS", "HINT_STRENGTHS", "DEFAULT_PLAYOUTS", "MASTER_PLAYOUTS", "Bot", "Decision", "make_bot",
+    "RandomBot", "BasicBot", "ExpertBot", "REVIEW_DEALS", "CardValue", "PlayReview", "review_play",
+]  # fmt: skip
 
-STRENGTHS = ("random", "basic", "expert")
+STRENGTHS = ("random", "basic", "expert", "master")
+HINT_STRENGTHS = ("random", "basic", "expert")  # the master is never a hint: a second of CPU a move
+MASTER_PLAYOUTS = 16 * DEFAULT_PLAYOUTS  # about 20 times, held to a second of CPU a move (p99, docs/bots.md)
 
 
 def make_bot(strength: str, seat: int, rng: random.Random, **options: Any) -> Bot:
@@ -64,6 +75,10 @@ def make_bot(strength: str, seat: int, rng: random.Random, **options: Any) -> Bo
         raise ValueError(f"seat must be 0, 1 or 2, not {seat!r}")
     if strength == "expert":
         return ExpertBot(seat, rng, **_only(options, strength, "playouts", "max_seconds"))
+    if strength == "master":
+        return ExpertBot(
+            seat, rng, **{"playouts": MASTER_PLAYOUTS, **_only(options, strength, "playouts", "max_seconds")}
+        )
     if strength == "basic":
         return BasicBot(seat, rng, **_only(options, strength))
     if strength == "random":

@@ -22,7 +22,7 @@ from .knowledge import Knowledge, knowledge_of
 from .playout import play_out
 from .protocol import Decision, check_turn
 
-__all__ = ["ExpertBot", "DEFAULT_PLAYOUTS", "standing", "candidates"]
+__all__ = ["ExpertBot", "DEFAULT_PLAYOUTS", "standing", "candidates", "deal_unseen"]
 
 DEFAULT_PLAYOUTS = 400
 """Playouts per decision at the start of a hand; later in the hand, with less to play out, more."""
@@ -106,7 +106,7 @@ def _halve(
     for _ in range(rounds):
         per_option = max(1, budget // (rounds * len(alive)))
         for _ in range(per_option):
-            hands = _deal(know, rng)
+            hands = deal_unseen(know, rng)
             for option in alive:
                 totals[option] += _playout(know, hands, option)
             deals += 1  # the options still alive were all played out on every deal so far
@@ -120,7 +120,7 @@ def _halve(
     return best, totals[best] / deals, deals
 
 
-def _deal(know: Knowledge, rng: random.Random) -> list[int]:
+def deal_unseen(know: Knowledge, rng: random.Random) -> list[int]:
     """One deal of the unseen cards to the other two seats, consistent with what this seat knows."""
     unseen = list(bits_in(know.unseen))
     rng.shuffle(unseen)

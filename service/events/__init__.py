@@ -1,24 +1,27 @@
-"""Live events: a game's changes as they happen, for streams and long polls, across processes.
+"""Live events as reads: a game's or a player's feed from an event id, and how "it changed" crosses processes.
 
-:class:`EventFeed` opens a :class:`Reader` on one game, or a :class:`PlayerReader` on a player's own feed; :mod:`.hub` shares each game's reads
-between the readers of a process and makes what is due in a game happen at its moment;
-:mod:`.notifications` carries "game X changed" between processes (PostgreSQL NOTIFY, Redis, or an
-SQLite file's data version); :mod:`.shares` caps the readers of one address or credential. No Flask here: the API frames what a reader gives.
+:class:`EventFeed` says where a reader starts (:meth:`~EventFeed.open_game`,
+:meth:`~EventFeed.open_player`) and reads what follows, rendered as clients receive it;
+:mod:`.notifications` carries "this feed changed" between processes (PostgreSQL NOTIFY, Redis, or
+an SQLite file's data version); :mod:`.shares` caps the readers of one address or credential;
+:mod:`.holds` is what the events view hands to the process that holds connections (the real-time
+role, :mod:`service.realtime`). No Flask here, and nothing that waits.
 """
 
-from .feed import EventFeed, Item, Reader
-from .hub import Hub, StreamsFull
+from .feed import GAME_FINISHED, PAGE_EVENTS, EventFeed, Item, Opening
+from .holds import Hold, Holder, StreamsFull
 from .notifications import Channel, channel_for
-from .player_feed import PlayerReader
 from .shares import ShareTaken, StreamShares
 
 __all__ = [
+    "GAME_FINISHED",
+    "PAGE_EVENTS",
     "Channel",
     "EventFeed",
-    "Hub",
+    "Hold",
+    "Holder",
     "Item",
-    "PlayerReader",
-    "Reader",
+    "Opening",
     "ShareTaken",
     "StreamShares",
     "StreamsFull",

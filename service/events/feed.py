@@ -1,60 +1,89 @@
-"""A game's feed for one reader: the whole state first, then each change after it, none missing.
+"""The feeds as reads: where a reader starts, and what follows an event id, rendered as clients receive it.
 
-A reader is a stream or a long poll. It starts from the game's state (the ``game`` event) or
-resumes after an event id, and then takes the events that follow as they are saved, the public
-ones and its own seat's. Ids resume exactly: a reader that resumes after ``n`` gets every event
-after ``n`` that it may see, once. A reader blocks its own thread while it waits (one of the
-gthread worker's threads, which costs no CPU while it waits), woken by the process's hub
-(:mod:`.hub`), which also makes what is due in the game happen at its moment.
+A reader is a stream or a long poll, of a game's feed or of a player's own. It starts from the
+whole state (the ``game`` or ``player`` event) or resumes after an event id, and then takes the
+events that follow, the public ones and its own seat's: ids resume exactly. Nothing here waits or
+holds a connection: the web role answers a page that need not wait with :meth:`EventFeed.open_game`
+alone, and the real-time role (:mod:`service.realtime`) holds the rest, reading what follows with
+:meth:`EventFeed.read` whenever the channel (:mod:`.notifications`) says a feed changed.
 
-The feed reads the stored domain events and renders each to the JSON clients receive, with the
-function :class:`EventFeed` is given (the API's, from its event schemas): the hub's reads once
-in the process, shared by all its readers; a reader that reads for itself (starting, or behind
-the hub's cache) what it read.
-
-A player's own feed (:mod:`.player_feed`) is read the same way, on the same hub, under the key
-``player:<id>`` beside the games' ids: the feed sends each key's reads to the game's events or to
-the player's.
+The feed reads the stored domain events (and the players' events) and renders each to the JSON
+clients receive with the functions it is given (the API's, from its event schemas), once per read:
+every reader of the process sends that text. A player's feed is keyed ``player:<id>`` beside the
+games' ids (``PLAYER_FEED``), so one read serves both kinds.
 """
 
 from __future__ import annotations
 
-import contextlib
-import threading
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
-from contextlib import contextmanager
-from datetime import datetime
-from functools import partial
-from typing import TypeVar
+from collections.abc import Callable, Collection, Iterable, Mapping
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
 
 from ..games import (
     DomainEvent,
     GameService,
     PlayerEvent,
-    PlayerFeeds,
     decode_event,
     decode_player_event,
     hash_token,
     player_key_hash,
 )
+from ..players import PlayerFeeds
 from ..store import PLAYER_FEED, GameStore, StoredEvent, StoredPlayerEvent, StoreSession, player_feed_key
-from .hub import Hub, Item
 from .notifications import Channel
-from .player_feed import PlayerReader
-from .reader import Reader
-from .shares import StreamShares
 
-__all__ = ["EventFeed", "Item", "Reader", "Render", "RenderPlayer"]
+__all__ = ["GAME_FINISHED", "PAGE_EVENTS", "EventFeed", "Item", "Opening", "Render", "RenderPlayer"]
 
-T = TypeVar("T")
 #: A domain event as the JSON text clients receive.
 Render = Callable[[DomainEvent], str]
 #: A player's event as the JSON text clients receive.
 RenderPlayer = Callable[[PlayerEvent], str]
 
+GAME_FINISHED = "game_finished"  # a game's stream ends after it
+PAGE_EVENTS = 512  # events read at once for one feed: a page of a long poll, a stream's catching up
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    """One event as the feed sends it: its id, its type, the only seat that may see it (None: anyone)
+    and its JSON text, rendered once in the process."""
+
+    id: int
+    type: str
+    seat: int | None
+    data: str
+
+    def frame(self) -> str:
+        """The event as a stream sends it (Server-Sent Events)."""
+        return f"id: {self.id}\nevent: {self.type}\ndata: {self.data}\n\n"
+
+
+@dataclass(frozen=True, slots=True)
+class Opening:
+    """Where one reader starts, and what it may take at once.
+
+    ``key``: the feed (a game's id, or ``player:<id>``); ``items``: the state's event first (unless
+    it resumes), then the events that follow that it may see; ``position``: the id of the last event
+    looked at (seen or not: where it goes on from); ``seat``: the seat whose private events it also
+    gets; ``finished``: a game's feed has nothing more to give (its game is over and ``items`` hold
+    its end); ``key_hash``: the player key that opened it, which must still hold for it to go on
+    (a player's feed, or a seat taken with a key), and ``player_id`` that key's player."""
+
+    key: str
+    items: list[Item]
+    position: int
+    seat: int | None = None
+    finished: bool = False
+    key_hash: str | None = None
+    player_id: str | None = None
+
+    def visible(self, items: Iterable[Item]) -> list[Item]:
+        """Those of ``items`` this reader may see: the public ones and its seat's."""
+        return [item for item in items if item.seat is None or item.seat == self.seat]
+
 
 class EventFeed:
-    """The feeds of every game, for the readers of this process (at most ``max_streams`` at once)."""
+    """The feeds of every game and player, over one store."""
 
     def __init__(
         self,
@@ -63,115 +92,86 @@ class EventFeed:
         channel: Channel,
         render: Render,
         *,
-        max_streams: int,
-        idle_seconds: float = 15.0,
-        shares: StreamShares | None = None,
         players: PlayerFeeds | None = None,
         render_player: RenderPlayer | None = None,
     ) -> None:
-        """``players`` and ``render_player``: the players' feeds and how their events are rendered
+        """``channel``: how changes are heard (:mod:`.notifications`; the real-time role listens);
+        ``players`` and ``render_player``: the players' feeds and how their events are rendered
         (without them, no player's feed is read)."""
         self._games = games
         self._players = players
-        self.render_player = render_player
-        self.shares = shares or StreamShares(per_address=0, per_credential=0)
+        self._render_player = render_player
         self._store = store
-        self._channel = channel
+        self.channel = channel
         self._render = render
-        self._kept = _KeptSession(store)
-        self.hub = Hub(
-            self._read,
-            max_streams=max_streams,
-            read_kept=self._read_kept,
-            read_heads=self._heads,
-            look_at=games.get,
-        )
-        self.idle_seconds = idle_seconds
-        self._listening = False
-        self._lock = threading.Lock()
 
-    @contextmanager
-    def open(self, game_id: str, token: str | None, *, after: int | None, address: str = "") -> Iterator[Reader]:
+    def open_game(self, game_id: str, token: str | None, *, after: int | None) -> Opening:
         """A reader of ``game_id``'s feed, as the seat of ``token`` (or a spectator without one),
-        from the start (``after`` None) or after that event, for a client at ``address``. Raises
-        :class:`.ShareTaken` (before any read), the use cases' errors (no such game, a token not of
-        this game) and :class:`.StreamsFull`."""
-        # A credential's share is per game: a seat's token is one game's anyway, and a player's key
-        # following many games (a bot's, say) has each game's share in each.
-        credential = f"{game_id}:{hash_token(token)}" if token is not None else None
-        with self.shares.hold(address, credential):
-            self._listen()
-            start = self._games.feed_start(game_id, token)  # on a connection this thread does not keep
-            state = self._render(start.state)
-            key_hash = player_key_hash(token)
-            key_holds = None
-            if key_hash is not None and start.seat is not None and self._players is not None:
-                key_holds = partial(self._players.key_known, key_hash)  # a replaced key's stream ends
-            with self.hub.watch(game_id) as watch:
-                yield Reader(
-                    self.hub,
-                    game_id,
-                    watch,
-                    start.seat,
-                    start.last_id,
-                    start.finished,
-                    state,
-                    after,
-                    key_holds=key_holds,
-                )
+        from the start (``after`` None) or after that event. Raises the use cases' errors (no such
+        game, a token not of this game, the database away)."""
+        start = self._games.feed_start(game_id, token)
+        first = [Item(start.last_id, "game", start.seat, self._render(start.state))] if after is None else []
+        position = start.last_id if after is None else after
+        key_hash = player_key_hash(token) if start.seat is not None else None  # a replaced key ends it
+        player_id = (
+            start.state.game.seats[start.seat].player if key_hash is not None and start.seat is not None else None
+        )
+        opening = Opening(game_id, first, position, start.seat, key_hash=key_hash, player_id=player_id)
+        return self._taken(opening, game_over=start.finished, last_id=start.last_id)
 
-    @contextmanager
-    def open_player(self, key: str | None, *, after: int | None, address: str = "") -> Iterator[PlayerReader]:
+    def open_player(self, key: str | None, *, after: int | None) -> Opening:
         """A reader of the feed of the player whose key is ``key``, from the start (``after`` None:
-        the ``player`` event first) or after that event, for a client at ``address``. Raises
-        :class:`.ShareTaken` (before any read), the use cases' errors (no key, a key no player
-        has) and :class:`.StreamsFull`."""
-        players, render = self._players, self.render_player
+        the ``player`` event first) or after that event. Raises the use cases' errors (no key, a
+        key no player has)."""
+        players, render = self._players, self._render_player
         assert players is not None and render is not None, "this feed serves no player's feed"
-        credential = hash_token(key) if key is not None else None
-        with self.shares.hold(address, credential):
-            self._listen()
-            start = players.start(key)
-            state = render(start.state)
-            with self.hub.watch(player_feed_key(start.player_id)) as watch:
-                yield PlayerReader(self.hub, watch, start, state, after, players)
+        start = players.start(key)
+        self.beat(start.player_id)  # reading the feed, a long poll too, keeps the player's tickets alive
+        first = [Item(start.last_id, "player", None, render(start.state))] if after is None else []
+        position = start.last_id if after is None else after
+        opening = Opening(
+            player_feed_key(start.player_id), first, position, key_hash=start.key_hash, player_id=start.player_id
+        )
+        return self._taken(opening, game_over=False, last_id=start.last_id)
 
-    def close(self) -> None:
-        """End every reader of this process (it is stopping). Safe in a signal handler."""
-        self.hub.close()
-        self._channel.close()
+    def _taken(self, opening: Opening, *, game_over: bool, last_id: int) -> Opening:
+        """``opening`` with the events that follow its position now (at most :data:`PAGE_EVENTS`)."""
+        new = self.read({opening.key: opening.position}).get(opening.key, [])
+        position = new[-1].id if new else opening.position
+        items = opening.items + opening.visible(new)
+        finished = any(item.type == GAME_FINISHED for item in new) or (game_over and position >= last_id)
+        return Opening(opening.key, items, position, opening.seat, finished, opening.key_hash, opening.player_id)
 
-    def _listen(self) -> None:
-        """Hear the channel from the first reader on."""
-        with self._lock:
-            if not self._listening:
-                self._listening = True
-                self._channel.listen(self._notice)
+    @staticmethod
+    def credential(token: str | None, game_id: str | None = None) -> str | None:
+        """What a reader's share of streams is counted by: its token's hash, None for a spectator. A
+        game's reader's is per game (``game_id``): a seat's token is one game's anyway, and a
+        player's key following many games (a bot's, say) has each game's share in each."""
+        if token is None:
+            return None
+        return hash_token(token) if game_id is None else f"{game_id}:{hash_token(token)}"
 
-    def _notice(self, key: str | None) -> None:
-        """A game or a player's feed changed (``None``: any may have): the hub reads it; a player's
-        readers also check their key (it may be what changed)."""
-        self.hub.notice(key)
-        if key is None or key.startswith(PLAYER_FEED):
-            self.hub.stir(key, prefix=PLAYER_FEED)
-
-    def _read(self, after: Mapping[str, int], limit: int) -> dict[str, list[Item]]:
+    def read(self, after: Mapping[str, int], limit: int = PAGE_EVENTS) -> dict[str, list[Item]]:
+        """The new events of the feeds of ``after`` (a game's id or a player's feed's key, each
+        with the id to read after), every seat's, oldest first, at most ``limit`` of each, each
+        rendered as clients receive it: one statement per kind of feed."""
         with self._store.session() as session:
-            return self._read_on(session, after, limit)
+            return self.read_on(session, after, limit)
 
-    def _read_kept(self, after: Mapping[str, int], limit: int) -> dict[str, list[Item]]:
-        return self._kept.read(lambda session: self._read_on(session, after, limit))
+    def read_for(self, key: str, position: int, key_hash: str | None) -> tuple[list[Item], bool]:
+        """A connection's own read of feed ``key`` after ``position`` (:meth:`read`), and whether the
+        player key that opened it (``key_hash``) still holds: checked, as the real-time role's
+        rounds check it, before any seat's event is handed on (a replaced key sees none)."""
+        with self._store.session() as session:
+            new = self.read_on(session, {key: position}).get(key, [])
+            if key_hash is None or all(item.seat is None for item in new):
+                return new, True
+            return new, key_hash in self.known_keys_on(session, {key_hash})
 
-    def _heads(self, keys: Collection[str]) -> dict[str, tuple[int, datetime | None]]:
-        games, players = _split(keys)
-        heads = self._kept.heads(games) if games else {}
-        if players:
-            found = self._kept.read(lambda session: session.player_heads(players))
-            heads.update((PLAYER_FEED + player_id, (last, None)) for player_id, last in found.items())
-        return heads
-
-    def _read_on(self, session: StoreSession, after: Mapping[str, int], limit: int) -> dict[str, list[Item]]:
-        """The new events of the games and players' feeds of ``after``, each rendered as clients receive it."""
+    def read_on(
+        self, session: StoreSession, after: Mapping[str, int], limit: int = PAGE_EVENTS
+    ) -> dict[str, list[Item]]:
+        """:meth:`read` on a session the caller holds (the real-time role keeps one for its reads)."""
         games, players = _split(after)
         items = self._items(session.new_events({key: after[key] for key in games}, limit=limit)) if games else {}
         if players:
@@ -181,6 +181,33 @@ class EventFeed:
             items.update((PLAYER_FEED + player_id, self._player_items(events)) for player_id, events in read.items())
         return items
 
+    def heads_on(self, session: StoreSession, keys: Collection[str]) -> dict[str, int]:
+        """The id of the last event of each feed of ``keys`` (missing: none yet), one statement per kind."""
+        games, players = _split(keys)
+        heads = {game_id: last for game_id, (last, _) in session.heads(games).items()} if games else {}
+        if players:
+            heads.update((PLAYER_FEED + player_id, last) for player_id, last in session.player_heads(players).items())
+        return heads
+
+    @staticmethod
+    def known_keys_on(session: StoreSession, key_hashes: Collection[str]) -> set[str]:
+        """Those of the player keys' ``key_hashes`` that still hold (not replaced), one statement."""
+        return session.known_keys(key_hashes)
+
+    def session(self) -> AbstractContextManager[StoreSession]:
+        """A store session for a caller that reads many times (:meth:`read_on`, :meth:`heads_on`)."""
+        return self._store.session()
+
+    def beat(self, player_id: str) -> None:
+        """A reader of ``player_id``'s feed is alive (its heartbeat): what the players' feeds run on
+        it (quick play keeps the player's tickets alive)."""
+        if self._players is not None:
+            self._players.on_heartbeat(player_id)
+
+    def close(self) -> None:
+        """Stop hearing the channel (a process that listened to it is stopping)."""
+        self.channel.close()
+
     def _items(self, stored: dict[str, list[StoredEvent]]) -> dict[str, list[Item]]:
         """The stored domain events, each rendered as clients receive it."""
         return {
@@ -189,7 +216,7 @@ class EventFeed:
         }
 
     def _player_items(self, events: list[StoredPlayerEvent]) -> list[Item]:
-        render = self.render_player
+        render = self._render_player
         assert render is not None, "a player's feed is read only by a feed that renders it"
         return [Item(event.id, event.type, None, render(decode_player_event(event))) for event in events]
 
@@ -204,29 +231,3 @@ def _split(keys: Iterable[str]) -> tuple[list[str], list[str]]:
         else:
             games.append(key)
     return games, players
-
-
-class _KeptSession:
-    """The hub's reads, all from its one thread, on a store session that thread keeps: no pool
-    checkout (on PostgreSQL, no pre-ping) per read. After a failed read the session is given back
-    (a connection the database dropped is discarded) and the next read takes another."""
-
-    def __init__(self, store: GameStore) -> None:
-        self._store = store
-        self._kept: tuple[contextlib.ExitStack, StoreSession] | None = None
-
-    def heads(self, game_ids: Collection[str]) -> dict[str, tuple[int, datetime | None]]:
-        return self.read(lambda session: session.heads(game_ids))
-
-    def read(self, read: Callable[[StoreSession], T]) -> T:
-        """``read`` on the kept session."""
-        if self._kept is None:
-            held = contextlib.ExitStack()
-            self._kept = (held, held.enter_context(self._store.session()))
-        held, session = self._kept
-        try:
-            return read(session)
-        except BaseException as error:
-            self._kept = None
-            held.__exit__(type(error), error, error.__traceback__)
-            raise

@@ -1,4 +1,4 @@
-"""The use cases: create and join games, deal, play, hints, leaving, and reads. Imports no Flask.
+"""A game's use cases: create and join games, deal, play, hints, leaving, rematches, and reads. Imports no Flask.
 
 One job a module:
 
@@ -9,17 +9,16 @@ One job a module:
 - :mod:`.commands` and :mod:`.results`: what the use cases take and give back;
 - :mod:`.domain_events`: what happened in a game, as the use cases tell it, and how it is stored
   (:mod:`.plain_values`);
-- :mod:`.player_events` and :mod:`.player_feeds`: what a change means for the players seated in
-  it, and their own feeds;
+- :mod:`.player_events`: what a change means for the players seated in it (their feeds are
+  :mod:`service.players`');
 - :mod:`.unit_of_work`: one use case's transaction, its ``Idempotency-Key`` and its outbox;
 - :mod:`.idempotency`: the keys of idempotent retries and the responses kept for them;
 - :mod:`.seating`: taking seats (createGame's, joinGame), for persons, players and bots;
   :mod:`.rated`: who may sit at a rated game; :mod:`.preconditions`: ``If-Match``, a started game;
-- :mod:`.players`: :class:`PlayerService`, the players' use cases (:mod:`.player_results`);
-- :mod:`.rated_result`, :mod:`.rating_apply` and :mod:`.rating_reads`: a rated game's result as it
-  finishes, applying it to the players' ratings once, and reading ratings (as shown, with time
-  away), histories and the leaderboard (the model is :mod:`service.ratings`');
-- :mod:`.queue`: quick play, tickets matched into new games by the rules of :mod:`.matching`;
+- :mod:`.seat_ratings`: a rated game's seats' ratings as it began, and their changes once applied;
+- :mod:`.rated_result`: a rated game's result as it finishes (applied to the players' ratings,
+  and read, by :mod:`service.ratings`);
+- :mod:`.reviews`: finished games' reviews, asked for by readers and computed by the worker;
 - :mod:`.seats`, :mod:`.tokens` (seat tokens and player keys), :mod:`.cursors`, :mod:`.ids`, :mod:`.errors`.
 """
 
@@ -39,41 +38,32 @@ from .player_events import (
     YourTurnEvent,
     decode_player_event,
 )
-from .player_feeds import PlayerFeeds, PlayerFeedStart, PlayerStateEvent, connect_quick_play, connect_ratings
-from .player_results import NewKey, PlayerGamePage, Profile
-from .players import PlayerService
-from .queue import QueueRequest, QueueService, Ticket
-from .rating_apply import AppliedResult, RatingChange, result_applied
-from .rating_reads import LeaderboardPage, RatingHistoryPage, RatingReads
+from .rated import RATED_TURN_TIMEOUT_SECONDS
 from .results import STATUSES, WAITING_FOR_PLAYERS, etag_for
-from .server_moves import BOTS_ONLY_EXPERT_PLAYOUTS, STAND_IN
+from .reviews import CandidateValue, GameReview, PendingReview, ReviewedPlay
+from .server_moves import BOTS_ONLY_EXPERT_PLAYOUTS, STAND_IN, WORKER_STRENGTHS
 from .tokens import hash_token, player_key_hash
 from .unit_of_work import KeyedRequest, UnitOfWork
 
 __all__ = [
-    "connect_quick_play",
-    "connect_ratings",
+    "CandidateValue",
+    "GameReview",
+    "PendingReview",
+    "ReviewedPlay",
     "decode_player_event",
     "YourTurnEvent",
     "RematchOfferedEvent",
     "ShownRatingChange",
-    "PlayerStateEvent",
-    "PlayerFeedStart",
-    "PlayerFeeds",
     "PlayerEvent",
     "MatchFoundEvent",
     "GameStartedEvent",
     "GameResultEvent",
     "PLAYER_EVENT_TYPES",
-    "AppliedResult",
-    "LeaderboardPage",
-    "RatingChange",
-    "RatingHistoryPage",
-    "RatingReads",
-    "result_applied",
     "BOTS_ONLY_EXPERT_PLAYOUTS",
+    "RATED_TURN_TIMEOUT_SECONDS",
     "EVENT_TYPES",
     "STAND_IN",
+    "WORKER_STRENGTHS",
     "STATUSES",
     "WAITING_FOR_PLAYERS",
     "DatabaseUnavailable",
@@ -87,16 +77,9 @@ __all__ = [
     "KeyInUse",
     "KeyReused",
     "NewGame",
-    "NewKey",
     "NewPlayer",
-    "PlayerGamePage",
-    "PlayerService",
-    "Profile",
-    "QueueRequest",
-    "QueueService",
     "SavedResponse",
     "ServiceError",
-    "Ticket",
     "UnitOfWork",
     "decode_event",
     "encode_event",

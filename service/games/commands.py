@@ -21,6 +21,7 @@ class NewPlayer:
     bot: str | None = None
     player_id: str | None = None
     me: bool = False
+    barred: bool = False  # the player is barred from rated play (an operator's decision)
 
     def __post_init__(self) -> None:
         if self.bot is not None and self.bot not in STRENGTHS:

@@ -15,6 +15,7 @@ __all__ = [
     "SeatTaken",
     "SeatsOpen",
     "GameNotFinished",
+    "ReviewNeedsAPerson",
     "VersionMismatch",
     "InvalidCursor",
     "LimitReached",
@@ -29,6 +30,9 @@ __all__ = [
     "AlreadyQueued",
     "TicketNotFound",
     "TicketMatched",
+    "RatedNeedsClock",
+    "HintsOffInRated",
+    "RatedPlayBarred",
 ]
 
 
@@ -74,9 +78,15 @@ class SeatsOpen(ServiceError):
 
 
 class GameNotFinished(ServiceError):
-    """A rematch asked for before the game is over."""
+    """A rematch or a review asked for before the game is over."""
 
     code = "game_not_finished"
+
+
+class ReviewNeedsAPerson(ServiceError):
+    """A review asked of a game of bots alone: reviews are for the games of persons and players."""
+
+    code = "review_needs_a_person"
 
 
 class VersionMismatch(ServiceError):
@@ -158,3 +168,21 @@ class TicketMatched(ServiceError):
     """A matched ticket asked to be cancelled: its game exists (leave it with leaveGame)."""
 
     code = "ticket_matched"
+
+
+class RatedNeedsClock(ServiceError):
+    """A rated game asked for without a turn clock (``turn_timeout_seconds: null``): it could be stalled forever."""
+
+    code = "rated_needs_clock"
+
+
+class HintsOffInRated(ServiceError):
+    """A hint asked for in a rated game: the strongest bot's card is the answer a cheat wants."""
+
+    code = "hints_off_in_rated"
+
+
+class RatedPlayBarred(ServiceError):
+    """A player an operator barred from rated play asked for a seat at a rated game (or rated quick play)."""
+
+    code = "rated_play_barred"

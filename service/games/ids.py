@@ -50,10 +50,11 @@ def is_player_id(text: str) -> bool:
     return is_game_id(text)
 
 
-#: Each bot strength's player, made by the schema's migration (0009) with these ids: time part 0,
+#: Each bot strength's player, made by the schema's migrations (0009, 0015) with these ids: time part 0,
 #: so they sort before every other player's.
 BOT_PLAYER_IDS = {
     "random": "00000000000000000000000001",
     "basic": "00000000000000000000000002",
     "expert": "00000000000000000000000003",
+    "master": "00000000000000000000000004",  # made by 0015
 }

@@ -4,7 +4,8 @@ No Flask here: the API turns HTTP into these calls and their results (public inf
 :mod:`.results`) back into JSON. Each call works in the unit of work it is handed (``uow=``, a keyed
 request's, say), else in one of its own (:mod:`.unit_of_work`), and touches one game
 (:class:`.transactions.Transactions`); the server's own moves (:mod:`.server_moves`) happen in the
-request that makes them due, as many as its budget allows, and the rest in the next ones.
+request that makes them due, as many as its budget allows, and the rest by the worker role
+(:meth:`GameService.make_due_moves`), or by the next change that finds them due (never by a read).
 """
 
 from __future__ import annotations
@@ -12,21 +13,22 @@ from __future__ import annotations
 import logging
 import random
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from datetime import UTC, datetime
 
 from .. import engine
 from ..bots import make_bot
 from ..engine import Card, Game, GameFinished, NoHandInProgress, Status
+from ..ratings.apply import AppliedResult, RatingApplier, result_applied
 from ..store import GameStore, IdempotencyStore, StoredGame, StoreSession
 from .cursors import ACTIONS, GAMES, TRICKS, decode_cursor, encode_cursor, number_cursor
 from .domain_events import EventLog, FeedStart, GameEvent
-from .errors import GameNotFinished, InvalidCursor, SeatTaken
+from .errors import GameNotFinished, HintsOffInRated, InvalidCursor, SeatTaken
 from .game_record import ActionEntry, GameInfo, SeatInfo, build_record
 from .idempotency import IdempotencyKeys
-from .leaving import leave_seat
+from .leaving import leave_seat, vacate_seat
 from .preconditions import check_version, running
 from .projections import action_state, hands_over, public_game, trick_state
-from .rating_apply import AppliedResult, result_applied
 from .rematch import check_lineage, link_rematch, new_rematch, rematch_id
 from .results import (
     ActionPage,
@@ -41,8 +43,10 @@ from .results import (
     TrickPage,
     TrickState,
 )
+from .reviews import GameReview, GameReviews, PendingReview
+from .seat_ratings import rated_seats, snapshot_ratings, with_rating_changes
 from .seating import SeatingUseCases
-from .server_moves import record_deal, record_play, settle
+from .server_moves import STAND_IN, record_deal, record_play, settle
 from .tokens import authenticate, hash_token, reader_seat, rematch_token
 from .transactions import Transactions, restore
 from .unit_of_work import KeyedRequest, UnitOfWork
@@ -75,11 +79,12 @@ class GameService(SeatingUseCases):
         self.rematches_per_minute = rematches_per_minute
         self.keys = IdempotencyKeys(IdempotencyStore(store), hours=key_hours)
         self._games = Transactions(clock, self.unit_of_work)
+        self._reviews = GameReviews(store, self._games)
         self._rated_listeners: list[Callable[[AppliedResult], None]] = []
 
     def unit_of_work(self, request: KeyedRequest | None = None) -> UnitOfWork:
         """A unit of work for one use case (see :mod:`.unit_of_work`): keyed with ``request``."""
-        return UnitOfWork(self.store, self.keys, request, on_rated=self._rated)
+        return UnitOfWork(self.store, self.keys, request)
 
     def on_rated(self, listener: Callable[[AppliedResult], None]) -> None:
         """Tell ``listener`` of every rated game's result once it is applied to the players' ratings."""
@@ -168,6 +173,11 @@ class GameService(SeatingUseCases):
         leave = leave_seat(seat, token, bot=bot, if_match=if_match, bots_alone_wait=bots_alone_wait)
         return self._games.change(uow, game_id, leave, token=token)
 
+    def vacate(self, game_id: str, player_id: str, *, name: str, bot: str = STAND_IN) -> bool:
+        """Leave ``player_id``'s seat of a game without their key (:func:`.vacate_seat`: their account
+        is being deleted), named ``name`` from now on; whether there was one to leave."""
+        return self._games.change(None, game_id, vacate_seat(player_id, bot=bot, name=name))
+
     def rematch(self, game_id: str, token: str | None, *, uow: UnitOfWork | None = None) -> Rematch:
         """The rematch of a finished game, for one of its seats: created by the first call, the
         same game for every later one (see :mod:`.rematch` for how racing calls make one game).
@@ -188,8 +198,12 @@ class GameService(SeatingUseCases):
         new_id = finished.rematch
         if new_id is None:
             new_id, now = rematch_id(finished), self.clock()
-            new_game = new_rematch(finished, seat, None if as_player else rematch_token(token, new_id), now)
+            barred = finished.rated and _seats_barred(uow, finished)
+            new_game = new_rematch(
+                finished, seat, None if as_player else rematch_token(token, new_id), now, barred=barred
+            )
             with uow.session() as session:  # 429 once this line of rematches made its games of the minute
+                snapshot_ratings(session, new_game, now)
                 check_lineage(finished, session.load, now, per_minute=self.rematches_per_minute)
                 created = session.create(new_game)
             new_id = self._games.change(uow, game_id, link_rematch(new_id), token=token)
@@ -211,7 +225,15 @@ class GameService(SeatingUseCases):
     # -- reads ------------------------------------------------------------------------
 
     def get(self, game_id: str) -> PublicGame:
-        return self._games.read(None, game_id, lambda _session, stored: public_game(stored, restore(stored)))
+        game = self._games.read(None, game_id, lambda _session, stored: public_game(stored, restore(stored)))
+        return self._rating_changes([game])[0]
+
+    def _rating_changes(self, games: Sequence[PublicGame]) -> list[PublicGame]:
+        """The games with their seats' applied rating changes (one read of the ratings' history, and
+        none unless a finished rated game is among them)."""
+        seats = rated_seats(games)
+        history = self.store.ratings.applied(seats) if seats else []
+        return [with_rating_changes(game, history) for game in games]
 
     def hand(self, game_id: str, token: str | None) -> HandState:
         def read(_session: StoreSession, stored: StoredGame) -> HandState:
@@ -224,10 +246,13 @@ class GameService(SeatingUseCases):
         return self._games.read(None, game_id, read, token=token)
 
     def hint(self, game_id: str, token: str | None, strength: str) -> Hint:
-        """The card a bot of ``strength`` would play for the caller now, and why. Deterministic."""
+        """The card a bot of ``strength`` would play for the caller now, and why. Deterministic.
+        Never in a rated game (:class:`.HintsOffInRated`)."""
 
         def read(_session: StoreSession, stored: StoredGame) -> Hint:
             seat = authenticate(stored, token)
+            if stored.rated:
+                raise HintsOffInRated("hints are off in rated games: the strongest bot's card is a cheat's answer")
             game = running(stored, restore(stored))
             if game.is_over:
                 raise GameFinished("the game is over")
@@ -283,6 +308,25 @@ class GameService(SeatingUseCases):
 
         return self._games.read(None, game_id, read, several_statements=True)
 
+    def review(self, game_id: str) -> GameReview | PendingReview:
+        """The finished game's review, or how far it is (the first call asks for it): :mod:`.reviews`."""
+        return self._reviews.review(game_id)
+
+    def review_due(self, seconds: float) -> int:
+        """Judge the plays of the reviews asked for within ``seconds`` of CPU; how many. The worker's call,
+        after its moves."""
+        return self._reviews.review_due(seconds)
+
+    def make_due_moves(self, game_id: str) -> bool:
+        """The moves due in the game now (a stand-in's or a leave for a lapsed turn, bots', auto-deals),
+        committed; False when none was. The worker's call (:mod:`service.worker`)."""
+        return self._games.make_due_moves(game_id)
+
+    def apply_pending_results(self) -> None:
+        """Apply the rated results pending (finished games'), and tell their players
+        (:meth:`.RatingApplier.apply_pending`). The worker's call."""
+        RatingApplier(self.store.ratings, self._games.clock, self._rated).apply_pending()
+
     def finished_version(self, game_id: str) -> int | None:
         """The game's version if it is finished, else None (:meth:`.Transactions.finished_version`)."""
         return self._games.finished_version(game_id)
@@ -295,7 +339,7 @@ class GameService(SeatingUseCases):
             found = session.games(status=status, before_id=before, limit=limit + 1)
         more = len(found) > limit
         found = found[:limit]
-        games = tuple(public_game(stored, restore(stored)) for stored in found)
+        games = tuple(self._rating_changes([public_game(stored, restore(stored)) for stored in found]))
         next_cursor = encode_cursor(GAMES, found[-1].id) if more else None
         return GamePage(games, next_cursor)
 
@@ -313,8 +357,17 @@ class GameService(SeatingUseCases):
             finished = game is not None and game.is_over
             return FeedStart(seat, stored.event_count, finished, state)
 
-        return self._games.read(None, game_id, read, token=token)
+        start = self._games.read(None, game_id, read, token=token)
+        [game] = self._rating_changes([start.state.game])
+        return replace(start, state=replace(start.state, game=game))
 
     def ping(self) -> None:
         """Raise :class:`.DatabaseUnavailable` unless the store can be reached (readiness)."""
         self.store.ping()
+
+
+def _seats_barred(uow: UnitOfWork, stored: StoredGame) -> bool:
+    """Whether a person who sat in ``stored`` is barred from rated play now (its rematch is then unrated)."""
+    persons = [seat.player_id for seat in stored.seats if seat.player_id is not None and seat.bot is None]
+    with uow.session() as session:
+        return any(player is not None and player.barred for player in map(session.player, persons))

@@ -99,7 +99,8 @@ def _record(kind: type, reads: dict[str, Callable[[Any], Any]]) -> Callable[[Any
 
     def record(plain: dict[str, Any]) -> Any:
         for name, read in converted:
-            plain[name] = read(plain[name])
+            if name in plain:  # a field added since the value was stored takes its default
+                plain[name] = read(plain[name])
         return kind(**plain)
 
     return record

@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import ClassVar
 
-from .. import jsonio
+from .. import engine, jsonio
 from ..engine import Game
 from ..ratings import finishing_order
 from ..store import StoredGame, StoredPlayerEvent
@@ -35,7 +35,7 @@ from .domain_events import (
 )
 from .plain_values import from_plain, plain_json
 from .projections import public_game
-from .results import PublicGame
+from .results import HandState, PublicGame, ShownRatingChange
 from .seats import has_left, is_person
 
 __all__ = [
@@ -94,7 +94,8 @@ class GameStartedEvent(PlayerEvent):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class YourTurnEvent(PlayerEvent):
-    """The player's seat is to act (``action``: deal or play) after a change by anyone."""
+    """The player's seat is to act (``action``: deal or play) after a change by anyone, with what
+    the move needs: the game's public state and, to play, the seat's own cards (never another's)."""
 
     TYPE = "your_turn"
     game: str
@@ -102,14 +103,8 @@ class YourTurnEvent(PlayerEvent):
     seat: int
     action: str  # "deal" or "play"
     turn_deadline: datetime | None
-
-
-@dataclass(frozen=True, slots=True)
-class ShownRatingChange:
-    """A player's rating as shown (its value on the 1500 scale) before and after a rated game."""
-
-    before: int
-    after: int
+    state: PublicGame | None = None  # None only in events stored before they carried it
+    hand: HandState | None = None  # the seat's own cards to play; None when the action is a deal
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -125,6 +120,7 @@ class GameResultEvent(PlayerEvent):
     scores: tuple[int, ...]
     rated: bool
     rating: ShownRatingChange | None
+    void: bool = False  # a rated game a seat left before playing a card: it rated nobody
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -171,7 +167,8 @@ def player_events_of(
     in ``stored`` (as it is after the change): its game started, a player's seat is to act anew
     (after a deal, a card or the start: ``your_turn``), a finished unrated game's result, a rematch
     offered to the seats that did not ask for it (the caller, when a player's key asked). A rated
-    game's results come from the ratings (:func:`game_result_events`)."""
+    game's results come from the ratings (:func:`game_result_events`), but a void one's, which rates
+    nobody, as it ends."""
     seated = {
         seat.seat: seat.player_id
         for seat in stored.seats
@@ -191,10 +188,10 @@ def player_events_of(
             for seat, player in seated.items()
         ]
     moved = started or any(isinstance(event, CardPlayedEvent | HandDealtEvent) for event in events)
-    if moved and (turn := _your_turn(stored, state)) is not None:
+    if moved and (turn := _your_turn(stored, state, game)) is not None:
         new.append(turn)
     for event in events:
-        if isinstance(event, GameFinishedEvent) and not stored.rated:
+        if isinstance(event, GameFinishedEvent) and (not stored.rated or stored.void):  # a void one rates nobody
             new += game_result_events(stored, event.version, event.winner, event.scores, None)
         if isinstance(event, RematchCreatedEvent):
             offer = {"game": stored.id, "version": event.version, "rematch": event.rematch}
@@ -206,9 +203,10 @@ def player_events_of(
     return [encode_player_event(player, event, now) for player, event in new]
 
 
-def _your_turn(stored: StoredGame, state: PublicGame) -> tuple[str, PlayerEvent] | None:
+def _your_turn(stored: StoredGame, state: PublicGame, game: Game | None) -> tuple[str, PlayerEvent] | None:
     """The ``your_turn`` of the seat to act in ``state``, if a player holds it (not a bot, nor the
-    server's auto-deal)."""
+    server's auto-deal), with that seat's own cards when it is to play (``game``: the engine's game
+    after the change, else restored from the stored snapshot)."""
     if state.turn is None or state.status not in (WAITING_FOR_DEAL, PLAYING):
         return None
     if state.status == WAITING_FOR_DEAL and stored.auto_deal:
@@ -217,8 +215,20 @@ def _your_turn(stored: StoredGame, state: PublicGame) -> tuple[str, PlayerEvent]
     if seat.player_id is None or not is_person(seat):
         return None
     action = "deal" if state.status == WAITING_FOR_DEAL else "play"
+    hand = None
+    if action == "play":
+        if game is None:
+            assert stored.state is not None  # a game being played has its snapshot
+            game = engine.from_snapshot(stored.state)
+        hand = HandState(seat.seat, game.hand_number, game.hand(seat.seat), state.version, stored.id)
     event = YourTurnEvent(
-        game=stored.id, version=state.version, seat=seat.seat, action=action, turn_deadline=state.turn_deadline
+        game=stored.id,
+        version=state.version,
+        seat=seat.seat,
+        action=action,
+        turn_deadline=state.turn_deadline,
+        state=state,
+        hand=hand,
     )
     return seat.player_id, event
 
@@ -247,6 +257,7 @@ def game_result_events(
                 scores=tuple(scores),
                 rated=stored.rated,
                 rating=ratings.get(seat.player_id) if rated and ratings is not None else None,
+                void=stored.void,
             ),
         )
         for seat in stored.seats

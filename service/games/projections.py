@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from .. import engine
 from ..engine import Game, Play, Status
-from ..store import StoredAction, StoredGame, StoredTrick
-from .results import WAITING_FOR_PLAYERS, ActionState, PublicGame, SeatState, TrickState
+from ..store import StoredAction, StoredGame, StoredSeat, StoredTrick
+from .results import WAITING_FOR_PLAYERS, ActionState, PublicGame, SeatRating, SeatState, TrickState
 from .seats import is_open, owes_server_move
 
 __all__ = ["action_state", "hands_over", "public_game", "trick_state"]
@@ -14,11 +14,14 @@ __all__ = ["action_state", "hands_over", "public_game", "trick_state"]
 def public_game(stored: StoredGame, game: Game | None) -> PublicGame:
     """The game as anyone may see it (``game`` is None until all three seats are taken)."""
     if game is None:
-        seats = tuple(SeatState(s.seat, s.name, is_open(s), s.bot, 0, 0, 0, s.player_id) for s in stored.seats)
+        seats = tuple(
+            SeatState(s.seat, s.name, is_open(s), s.bot, 0, 0, 0, s.player_id, _rating(stored, s)) for s in stored.seats
+        )
         return PublicGame(
             stored.id, WAITING_FOR_PLAYERS, stored.target_score, stored.seed is not None, stored.auto_deal,
             stored.turn_timeout_seconds, None, stored.version, stored.created_at, stored.updated_at, seats,
             0, None, None, None, None, None, None, None, None, stored.rematch_of, stored.rematch, stored.rated,
+            stored.void,
         )  # fmt: skip
     view = engine.public_view(game)
     seats = tuple(
@@ -31,6 +34,7 @@ def public_game(stored: StoredGame, game: Game | None) -> PublicGame:
             view.cards_in_hand[s.seat],
             view.tricks_won[s.seat],
             s.player_id,
+            _rating(stored, s),
         )
         for s in stored.seats
     )
@@ -62,7 +66,15 @@ def public_game(stored: StoredGame, game: Game | None) -> PublicGame:
         rematch_of=stored.rematch_of,
         rematch=stored.rematch,
         rated=stored.rated,
+        void=stored.void,
     )
+
+
+def _rating(stored: StoredGame, seat: StoredSeat) -> SeatRating | None:
+    """A rated game's seat's player's rating as the game began (None before it began, and in an unrated game)."""
+    if not stored.rated or seat.rating is None or seat.rating_provisional is None:
+        return None
+    return SeatRating(seat.rating, seat.rating_provisional)
 
 
 def trick_state(trick: StoredTrick) -> TrickState:

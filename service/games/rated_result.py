@@ -21,8 +21,10 @@ def record_result(stored: StoredGame, winner: int, scores: Sequence[int], now: d
 
     A seat left to a bot is rated as the player who left (last, :func:`.finishing_order`); the bot
     that played on for them is not rated. A bot's own seat is rated as that bot strength's player.
+    A void game (:func:`.rated.void_if_unplayed`) has no result: it rates nobody. Each entry keeps the
+    keyed hash of the address its seat was taken from, for the ratings' rules on one address.
     """
-    if not stored.rated:
+    if not stored.rated or stored.void:
         return
     left = [seat.seat for seat in stored.seats if has_left(seat)]
     places = finishing_order(winner, scores, left)
@@ -32,6 +34,9 @@ def record_result(stored: StoredGame, winner: int, scores: Sequence[int], now: d
             raise ValueError(f"seat {seat.seat} of rated game {stored.id} has no player")
         is_bot = seat.bot is not None and seat.seat not in left
         entries.append(
-            StoredEntry(seat.seat, seat.player_id, is_bot, places[seat.seat], scores[seat.seat], seat.seat in left)
-        )
+            StoredEntry(
+                seat.seat, seat.player_id, is_bot, places[seat.seat], scores[seat.seat], seat.seat in left,
+                seat.address_hash,
+            )
+        )  # fmt: skip
     stored.new_result = StoredResult(stored.id, now, tuple(entries))

@@ -30,6 +30,7 @@ from .domain_events import EventLog, RematchCreatedEvent
 from .errors import TooManyRematches
 from .ids import BOT_PLAYER_IDS, derived_game_id
 from .projections import public_game
+from .rated import RATED_TURN_TIMEOUT_SECONDS
 from .server_moves import changed, new_stored_game, start_full_table
 from .tokens import hash_token, new_token
 
@@ -46,14 +47,18 @@ def rematch_id(finished: StoredGame) -> str:
     return derived_game_id(milliseconds, f"rematch/{finished.id}")
 
 
-def new_rematch(finished: StoredGame, caller: int, caller_token: str | None, now: datetime) -> StoredGame:
+def new_rematch(
+    finished: StoredGame, caller: int, caller_token: str | None, now: datetime, *, barred: bool = False
+) -> StoredGame:
     """The rematch of ``finished``, started, its server moves made and its events queued.
 
     The same seats: persons keep their names and ages (the rules' first dealer is the oldest,
     else drawn, as for a new game), players their seats (their keys act for them: no token),
     bots their strengths (a bot that played on for a player who left keeps the seat, as its
     strength's player). The target, the options and ``rated`` are kept (but a rated game whose
-    bots would then be of one strength twice is not rated: see :func:`.rated.check_rated`); the
+    bots would then be of one strength twice is not rated: see :func:`.rated.check_rated`; nor is
+    one where a player sits that an operator has ``barred`` from rated play since); a rated game's
+    clock is kept, and one stored without a clock gets the rated games' default; the
     seed is not (a rematch's deals are fresh: ``seeded`` is false). The caller's anonymous seat
     holds ``caller_token``; every other anonymous person's seat a token no one holds until that
     person asks (the hash of a random token thrown away): so no seat is open, and none can be joined."""
@@ -71,6 +76,10 @@ def new_rematch(finished: StoredGame, caller: int, caller_token: str | None, now
             )
         seats.append(seat)
     bots = [seat.bot for seat in seats if seat.bot is not None]
+    rated = finished.rated and len(bots) == len(set(bots)) and not barred
+    clock = finished.turn_timeout_seconds
+    if rated and clock is None:
+        clock = RATED_TURN_TIMEOUT_SECONDS
     stored = new_stored_game(
         rematch_id(finished),
         seats,
@@ -79,9 +88,9 @@ def new_rematch(finished: StoredGame, caller: int, caller_token: str | None, now
         auto_deal=finished.auto_deal,
         seed=None,
         first_dealer=None,
-        turn_timeout_seconds=finished.turn_timeout_seconds,
+        turn_timeout_seconds=clock,
         rematch_of=finished.id,
-        rated=finished.rated and len(bots) == len(set(bots)),
+        rated=rated,
     )
     start_full_table(stored, now)
     return stored

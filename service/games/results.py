@@ -15,7 +15,9 @@ from ..engine import Card, CompletedTrick, Play, Status
 __all__ = [
     "WAITING_FOR_PLAYERS",
     "STATUSES",
+    "SeatRating",
     "SeatState",
+    "ShownRatingChange",
     "TrickState",
     "PublicGame",
     "Credential",
@@ -39,6 +41,22 @@ STATUSES = (WAITING_FOR_PLAYERS, *(status.value for status in Status))
 
 
 @dataclass(frozen=True, slots=True)
+class SeatRating:
+    """A rating as a table shows it: its value on the 1500 scale, and whether it is provisional."""
+
+    value: int
+    provisional: bool
+
+
+@dataclass(frozen=True, slots=True)
+class ShownRatingChange:
+    """A player's rating as shown (its value on the 1500 scale) before and after a rated game."""
+
+    before: int
+    after: int
+
+
+@dataclass(frozen=True, slots=True)
 class SeatState:
     seat: int
     name: str | None
@@ -48,6 +66,8 @@ class SeatState:
     cards_in_hand: int
     tricks_won: int
     player: str | None = None  # the seat's player's id (a bot's, or one who left it to a bot)
+    rating: SeatRating | None = None  # a rated game's: the player's rating as the game began
+    rating_change: ShownRatingChange | None = None  # once the rated result is applied to the player
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,10 +117,14 @@ class PublicGame:
     rematch_of: str | None
     rematch: str | None
     rated: bool = False
+    void: bool = False  # rated, but a seat left before playing a card: it rates nobody
 
     @property
     def etag(self) -> str:
-        return etag_for(self.id, self.version)
+        """The version's tag; and the seats showing a rating change, which come after the game's last version."""
+        tag = etag_for(self.id, self.version)
+        changes = sum(1 for seat in self.seats if seat.rating_change is not None)
+        return f"{tag}.{changes}" if changes else tag
 
 
 def etag_for(game_id: str, version: int) -> str:

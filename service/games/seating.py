@@ -17,13 +17,14 @@ from .commands import NewGame, NewPlayer
 from .domain_events import EventLog, SeatTakenEvent
 from .errors import AlreadySeated, SeatsFull, SeatTaken
 from .ids import BOT_PLAYER_IDS, new_game_id
-from .players import caller_player
 from .preconditions import check_version
 from .projections import public_game
 from .rated import check_rated, check_rated_join
 from .results import Created, Credential, Joined
+from .seat_ratings import snapshot_ratings
 from .seats import is_open, name_bots_apart, take_seat
 from .server_moves import begin, changed, new_stored_game, settle, start_full_table
+from .tokens import caller_player
 from .transactions import Transactions
 from .unit_of_work import UnitOfWork
 
@@ -36,8 +37,11 @@ class SeatingUseCases:
     _games: Transactions
     clock: Callable[[], datetime]
 
-    def create(self, request: NewGame, *, key: str | None = None, uow: UnitOfWork | None = None) -> Created:
-        """A new game, its seats taken as asked: ``me`` seats for the player of ``key``."""
+    def create(
+        self, request: NewGame, *, key: str | None = None, address: str | None = None, uow: UnitOfWork | None = None
+    ) -> Created:
+        """A new game, its seats taken as asked: ``me`` seats for the player of ``key``. ``address``:
+        the keyed hash of the request's address, kept on the persons' seats (for the ratings)."""
         with self._games.work(uow) as work:
             if any(player is not None and player.me for player in request.seats):
                 request = _with_caller(request, caller_player(work, key))
@@ -49,7 +53,7 @@ class SeatingUseCases:
             for number, player in enumerate(request.seats):
                 seat = StoredSeat(number)
                 if player is not None:
-                    token = take_seat(seat, player, now)
+                    token = take_seat(seat, player, now, address)
                     if token is not None:
                         credentials.append(Credential(number, token))
                     seated.append((seat, player))
@@ -70,6 +74,8 @@ class SeatingUseCases:
             # budget), before a connection is taken: the store is held for the INSERTs alone.
             game = start_full_table(stored, now) if stored.open_seats == 0 else None
             with work.session() as session:
+                if game is not None:
+                    snapshot_ratings(session, stored, now)
                 session.save(stored)
         return Created(public_game(stored, game), tuple(credentials))
 
@@ -81,13 +87,15 @@ class SeatingUseCases:
         seat: int | None,
         if_match: Sequence[str] | None,
         key: str | None = None,
+        address: str | None = None,
         uow: UnitOfWork | None = None,
     ) -> Joined:
-        """Take ``seat`` (or the first open one) for ``player``: for ``me``, the player of ``key``."""
+        """Take ``seat`` (or the first open one) for ``player``: for ``me``, the player of ``key``.
+        ``address``: the keyed hash of the request's address, kept on the seat (for the ratings)."""
         with self._games.work(uow) as work:
             if player.me:
                 player = caller_player(work, key)
-            return self._games.change(work, game_id, _joiner(player, seat, if_match))
+            return self._games.change(work, game_id, _joiner(player, seat, if_match, address, work))
 
 
 def _with_caller(request: NewGame, caller: NewPlayer) -> NewGame:
@@ -107,7 +115,7 @@ def _with_caller(request: NewGame, caller: NewPlayer) -> NewGame:
 
 
 def _joiner(
-    player: NewPlayer, seat: int | None, if_match: Sequence[str] | None
+    player: NewPlayer, seat: int | None, if_match: Sequence[str] | None, address: str | None, uow: UnitOfWork
 ) -> Callable[[StoredGame, Game | None, datetime, EventLog], Joined]:
     """The change that seats ``player`` in ``seat`` (or the first open one) of a game."""
 
@@ -128,11 +136,13 @@ def _joiner(
             if not is_open(taken):
                 free = ", ".join(str(s.seat) for s in open_seats)
                 raise SeatTaken(f"seat {seat} is taken; open: {free}")
-        token = take_seat(taken, player, now)
+        token = take_seat(taken, player, now, address)
         stored.changed_seats.add(taken.seat)
         stored.open_seats -= 1
         if stored.open_seats == 0:
             game = begin(stored)
+            with uow.session() as session:  # the change's own session: the players' rows as the game begins
+                snapshot_ratings(session, stored, now)
         changed(stored, game, now)
         log.add(stored, SeatTakenEvent, public_game(stored, game), seat=taken.seat, name=taken.name, bot=None)
         if game is not None:

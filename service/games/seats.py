@@ -30,13 +30,15 @@ def has_left(seat: StoredSeat) -> bool:
     return seat.bot is not None and seat.player_id is not None and seat.player_id != BOT_PLAYER_IDS.get(seat.bot)
 
 
-def take_seat(seat: StoredSeat, player: NewPlayer, now: datetime) -> str | None:
+def take_seat(seat: StoredSeat, player: NewPlayer, now: datetime, address: str | None = None) -> str | None:
     """Seat an anonymous person (returns their new token), a player (known by id: their key acts
-    for the seat) or a bot (its strength's player); None but for the anonymous person."""
+    for the seat) or a bot (its strength's player); None but for the anonymous person. ``address``:
+    the keyed hash of the address the request came from (a person's seat keeps it, for the ratings)."""
     assert not player.me, "the use case resolves the caller to their player first"
     seat.name = player.display_name
     seat.age = player.age
     seat.joined_at = now
+    seat.address_hash = address if player.bot is None else None
     if player.bot is not None:
         seat.bot = player.bot
         seat.player_id = BOT_PLAYER_IDS[player.bot]

@@ -1,11 +1,13 @@
 """The server's own moves: auto-deals, bot seats, and stand-ins for a player whose turn timed out.
 
-They happen inside requests, on the game in memory, before it is saved: no background worker, no
-state kept in the process. A request makes the moves it finds owed within a budget
-(:data:`SERVER_MOVES_PER_REQUEST` moves, :data:`SERVER_MOVE_SECONDS` of CPU); what is left stays
-owed, marked by a turn deadline of the moment it fell due, and the next request that touches the
-game (a read, an event stream's look) goes on with it. So a game of three bots plays to the end
-over many short requests, never inside one long one. Each move, the server's or a player's, is
+They happen on the game in memory, before it is saved, with no state kept in the process: in the
+request that makes them due, within a budget (:data:`SERVER_MOVES_PER_REQUEST` moves,
+:data:`SERVER_MOVE_SECONDS` of CPU); what is left stays owed, marked by a turn deadline of the
+moment it fell due, and the worker role (:mod:`service.worker`), or a change that finds it due
+first, goes on with it (a read never does). So a game of three bots plays to the end
+over many short steps of the worker's, never inside one long one. A master's plays
+(:data:`WORKER_STRENGTHS`: up to a second of CPU each) are the worker's alone: a request stops
+before one and leaves it owed. Each move, the server's or a player's, is
 recorded here: queued on the stored game as an entry of its action log (a completed trick as a
 trick), given a new version, and logged for the feed as its events.
 """
@@ -33,13 +35,14 @@ from .player_events import queue_change
 from .projections import public_game
 from .rated_result import record_result
 from .results import WAITING_FOR_PLAYERS, TrickState
-from .seats import is_open, is_person, owes_server_move
+from .seats import has_left, is_open, is_person, owes_server_move
 
 __all__ = [
     "BOTS_ONLY_EXPERT_PLAYOUTS",
     "SERVER_MOVES_PER_REQUEST",
     "SERVER_MOVE_SECONDS",
     "STAND_IN",
+    "WORKER_STRENGTHS",
     "begin",
     "changed",
     "owes_server_move",
@@ -49,6 +52,7 @@ __all__ = [
     "start_full_table",
     "stand_in",
     "timed_out",
+    "waits_for_worker",
 ]
 
 STAND_IN = "basic"  # the strength that plays for a player whose turn timed out
@@ -63,8 +67,10 @@ EXPERT_MIN_SECONDS = 0.008
 # over its requests (measured from outside, issue 25) rather than a quarter of a minute.
 # Not in a rated game: there an expert always searches its full, fixed budget (DEFAULT_PLAYOUTS,
 # no CPU cap), so that its moves, and so the ratings, are the same whatever the machine and its
-# load; the request's budget may leave a move to the next request, never shorten its search.
+# load; the request's budget may leave a move to the worker, never shorten its search.
 BOTS_ONLY_EXPERT_PLAYOUTS = 25
+# The strengths whose plays only the worker makes (a request that finds one due leaves it owed).
+WORKER_STRENGTHS = frozenset({"master"})
 
 
 def new_stored_game(
@@ -124,13 +130,16 @@ def start_full_table(stored: StoredGame, now: datetime) -> Game:
     return game
 
 
-def settle(stored: StoredGame, game: Game, now: datetime, log: EventLog) -> None:
+def settle(stored: StoredGame, game: Game, now: datetime, log: EventLog, *, by_worker: bool = False) -> None:
     """Make the moves the server owes (auto-deals, bot seats) within this request's budget, then
-    store the new state. Moves left over stay owed: the turn deadline is ``now``, already due."""
+    store the new state. Moves left over stay owed: the turn deadline is ``now``, already due. Only
+    ``by_worker`` are a master's plays made (:func:`waits_for_worker`)."""
     started = time.thread_time()
     for _ in range(SERVER_MOVES_PER_REQUEST):
         spent = time.thread_time() - started
         if spent >= SERVER_MOVE_SECONDS or not owes_server_move(stored, game):
+            break
+        if not by_worker and waits_for_worker(stored, game):
             break
         assert game.turn is not None
         actor = stored.seats[game.turn]  # the dealer while waiting for a deal
@@ -145,6 +154,13 @@ def settle(stored: StoredGame, game: Game, now: datetime, log: EventLog) -> None
 def stand_in(stored: StoredGame, game: Game, now: datetime, log: EventLog) -> None:
     """The player to act let their time pass: the stand-in bot moves for them, once."""
     _server_move(stored, game, now, STAND_IN, "timeout", log)
+
+
+def waits_for_worker(stored: StoredGame, game: Game) -> bool:
+    """The move due is a play of a strength whose plays are the worker's (:data:`WORKER_STRENGTHS`)."""
+    if game.status is not Status.PLAYING or game.turn is None:
+        return False
+    return stored.seats[game.turn].bot in WORKER_STRENGTHS
 
 
 def timed_out(stored: StoredGame, now: datetime) -> bool:
@@ -165,6 +181,7 @@ def record_deal(stored: StoredGame, game: Game, dealt: engine.Dealt, cause: str,
     action = game.log[-1]
     assert isinstance(action, engine.DealAction)
     _append_action(stored, "deal", action.seat, game.hand_number, cause, now, seed=action.seed.hex())
+    _moved_in_time(stored, stored.seats[action.seat], cause)
     changed(stored, game, now)
     state = public_game(stored, game)
     log.add(
@@ -185,6 +202,8 @@ def record_play(
     """Record the play just made: the action, the trick it completed, and for the feed the card,
     then what it settled (the trick, the hand with its revealed seed, the game)."""
     _append_action(stored, "play", played.seat, played.hand_number, cause, now, card=played.card.code)
+    _mark_played(stored, stored.seats[played.seat], cause)
+    _moved_in_time(stored, stored.seats[played.seat], cause)
     trick = played.completed
     if trick is not None:
         stored.trick_count += 1
@@ -233,6 +252,23 @@ def _append_action(
     """Number the game's next action and queue it for the log."""
     stored.action_count += 1
     stored.new_actions.append(StoredAction(stored.action_count, kind, seat, hand_number, cause, now, card, seed))
+
+
+def _mark_played(stored: StoredGame, seat: StoredSeat, cause: str) -> None:
+    """The seat's own holder played a card: its person, or the bot seated from the start (not a
+    stand-in after a timeout, nor the bot that took over a leaver's seat). Written once a seat, and
+    only in a rated game, where it decides whether a leave makes the game void (:mod:`.rated`)."""
+    if stored.rated and not seat.played and cause != "timeout" and not has_left(seat):
+        seat.played = True
+        stored.changed_seats.add(seat.seat)
+
+
+def _moved_in_time(stored: StoredGame, seat: StoredSeat, cause: str) -> None:
+    """The seat's holder made their own move: the deadlines they let pass before no longer count
+    towards a leave (:func:`.leaving.lapse`)."""
+    if cause == "player" and seat.lapses:
+        seat.lapses = 0
+        stored.changed_seats.add(seat.seat)
 
 
 def _bot_rng(stored: StoredGame) -> random.Random:

@@ -13,14 +13,18 @@ import hashlib
 import hmac
 import secrets
 
-from ..store import StoredGame
+from ..store import StoredGame, StoredPlayer, StoreSession
+from .commands import NewPlayer
 from .errors import InvalidKey, InvalidToken, MissingToken, NotYourSeat
+from .unit_of_work import UnitOfWork
 
 __all__ = [
     "PLAYER_KEY_PREFIX",
     "authenticate",
+    "caller_player",
     "hash_token",
     "is_player_key",
+    "keyed_player",
     "new_player_key",
     "new_token",
     "player_key_hash",
@@ -93,3 +97,22 @@ def reader_seat(stored: StoredGame, token: str | None) -> int | None:
         raise InvalidKey("the player key is not valid: no player has it (was it replaced?)")
     held = [s.seat for s in stored.seats if s.player_id == stored.caller and s.bot is None]
     return held[0] if held else None
+
+
+def caller_player(uow: UnitOfWork, key: str | None) -> NewPlayer:
+    """The player whose key the request carries, as a seat's new player (their profile's name)."""
+    with uow.session() as session:
+        player = keyed_player(session, key)
+    return NewPlayer(name=player.name, player_id=player.id, barred=player.barred)
+
+
+def keyed_player(session: StoreSession, key: str | None) -> StoredPlayer:
+    """The player whose key this is, read now: :class:`.MissingToken` without a key,
+    :class:`.InvalidKey` when no player has it."""
+    if not key:
+        raise MissingToken("send your player key as 'Authorization: Bearer <key>'")
+    key_hash = player_key_hash(key)
+    player = session.player_by_key(key_hash) if key_hash is not None else None
+    if player is None:
+        raise InvalidKey("the player key is not valid: no player has it (was it replaced?)")
+    return player

@@ -19,8 +19,9 @@ from ..engine import Game, Status
 from ..store import StoredGame, StoreSession
 from .domain_events import EventLog
 from .errors import GameNotFound
+from .leaving import lapse
 from .player_events import queue_change
-from .server_moves import owes_server_move, settle, stand_in, timed_out
+from .server_moves import owes_server_move, settle, timed_out, waits_for_worker
 from .tokens import player_key_hash
 from .unit_of_work import UnitOfWork, given_or_own
 
@@ -72,6 +73,13 @@ class Transactions:
         with self.work(uow) as work:
             return self._read(work, game_id, read, player_key_hash(token), several_statements=several_statements)
 
+    def make_due_moves(self, game_id: str) -> bool:
+        """The moves due in the game now, committed (as a read or a change that finds them due makes
+        them first): what the worker calls for each due game. False when none was due (another
+        process made them, or the game changed meanwhile); :class:`.GameNotFound` without the game."""
+        with self.work(None) as work:
+            return self._catch_up(work, game_id, by_worker=True)
+
     def finished_version(self, game_id: str) -> int | None:
         """The game's version if it is finished (its record never changes at that version), None
         while it is not; :class:`.GameNotFound` without such a game. One short statement: no log
@@ -105,21 +113,13 @@ class Transactions:
     def _read(
         self, uow: UnitOfWork, game_id: str, read: Read[T], key: str | None, *, several_statements: bool = False
     ) -> T:
-        """``read`` the game, after the moves now due (a stand-in's for an expired turn, the server's
-        owed ones). With ``several_statements`` (a page of its history, say) they share one read
+        """``read`` the game as stored: a read makes no move, not even one that is due (the worker
+        makes those). With ``several_statements`` (a page of its history, say) they share one read
         transaction."""
         with uow.session() as session:
             if several_statements:
                 with session.reading():
-                    stored = _found(session.load(game_id, key_hash=key), game_id)
-                    if not timed_out(stored, self.clock()):
-                        return read(session, stored)
-            else:
-                stored = _found(session.load(game_id, key_hash=key), game_id)
-                if not timed_out(stored, self.clock()):
-                    return read(session, stored)
-        self._catch_up(uow, game_id)
-        with uow.session() as session, session.reading():
+                    return read(session, _found(session.load(game_id, key_hash=key), game_id))
             return read(session, _found(session.load(game_id, key_hash=key), game_id))
 
     def _change_locked(self, uow: UnitOfWork, game_id: str, change: Change[T], key: str | None) -> T:
@@ -143,22 +143,27 @@ class Transactions:
         queue_change(log, stored, now)
         return result
 
-    def _catch_up(self, uow: UnitOfWork, game_id: str) -> None:
+    def _catch_up(self, uow: UnitOfWork, game_id: str, *, by_worker: bool = False) -> bool:
         """Make the moves now due, committed: the server's owed ones (bots and auto-deals, at their
         own strength, within one request's budget), or, if the person to act has let their time
-        pass, the stand-in's for them and then what the server owes after it."""
+        pass, the stand-in's for them (or their leave, :func:`.leaving.lapse`) and then what the server
+        owes after it. A master's play is left to the worker (``by_worker``): a request's catch-up
+        that finds one due changes nothing."""
         with uow.session() as session, session.locked(game_id) as locked:
             stored = _found(locked, game_id)
             now = self.clock()
             game = restore(stored)
             if game is None or not timed_out(stored, now):
-                return
+                return False
+            if not by_worker and waits_for_worker(stored, game):
+                return False
             log = EventLog()
             if not owes_server_move(stored, game):
-                stand_in(stored, game, now, log)
-            settle(stored, game, now, log)
+                lapse(stored, game, now, log)
+            settle(stored, game, now, log, by_worker=by_worker)
             queue_change(log, stored, now)
             session.save(stored)
+            return True
 
 
 def _saved(session: StoreSession, stored: StoredGame, result: T) -> T:

@@ -19,40 +19,31 @@ Two kinds:
   decides (:mod:`service.store.session`), committed as it ends; the unit holds one connection,
   taken at its first session, not before.
 
-Its outbox is the ids of the games whose new events were written (:attr:`UnitOfWork.outbox`): they
-are published (:meth:`.StoreSession.announce`) only once committed, by a keyed unit after its
-commit (never if it rolls back), by a plain one when it ends, as each of their writes has then
-committed. Then, the unit's connection given back, the players' events of those changes
-(:mod:`.player_events`) are appended to the players' feeds, in short transactions of their own
-(:meth:`.GameStore.append_player_events`). A process that dies between the two loses them: a
-reader of a player's feed that reconnects starts from the player's state, which tells whose turn
-it is in each of their games. What a use case asks to run once its writes have committed
+What a change owes others is written with it, in its transaction: the players' events in the game's
+outbox, a rated game's result pending. The worker role delivers and applies them (a process that
+dies after the commit loses nothing). After the commit the unit only signals which games changed
+(:attr:`UnitOfWork.changed`, told by :meth:`.StoreSession.announce`): by a keyed unit after its
+commit (never if it rolls back), by a plain one when it ends, as each of its writes has then
+committed. The signal is best effort: the streams and the worker wake at once on it, and without
+it find the change at their next look. What a use case asks to run once its writes have committed
 (:meth:`UnitOfWork.after_commit`: the quick-play queue's matching after a ticket is queued) runs
-after that, in transactions of its own; never after a rollback. The rated games the unit finished have
-their results applied to the players' ratings first (:class:`.RatingApplier`), each in a short
-transaction of its own: within the request that ended the game.
+after that, in transactions of its own; never after a rollback.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from types import TracebackType
 
-from ..store import GameStore, StoredPlayerEvent, StoreSession
+from ..store import GameStore, StoreSession
 from .idempotency import IdempotencyKeys, KeyClaim, SavedResponse
-from .rating_apply import AppliedResult, RatingApplier, result_applied
 
 __all__ = ["KeyedRequest", "UnitOfWork", "given_or_own"]
 
 log = logging.getLogger(__name__)
-
-
-def _now() -> datetime:
-    return datetime.now(UTC)
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,12 +64,8 @@ class UnitOfWork:
         store: GameStore,
         keys: IdempotencyKeys,
         request: KeyedRequest | None = None,
-        *,
-        on_rated: Callable[[AppliedResult], None] = result_applied,
     ) -> None:
-        """``on_rated``: told of each rated game's result once applied (the players' feeds' ``game_result``)."""
         self._store = store
-        self._on_rated = on_rated
         self._keys = keys
         self._request = request
         self._claim: KeyClaim | None = None
@@ -87,7 +74,6 @@ class UnitOfWork:
         self._committed = False
         self._succeeded = False  # committed (a keyed unit), or ended without an error (a plain one)
         self._after_commit: list[Callable[[], None]] = []
-        self._deliverable: Sequence[StoredPlayerEvent] = ()  # players' events of committed changes
         #: The first response to this request's key, when the unit finds one: then nothing is to run.
         self.replay: SavedResponse | None = None
 
@@ -106,19 +92,11 @@ class UnitOfWork:
     def __exit__(
         self, kind: type[BaseException] | None, error: BaseException | None, traceback: TracebackType | None
     ) -> None:
-        results: tuple[str, ...] = ()
         try:
             if self._claim is None and self._session is not None:
-                self._session.announce(self.outbox)  # a plain unit's writes committed one by one
-                self._deliverable = self._session.player_events
-            if self._session is not None and (self._claim is None or self._succeeded):
-                results = tuple(self._session.results)
+                self._session.announce(self.changed)  # a plain unit's writes committed one by one
         finally:
             self._resources.close()  # a keyed unit not committed rolls back here
-        if results:  # committed, and the connection given back: the ratings take their own
-            RatingApplier(self._store.ratings, _now, self._on_rated).apply(results)
-        if self._deliverable:
-            self._deliver(self._deliverable)
         if error is None and (self._succeeded or (self._claim is None and self.replay is None)):
             for callback in self._after_commit:
                 try:
@@ -126,22 +104,14 @@ class UnitOfWork:
                 except Exception:  # the unit's own work has committed: its answer stands
                     log.exception("a step after a commit failed")
 
-    def _deliver(self, events: Sequence[StoredPlayerEvent]) -> None:
-        """Append the players' events of the committed changes (logged, not raised, if that fails:
-        the change has committed, and a player's reconnecting reader recovers from their state)."""
-        try:
-            self._store.append_player_events(events)
-        except Exception as error:
-            log.warning("could not append %d events to players' feeds: %s", len(events), type(error).__name__)
-
     @property
     def keyed(self) -> bool:
         """Whether the unit holds an ``Idempotency-Key`` (and so one transaction for everything)."""
         return self._claim is not None
 
     @property
-    def outbox(self) -> tuple[str, ...]:
-        """The games changed with new events, to publish once committed."""
+    def changed(self) -> tuple[str, ...]:
+        """The games changed with new events, to signal once committed."""
         return tuple(self._session.changed) if self._session is not None else ()
 
     @contextmanager
@@ -156,9 +126,9 @@ class UnitOfWork:
 
     def commit(self, response: SavedResponse | None = None) -> None:
         """End the unit's work. A keyed unit stores ``response`` for the retries of its key and
-        commits it with everything the use case wrote, then publishes its outbox; raises
+        commits it with everything the use case wrote, then signals the changed games; raises
         :class:`.DatabaseUnavailable` if the commit fails (then nothing is written). A plain
-        unit's writes are committed already: its outbox is published when its block ends."""
+        unit's writes are committed already: its changes are signalled when its block ends."""
         if self._committed:
             raise RuntimeError("this unit of work has committed")
         self._committed = True
@@ -169,8 +139,7 @@ class UnitOfWork:
         self._keys.complete(self._claim, response)
         self._succeeded = True
         assert self._session is not None
-        self._session.announce(self.outbox)
-        self._deliverable = self._session.player_events
+        self._session.announce(self.changed)
 
     def after_commit(self, callback: Callable[[], None]) -> None:
         """Run ``callback`` once the unit's writes have committed and the unit has ended (not after

@@ -1,4 +1,5 @@
-"""Prometheus metrics: requests by route and status, their latency, games created and cards played.
+"""Prometheus metrics: requests by route and status, their latency, games created, cards played,
+and the streams the real-time role holds.
 
 Under gunicorn the workers are separate processes, so with ``PROMETHEUS_MULTIPROC_DIR`` set
 (gunicorn.conf.py sets it) prometheus_client keeps each worker's values in files there and
@@ -17,6 +18,7 @@ from prometheus_client import (
     REGISTRY,
     CollectorRegistry,
     Counter,
+    Gauge,
     Histogram,
     disable_created_metrics,
     generate_latest,
@@ -25,7 +27,15 @@ from prometheus_client import multiprocess as prometheus_multiprocess
 from werkzeug.datastructures import WWWAuthenticate
 from werkzeug.exceptions import Unauthorized
 
-__all__ = ["CARDS_PLAYED", "GAMES_CREATED", "REQUESTS", "REQUEST_SECONDS", "init_metrics", "render_metrics"]
+__all__ = [
+    "CARDS_PLAYED",
+    "GAMES_CREATED",
+    "REQUESTS",
+    "REQUEST_SECONDS",
+    "STREAMS_HELD",
+    "init_metrics",
+    "render_metrics",
+]
 
 MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
 disable_created_metrics()  # type: ignore[no-untyped-call]  # no `*_created` series: scrapers do not need them, and they double the output
@@ -42,6 +52,17 @@ REQUEST_SECONDS = Histogram(
     buckets=(0.001, 0.0025, 0.005, 0.0075, 0.01, 0.015, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0),
 )
 GAMES_CREATED = Counter("coins_games_created", "Games created (createGame answered 201).")
+STREAMS_HELD = Gauge(
+    "coins_streams_held",
+    "Event streams and waiting long polls the real-time role's processes hold now.",
+    multiprocess_mode="livesum",
+)
+ROLE_UP = Gauge(
+    "coins_role_up",
+    "1 while a process of the role (worker, realtime) was seen within the last 15 s, else 0: as /readyz last found.",
+    ["role"],
+    multiprocess_mode="mostrecent",
+)
 CARDS_PLAYED = Counter(
     "coins_cards_played",
     "Cards played by players (playCard answered 201); moves the server makes for bot seats and stand-ins are not counted.",

@@ -1,7 +1,9 @@
 """Players' ratings: the finishing order of a game, the Plackett-Luce update, inactivity and the display scale.
 
-Pure: the standard library and openskill only (pyproject.toml's [tool.importlinter] says so);
-the use cases call it, and store what it returns. docs/ratings.md explains the model.
+The model (this package's names) is pure: the standard library and openskill only (pyproject.toml's
+[tool.importlinter] says so); the use cases call it, and store what it returns. Beside it, not
+imported here: :mod:`.apply` (a rated game's result applied to its players' ratings, once) and
+:mod:`.reads` (ratings as shown, histories, the leaderboard). docs/ratings.md explains the model.
 """
 
 from .display import Shown, display, provisional_from

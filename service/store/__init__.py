@@ -5,20 +5,22 @@ drivers and transactions stay inside this package.
 """
 
 from .db import Database, DatabaseUnavailable
+from .due import DueWork
 from .idempotency import HeldKey, IdempotencyStore, KeptResponse
 from .models import (
     ActionRow,
     Base,
     GameRow,
     IdempotencyKeyRow,
-    PlayerRow,
     RateLimitRow,
     SeatRow,
     TicketRow,
     TrickRow,
 )
+from .player_models import PlayerRow
 from .ratings import RatingStore, RatingTransaction
 from .repository import ConcurrentUpdate
+from .reviews import Reviews, StoredReview
 from .session import PLAYER_FEED, GameStore, StoreSession, WriteTransaction, player_feed_key
 from .stored import StoredAction, StoredEvent, StoredGame, StoredPlayer, StoredPlayerEvent, StoredSeat, StoredTrick
 from .stored_ratings import StoredEntry, StoredHistory, StoredResult
@@ -31,6 +33,7 @@ __all__ = [
     "ConcurrentUpdate",
     "Database",
     "DatabaseUnavailable",
+    "DueWork",
     "GameRow",
     "GameStore",
     "IdempotencyKeyRow",
@@ -42,6 +45,7 @@ __all__ = [
     "RateLimitRow",
     "RatingStore",
     "RatingTransaction",
+    "Reviews",
     "SeatRow",
     "StoreSession",
     "StoredAction",
@@ -52,6 +56,7 @@ __all__ = [
     "StoredPlayer",
     "StoredPlayerEvent",
     "StoredResult",
+    "StoredReview",
     "StoredSeat",
     "StoredTicket",
     "StoredTrick",

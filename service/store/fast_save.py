@@ -3,7 +3,7 @@
 The plain save (:meth:`.repository.GameRepository.update`, SQLite's only way) is the game's
 UPDATE at the version it was read at, one UPDATE per changed seat and the INSERTs of its new
 actions, tricks and events: on PostgreSQL a round trip each, in a transaction (BEGIN and COMMIT:
-two more). Here the same writes are one statement, the UPDATE of the game with the others (and a
+two more). Here the same writes are one statement, the UPDATE of the game with the others (its outbox rows, and a
 rated game's result as it finishes) as data-modifying CTEs that depend on its row, so it is atomic by itself and needs no transaction.
 
 Why it is kept: ``bench/request_cpu.py --compare cte_save`` (docs/benchmarks.md) measured the plain
@@ -21,7 +21,7 @@ from sqlalchemy import Connection, Table, bindparam, text
 from sqlalchemy.sql.elements import TextClause
 
 from .driver import Prepared
-from .models import ActionRow, EventRow, GameResultRow, GameRow, JsonType, TrickRow
+from .models import ActionRow, EventRow, GameResultRow, GameRow, JsonType, OutboxRow, TrickRow
 from .stored import CHANGING_GAME_COLUMNS, SEAT_COLUMNS, StoredSeat
 
 __all__ = ["save_in_one_statement"]
@@ -31,6 +31,7 @@ _ACTIONS = cast(Table, ActionRow.__table__)
 _TRICKS = cast(Table, TrickRow.__table__)
 _EVENTS = cast(Table, EventRow.__table__)
 _RESULTS = cast(Table, GameResultRow.__table__)
+_OUTBOX = cast(Table, OutboxRow.__table__)
 
 
 def _statement(*, finishing: bool) -> TextClause:
@@ -43,7 +44,8 @@ def _statement(*, finishing: bool) -> TextClause:
     other save is the statement it was)."""
 
     def columns(table: Table, alias: str = "") -> str:  # all but game_id, which comes from g
-        return ", ".join(f"{alias}{column.name}" for column in table.c if column.name != "game_id")
+        skipped = ("game_id", "id") if table is _OUTBOX else ("game_id",)  # the outbox's id is its sequence's
+        return ", ".join(f"{alias}{column.name}" for column in table.c if column.name not in skipped)
 
     result = (
         f"""
@@ -77,13 +79,17 @@ def _statement(*, finishing: bool) -> TextClause:
             INSERT INTO events (game_id, {columns(_EVENTS)})
             SELECT g.id, {columns(_EVENTS, "r.")}
             FROM g, jsonb_populate_recordset(NULL::events, :events) AS r
+        ), o AS (
+            INSERT INTO outbox (game_id, {columns(_OUTBOX)})
+            SELECT g.id, {columns(_OUTBOX, "r.")}
+            FROM g, jsonb_populate_recordset(NULL::outbox, :outbox) AS r
         ){result}
         SELECT count(*) FROM g
     """
     typed = [bindparam(f"new_{name}", type_=_GAMES.c[name].type) for name in CHANGING_GAME_COLUMNS]
     typed += [
         bindparam(name, type_=JsonType)
-        for name in ("seats", "actions", "tricks", "events", *(("results",) if finishing else ()))
+        for name in ("seats", "actions", "tricks", "events", "outbox", *(("results",) if finishing else ()))
     ]
     return text(sql).bindparams(*typed)
 
@@ -100,12 +106,12 @@ def save_in_one_statement(
 ) -> bool:
     """What the plain save writes, in one statement: the game's UPDATE (``game_values``: ``new_<column>``
     for :data:`.stored.CHANGING_GAME_COLUMNS`, ``where_id`` and ``where_version``), the changed
-    ``seats``, and the new ``rows`` (``"actions"``, ``"tricks"``, ``"events"``, and ``"results"``: a rated game's result as
-    it finishes; each a table's values).
+    ``seats``, and the new ``rows`` (``"actions"``, ``"tricks"``, ``"events"``, ``"outbox"``: what the change owes
+    players' feeds, and ``"results"``: a rated game's result as it finishes; each a table's values).
     False, with nothing written, when the stored game is no longer at ``where_version``."""
     values = dict(game_values)
     values["seats"] = [_row_json({name: getattr(seat, name) for name in SEAT_COLUMNS}) for seat in seats]
-    for table in ("actions", "tricks", "events"):
+    for table in ("actions", "tricks", "events", "outbox"):
         values[table] = [_row_json(row) for row in rows[table]]
     if not rows["results"]:
         return _SAVE.run(connection, values).rows == [(1,)]

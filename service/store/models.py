@@ -1,9 +1,12 @@
-"""The tables: games, their seats, their append-only action log, their completed tricks, their events
-and a rated game's result; players and their rating history; quick-play tickets; players' own feeds;
-and, for the HTTP layer's bookkeeping, idempotency keys and rate-limit counters.
+"""The tables: games, their seats, their append-only action log, their completed tricks, their events,
+a rated game's result and review, and what its changes owe players' feeds (the outbox); quick-play
+tickets; and, for the HTTP layer's bookkeeping, idempotency keys and rate-limit counters. The
+players' tables (players, their own feeds, their rating histories and opponents, the operators'
+audit) and the service's own secrets are in :mod:`.player_models`.
 
 Every game table is keyed by game id first, so every transaction touches exactly one game and
-the schema can be sharded by game id later. The players table, the rating history, the tickets, the
+the schema can be sharded by game id later. The outbox carries its game's id but is numbered by one
+sequence (the worker reads it oldest first across games). The players table, the rating history, the tickets, the
 players' feeds and the two bookkeeping tables are the exceptions, each saying why in its docstring:
 they belong to callers, not to games. A seat names its player by id with no foreign key (as a
 rematch names its game), and a ticket its game: no game's rows are tied to another table's, and a
@@ -42,6 +45,8 @@ JsonType = JSON().with_variant(JSONB(), "postgresql")
 # (game_id, …) are kept in one, ordered by their key, instead (WITHOUT ROWID). Not the games:
 # a row holding a snapshot is too large for it. Other databases ignore the option.
 _CLUSTERED = {"sqlite_with_rowid": False}
+NAME_LENGTH = 80  # code points: a name is at most 40 grapheme clusters and 80 code points (service.names)
+ADDRESS_HASH_LENGTH = 32  # hex digits of a keyed hash of an address (service.addresses)
 
 
 class UTCDateTime(TypeDecorator[datetime]):
@@ -103,8 +108,17 @@ class GameRow(Base):
     rematch: Mapped[str | None] = mapped_column(String(26))
     rated: Mapped[bool] = mapped_column(nullable=False, default=False, server_default=false())
     winner: Mapped[int | None] = mapped_column(SmallInteger)  # the winning seat, once finished
+    # A rated game a seat left (or lapsed out of) before playing a card: it rates nobody.
+    void: Mapped[bool] = mapped_column(nullable=False, default=False, server_default=false())
+    # Until when a game of bots alone is followed (the real-time role marks the games its streams
+    # follow): the worker moves such a game only while it is. A liveness mark, not a change: no
+    # version, no event, and a save of the game never writes it.
+    followed_until: Mapped[datetime | None] = mapped_column(UTCDateTime())
 
-    __table_args__ = (Index("ix_games_status_id", "status", "id"),)
+    __table_args__ = (
+        Index("ix_games_status_id", "status", "id"),
+        Index("ix_games_turn_deadline", "turn_deadline"),  # the worker's due games, soonest first
+    )
 
 
 class SeatRow(Base):
@@ -116,7 +130,7 @@ class SeatRow(Base):
 
     game_id: Mapped[str] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), primary_key=True)
     seat: Mapped[int] = mapped_column(SmallInteger, primary_key=True)
-    name: Mapped[str | None] = mapped_column(String(40))
+    name: Mapped[str | None] = mapped_column(String(NAME_LENGTH))
     age: Mapped[int | None] = mapped_column(SmallInteger)
     token_hash: Mapped[str | None] = mapped_column(String(64))
     bot: Mapped[str | None] = mapped_column(String(10))  # the strength of the bot in the seat
@@ -124,41 +138,20 @@ class SeatRow(Base):
     # The player in the seat (a bot seat: the bot's player; a seat left to a bot: the player who
     # left). No foreign key: see the module's docstring.
     player_id: Mapped[str | None] = mapped_column(String(26))
+    # The keyed hash of the address the seat was taken from (service.addresses), never the address:
+    # for the ratings' rules on games between players of one address. Deleted with the game.
+    address_hash: Mapped[str | None] = mapped_column(String(ADDRESS_HASH_LENGTH))
+    # The seat's own holder (its person, or the bot seated from the start) has played a card: a rated
+    # game ended before every seat has is void.
+    played: Mapped[bool] = mapped_column(nullable=False, default=False, server_default=false())
+    # The deadlines in a row the seat's holder let pass (contract 1.3: too many and they have left).
+    lapses: Mapped[int] = mapped_column(SmallInteger, nullable=False, default=0, server_default="0")
+    # A rated game's seat: its player's rating as shown (value on the 1500 scale, provisional) when
+    # the game began (contract 1.3, "Ratings on the table"); null in an unrated game.
+    rating: Mapped[int | None] = mapped_column(Integer)
+    rating_provisional: Mapped[bool | None] = mapped_column()
 
     game: Mapped[GameRow] = relationship(back_populates="seats", lazy="raise")
-
-
-class PlayerRow(Base):
-    """A player: one identity across games, with the SHA-256 of their key (a bot strength's
-    player has none), and the state of their rating.
-
-    Keyed by player id, not by game id: a player belongs to no game. Games only read it (to
-    resolve a key to the seat it holds, within the game's load); it is written by the player's
-    own requests (created, key replaced) and by the ratings, never in a game's transaction.
-    """
-
-    __tablename__ = "players"
-
-    id: Mapped[str] = mapped_column(String(26), primary_key=True)
-    name: Mapped[str] = mapped_column(String(40), nullable=False)
-    bot: Mapped[str | None] = mapped_column(String(10), unique=True)  # one player per bot strength
-    key_hash: Mapped[str | None] = mapped_column(String(64), unique=True)
-    mu: Mapped[float] = mapped_column(Float, nullable=False)
-    sigma: Mapped[float] = mapped_column(Float, nullable=False)
-    rated_games: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
-    rated_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
-    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False)
-    # Until when the rating is listed on the leaderboard (service.ratings.provisional_from: the
-    # moment time away makes it provisional); None while it is provisional. The leaderboard reads
-    # the listed players by mu (the displayed value's order) from its partial index.
-    listed_until: Mapped[datetime | None] = mapped_column(UTCDateTime())
-
-    __table_args__ = (
-        Index(
-            "ix_players_leaderboard", "mu", "id",
-            postgresql_where=text("listed_until IS NOT NULL"), sqlite_where=text("listed_until IS NOT NULL"),
-        ),
-    )  # fmt: skip
 
 
 class GameResultRow(Base):
@@ -179,40 +172,6 @@ class GameResultRow(Base):
     finished_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False)
     # [{"seat", "player", "bot", "place", "score", "left"}, …] by seat
     entries: Mapped[list[dict[str, Any]]] = mapped_column(JsonType, nullable=False)
-    applied_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
-
-
-class RatingHistoryRow(Base):
-    """One rated game of one player: their rating before and after it, their place and score.
-
-    Keyed by (player, game): the key makes applying a result idempotent (a second insert of a
-    game's rows conflicts). It names its game with no foreign key and holds all a player's
-    history shows, so that ``coins-purge`` may delete the game and lose nothing of it. A bot's row
-    is written with its game's result and completed (``mu_after``) by the bot's own batch."""
-
-    __tablename__ = "rating_history"
-    __table_args__ = (
-        Index("ix_rating_history_newest", "player_id", "finished_at", "game_id"),
-        Index(
-            "ix_rating_history_pending", "player_id", "finished_at",
-            postgresql_where=text("mu_after IS NULL"), sqlite_where=text("mu_after IS NULL"),
-        ),
-        _CLUSTERED,
-    )  # fmt: skip
-
-    player_id: Mapped[str] = mapped_column(String(26), primary_key=True)
-    game_id: Mapped[str] = mapped_column(String(26), primary_key=True)
-    finished_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False)
-    seat: Mapped[int] = mapped_column(SmallInteger, nullable=False)
-    place: Mapped[int] = mapped_column(SmallInteger, nullable=False)
-    score: Mapped[int] = mapped_column(SmallInteger, nullable=False)
-    left: Mapped[bool] = mapped_column(nullable=False)
-    # The rating the game started from (sigma grown by the time away) and the rated games it counted.
-    mu_before: Mapped[float] = mapped_column(Float, nullable=False)
-    sigma_before: Mapped[float] = mapped_column(Float, nullable=False)
-    games_before: Mapped[int] = mapped_column(Integer, nullable=False)
-    mu_after: Mapped[float | None] = mapped_column(Float)  # None: a bot's row waiting for its batch
-    sigma_after: Mapped[float | None] = mapped_column(Float)
     applied_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
 
 
@@ -266,6 +225,23 @@ class EventRow(Base):
     seat: Mapped[int | None] = mapped_column(SmallInteger)  # None: public; else only for that seat
     data: Mapped[str] = mapped_column(Text, nullable=False)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False, server_default=func.now())
+
+
+class OutboxRow(Base):
+    """What a game's change owes its players' feeds: one row per player event, written in the change's
+    own transaction (so a change and what it owes commit together, or neither), and moved to the
+    players' feeds by the worker (:func:`service.store.player_events.deliver_outbox`), which deletes
+    the rows in the transaction that appends them. Numbered by one sequence, oldest first; a game's
+    rows belong to it (purged with it)."""
+
+    __tablename__ = "outbox"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), nullable=False)
+    player_id: Mapped[str] = mapped_column(String(26), nullable=False)
+    type: Mapped[str] = mapped_column(String(16), nullable=False)
+    data: Mapped[str] = mapped_column(Text, nullable=False)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False)
 
 
 class IdempotencyKeyRow(Base):
@@ -347,7 +323,7 @@ class TicketRow(Base):
 
     id: Mapped[str] = mapped_column(String(26), primary_key=True)
     player_id: Mapped[str] = mapped_column(String(26), nullable=False)
-    name: Mapped[str] = mapped_column(String(40), nullable=False)  # the player's name when they queued
+    name: Mapped[str] = mapped_column(String(NAME_LENGTH), nullable=False)  # the player's name when they queued
     target_score: Mapped[int] = mapped_column(SmallInteger, nullable=False)
     rated: Mapped[bool] = mapped_column(nullable=False)
     bots_after: Mapped[int | None] = mapped_column(Integer)  # seconds; None: never
@@ -362,35 +338,41 @@ class TicketRow(Base):
     matched_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
     ended_at: Mapped[datetime | None] = mapped_column(UTCDateTime())  # expired or cancelled
     game_started: Mapped[bool] = mapped_column(nullable=False, default=False)  # its game is stored
+    address_hash: Mapped[str | None] = mapped_column(String(ADDRESS_HASH_LENGTH))  # where it was queued from, keyed
+    # The turn clock of the game it asks for (seconds): tickets match only tickets of the same clock.
+    turn_timeout_seconds: Mapped[int] = mapped_column(Integer, nullable=False, default=60, server_default="60")
 
 
-class PlayerFeedRow(Base):
-    """A player's feed: the id of the last event appended to it (see :mod:`service.store.player_events`).
+class RoleHeartbeatRow(Base):
+    """The last sign of life of each process of a role (``worker``, ``realtime``): ``/readyz``
+    reports a role as up while one of its processes was seen recently. Keyed by role and process,
+    not by game: written by each process on its own, never in a game's transaction."""
 
-    Keyed by player id, not by game id: a player's feed belongs to the player. It is written after a
-    game's change has committed, in a short transaction of its own (never in the game's), which
-    numbers the new events on from ``last_id``; no feed row means no event yet."""
+    __tablename__ = "role_heartbeats"
+    __table_args__ = (_CLUSTERED,)
 
-    __tablename__ = "player_feeds"
-    __table_args__ = _CLUSTERED
-
-    player_id: Mapped[str] = mapped_column(String(26), primary_key=True)
-    last_id: Mapped[int] = mapped_column(Integer, nullable=False)
+    role: Mapped[str] = mapped_column(String(16), primary_key=True)
+    instance: Mapped[str] = mapped_column(String(128), primary_key=True)  # host:pid
+    seen_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False)
 
 
-class PlayerEventRow(Base):
-    """One event of a player's own feed, numbered from 1 per player: ``data`` holds its own fields as
-    plain JSON values (service.games.player_events), rendered on the way out.
+class ReviewRow(Base):
+    """A finished game's review (keyed by the game, as every game table): asked for by its first
+    reader, then computed by the worker a few plays at a time. ``plays`` grows, in play order, to
+    ``total`` entries; ``done_at`` is set with the last. A partial index lists the pending ones."""
 
-    Keyed by (player id, id), not by game id: the event belongs to its player, though it tells of a
-    game (its ``game`` field). Written with its feed row's new ``last_id``, in that row's short
-    transaction, after the game's change committed; the primary key guards the numbering."""
+    __tablename__ = "reviews"
+    __table_args__ = (
+        Index(
+            "ix_reviews_pending", "requested_at",
+            postgresql_where=text("done_at IS NULL"), sqlite_where=text("done_at IS NULL"),
+        ),
+    )  # fmt: skip
 
-    __tablename__ = "player_events"
-    __table_args__ = _CLUSTERED
-
-    player_id: Mapped[str] = mapped_column(String(26), primary_key=True)
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    type: Mapped[str] = mapped_column(String(16), nullable=False)
-    data: Mapped[str] = mapped_column(Text, nullable=False)
-    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False)
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), primary_key=True)
+    requested_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False)
+    total: Mapped[int] = mapped_column(Integer, nullable=False)  # the game's plays, each to review
+    reviewed: Mapped[int] = mapped_column(Integer, nullable=False)  # entries in ``plays`` (the optimistic check)
+    # [{"seq", "hand_number", "trick_number", "seat", "card", "choice", "loss", "values": [[card, points], …]}, …]
+    plays: Mapped[list[dict[str, Any]]] = mapped_column(JsonType, nullable=False)
+    done_at: Mapped[datetime | None] = mapped_column(UTCDateTime())

@@ -1,7 +1,9 @@
 """Players' own feeds: append a player's events (numbered per player), read them, read each feed's head.
 
-A player's events are appended after the change of the game they tell of has committed, in a short
-write transaction per player that touches that player's rows only (never a game's): one UPSERT of
+What a game's change owes players' feeds is written with the change, in its outbox (table ``outbox``),
+and moved to the feeds by the worker (:func:`deliver_outbox`); the events no game's change makes
+(quick play's, the ratings') are appended as they happen, in a short write transaction per player
+that touches that player's rows only (never a game's): one UPSERT of
 the feed's row (``player_feeds``) adds the number of new events to its ``last_id`` and returns it,
 which numbers them; then one INSERT writes them. On PostgreSQL the UPSERT's row lock orders two
 appenders of one player; on SQLite the write lock taken up front does. The primary key (player id,
@@ -14,19 +16,23 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from typing import cast
 
-from sqlalchemy import Connection, Table, exc, insert, select
+from sqlalchemy import Connection, Table, delete, exc, insert, select, text
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.sql import Executable
 
 from .db import Database
-from .models import PlayerEventRow, PlayerFeedRow
+from .models import OutboxRow
+from .player_models import PlayerEventRow, PlayerFeedRow
 from .stored import StoredPlayerEvent
 
-__all__ = ["append_player_events", "player_heads", "read_player_events"]
+__all__ = ["append_player_events", "deliver_outbox", "player_heads", "read_player_events"]
 
 EVENTS = cast(Table, PlayerEventRow.__table__)
 FEEDS = cast(Table, PlayerFeedRow.__table__)
+OUTBOX = cast(Table, OutboxRow.__table__)
 APPEND_ATTEMPTS = 3
+# The advisory lock of the outbox's one deliverer, per schema (as the migrations' lock, service.store.db).
+_TRY_DELIVERER_LOCK = text("SELECT pg_try_advisory_xact_lock(hashtext('coins.outbox.' || current_schema()))")
 
 
 def append_player_events(
@@ -49,29 +55,53 @@ def _append(
     for attempt in range(APPEND_ATTEMPTS):
         try:
             with db.begin(connection, write=True):
-                last = connection.execute(_claim_ids(connection, player_id, len(new))).scalar_one()
-                numbered = [
-                    StoredPlayerEvent(player_id, last - len(new) + number, event.type, event.data, event.created_at)
-                    for number, event in enumerate(new, start=1)
-                ]
-                connection.execute(
-                    insert(EVENTS),
-                    [
-                        {
-                            "player_id": e.player_id,
-                            "id": e.id,
-                            "type": e.type,
-                            "data": e.data,
-                            "created_at": e.created_at,
-                        }
-                        for e in numbered
-                    ],
-                )
-            return numbered
+                return _numbered_in(connection, player_id, new)
         except exc.IntegrityError:
             if attempt == APPEND_ATTEMPTS - 1:
                 raise
     raise AssertionError("unreachable")
+
+
+def _numbered_in(connection: Connection, player_id: str, new: list[StoredPlayerEvent]) -> list[StoredPlayerEvent]:
+    """Number ``new`` on from the player's feed and insert them, in the transaction ``connection`` is in."""
+    last = connection.execute(_claim_ids(connection, player_id, len(new))).scalar_one()
+    numbered = [
+        StoredPlayerEvent(player_id, last - len(new) + number, event.type, event.data, event.created_at)
+        for number, event in enumerate(new, start=1)
+    ]
+    rows = [
+        {"player_id": e.player_id, "id": e.id, "type": e.type, "data": e.data, "created_at": e.created_at}
+        for e in numbered
+    ]
+    connection.execute(insert(EVENTS), rows)
+    return numbered
+
+
+def deliver_outbox(db: Database, connection: Connection, *, limit: int) -> list[StoredPlayerEvent]:
+    """Move up to ``limit`` of the oldest rows of the outbox (what games' changes owe players' feeds)
+    to their players' feeds, in one write transaction that appends them and deletes them: each is
+    delivered once, or, if the transaction fails, stays for the next call. One deliverer at a time
+    (on PostgreSQL a transaction-scoped advisory lock, which another deliverer skips rather than
+    waits for; on SQLite the write lock), so that each player's events keep their order. The events
+    as numbered (none: nothing owed, or another deliverer at work)."""
+    with db.begin(connection, write=True):
+        if connection.dialect.name == "postgresql" and not connection.execute(_TRY_DELIVERER_LOCK).scalar_one():
+            return []
+        owed = connection.execute(
+            select(OUTBOX.c.id, OUTBOX.c.player_id, OUTBOX.c.type, OUTBOX.c.data, OUTBOX.c.created_at)
+            .order_by(OUTBOX.c.id)
+            .limit(limit)
+        ).all()
+        if not owed:
+            return []
+        by_player: dict[str, list[StoredPlayerEvent]] = {}
+        for _, player_id, kind, data, created_at in owed:
+            by_player.setdefault(player_id, []).append(StoredPlayerEvent(player_id, 0, kind, data, created_at))
+        delivered = [
+            event for player_id, new in by_player.items() for event in _numbered_in(connection, player_id, new)
+        ]
+        connection.execute(delete(OUTBOX).where(OUTBOX.c.id.in_([row[0] for row in owed])))
+    return delivered
 
 
 def _claim_ids(connection: Connection, player_id: str, count: int) -> Executable:

@@ -1,4 +1,5 @@
-"""Queries on the players table: add a player, read one (by id or by key), replace a key, count a record.
+"""Queries on the players table: add a player, read one (by id or by key), replace a key, count a record;
+delete an account and the operators' changes (with their audit rows).
 
 A player belongs to no game, so these statements are no game's: none runs in a transaction that
 changes a game (a game's load reads a key's player in its own statement, :mod:`.repository`).
@@ -6,16 +7,19 @@ changes a game (a game's load reads a key's player in its own statement, :mod:`.
 
 from __future__ import annotations
 
-from typing import cast
+from collections.abc import Collection
+from typing import Any, cast
 
 from sqlalchemy import Connection, Table, and_, case, func, insert, select, update
 
-from .models import GameRow, PlayerRow, SeatRow
+from .models import GameRow, SeatRow
+from .player_models import AdminActionRow, PlayerRow
 from .stored import PLAYER_COLUMNS, StoredPlayer
 
 __all__ = ["PlayerRepository"]
 
 PLAYERS = cast(Table, PlayerRow.__table__)
+ADMIN_ACTIONS = cast(Table, AdminActionRow.__table__)
 GAMES = cast(Table, GameRow.__table__)
 SEATS = cast(Table, SeatRow.__table__)
 FINISHED = "finished"
@@ -40,12 +44,38 @@ class PlayerRepository:
         row = self.connection.execute(_SELECT.where(PLAYERS.c.key_hash == key_hash)).first()
         return None if row is None else StoredPlayer(*row)
 
+    def known_keys(self, key_hashes: Collection[str]) -> set[str]:
+        """Those of ``key_hashes`` that some player holds now (the others were replaced)."""
+        statement = select(PLAYERS.c.key_hash).where(PLAYERS.c.key_hash.in_(list(key_hashes)))
+        return {row[0] for row in self.connection.execute(statement)}
+
     def replace_key(self, player_id: str, old_hash: str, new_hash: str) -> bool:
         """Put ``new_hash`` in place of ``old_hash``; False (nothing written) if the key is no longer ``old_hash``."""
         statement = (
             update(PLAYERS).where(PLAYERS.c.id == player_id, PLAYERS.c.key_hash == old_hash).values(key_hash=new_hash)
         )
         return self.connection.execute(statement).rowcount == 1
+
+    def update(self, player_id: str, values: dict[str, Any], *, key_hash: str | None = None) -> bool:
+        """Write ``values`` on the player (only while their key is ``key_hash``, when given); whether it was."""
+        statement = update(PLAYERS).where(PLAYERS.c.id == player_id, PLAYERS.c.bot.is_(None)).values(values)
+        if key_hash is not None:
+            statement = statement.where(PLAYERS.c.key_hash == key_hash)
+        return self.connection.execute(statement).rowcount == 1
+
+    def add_admin_action(self, action: dict[str, Any]) -> None:
+        """One row of the operators' audit (see :class:`.models.AdminActionRow`)."""
+        self.connection.execute(insert(ADMIN_ACTIONS).values(action))
+
+    def admin_actions(self, player_id: str) -> list[dict[str, Any]]:
+        """The operators' actions on the player, oldest first."""
+        statement = select(ADMIN_ACTIONS).where(ADMIN_ACTIONS.c.player_id == player_id).order_by(ADMIN_ACTIONS.c.id)
+        return [dict(row._mapping) for row in self.connection.execute(statement)]
+
+    def legacy_names(self, limit: int) -> list[StoredPlayer]:
+        """Players whose names the rule for names would refuse now (kept as they were), oldest first."""
+        statement = _SELECT.where(PLAYERS.c.legacy_name.is_(True)).order_by(PLAYERS.c.id).limit(limit)
+        return [StoredPlayer(*row) for row in self.connection.execute(statement)]
 
     def record(self, player_id: str) -> tuple[int, int]:
         """The finished games the player sat in, and those a seat of theirs won: one statement."""

@@ -36,7 +36,8 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.sql import Select
 
 from .db import Database, DatabaseUnavailable
-from .models import ActionRow, PlayerRow, RateLimitRow, SeatRow
+from .models import ActionRow, RateLimitRow, SeatRow
+from .player_models import PlayerRow
 
 __all__ = ["DatabaseStorage"]
 

@@ -21,11 +21,12 @@ from contextlib import contextmanager
 from datetime import datetime
 from typing import Any, cast
 
-from sqlalchemy import Connection, Table, and_, or_, select, update
+from sqlalchemy import Connection, Table, and_, or_, select, true, tuple_, update
 from sqlalchemy.dialects import postgresql, sqlite
 
 from .db import Database
-from .models import GameResultRow, PlayerRow, RatingHistoryRow
+from .models import GameResultRow
+from .player_models import PlayerRow, RatingHistoryRow, RatingOpponentRow
 from .stored import PLAYER_COLUMNS, StoredPlayer
 from .stored_ratings import HISTORY_COLUMNS, StoredEntry, StoredHistory, StoredResult
 
@@ -34,6 +35,7 @@ __all__ = ["RatingStore", "RatingTransaction"]
 PLAYERS = cast(Table, PlayerRow.__table__)
 RESULTS = cast(Table, GameResultRow.__table__)
 HISTORY = cast(Table, RatingHistoryRow.__table__)
+OPPONENTS = cast(Table, RatingOpponentRow.__table__)
 
 _PLAYER = select(*(PLAYERS.c[name] for name in PLAYER_COLUMNS))
 _HISTORY = select(*(HISTORY.c[name] for name in HISTORY_COLUMNS))
@@ -90,15 +92,31 @@ class RatingStore:
         rows = self._read(lambda connection: connection.execute(statement).all())
         return [StoredHistory(*row) for row in rows]
 
-    def leaderboard(self, now: datetime, *, after: tuple[float, str] | None, limit: int) -> list[StoredPlayer]:
-        """The players listed at ``now`` (``listed_until`` after it), best first (mu, then id, both
-        descending: the order of the partial index ``ix_players_leaderboard`` read backwards), after
-        the cursor ``after``."""
-        statement = (
-            _PLAYER.where(PLAYERS.c.listed_until.is_not(None), PLAYERS.c.listed_until > now)
-            .order_by(PLAYERS.c.mu.desc(), PLAYERS.c.id.desc())
-            .limit(limit)
+    def applied(self, seats: Collection[tuple[str, str]]) -> list[StoredHistory]:
+        """The completed history rows of these (player, game) pairs: the rated games' applied changes
+        (one statement on the history's key)."""
+        if not seats:
+            return []
+        statement = _HISTORY.where(
+            tuple_(HISTORY.c.player_id, HISTORY.c.game_id).in_(sorted(seats)), HISTORY.c.mu_after.is_not(None)
         )
+        rows = self._read(lambda connection: connection.execute(statement).all())
+        return [StoredHistory(*row) for row in rows]
+
+    def leaderboard(
+        self, now: datetime, *, after: tuple[float, str] | None, limit: int, rising: bool = False
+    ) -> list[StoredPlayer]:
+        """The players ranked at ``now`` (``listed_until`` after it), or with ``rising`` the listable
+        players not ranked now (provisional), best first (mu, then id, both descending: the order of
+        the partial index ``ix_players_leaderboard``, or ``ix_players_rising``, read backwards), after
+        the cursor ``after``."""
+        if rising:
+            listed = and_(
+                PLAYERS.c.listable == true(), or_(PLAYERS.c.listed_until.is_(None), PLAYERS.c.listed_until <= now)
+            )
+        else:
+            listed = and_(PLAYERS.c.listed_until.is_not(None), PLAYERS.c.listed_until > now)
+        statement = _PLAYER.where(listed).order_by(PLAYERS.c.mu.desc(), PLAYERS.c.id.desc()).limit(limit)
         if after is not None:
             mu, player_id = after
             statement = statement.where(or_(PLAYERS.c.mu < mu, and_(PLAYERS.c.mu == mu, PLAYERS.c.id < player_id)))
@@ -152,6 +170,31 @@ class RatingTransaction:
         )
         return [StoredHistory(*row) for row in self.connection.execute(statement)]
 
+    def recent_results(self, player_id: str, *, since: datetime, until: datetime) -> list[StoredResult]:
+        """The results of the player's rated games (in their history) that finished from ``since`` to
+        ``until``, oldest first: who sat in each, and where from (the ratings' rules on meetings)."""
+        statement = (
+            select(RESULTS.c.game_id, RESULTS.c.finished_at, RESULTS.c.entries, RESULTS.c.applied_at)
+            .select_from(HISTORY.join(RESULTS, RESULTS.c.game_id == HISTORY.c.game_id))
+            .where(HISTORY.c.player_id == player_id, HISTORY.c.finished_at >= since, HISTORY.c.finished_at <= until)
+            .order_by(HISTORY.c.finished_at, HISTORY.c.game_id)
+        )
+        return [
+            StoredResult(
+                row.game_id, row.finished_at, tuple(StoredEntry(**entry) for entry in row.entries), row.applied_at
+            )
+            for row in self.connection.execute(statement)
+        ]
+
+    def add_opponents(self, player_id: str, opponent_ids: Collection[str]) -> int:
+        """Record the player's opponents (those already met stay as they are); how many are new."""
+        if not opponent_ids:
+            return 0
+        values = [{"player_id": player_id, "opponent_id": opponent} for opponent in sorted(set(opponent_ids))]
+        dialect_insert = postgresql.insert if self.is_postgres else sqlite.insert
+        statement = dialect_insert(OPPONENTS).values(values).on_conflict_do_nothing().returning(OPPONENTS.c.opponent_id)
+        return len(self.connection.execute(statement).all())
+
     def entries_of(self, game_ids: Collection[str]) -> list[StoredHistory]:
         """Every history row of these games (one statement)."""
         statement = _HISTORY.where(HISTORY.c.game_id.in_(sorted(game_ids)))
@@ -172,19 +215,20 @@ class RatingTransaction:
             .where(HISTORY.c.player_id == row.player_id, HISTORY.c.game_id == row.game_id, HISTORY.c.mu_after.is_(None))
             .values(
                 mu_before=row.mu_before, sigma_before=row.sigma_before, games_before=row.games_before,
-                mu_after=row.mu_after, sigma_after=row.sigma_after, applied_at=row.applied_at,
+                mu_after=row.mu_after, sigma_after=row.sigma_after, applied_at=row.applied_at, weight=row.weight,
             )
         )  # fmt: skip
         self.connection.execute(statement)
 
     def set_rating(self, player: StoredPlayer, listed_until: datetime | None) -> None:
-        """Write the player's rating (mu, sigma, rated games, rated at) and until when it is listed."""
+        """Write the player's rating (mu, sigma, rated games, rated at, distinct opponents, whether the
+        leaderboard may list them) and until when it is ranked."""
         statement = (
             update(PLAYERS)
             .where(PLAYERS.c.id == player.id)
             .values(
                 mu=player.mu, sigma=player.sigma, rated_games=player.rated_games, rated_at=player.rated_at,
-                listed_until=listed_until,
+                listed_until=listed_until, opponents=player.opponents, listable=player.listable,
             )
         )  # fmt: skip
         self.connection.execute(statement)

@@ -19,8 +19,9 @@ from sqlalchemy.dialects import postgresql, sqlite
 
 from .driver import Prepared
 from .fast_save import save_in_one_statement
-from .models import ActionRow, EventRow, GameResultRow, GameRow, PlayerRow, SeatRow, TrickRow
+from .models import ActionRow, EventRow, GameResultRow, GameRow, OutboxRow, SeatRow, TrickRow
 from .new_events import read_new_events
+from .player_models import PlayerRow
 from .stored import (
     ACTION_COLUMNS,
     CHANGING_GAME_COLUMNS,
@@ -31,6 +32,7 @@ from .stored import (
     StoredAction,
     StoredEvent,
     StoredGame,
+    StoredPlayerEvent,
     StoredSeat,
     StoredTrick,
 )
@@ -45,6 +47,8 @@ TRICKS = cast(Table, TrickRow.__table__)
 EVENTS = cast(Table, EventRow.__table__)
 PLAYERS = cast(Table, PlayerRow.__table__)
 RESULTS = cast(Table, GameResultRow.__table__)
+OUTBOX = cast(Table, OutboxRow.__table__)
+OUTBOX_COLUMNS = ("game_id", "player_id", "type", "data", "created_at")  # its id is the sequence's
 
 
 class ConcurrentUpdate(Exception):
@@ -110,6 +114,7 @@ _INSERT_ACTIONS = _insert(ACTIONS, ("game_id", *ACTION_COLUMNS))
 _INSERT_TRICKS = _insert(TRICKS, ("game_id", *TRICK_COLUMNS))
 _INSERT_EVENTS = _insert(EVENTS, ("game_id", *EVENT_COLUMNS))
 _INSERT_RESULTS = _insert(RESULTS, ("game_id", "finished_at", "entries", "applied_at"))
+_INSERT_OUTBOX = _insert(OUTBOX, OUTBOX_COLUMNS)
 _GAME_WIDTH = len(_GAME_COLUMNS)
 
 
@@ -177,7 +182,7 @@ class GameRepository:
         elif not self.update(game):
             return False
         game.new_actions, game.new_tricks, game.new_events = [], [], []
-        game.new_result = None
+        game.new_result, game.new_player_events = None, []
         game.loaded_version = game.version
         game.changed_seats.clear()
         return True
@@ -211,13 +216,14 @@ class GameRepository:
         _INSERT_SEATS.run_many(self.connection, [_seat_values(game.id, seat) for seat in game.seats])
         self._insert(_queued_rows(game))
         game.new_actions, game.new_tricks, game.new_events = [], [], []
+        game.new_result, game.new_player_events = None, []
         game.loaded_version = game.version
         return True
 
     def _insert(self, rows: dict[str, list[dict[str, Any]]]) -> None:
         queued = (
             (_INSERT_ACTIONS, "actions"), (_INSERT_TRICKS, "tricks"), (_INSERT_EVENTS, "events"),
-            (_INSERT_RESULTS, "results"),
+            (_INSERT_RESULTS, "results"), (_INSERT_OUTBOX, "outbox"),
         )  # fmt: skip
         for statement, table in queued:
             if rows[table]:
@@ -305,6 +311,7 @@ def _queued_rows(game: StoredGame) -> dict[str, list[dict[str, Any]]]:
         "tricks": [_trick_values(game.id, trick) for trick in game.new_tricks],
         "events": [_event_values(game.id, event) for event in game.new_events],
         "results": [] if game.new_result is None else [result_values(game.id, game.new_result)],
+        "outbox": [_outbox_values(game.id, event) for event in game.new_player_events],
     }
 
 
@@ -324,6 +331,11 @@ def _action_values(game_id: str, action: StoredAction) -> dict[str, Any]:
 
 def _trick_values(game_id: str, trick: StoredTrick) -> dict[str, Any]:
     return {"game_id": game_id, **{name: getattr(trick, name) for name in TRICK_COLUMNS}}
+
+
+def _outbox_values(game_id: str, event: StoredPlayerEvent) -> dict[str, Any]:
+    """A player's event the change owes, as its outbox row's values (numbered once delivered)."""
+    return {"game_id": game_id, **{name: getattr(event, name) for name in OUTBOX_COLUMNS if name != "game_id"}}
 
 
 def _event_values(game_id: str, event: StoredEvent) -> dict[str, Any]:

@@ -23,14 +23,17 @@ import logging
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, ExitStack, contextmanager
 from datetime import datetime
+from typing import Any
 
 from .db import Database
 from .driver import driver_connection
+from .due import DueWork
 from .notifications import Notifications, Unheard
-from .player_events import append_player_events, player_heads, read_player_events
+from .player_events import append_player_events, deliver_outbox, player_heads, read_player_events
 from .players import PlayerRepository
 from .ratings import RatingStore
 from .repository import ConcurrentUpdate, GameRepository
+from .reviews import Reviews
 from .stored import StoredAction, StoredEvent, StoredGame, StoredPlayer, StoredPlayerEvent, StoredTrick
 from .tickets import Tickets
 
@@ -53,6 +56,7 @@ class GameStore:
     def __init__(self, db: Database, notifications: Notifications | None = None) -> None:
         self.db = db
         self.notifications = notifications if notifications is not None else Unheard()
+        self.reviews = Reviews(db)  # finished games' reviews, asked for by readers, made by the worker
 
     @contextmanager
     def session(self) -> Iterator[StoreSession]:
@@ -65,10 +69,24 @@ class GameStore:
         """The players' ratings in this database: the apply step's transactions and the reads."""
         return RatingStore(self.db)
 
+    @property
+    def due(self) -> DueWork:
+        """The due games the worker makes the moves of, and the roles' liveness marks (:mod:`.due`)."""
+        return DueWork(self.db)
+
     def write_transaction(self) -> WriteTransaction:
         """Begin a write transaction on a connection of its own, ended only by its owner (see
         :class:`WriteTransaction`). On SQLite it holds the write lock until it ends."""
         return WriteTransaction(self)
+
+    def deliver_outbox(self, *, limit: int) -> list[StoredPlayerEvent]:
+        """Move up to ``limit`` of what games' changes owe players' feeds from the outbox to the
+        feeds, once (:func:`.player_events.deliver_outbox`), and tell each player's readers; the
+        events as numbered."""
+        with self.session() as session:
+            delivered = deliver_outbox(self.db, session._repository.connection, limit=limit)
+            session.announce(dict.fromkeys(player_feed_key(event.player_id) for event in delivered))
+        return delivered
 
     def append_player_events(self, events: Sequence[StoredPlayerEvent]) -> list[StoredPlayerEvent]:
         """Append players' events to their feeds, in short transactions of their own on a connection
@@ -98,16 +116,9 @@ class StoreSession:
         self._inside = inside
         self._in_block = False  # inside locked() or reading(): every statement joins the block
         self._pending: list[str] = []  # games whose new events commit with the block
-        self._pending_players: list[StoredPlayerEvent] = []
-        #: The players' events of the changes that have committed (inside a write transaction: will
-        #: commit with it), for the session's owner to append once they have.
-        self.player_events: list[StoredPlayerEvent] = []
-        self._pending_results: list[str] = []  # rated games whose results commit with the block
         #: The games whose new events have committed (inside a write transaction: will commit with
         #: it), for the session's owner to :meth:`announce` once they have.
         self.changed: list[str] = []
-        #: The rated games whose results have committed (as :attr:`changed`), for the ratings to apply.
-        self.results: list[str] = []
 
     def load(self, game_id: str, *, key_hash: str | None = None) -> StoredGame | None:
         """The game and its seats, as they are now (one statement, no lock); with ``key_hash`` (a
@@ -125,25 +136,18 @@ class StoreSession:
         joins that block, where no other writer can come first (a lost race there raises
         :class:`.ConcurrentUpdate`: a bug)."""
         repository = self._repository
-        has_events, has_result = bool(game.new_events), game.new_result is not None
+        has_events = bool(game.new_events)
         if self._in_block:
             if not repository.save(game):
                 raise ConcurrentUpdate(f"game {game.id} changed under its lock")
             if has_events:
                 self._pending.append(game.id)
-            self._pending_players += game.new_player_events
-            if has_result:
-                self._pending_results.append(game.id)
             return True
         one_statement = game.is_stored and repository.saves_in_one_statement
         with self._statement(write=True, one_statement=one_statement):
             saved = repository.save(game)
         if saved and has_events:
             self.changed.append(game.id)
-        if saved and game.new_player_events:
-            self.player_events += game.new_player_events
-        if saved and has_result:
-            self.results.append(game.id)
         return saved
 
     def create(self, game: StoredGame) -> bool:
@@ -155,8 +159,6 @@ class StoreSession:
             created = self._repository.insert_if_absent(game)
             if created and has_events:
                 self._pending.append(game.id)
-            if created:
-                self._pending_players += game.new_player_events
         return created
 
     @contextmanager
@@ -235,6 +237,14 @@ class StoreSession:
         with self._statement(write=False, one_statement=True):
             return self._players.by_key(key_hash)
 
+    def known_keys(self, key_hashes: Collection[str]) -> set[str]:
+        """Those of ``key_hashes`` that some player holds now, one statement (a replaced key is in no
+        row any more: a stream it opened ends)."""
+        if not key_hashes:
+            return set()
+        with self._statement(write=False, one_statement=True):
+            return self._players.known_keys(key_hashes)
+
     def replace_player_key(self, player_id: str, old_hash: str, new_hash: str) -> bool:
         """Replace the player's key, unless it is no longer ``old_hash`` (False: another request replaced it first)."""
         with self._statement(write=True, one_statement=True):
@@ -242,6 +252,37 @@ class StoreSession:
         if replaced:  # announced once committed: the player's feed readers check their keys at once
             self.changed.append(player_feed_key(player_id))
         return replaced
+
+    def change_player(
+        self,
+        player_id: str,
+        values: dict[str, Any],
+        *,
+        key_hash: str | None = None,
+        audit: dict[str, Any] | None = None,
+    ) -> bool:
+        """Write ``values`` on a person's row (while their key is ``key_hash``, when given) and, with
+        ``audit``, the operator's audit row of it, in one transaction; whether the player was written
+        (False: no such person, or their key changed). A change of key (``key_hash`` in ``values``)
+        is announced on the player's feed once committed, as a replacement is: readers holding the
+        old key end."""
+        with self._block(write=True):
+            changed = self._players.update(player_id, values, key_hash=key_hash)
+            if changed and audit is not None:
+                self._players.add_admin_action(audit)
+        if changed and "key_hash" in values:
+            self.changed.append(player_feed_key(player_id))
+        return changed
+
+    def admin_actions(self, player_id: str) -> list[dict[str, Any]]:
+        """The operators' actions on the player, oldest first (the audit of coins-admin)."""
+        with self._statement(write=False, one_statement=True):
+            return self._players.admin_actions(player_id)
+
+    def legacy_names(self, *, limit: int) -> list[StoredPlayer]:
+        """Players whose names would be refused now (marked when the rule came), oldest first."""
+        with self._statement(write=False, one_statement=True):
+            return self._players.legacy_names(limit)
 
     def player_record(self, player_id: str) -> tuple[int, int]:
         """The finished games the player sat in, and the ones they won (one statement)."""
@@ -289,11 +330,7 @@ class StoreSession:
             finally:
                 self._in_block = False
                 pending, self._pending = self._pending, []
-                players, self._pending_players = self._pending_players, []
-                results, self._pending_results = self._pending_results, []
         self.changed.extend(pending)  # reached only once the block has committed (or been kept)
-        self.player_events.extend(players)
-        self.results.extend(results)
 
     def _driver(self) -> object:
         return driver_connection(self._repository.connection) if self._repository.is_postgres else None

@@ -37,6 +37,12 @@ class StoredSeat:
     bot: str | None = None
     joined_at: datetime | None = None
     player_id: str | None = None
+    address_hash: str | None = None  # the keyed hash of the address the seat was taken from
+    played: bool = False  # the seat's own holder (not a stand-in, nor a leaver's bot) has played a card
+    lapses: int = 0  # the deadlines in a row its holder let pass (a stand-in moved): their own move resets it
+    #: A rated game's seat: its player's rating as shown (value, provisional) when the game began.
+    rating: int | None = None
+    rating_provisional: bool | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,6 +123,7 @@ class StoredGame:
     rematch: str | None = None  # this finished game's rematch, once a seat asked for one
     rated: bool = False  # every seat a player's or a bot's; rated when it finishes
     winner: int | None = None  # the seat that won, once finished (a column: players' records count it)
+    void: bool = False  # a rated game a seat left before playing a card: it rates nobody
     seats: list[StoredSeat] = field(default_factory=list)
     #: The player whose key the request that loaded the game carried (None: no key, or no such
     #: player), read with the game in one statement (see :meth:`.StoreSession.load`), and the
@@ -172,6 +179,7 @@ CHANGING_GAME_COLUMNS = (
     "updated_at",
     "rematch",
     "winner",
+    "void",
 )
 
 
@@ -189,7 +197,17 @@ class StoredPlayer:
     rated_games: int
     rated_at: datetime | None
     created_at: datetime
-    listed_until: datetime | None = None  # on the leaderboard until then (None: provisional)
+    listed_until: datetime | None = None  # ranked on the leaderboard until then (None: not ranked)
+    address_hash: str | None = None  # the keyed hash of the address that created the player
+    opponents: int = 0  # distinct opponents met in rated games, sharing no address
+    listable: bool = False  # the leaderboard may list the player (ranked, or rising)
+    barred_at: datetime | None = None  # barred from rated play by an operator
+    deleted_at: datetime | None = None  # the account was deleted
+    legacy_name: bool = False  # the name predates the rule for names, which would refuse it now
+
+    @property
+    def barred(self) -> bool:
+        return self.barred_at is not None
 
 
 PLAYER_COLUMNS = tuple(f.name for f in fields(StoredPlayer))

@@ -19,6 +19,7 @@ class StoredEntry:
     place: int
     score: int
     left: bool
+    address: str | None = None  # the keyed hash of the address the seat was taken from
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +49,7 @@ class StoredHistory:
     mu_after: float | None
     sigma_after: float | None
     applied_at: datetime | None
+    weight: float = 1.0  # how much the game counted for the player (service.ratings.fairness)
 
 
 HISTORY_COLUMNS = tuple(f.name for f in fields(StoredHistory))

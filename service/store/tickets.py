@@ -39,6 +39,7 @@ class MatchedSeat:
     player: str
     name: str
     bot: str | None
+    address: str | None = None  # the keyed hash of the address the ticket was queued from
 
 
 @dataclass(slots=True)
@@ -62,6 +63,8 @@ class StoredTicket:
     matched_at: datetime | None = None
     ended_at: datetime | None = None
     game_started: bool = False
+    address_hash: str | None = None  # the keyed hash of the address the ticket was queued from
+    turn_timeout_seconds: int = 60  # the clock of the game it asks for: it matches only tickets of the same
 
 
 _COLUMNS = tuple(f.name for f in fields(StoredTicket))
@@ -76,7 +79,7 @@ def _ticket(row: Sequence[Any]) -> StoredTicket:
 
 
 def _lineup(seats: Sequence[MatchedSeat]) -> list[dict[str, Any]]:
-    return [{"player": seat.player, "name": seat.name, "bot": seat.bot} for seat in seats]
+    return [{"player": seat.player, "name": seat.name, "bot": seat.bot, "address": seat.address} for seat in seats]
 
 
 class Tickets:

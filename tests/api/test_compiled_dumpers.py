@@ -104,6 +104,7 @@ def _value(declared: ma.fields.Field[Any], depth: int) -> st.SearchStrategy[Any]
     usual = {
         ma.fields.String: texts,
         ma.fields.Integer: ints,
+        ma.fields.Float: st.floats(allow_nan=False) | ints,
         ma.fields.Boolean: st.booleans(),
         ma.fields.DateTime: datetimes,
         CardField: cards,
@@ -169,7 +170,7 @@ class _Unknown(ma.fields.String):
 @pytest.mark.parametrize(
     ("declared", "message"),
     [
-        (ma.fields.Float(), "Float"),
+        (ma.fields.Float(as_string=True), "Float"),
         (ma.fields.Function(lambda obj: 1), "Function"),
         (ma.fields.Dict(), "Dict"),
         (ma.fields.Pluck("GameSchema", "id"), "Pluck"),

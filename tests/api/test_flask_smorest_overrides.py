@@ -52,6 +52,7 @@ def test_the_public_signatures_the_overrides_take_are_unchanged():
         flask_smorest.Api.init_app: ["self", "app", "spec_kwargs"],
         flask_smorest.Blueprint.doc: ["kwargs"],
         flask_smorest.Blueprint.response: ["self", "status_code", "schema"],
+        flask_smorest.Blueprint.arguments: ["self", "schema"],
         ApispecMarshmallowPlugin.init_spec: ["self", "spec"],
         FlaskParser.load_json: ["self", "req", "schema"],
     }
@@ -94,13 +95,31 @@ def test_a_compiled_schema_is_documented_under_its_class_name():
 def test_init_app_uses_the_given_marshmallow_plugin_before_converting_the_error_schema():
     """Api.init_app hands flask-smorest its MarshmallowPlugin (the ``marshmallow_plugin`` spec kwarg),
     whose ``init_spec`` must run before flask-smorest converts ``ERROR_SCHEMA``: the problem's
-    ``code`` then refers to the ProblemCode enum (an attribute function of ours)."""
+    ``code`` then refers to the ProblemCode enum (an attribute function of ours), as an open enum."""
     app = _app(Blueprint("t", __name__), Api)
     api = app.extensions["flask-smorest"]["apis"][""]["ext_obj"]
     assert isinstance(api.ma_plugin, MarshmallowPlugin), f"flask-smorest ignored the marshmallow_plugin: {WHERE}"
     code = _spec(app)["components"]["schemas"]["Problem"]["properties"]["code"]
-    assert code.get("$ref") == "#/components/schemas/ProblemCode", (
+    assert code.get("anyOf", [{}])[0].get("$ref") == "#/components/schemas/ProblemCode", (
         f"flask-smorest converted its error schema before the plugin's init_spec: {WHERE}, MarshmallowPlugin"
+    )
+
+
+@pytest.mark.parametrize(("unknown", "documented"), [(ma.RAISE, False), (ma.EXCLUDE, None), (ma.INCLUDE, True)])
+def test_apispec_documents_a_schemas_unknown_option_as_additional_properties(unknown: str, documented: Any) -> None:
+    """RequestSchema (``unknown = RAISE``) is documented closed, ``additionalProperties: false``, and
+    ResponseSchema (``EXCLUDE``) open, with no ``additionalProperties`` (service/api/schemas.py): apispec
+    reads the option so, unless the schema's Meta has a ``description``, which skips it."""
+
+    class Meta:
+        pass
+
+    Meta.unknown = unknown  # type: ignore[attr-defined]
+    schema = type("OptionSchema", (ma.Schema,), {"Meta": Meta, "name": ma.fields.String()})
+    spec = APISpec("t", "1", "3.1.0", plugins=[ApispecMarshmallowPlugin()])
+    spec.components.schema("Option", schema=schema)
+    assert spec.to_dict()["components"]["schemas"]["Option"].get("additionalProperties") == documented, (
+        f"apispec documents unknown={unknown} differently: see service/api/schemas.py, RequestSchema and ResponseSchema"
     )
 
 

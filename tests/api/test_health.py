@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
+import pytest
+
 from service import create_app
 from service.api.problems import PROBLEMS
 from service.config import Settings
 from service.store import Database, DatabaseUnavailable
+from tests.support.working_client import bare_client
 
 UNREACHABLE_POSTGRES = "postgresql://postgres@127.0.0.1:1/nowhere"  # port 1: refused at once
+
+
+@pytest.fixture
+def client(app):
+    """A client with no worker behind it: liveness is the request's alone."""
+    return bare_client(app)
 
 
 def test_healthz_answers_ok(client):
@@ -29,7 +38,7 @@ def test_healthz_does_not_touch_the_database(app, client, monkeypatch):
 def test_readyz_answers_ok_when_the_database_answers(client):
     response = client.get("/readyz")
     assert response.status_code == 200
-    assert response.json == {"status": "ok"}
+    assert response.json == {"status": "ok", "roles": {"worker": "down", "realtime": "down"}}  # none seen: still 200
 
 
 def test_readyz_answers_503_when_the_database_is_down(app, client, monkeypatch):

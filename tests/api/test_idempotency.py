@@ -141,10 +141,10 @@ def _held_create(app: Flask, monkeypatch: pytest.MonkeyPatch) -> tuple[threading
     real = service.create
     entered, release = threading.Event(), threading.Event()
 
-    def slow(request, *, key=None, uow):
+    def slow(request, *, key=None, address=None, uow):
         entered.set()
         assert release.wait(10)
-        return real(request, key=key, uow=uow)
+        return real(request, key=key, address=address, uow=uow)
 
     monkeypatch.setattr(service, "create", slow)
     return entered, release

@@ -47,7 +47,7 @@ def test_nul_in_a_joining_name_is_a_validation_error(client):
     game_id = _open_game(client)
     response = client.post(f"/v1/games/{game_id}/players", json={"name": f"Bo{NUL}"})
     assert response.status_code == 422 and response.json["errors"] == {
-        "name": ["Must not contain the NUL character (U+0000)."]
+        "name": ["Must not contain U+0000: a control character."]  # the rule for names (service.names)
     }
 
 

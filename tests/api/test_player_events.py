@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Iterator
+import time
 from datetime import timedelta
 from typing import Any
 
@@ -22,7 +22,11 @@ from sqlalchemy import text
 from service import create_app
 from service.config import Settings
 from tests.support.rated_games import play_out, rated_table
+from tests.support.realtime import Realtime, realtime_role
+from tests.support.sse import Event
+from tests.support.working_client import keep_up
 
+FEED = "/v1/players/me/events"
 EVENT_TYPES = {"player", "match_found", "game_started", "your_turn", "game_result", "rematch_offered"}
 
 
@@ -71,8 +75,8 @@ class Follower:
 
 
 def act(client: FlaskClient, game_id: str, keys: dict[int, str], followers: dict[int, Follower]) -> dict[str, Any]:
-    """Whoever's turn it is deals or plays (a player only when their feed told them so), until the
-    game is over (bounded). The finished game's state."""
+    """Whoever's turn it is deals or plays (a player only when their feed told them so), from what
+    the ``your_turn`` carries alone, until the game is over (bounded). The finished game's state."""
     for _ in range(2000):
         state = client.get(f"/v1/games/{game_id}").json
         if state["status"] == "finished":
@@ -80,16 +84,29 @@ def act(client: FlaskClient, game_id: str, keys: dict[int, str], followers: dict
         seat = state["turn"]
         for follower in followers.values():
             follower.read()
-        told = [e["version"] for e in followers[seat].of("your_turn", game_id)]
-        assert state["version"] in told, (seat, state["version"], told)  # told before acting, at this version
+        [turn] = [e for e in followers[seat].of("your_turn", game_id) if e["version"] == state["version"]]
+        assert turn["state"] == state  # the game as getGame answers it, at that version
         key = keys[seat]
         if state["status"] == "waiting_for_deal":
+            assert turn["action"] == "deal" and turn["hand"] is None
             response = client.post(f"/v1/games/{game_id}/hands", headers=bearer(key))
         else:
-            card = client.get(f"/v1/games/{game_id}/hand", headers=bearer(key)).json["cards"][0]
+            assert turn["action"] == "play"
+            assert_own_cards(client, game_id, keys, seat, turn)
+            card = turn["hand"]["cards"][0]
             response = client.post(f"/v1/games/{game_id}/plays", json={"card": card}, headers=bearer(key))
         assert response.status_code in (200, 201), response.json
     raise AssertionError("the game did not finish")
+
+
+def assert_own_cards(client: FlaskClient, game_id: str, keys: dict[int, str], seat: int, turn: dict[str, Any]) -> None:
+    """A ``your_turn``'s hand is its seat's cards as getHand answers them, and none of another seat's."""
+    hands = {s: client.get(f"/v1/games/{game_id}/hand", headers=bearer(key)).json for s, key in keys.items()}
+    assert turn["hand"] == hands[seat] and turn["hand"]["seat"] == seat
+    assert len(turn["hand"]["cards"]) == turn["state"]["seats"][seat]["cards_in_hand"] > 0
+    for other, hand in hands.items():
+        if other != seat:
+            assert not set(turn["hand"]["cards"]) & set(hand["cards"]), (seat, other)
 
 
 def three_player_game(client: FlaskClient, **body: Any) -> tuple[str, dict[int, str], dict[int, Follower]]:
@@ -105,14 +122,20 @@ def three_player_game(client: FlaskClient, **body: Any) -> tuple[str, dict[int, 
 
 
 def assert_clean(followers: dict[int, Follower], keys: dict[int, str]) -> None:
-    """Ids strictly increasing, known types only, and no key or card of any hand in any event."""
-    for follower in followers.values():
+    """Ids strictly increasing, known types only, no key in any event, and no card but the
+    follower's own (in the ``hand`` of a ``your_turn`` of their seat)."""
+    for seat, follower in followers.items():
         ids = [event["id"] for event in follower.events]
         assert ids == sorted(set(ids)) and all(i > follower.state["id"] for i in ids)
         assert {event["type"] for event in follower.events} <= EVENT_TYPES
         text = json.dumps(follower.events)
         assert not any(key in text for key in keys.values())
-        assert '"cards"' not in text and '"seed"' not in text and '"token"' not in text
+        assert '"seed"' not in text and '"token"' not in text
+        for event in follower.events:
+            if event["type"] == "your_turn" and event["hand"] is not None:
+                assert event["hand"]["seat"] == event["seat"] == seat
+        handless = [{k: v for k, v in e.items() if k != "hand"} for e in follower.events]
+        assert '"cards"' not in json.dumps(handless)
 
 
 def test_a_whole_game_played_from_the_feed_alone(client: FlaskClient) -> None:
@@ -165,7 +188,8 @@ def test_a_stand_in_after_a_timeout_hands_the_turn_on(app: Flask, client: FlaskC
     games = app.extensions["coins.games"]
     real = games.clock
     games.clock = lambda: real() + timedelta(seconds=31)
-    moved = client.get(f"/v1/games/{game_id}").json  # the stand-in moves for the late seat
+    keep_up(app)  # the worker's pass: the stand-in moves for the late seat, with nobody reading
+    moved = client.get(f"/v1/games/{game_id}").json
     assert moved["version"] > state["version"] and moved["turn"] != late
     after = followers[moved["turn"]].read()
     [turn] = [e for e in after if e["type"] == "your_turn" and e["version"] == moved["version"]]
@@ -186,34 +210,29 @@ def test_a_rematch_is_offered_to_the_other_seats(client: FlaskClient) -> None:
     assert_clean(followers, keys)
 
 
-def test_resume_after_an_id_gives_exactly_what_followed(client: FlaskClient) -> None:
+def test_resume_after_an_id_gives_exactly_what_followed(client: FlaskClient, realtime: Realtime) -> None:
     game_id, keys, followers = three_player_game(client, target_score=1)
     act(client, game_id, keys, followers)
     everything = page(client, keys[0], after=0)["items"]
     assert everything and [e["id"] for e in everything] == list(range(1, len(everything) + 1))
     middle = everything[len(everything) // 2]["id"]
     assert page(client, keys[0], after=middle)["items"] == everything[middle:]
-    stream = client.get(
-        "/v1/players/me/events",
-        headers={**bearer(keys[0]), "Accept": "text/event-stream", "Last-Event-ID": str(middle)},
-    )
-    try:
-        first = next(iter(stream.response)).decode()
-    finally:
-        stream.close()
-    ids = [int(line.removeprefix("id: ")) for line in first.splitlines() if line.startswith("id: ")]
-    assert ids == [e["id"] for e in everything[middle:]]
-    assert "event: player" not in first
+    with realtime.stream(FEED, token=keys[0], last_event_id=middle) as stream:
+        assert stream.status == 200
+        resumed = [event for _, event in zip(everything[middle:], stream.events(), strict=False)]
+    assert [event.id for event in resumed] == [e["id"] for e in everything[middle:]]
+    assert "player" not in {event.type for event in resumed}
 
 
-def test_a_long_poll_waits_for_the_next_event(client: FlaskClient, app: Flask) -> None:
+def test_a_long_poll_waits_for_the_next_event(client: FlaskClient, realtime: Realtime) -> None:
     keys = [new_player(client, name)[1] for name in ("Ana", "Bo", "Cy")]
     created = client.post("/v1/games", json={"seats": [{"player": "me"}, None, None]}, headers=bearer(keys[0]))
     game_id = created.json["id"]
     client.post(f"/v1/games/{game_id}/players", json={"player": "me"}, headers=bearer(keys[1]))
     last = page(client, keys[0], after=0)["last_id"]
     polled: list[dict[str, Any]] = []
-    poller = threading.Thread(target=lambda: polled.append(page(app.test_client(), keys[0], after=last, wait=20)))
+    wait = f"{FEED}?after={last}&wait=20"
+    poller = threading.Thread(target=lambda: polled.append(realtime.get(wait, bearer(keys[0]))[2]))
     poller.start()
     joined = client.post(f"/v1/games/{game_id}/players", json={"player": "me"}, headers=bearer(keys[2]))
     assert joined.status_code == 201, joined.json  # the third seat: the game starts
@@ -221,17 +240,18 @@ def test_a_long_poll_waits_for_the_next_event(client: FlaskClient, app: Flask) -
     assert polled and [e["type"] for e in polled[0]["items"]][:1] == ["game_started"]
 
 
-def test_replacing_the_key_ends_its_streams_and_refuses_the_old_key(client: FlaskClient) -> None:
+def test_replacing_the_key_ends_its_streams_and_refuses_the_old_key(client: FlaskClient, realtime: Realtime) -> None:
     _, key = new_player(client, "Ana")
-    stream = client.get("/v1/players/me/events", headers={**bearer(key), "Accept": "text/event-stream"})
-    assert stream.status_code == 200
-    chunks: Iterator[bytes] = iter(stream.response)
-    assert b"event: player" in next(chunks)
-    replaced = client.post("/v1/players/me/key", headers=bearer(key))
-    assert replaced.status_code in (200, 201), replaced.json
-    rest = list(chunks)  # ends: the reader finds its key replaced (bounded by its heartbeat)
-    stream.close()
-    assert all(b"event:" not in chunk for chunk in rest)
+    with realtime.stream(FEED, token=key, timeout=30) as stream:
+        assert stream.status == 200
+        items = iter(stream)
+        assert next(items).type == "player"  # type: ignore[union-attr]
+        replaced = client.post("/v1/players/me/key", headers=bearer(key))
+        assert replaced.status_code in (200, 201), replaced.json
+        started = time.monotonic()
+        rest = list(items)  # ends: the player's notice has the hub check the key at once
+        assert time.monotonic() - started < 0.9  # before its first heartbeat (1 s here)
+    assert not [item for item in rest if isinstance(item, Event)]
     refused = client.get("/v1/players/me/events", headers=bearer(key))
     assert refused.status_code == 401 and refused.json["code"] == "invalid_key"
 
@@ -258,16 +278,15 @@ def test_an_anonymous_game_writes_no_players_event(app: Flask, client: FlaskClie
 
 
 def test_a_keys_streams_are_capped_like_a_seats(database_url: str) -> None:
-    app = create_app(Settings(database_url=database_url, rate_limits="on", streams_per_token=1))
+    settings = Settings(database_url=database_url, rate_limits="on", streams_per_token=1)
+    app = create_app(settings)
     try:
-        client = app.test_client()
-        _, key = new_player(client, "Ana")
-        held = client.get("/v1/players/me/events", headers={**bearer(key), "Accept": "text/event-stream"})
-        assert b"event: player" in next(iter(held.response))  # inside the stream: its share is held
-        refused = client.get("/v1/players/me/events", headers=bearer(key))
-        assert refused.status_code == 429 and refused.json["code"] == "too_many_requests"
-        assert "Retry-After" in refused.headers
-        held.close()
+        _, key = new_player(app.test_client(), "Ana")
+        with realtime_role(app, settings) as realtime, realtime.stream(FEED, token=key) as held:
+            assert held.status == 200  # its share is held while it is open
+            status, headers, problem = realtime.get(FEED, bearer(key))
+            assert status == 429 and problem["code"] == "too_many_requests"
+            assert "retry-after" in headers
     finally:
         app.extensions["coins.feed"].close()
         app.extensions["coins.db"].dispose()
@@ -290,7 +309,9 @@ def test_a_rated_games_result_tells_each_player_their_rating_change(client: Flas
         assert sorted(result["places"]) in ([1, 2, 3], [1, 2, 2])
 
 
-def test_replacing_the_key_ends_the_game_streams_it_opened_before_any_card_reaches_them(client: FlaskClient) -> None:
+def test_replacing_the_key_ends_the_game_streams_it_opened_before_any_card_reaches_them(
+    client: FlaskClient, realtime: Realtime
+) -> None:
     """A game's stream opened with a player's key (the seat's private events: its cards) ends once
     the key is replaced: the deal that follows, made with the new key, reaches it not at all."""
     _, key = new_player(client, "Ana")
@@ -298,16 +319,15 @@ def test_replacing_the_key_ends_the_game_streams_it_opened_before_any_card_reach
     game = client.post("/v1/games", json={"seats": seats, "first_dealer": 0}, headers=bearer(key))
     assert game.status_code == 201, game.json
     path = f"/v1/games/{game.json['id']}/events"
-    stream = client.get(path, headers={**bearer(key), "Accept": "text/event-stream"})
-    assert stream.status_code == 200
-    chunks: Iterator[bytes] = iter(stream.response)
-    assert b"event: game" in next(chunks)
-    replaced = client.post("/v1/players/me/key", headers=bearer(key))
-    assert replaced.status_code in (200, 201), replaced.json
-    dealt = client.post(f"/v1/games/{game.json['id']}/hands", headers=bearer(replaced.json["key"]))
-    assert dealt.status_code == 201, dealt.json
-    rest = list(chunks)  # ends: the seat's private event asks whether the key still holds
-    stream.close()
-    assert all(b"event:" not in chunk for chunk in rest), rest
+    with realtime.stream(path, token=key, timeout=30) as stream:
+        assert stream.status == 200
+        events = stream.events()
+        assert next(events).type == "game"
+        replaced = client.post("/v1/players/me/key", headers=bearer(key))
+        assert replaced.status_code in (200, 201), replaced.json
+        dealt = client.post(f"/v1/games/{game.json['id']}/hands", headers=bearer(replaced.json["key"]))
+        assert dealt.status_code == 201, dealt.json
+        rest = list(events)  # ends: the key is checked before any of the seat's own events is handed on
+    assert "hand" not in {event.type for event in rest}, rest
     again = client.get(path, headers={**bearer(replaced.json["key"]), "Accept": "application/json"})
     assert again.status_code == 200 and again.json["items"][0]["type"] == "game"  # the new key follows on

@@ -46,10 +46,10 @@ def test_the_key_is_not_logged(client, caplog):
         ("", "empty"),
         ("   ", "empty"),
         ("x" * 41, "at most 40"),
-        ("Ana\x07", "category C"),
-        ("A\u200eB", "category C"),  # a format character (left-to-right mark)
-        ("A\u0085B", "category C"),  # a C1 control (inside: at an end it is white space, trimmed)
-        ("A\x00", "category C"),
+        ("Ana\x07", "U+0007: a control character"),
+        ("A\u200eB", "U+200E (LEFT-TO-RIGHT MARK): an invisible"),  # a format character
+        ("A\u0085B", "U+0085"),  # a C1 control (inside: at an end it is white space, trimmed)
+        ("A\x00", "U+0000"),
         (5, "Not a valid string"),
         (None, "Field may not be null"),
     ],

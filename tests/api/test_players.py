@@ -22,6 +22,8 @@ def test_join_takes_the_first_open_seat(client):
         "cards_in_hand": 0,
         "tricks_won": 0,
         "player": None,
+        "rating": None,
+        "rating_change": None,
     }
     assert joined["game"]["status"] == "waiting_for_players"
     assert response.headers["ETag"] == f'"{game["id"]}.2"'

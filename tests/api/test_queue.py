@@ -12,8 +12,11 @@ from flask.testing import FlaskClient
 from sqlalchemy import event
 from sqlalchemy.engine import Engine
 
-from service.games import GameService, QueueService
-from service.games.queue import QUEUE_TURN_TIMEOUT_SECONDS
+from service.games import GameService
+from service.quickplay import QueueService
+from service.quickplay.matching import EXPIRE_SECONDS
+from service.quickplay.queue import QUEUE_TURN_TIMEOUT_SECONDS, RESTART_AFTER
+from tests.support.working_client import keep_up
 
 START = datetime.now(UTC).replace(microsecond=0)
 
@@ -118,6 +121,8 @@ def test_a_lone_ticket_is_completed_with_two_bots_of_different_strengths_after_b
     bots = [seat["bot"] for seat in game["seats"] if seat["bot"] is not None]
     assert len(bots) == 2 and len(set(bots)) == 2
     assert game["seats"][ticket["seat"]]["player"] == player_id
+    # Contract 1.3, ratings on the table: each seat's rating as the matched game began, bots' too.
+    assert [seat["rating"] for seat in game["seats"]] == [{"value": 1500, "provisional": True}] * 3
 
 
 def test_a_ticket_not_seen_for_30_seconds_expires(client: FlaskClient, clock: Clock, player: Any) -> None:
@@ -263,7 +268,7 @@ def test_a_replaced_key_no_longer_reads_or_cancels_the_ticket(client: FlaskClien
     assert ticket_of(client, new, ticket_id)["status"] == "waiting"
 
 
-def test_a_game_whose_maker_stopped_after_the_match_is_made_by_the_next_reader(
+def test_a_game_whose_maker_stopped_after_the_match_is_not_made_by_a_reader_but_by_a_later_wave(
     app: Flask, client: FlaskClient, clock: Clock, player: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     players = [player(name) for name in ("Ana", "Bo", "Cy")]
@@ -279,6 +284,9 @@ def test_a_game_whose_maker_stopped_after_the_match_is_made_by_the_next_reader(
     monkeypatch.undo()
     first = ticket_of(client, players[0][1], tickets[0])
     assert first["status"] == "matched"
+    assert client.get(f"/v1/games/{first['game']}").status_code == 404  # a read makes no game
+    clock.now += RESTART_AFTER + timedelta(seconds=1)
+    keep_up(app)  # the worker's wave makes the game a matched ticket names
     game = client.get(f"/v1/games/{first['game']}")
     assert game.status_code == 200 and game.json["status"] == "playing"
     again = [ticket_of(client, auth, t) for (_, auth), t in zip(players, tickets, strict=True)]
@@ -362,3 +370,65 @@ def test_a_heartbeat_with_no_ticket_to_mark_writes_nothing(
         assert "UPDATE" in statements
     finally:
         event.remove(Engine, "before_cursor_execute", seen)
+
+
+def test_tickets_match_only_tickets_of_the_same_clock_and_the_game_takes_it(
+    client: FlaskClient, clock: Clock, player: Any
+) -> None:
+    post = {"bots_after": None, "turn_timeout_seconds": 3600}
+    _, ana = player("Ana")
+    first = queue(client, ana, **post).json
+    assert first["turn_timeout_seconds"] == 3600
+    queue(client, player("Bo")[1], **post)
+    _, cy = player("Cy")
+    live = queue(client, cy, bots_after=None).json
+    assert live["turn_timeout_seconds"] == QUEUE_TURN_TIMEOUT_SECONDS  # the default clock
+    assert ticket_of(client, ana, first["id"])["status"] == "waiting"  # Ana, Bo and Cy: two clocks, no three alike
+    queue(client, player("Di")[1], **post)
+    matched = ticket_of(client, ana, first["id"])
+    assert matched["status"] == "matched"
+    game = client.get(f"/v1/games/{matched['game']}").json
+    assert game["turn_timeout_seconds"] == 3600 and "Cy" not in [seat["name"] for seat in game["seats"]]
+    assert ticket_of(client, cy, live["id"])["status"] == "waiting"
+
+
+def test_a_correspondence_ticket_waits_a_day_unread(client: FlaskClient, clock: Clock, player: Any) -> None:
+    _, auth = player("Ana")
+    ticket = queue(client, auth, bots_after=None, turn_timeout_seconds=86_400).json
+    queue_service: QueueService = client.application.extensions["coins.queue"]
+    clock.advance(EXPIRE_SECONDS + 1)  # nobody reads it
+    queue_service.match_due()
+    assert ticket_of(client, auth, ticket["id"])["status"] == "waiting"  # a live game's ticket would be gone
+    clock.advance(24 * 3600 + 1)  # a day since it was last read
+    queue_service.match_due()
+    assert ticket_of(client, auth, ticket["id"])["status"] == "expired"
+
+
+@pytest.mark.parametrize("seconds", [4, 14 * 24 * 3600 + 1])
+def test_a_tickets_clock_takes_5_seconds_to_14_days(client: FlaskClient, player: Any, seconds: int) -> None:
+    response = queue(client, player("Ana")[1], turn_timeout_seconds=seconds)
+    assert response.status_code == 422 and "turn_timeout_seconds" in response.json["errors"]
+
+
+def test_the_master_never_completes_a_table(app: Flask, client: FlaskClient, clock: Clock, player: Any) -> None:
+    """The master's plays are the worker's (up to a second of CPU each): quick play leaves it out, even
+    rated exactly as the player waiting while every other bot is far away."""
+    from sqlalchemy import text
+
+    from service.games.ids import BOT_PLAYER_IDS
+
+    with app.extensions["coins.db"].engine.begin() as connection:
+        connection.execute(
+            text("UPDATE players SET mu = 25.0, sigma = 25.0 / 3 WHERE id = :id"), {"id": BOT_PLAYER_IDS["master"]}
+        )
+        for strength, mu in (("random", 0.0), ("basic", 45.0), ("expert", 50.0)):
+            connection.execute(
+                text("UPDATE players SET mu = :mu WHERE id = :id"), {"mu": mu, "id": BOT_PLAYER_IDS[strength]}
+            )
+    _player_id, auth = player("Ana")
+    ticket_id = queue(client, auth, bots_after=5).json["id"]
+    clock.advance(5)
+    ticket = ticket_of(client, auth, ticket_id)
+    assert ticket["status"] == "matched"
+    bots = [seat["bot"] for seat in client.get(f"/v1/games/{ticket['game']}").json["seats"] if seat["bot"]]
+    assert len(bots) == 2 and "master" not in bots

@@ -90,8 +90,27 @@ def test_an_unrated_game_changes_nothing(client, app):
     assert _count(app, "SELECT count(*) FROM game_results") == 0
 
 
+def _play_until_seat_played(client, game_id, auth_by_seat, seat):
+    """Deal and play (first cards) until ``seat``'s player has played a card of their own."""
+    for _ in range(20):
+        state = client.get(f"/v1/games/{game_id}").json
+        headers = auth_by_seat.get(state["turn"])
+        if headers is None:
+            continue
+        if state["status"] == "waiting_for_deal":
+            client.post(f"/v1/games/{game_id}/hands", headers=headers)
+            continue
+        card = client.get(f"/v1/games/{game_id}/hand", headers=headers).json["cards"][0]
+        assert client.post(f"/v1/games/{game_id}/plays", json={"card": card}, headers=headers).status_code == 201
+        if state["turn"] == seat:
+            return
+    raise AssertionError(f"seat {seat} did not get to play")
+
+
 def test_a_leaver_finishes_last_and_the_bot_that_played_on_is_not_rated(client):
-    game_id, ana, bo = rated_table(client, "random")
+    # A hand holds 12 points: at 13 the game cannot end before Ana's first card, as at 1 it could.
+    game_id, ana, bo = rated_table(client, "random", target_score=13)
+    _play_until_seat_played(client, game_id, {0: ana.auth, 1: bo.auth}, 0)  # else the game is void
     left = client.post(f"/v1/games/{game_id}/players/0/leave", json={"bot": "basic"}, headers=ana.auth)
     assert left.status_code == 200, left.json
     play_out(client, game_id, {1: bo.auth})

@@ -10,7 +10,16 @@ from __future__ import annotations
 import random
 from collections import Counter
 
+import pytest
 from sqlalchemy import event
+
+from tests.support.working_client import bare_client
+
+
+@pytest.fixture
+def client(app):
+    """A client with no worker behind it: the statements counted are the requests' alone."""
+    return bare_client(app)
 
 
 def _count_statements(app):

@@ -85,4 +85,4 @@ def test_a_good_bot_takes_three_coins_when_only_its_coin_can(strength: str) -> N
 
 
 def test_strengths_are_listed_weakest_first() -> None:
-    assert STRENGTHS == ("random", "basic", "expert")
+    assert STRENGTHS == ("random", "basic", "expert", "master")

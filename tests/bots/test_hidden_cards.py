@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from service.bots import STRENGTHS, BasicBot, ExpertBot, RandomBot, make_bot
+from service.bots import STRENGTHS, BasicBot, ExpertBot, RandomBot, make_bot, review_play
 from service.bots.knowledge import Knowledge
 from service.engine import Card, Game, PrivateView, from_snapshot, private_view, snapshot
 
@@ -81,7 +81,7 @@ def test_decisions_do_not_depend_on_how_the_hidden_cards_lie(plays: int, shuffle
     other = _with_hidden_cards_shuffled(game, seat, random.Random(shuffle_seed))
     view, same_view = private_view(game, seat), private_view(other, seat)
     assert view == same_view
-    options = {"playouts": 40} if strength == "expert" else {}
+    options = {"playouts": 40} if strength in ("expert", "master") else {}
     decide = [make_bot(strength, seat, random.Random(5), **options).decide(v) for v in (view, same_view)]
     assert decide[0] == decide[1]
 
@@ -92,3 +92,15 @@ def test_shuffling_hidden_cards_does_change_the_other_hands() -> None:
     assert seat is not None
     other = _with_hidden_cards_shuffled(game, seat, random.Random(1))
     assert [other.hand(s) for s in range(3) if s != seat] != [game.hand(s) for s in range(3) if s != seat]
+
+
+@settings(max_examples=15, deadline=None)
+@given(plays=st.integers(0, 40), shuffle_seed=st.integers(0, 2**32))
+def test_a_review_does_not_depend_on_how_the_hidden_cards_lie(plays: int, shuffle_seed: int) -> None:
+    game = game_at("hidden/review", plays)
+    seat = game.turn
+    assert seat is not None
+    other = _with_hidden_cards_shuffled(game, seat, random.Random(shuffle_seed))
+    played = game.legal_cards(seat)[-1]
+    judged = [review_play(private_view(g, seat), played, random.Random(9), deals=20) for g in (game, other)]
+    assert judged[0] == judged[1]

@@ -1,4 +1,4 @@
-"""Contract-test fixtures: a live gunicorn server shared by the tests of a module."""
+"""Contract-test fixtures: a live server (the README's one port) shared by the tests of a module."""
 
 from __future__ import annotations
 

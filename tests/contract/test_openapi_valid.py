@@ -77,18 +77,47 @@ def _schemas_in(node: Any) -> list[dict[str, Any]]:
 
 
 def test_no_construct_generators_trip_over(spec: dict[str, Any]) -> None:
-    """No oneOf; an anyOf is named schemas (or null), each an object with its own required keys."""
+    """No oneOf. An anyOf is one of: named schemas (or null); an open enum, a named enum and any other
+    string (or null), which generators read as "the enum, else a string"; or a union of objects. In a
+    request such a union's forms are closed with their own required keys, so no body matches two; in a
+    response each form has its own one-value `type`, but for the unlisted event, a plain string and
+    the last form, which generators that try the forms in order reach only for a type not listed."""
     schemas = spec["components"]["schemas"]
     for node in _schemas_in(spec):
         assert "oneOf" not in node, node
-        if "anyOf" in node:
-            refs = [item["$ref"].rsplit("/", 1)[1] for item in node["anyOf"] if "$ref" in item]
-            rest = [item for item in node["anyOf"] if "$ref" not in item]
-            assert refs and rest in ([], [{"type": "null"}]), node
-            if len(refs) > 1:  # a union of objects: no two forms accept the same body
-                forms = [schemas[name] for name in refs]
-                assert all(form.get("additionalProperties") is False and form.get("required") for form in forms)
+        if "anyOf" not in node:
+            continue
+        refs = [item["$ref"].rsplit("/", 1)[1] for item in node["anyOf"] if "$ref" in item]
+        rest = [item for item in node["anyOf"] if "$ref" not in item]
+        strings = [item for item in rest if item.get("type") == "string"]
+        assert refs and [item for item in rest if item not in strings] in ([], [{"type": "null"}]), node
+        if strings:  # an open enum
+            assert refs == [refs[0]] and "enum" in schemas[refs[0]] and len(strings) == 1, node
+            assert node["anyOf"][0] == {"$ref": f"#/components/schemas/{refs[0]}"}, node
+        if len(refs) > 1:
+            forms = [schemas[name] for name in refs]
+            if all(form.get("additionalProperties") is False for form in forms):  # a request's
+                assert all(form.get("required") for form in forms)
                 assert len({tuple(form["required"]) for form in forms}) == len(forms)
+                continue
+            types = [value for name in refs for value in _event_forms(schemas, name)]
+            listed = [value for value in types if value is not None]
+            assert listed and len(listed) == len(set(listed)), node
+            assert types in (listed, [*listed, None]), node  # the unlisted event, if any (a plain string `type`), last
+
+
+def _event_forms(schemas: dict[str, Any], name: str) -> list[str | None]:
+    """The `type` values the component ``name`` accepts: its one value, None for any string, or, for a
+    union of events, its forms'."""
+    schema = schemas[name]
+    if "anyOf" in schema:
+        return [value for form in schema["anyOf"] for value in _event_forms(schemas, form["$ref"].rsplit("/", 1)[1])]
+    kind = schema["properties"]["type"]
+    assert kind["type"] == "string" and "type" in schema["required"], name
+    if "enum" not in kind:
+        return [None]
+    assert len(kind["enum"]) == 1, name
+    return [kind["enum"][0]]
 
 
 LINKED = {"getGame", "joinGame", "dealHand", "getHand", "playCard", "getScores", "listTricks"}
@@ -108,7 +137,40 @@ def test_created_seats_link_to_the_operations_that_use_them(spec: dict[str, Any]
 
 
 def test_nullable_enums_are_named(spec: dict[str, Any]) -> None:
-    """An inline `type: [string, null]` enum makes generators invent types (`SeatBotType1`, …)."""
+    """An inline `type: [string, null]` enum makes generators invent types (`SeatBotType1`, …); but
+    "only null" (`enum: [null]`), which they read as an optional None."""
     for node in _schemas_in(spec):
-        if "enum" in node and isinstance(node.get("type"), list):
+        if "enum" in node and isinstance(node.get("type"), list) and node["enum"] != [None]:
             raise AssertionError(f"name this enum and refer to it with anyOf [$ref, null]: {node}")
+
+
+def test_only_null_is_said_so_every_generator_takes_it(spec: dict[str, Any]) -> None:
+    """`{type: "null"}` alone crashes openapi-generator's python generator (NewBot.age, issue 30): a
+    property that may only be null is a nullable type whose one value is null."""
+    for node in _schemas_in(spec):
+        for name, prop in node.get("properties", {}).items():
+            assert prop.get("type") != "null", (name, prop)
+            if prop.get("enum") == [None]:
+                assert isinstance(prop.get("type"), list) and "null" in prop["type"], (name, prop)
+
+
+def test_every_operation_says_what_credential_it_takes(spec: dict[str, Any]) -> None:
+    """No global security: each operation states its own (Redocly's `security-defined`), `security: []`
+    when it needs no credential, and every scheme it names is declared."""
+    assert "security" not in spec
+    schemes = set(spec["components"]["securitySchemes"])
+    public = set()
+    for name, operation in operations(spec).items():
+        assert "security" in operation, name
+        if operation["security"] == []:
+            public.add(name)
+        assert {scheme for requirement in operation["security"] for scheme in requirement} <= schemes, name
+    assert {"getGame", "listGames", "getScores", "listTricks", "createPlayer", "getLiveness"} <= public
+    assert not public & {"getHand", "playCard", "dealHand", "getMyPlayer", "enterQueue"}
+
+
+def test_the_spec_says_how_to_resolve_its_links(spec: dict[str, Any]) -> None:
+    """`Location` and `Link` are root-relative: the description says to resolve them against the request's URL."""
+    description = spec["info"]["description"]
+    assert "RFC 8288 §3.2" in description and "new URL(link, response.url)" in description
+    assert "RateLimit-Policy" in description

@@ -15,7 +15,7 @@ import yaml
 
 from service.api.hooks.security_headers import DEFAULT_CSP, SECURITY_HEADERS
 from tests.support.server import HOST
-from tests.support.topology import ROOT, SHIPPED_CONFIG, behind_haproxy, haproxy_binary, service
+from tests.support.topology import ROOT, SHIPPED_CONFIG, behind_haproxy, haproxy_binary, realtime, service
 
 ERRORFILE = re.compile(r"^\s*errorfile\s+(\d{3})\s+(\S+)", re.MULTILINE)
 PROBLEM_CODES = set(yaml.safe_load((ROOT / "openapi.yaml").read_text())["components"]["schemas"]["ProblemCode"]["enum"])
@@ -62,7 +62,9 @@ def test_every_error_page_the_proxy_sends_is_a_problem_with_the_security_headers
         "timeout http-request 10s",
         "http-request del-header X-Forwarded-For",
         "option forwardfor",
-        'maxconn "${COINS_SERVICE_MAXCONN-',
+        'maxconn "${COINS_WEB_MAXCONN-',
+        'maxconn "${COINS_REALTIME_MAXCONN-',
+        "use_backend realtime if feed",
         "timeout tunnel",
     ],
 )
@@ -77,19 +79,39 @@ def test_the_stream_timeouts_outlast_the_heartbeat():
         assert seconds > 15, name  # STREAM_HEARTBEAT_SECONDS' default
 
 
-def test_docker_compose_publishes_only_the_proxy_and_the_service_trusts_one_hop():
+def test_docker_compose_publishes_only_the_proxy_and_the_roles_trust_one_hop():
     services = yaml.safe_load((ROOT / "docker-compose.yml").read_text())["services"]
     published = [name for name, spec in services.items() if spec.get("ports")]
     assert published == ["proxy"]
-    assert services["service"]["environment"]["TRUSTED_PROXY_HOPS"] == "1"
+    for role in ("web", "realtime"):
+        assert services[role]["environment"]["TRUSTED_PROXY_HOPS"] == "1", role
+    assert services["realtime"]["command"] == ["coins-realtime"]
+    proxy = services["proxy"]["environment"]
+    assert proxy["COINS_WEB"] == "web:8000" and proxy["COINS_REALTIME"] == "realtime:8000"
     assert any("deploy" in volume for volume in services["proxy"]["volumes"])
+
+
+@pytest.mark.parametrize(
+    ("path", "backend"),
+    [
+        ("/v1/games/01m8xb9jm6kd10w7d0rj1sf3zc/events", "realtime"),
+        ("/v1/players/me/events", "realtime"),
+        ("/v1/games/01m8xb9jm6kd10w7d0rj1sf3zc", "web"),
+        ("/v1/games/01m8xb9jm6kd10w7d0rj1sf3zc/events/x", "web"),
+        ("/v1/players/01m8xb9jm6kd10w7d0rj1sf3zc/events", "web"),
+        ("/", "web"),
+    ],
+)
+def test_the_feeds_and_only_they_go_to_the_real_time_role(path: str, backend: str):
+    [pattern] = re.findall(r"acl feed path_reg (\S+)", SHIPPED_CONFIG.read_text())
+    assert (re.fullmatch(pattern.strip("^$"), path) is not None) == (backend == "realtime")
 
 
 def test_haproxy_accepts_the_shipped_file():
     binary = haproxy_binary()
     if binary is None:
         pytest.skip("HAProxy is not installed")
-    env = {**os.environ, "COINS_PROXY_BIND": f"{HOST}:1", "COINS_SERVICE": f"{HOST}:2"}
+    env = {**os.environ, "COINS_PROXY_BIND": f"{HOST}:1", "COINS_WEB": f"{HOST}:2", "COINS_REALTIME": f"{HOST}:3"}
     checked = subprocess.run([binary, "-c", "-f", str(SHIPPED_CONFIG)], env=env, capture_output=True, text=True)
     assert checked.returncode == 0, checked.stdout + checked.stderr
 
@@ -102,7 +124,8 @@ def test_through_the_proxy_a_forged_forwarded_for_is_replaced(database_url, tmp_
     env = {"TRUSTED_PROXY_HOPS": "1", "LOG_LEVEL": "INFO", "WEB_CONCURRENCY": "1"}
     with (
         service(database_url, tmp_path, **env) as app,
-        behind_haproxy(binary, [app.port], tmp_path) as proxy,
+        realtime(database_url, tmp_path, **env) as feeds,
+        behind_haproxy(binary, [app.port], [feeds.port], tmp_path) as proxy,
         socket.create_connection((HOST, proxy.port), timeout=10) as sock,
     ):
         sock.sendall(b"GET /v1/games/forged HTTP/1.1\r\nHost: coins\r\nX-Forwarded-For: 203.0.113.9\r\n\r\n")

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from service.config import Settings
+from tests.support.sse import EventStream
 
 from .conftest import ROOT, Server, running_server
 
@@ -52,23 +53,40 @@ def test_the_curl_walkthrough_plays_a_whole_game(server: Server, tmp_path: Path)
 def test_the_quick_start_has_one_serve_and_one_test_command() -> None:
     serve, test = block("serve-command").strip(), block("test-command").strip()
     assert "\n" not in serve and "\n" not in test
-    assert serve.startswith("python3.11 -m venv .venv && ") and "gunicorn -c gunicorn.conf.py wsgi:app" in serve
+    assert serve.startswith("python3.11 -m venv .venv && ") and serve.endswith("honcho start -p 8000")
     assert test.startswith("python3.11 -m venv .venv && ") and "pytest" in test
     ci = (ROOT / ".ci" / "run").read_text()
     assert "readme_block serve-command" in ci and "readme_block test-command" in ci, ".ci/run must run both"
     assert ci.index("readme_block serve-command") < ci.index("readme_block test-command"), "serve first, then test"
 
 
+PROCFILE = ROOT / "Procfile"
+
+
+def procfile() -> dict[str, str]:
+    """The Procfile's process types and their commands (comments left out)."""
+    lines = [line for line in PROCFILE.read_text().splitlines() if line.strip() and not line.startswith("#")]
+    return dict((name.strip(), command.strip()) for name, _, command in (line.partition(":") for line in lines))
+
+
+def test_the_procfile_runs_every_role_on_one_port() -> None:
+    """The real-time role's process on the one port (it serves the web role's app too), and the worker."""
+    assert procfile() == {"web": "coins-realtime", "worker": "coins-worker"}
+
+
 @pytest.mark.slow
 def test_the_quick_start_server_starts_on_a_new_database(tmp_path: Path) -> None:
-    """The serve command's gunicorn, with its workers all migrating one new database at once."""
+    """The serve command's process manager and roles, on a new database: games are created, and a
+    stream is held by the real-time role on the same port."""
     command = block("serve-command").split("&&")[-1].split()
-    assert command[0] == ".venv/bin/gunicorn"
-    command[0] = str(Path(sys.executable).parent / "gunicorn")
-    with running_server(tmp_path, command, cwd=ROOT, workers=4) as server:
-        for _ in range(8):  # likely to reach every worker
+    assert command[:2] == ["honcho", "start"]
+    command[0] = str(Path(sys.executable).parent / "honcho")
+    with running_server(tmp_path, command, cwd=ROOT) as server:  # the venv's bin first on PATH, as activate does
+        for _ in range(4):
             status, _, game = server.request("POST", "/v1/games", {"seats": [{"name": "Ana"}, None, None]})
             assert status == 201, game
+        with EventStream(server.port, game["id"], timeout=10) as stream:
+            assert stream.status == 200 and next(stream.events()).type == "game"
 
 
 def configuration_table() -> set[str]:
@@ -82,9 +100,13 @@ def test_every_setting_is_in_the_configuration_table() -> None:
     gunicorn = set(
         re.findall(r"""(?:_int\(|environ\.get\()["']([A-Z_]+)["']""", (ROOT / "gunicorn.conf.py").read_text())
     )
+    realtime = set(
+        re.findall(r"""_int\(["']([A-Z_]+)["']""", (ROOT / "service" / "realtime" / "server.py").read_text())
+    )
     start = set(re.findall(r"\$\{([A-Z_]+):-", (ROOT / "bin" / "start").read_text()))
-    assert settings and gunicorn and start
-    assert settings | gunicorn | start <= documented, sorted((settings | gunicorn | start) - documented)
+    assert settings and gunicorn and realtime and start
+    every = settings | gunicorn | realtime | start
+    assert every <= documented, sorted(every - documented)
 
 
 def tracked_files() -> list[str]:

@@ -9,14 +9,21 @@ from typing import Any
 import pytest
 from gunicorn.config import Config
 
-from .conftest import ROOT
+from tests.support.sse import EventStream
+
+from .conftest import ROOT, running_server
+
+
+def web_database(tmp_path: Path) -> str:
+    """The SQLite file the web role of ``tmp_path / "web"`` serves (running_server's default)."""
+    return f"sqlite:///{tmp_path / 'web' / 'coins.sqlite3'}"
+
 
 GUNICORN_VARIABLES = (
     "BIND",
     "PORT",
     "WEB_CONCURRENCY",
     "WORKER_CONNECTIONS",
-    "STREAMS_PER_WORKER",
     "GUNICORN_TIMEOUT",
     "GUNICORN_GRACEFUL_TIMEOUT",
     "GUNICORN_KEEPALIVE",
@@ -47,7 +54,7 @@ def test_defaults(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     assert settings["timeout"] == 30 and settings["graceful_timeout"] == 30
     assert settings["preload_app"] is False
     assert settings["worker_class"] == "service.api.worker.Worker"  # gthread, answering unreadable requests
-    assert settings["threads"] == 500 + 1000  # streams + others
+    assert settings["threads"] == 1000  # the web role holds no stream: every thread answers requests
     assert settings["worker_connections"] == 2 * settings["threads"]  # as many idle keep-alive connections
 
 
@@ -57,8 +64,7 @@ def test_defaults(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
         ({"PORT": "9000"}, "bind", ["0.0.0.0:9000"]),
         ({"PORT": "9000", "BIND": "127.0.0.1:7000"}, "bind", ["127.0.0.1:7000"]),
         ({"WEB_CONCURRENCY": "3"}, "workers", 3),
-        ({"WORKER_CONNECTIONS": "200"}, "threads", 500 + 200),
-        ({"STREAMS_PER_WORKER": "50"}, "threads", 50 + 1000),
+        ({"WORKER_CONNECTIONS": "200"}, "threads", 200),
         ({"GUNICORN_TIMEOUT": "60"}, "timeout", 60),
         ({"GUNICORN_MAX_REQUESTS": "1000"}, "max_requests_jitter", 100),
         ({"ACCESS_LOG": "-"}, "accesslog", "-"),
@@ -78,9 +84,29 @@ def test_a_bad_number_stops_start_up_with_its_name(monkeypatch: pytest.MonkeyPat
 def test_compose_runs_the_image_against_a_healthy_postgres() -> None:
     yaml = pytest.importorskip("yaml")
     compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
-    service, db = compose["services"]["service"], compose["services"]["db"]
+    service, db = compose["services"]["web"], compose["services"]["db"]
     assert service["build"] == "."
     assert service["environment"]["DATABASE_URL"].startswith("postgresql://")
     assert "@db:5432/" in service["environment"]["DATABASE_URL"]
     assert service["depends_on"]["db"]["condition"] == "service_healthy"
     assert "pg_isready" in " ".join(db["healthcheck"]["test"])
+
+
+@pytest.mark.slow
+def test_compose_runs_every_role_from_the_image(tmp_path: Path) -> None:
+    """Each role's command as docker-compose.yml gives it (the image's own CMD for the web role), run
+    in a replica of the image's /app on SQLite: the web role answers, the real-time role holds a stream."""
+    yaml = pytest.importorskip("yaml")
+    services = yaml.safe_load((ROOT / "docker-compose.yml").read_text())["services"]
+    assert "command" not in services["web"]  # the image's CMD: bin/start, migrate then gunicorn
+    (tmp_path / "web").mkdir()
+    (tmp_path / "realtime").mkdir()
+    with running_server(tmp_path / "web", env={"TRUSTED_PROXY_HOPS": "1"}) as web:
+        status, _, game = web.request("POST", "/v1/games", {})
+        assert status == 201, game
+        command, database = services["realtime"]["command"], web_database(tmp_path)
+        with (
+            running_server(tmp_path / "realtime", command, database_url=database) as feeds,
+            EventStream(feeds.port, game["id"], timeout=10) as stream,
+        ):
+            assert stream.status == 200 and next(stream.events()).type == "game"

@@ -1,7 +1,7 @@
 """The recommended topology under a slow-connection attack: one address cannot cost another its game.
 
-gunicorn (gunicorn.conf.py as shipped, TRUSTED_PROXY_HOPS=1) behind HAProxy running the shipped
-``deploy/haproxy.cfg``, on 127.0.0.1. At least 5,000 sockets bound to 127.0.0.2 each send a header
+The web role (gunicorn.conf.py as shipped) and the real-time role (coins-realtime), both with
+TRUSTED_PROXY_HOPS=1, behind HAProxy running the shipped ``deploy/haproxy.cfg``, on 127.0.0.1. At least 5,000 sockets bound to 127.0.0.2 each send a header
 line every 3 s for 30 s and never finish their request (``tests/support/slow_clients.py``, in a
 process of its own; a socket the proxy closes is opened again at its next turn). Meanwhile
 127.0.0.1 plays games against two bots through the proxy, with an event stream and long polls
@@ -22,6 +22,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +30,7 @@ import pytest
 
 from tests.support.server import HOST
 from tests.support.sse import Event, EventStream
-from tests.support.topology import ROOT, Answer, behind_haproxy, haproxy_binary, service, timed
+from tests.support.topology import ROOT, Answer, behind_haproxy, haproxy_binary, realtime, service, timed
 
 pytestmark = [
     pytest.mark.attack,
@@ -121,6 +122,39 @@ def play_one_game(act: Victim, number: int) -> list[Event]:
     return events
 
 
+@dataclass
+class UnderAttack:
+    """What the victim met while the attack ran: its games and requests, whether the attack was still
+    running when the games were over, and the attack's tally (its last line of output, as JSON)."""
+
+    games: int
+    act: Victim
+    still_attacking: bool
+    tally: dict[str, Any]
+
+
+def play_under_attack(port: int, command: list[str], ramp_seconds: float, attack_seconds: float) -> UnderAttack:
+    """Start the attack (``command``, a process of its own), let it ramp up, then play games through
+    ``port`` (at least one, at most MAX_GAMES) until shortly before it ends; wait for its tally."""
+    attacker = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, text=True)
+    try:
+        time.sleep(ramp_seconds)
+        act = Victim(port)
+        ends = time.monotonic() + attack_seconds - ramp_seconds - 1
+        games = 0
+        while games < MAX_GAMES and (games == 0 or time.monotonic() < ends):
+            play_one_game(act, games)
+            games += 1
+        still_attacking = attacker.poll() is None
+        out, _ = attacker.communicate(timeout=attack_seconds + 60)
+    finally:
+        if attacker.poll() is None:
+            attacker.kill()
+            attacker.wait(10)
+    assert attacker.returncode == 0
+    return UnderAttack(games, act, still_attacking, json.loads(out.strip().splitlines()[-1]))
+
+
 def test_one_address_plays_on_while_another_holds_5000_slow_connections(
     database_url: str,
     tmp_path: Path,
@@ -135,32 +169,18 @@ def test_one_address_plays_on_while_another_holds_5000_slow_connections(
 
     with (
         service(database_url, tmp_path, TRUSTED_PROXY_HOPS="1") as app,
-        behind_haproxy(binary, [app.port], tmp_path, maxconn=2000) as proxy,
+        realtime(database_url, tmp_path, TRUSTED_PROXY_HOPS="1") as feeds,
+        behind_haproxy(binary, [app.port], [feeds.port], tmp_path, web_maxconn=2000) as proxy,
     ):
         command = [sys.executable, "-m", "tests.support.slow_clients", "--port", str(proxy.port)]
         command += ["--source", "127.0.0.2", "--connections", str(CONNECTIONS)]
         command += ["--seconds", str(ATTACK_SECONDS), "--ramp-seconds", str(RAMP_SECONDS), "--interval", "3"]
-        attacker = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, text=True)
-        try:
-            time.sleep(RAMP_SECONDS)
-            act = Victim(proxy.port)
-            ends = time.monotonic() + ATTACK_SECONDS - RAMP_SECONDS - 1
-            games = 0
-            while games < MAX_GAMES and (games == 0 or time.monotonic() < ends):
-                play_one_game(act, games)
-                games += 1
-            still_attacking = attacker.poll() is None
-            out, _ = attacker.communicate(timeout=ATTACK_SECONDS + 30)
-        finally:
-            if attacker.poll() is None:
-                attacker.kill()
-                attacker.wait(10)
-    assert attacker.returncode == 0
-    tally = json.loads(out.strip().splitlines()[-1])
-    summary = {"games": games, "requests": len(act.answers), "slowest": act.slowest(), "attack": tally}
+        met = play_under_attack(proxy.port, command, RAMP_SECONDS, ATTACK_SECONDS)
+    tally = met.tally
+    summary = {"games": met.games, "requests": len(met.act.answers), "slowest": met.act.slowest(), "attack": tally}
     record_property("slow_clients", json.dumps(summary))
     with capsys.disabled():
         print(f"\nslow clients through the proxy: {json.dumps(summary)}")
-    assert still_attacking, "the games outlasted the attack"
+    assert met.still_attacking, "the games outlasted the attack"
     assert tally["attempts"] >= CONNECTIONS and tally["failed"] == 0, tally
     assert tally["refused"] > 0, tally  # the proxy refused the address's connections over its limit

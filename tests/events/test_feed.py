@@ -10,6 +10,7 @@ from flask import Flask
 
 from service import create_app
 from service.config import Settings
+from tests.support.realtime import realtime_role
 
 
 def _page(client, game_id: str, *, after: int | None = None, token: str | None = None, wait: int = 0) -> dict:
@@ -109,25 +110,36 @@ def test_several_changes_of_one_request_are_several_events(client):
     ]
 
 
-def test_a_long_poll_waits_for_the_next_event(client, new_table, app):
+def test_a_long_poll_waits_for_the_next_event(client, new_table, app, realtime):
     table = new_table(seed="wait")
     last = _page(client, table.id)["last_id"]
     other = app.test_client()
     timer = threading.Timer(0.3, lambda: other.post(f"/v1/games/{table.id}/hands", headers=table.auth(0)))
     timer.start()
     started = time.monotonic()
-    page = _page(client, table.id, after=last, wait=10)
+    status, _, page = realtime.get(f"/v1/games/{table.id}/events?after={last}&wait=10")
     timer.join()
-    assert [event["type"] for event in page["items"]] == ["hand_dealt"]
+    assert status == 200 and [event["type"] for event in page["items"]] == ["hand_dealt"]
     assert 0.2 < time.monotonic() - started < 5
     assert page["last_id"] > last
 
 
-def test_a_long_poll_with_nothing_new_answers_empty_when_the_wait_runs_out(client, new_table):
+def test_a_long_poll_with_nothing_new_answers_empty_when_the_wait_runs_out(new_table, realtime):
     table = new_table()
     started = time.monotonic()
-    assert _page(client, table.id, after=0, wait=1) == {"items": [], "last_id": 0}
+    assert realtime.get(f"/v1/games/{table.id}/events?after=0&wait=1")[2] == {"items": [], "last_id": 0}
     assert time.monotonic() - started >= 0.9
+
+
+def test_the_web_role_answers_what_need_not_wait_and_refuses_the_rest(client, new_table):
+    """The web role holds no connection: a page is answered, a stream or a long poll that would wait
+    is 503 too_many_streams (the proxy sends them to the real-time role)."""
+    table = new_table()
+    assert _page(client, table.id, after=0, wait=0) == {"items": [], "last_id": 0}
+    for query, headers in (("?after=0&wait=5", {}), ("", {"Accept": "text/event-stream"})):
+        refused = client.get(f"/v1/games/{table.id}/events{query}", headers=headers)
+        assert refused.status_code == 503 and refused.json["code"] == "too_many_streams", refused.json
+        assert int(refused.headers["Retry-After"]) > 0
 
 
 @pytest.mark.parametrize(
@@ -148,10 +160,12 @@ def test_bad_requests_are_problems(client, new_table, path, headers, status, cod
 
 
 def test_when_every_stream_slot_is_taken_the_answer_is_503_with_retry_after(database_url):
-    app: Flask = create_app(Settings(database_url=database_url, streams_per_worker=0))
-    client = app.test_client()
-    game = client.post("/v1/games", json={}).json
-    response = client.get(f"/v1/games/{game['id']}/events")
-    assert response.status_code == 503 and response.json["code"] == "too_many_streams"
-    assert int(response.headers["Retry-After"]) > 0
+    settings = Settings(database_url=database_url, streams_per_process=0)
+    app: Flask = create_app(settings)
+    game = app.test_client().post("/v1/games", json={}).json
+    with realtime_role(app, settings) as realtime:
+        status, headers, problem = realtime.get(f"/v1/games/{game['id']}/events", {"Accept": "text/event-stream"})
+    assert status == 503 and problem["code"] == "too_many_streams"
+    assert int(headers["retry-after"]) > 0 and headers["content-type"] == "application/problem+json"
+    app.extensions["coins.feed"].close()
     app.extensions["coins.db"].dispose()

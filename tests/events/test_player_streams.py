@@ -1,4 +1,4 @@
-"""A player's stream from a real gunicorn: events written by another process reach it (PostgreSQL's
+"""A player's stream from the real-time role as deployed: events written by another process reach it (PostgreSQL's
 NOTIFY, or an SQLite file's data version), and a key replaced by another process ends it."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import pytest
 
 from service import create_app
 from service.config import Settings
-from tests.events.test_streams import call, gunicorn
+from tests.events.test_streams import call, realtime_process
 from tests.support.sse import Event, EventStream
 
 pytestmark = pytest.mark.slow
@@ -22,7 +22,7 @@ FEED = "/v1/players/me/events"
 def test_a_players_stream_hears_changes_made_in_another_process_until_its_key_is_replaced(
     database_url: str, tmp_path: Path
 ) -> None:
-    with gunicorn(database_url, tmp_path) as server:
+    with realtime_process(database_url, tmp_path) as server:
         other = create_app(Settings(database_url=database_url, rate_limits="off")).test_client()
 
         def act(method: str, path: str, key: str, body: Any = None) -> Any:

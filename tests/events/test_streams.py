@@ -1,13 +1,12 @@
-"""Server-Sent Events from a real gunicorn: every change reaches every stream, across workers and
-processes; Last-Event-ID resumes exactly; heartbeats; the stream limit; a killed worker loses nothing."""
+"""Server-Sent Events from the real-time role as deployed (``coins-realtime``, on one port as the README
+serves it): every change reaches every stream, across processes; Last-Event-ID resumes exactly;
+heartbeats; the stream limit; a killed process loses nothing; SIGTERM ends the streams at once."""
 
 from __future__ import annotations
 
 import http.client
 import json
-import os
 import signal
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -20,31 +19,25 @@ import pytest
 
 from service import create_app
 from service.config import Settings
-from tests.support.processes import gunicorn_workers
-from tests.support.server import LiveServer, free_port, serve
+from tests.support.server import LiveServer
 from tests.support.sse import Comment, Event, EventStream
+from tests.support.topology import realtime, service
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.slow
 
 
 @contextmanager
+def realtime_process(database_url: str, tmp_path: Path, **env: str) -> Iterator[LiveServer]:
+    """The real-time role as deployed (``coins-realtime``), a one-second heartbeat unless ``env`` says otherwise."""
+    with realtime(database_url, tmp_path, **{"STREAM_HEARTBEAT_SECONDS": "1", **env}) as live:
+        yield live
+
+
+@contextmanager
 def gunicorn(database_url: str, tmp_path: Path, **env: str) -> Iterator[LiveServer]:
-    """The service as deployed (gunicorn.conf.py), on the test's database and a free loopback port."""
-    port = free_port()
-    environment = {
-        **os.environ,
-        "DATABASE_URL": database_url,
-        "BIND": f"127.0.0.1:{port}",
-        "WEB_CONCURRENCY": "2",
-        "LOG_LEVEL": "WARNING",
-        "STREAM_HEARTBEAT_SECONDS": "1",
-        **env,
-    }
-    environment.pop("PROMETHEUS_MULTIPROC_DIR", None)
-    command = [str(Path(sys.executable).with_name("gunicorn")), "-c", "gunicorn.conf.py", "wsgi:app"]
-    log = tmp_path / f"gunicorn-{port}.log"
-    with serve(command, port=port, env=environment, cwd=ROOT, log=log, start_seconds=60, stop_seconds=30) as live:
+    """The web role as deployed (gunicorn.conf.py, two workers unless ``env`` says otherwise)."""
+    with service(database_url, tmp_path, **{"WEB_CONCURRENCY": "2", **env}) as live:
         yield live
 
 
@@ -120,7 +113,7 @@ def all_events(port: int, game_id: str, token: str | None = None) -> list[dict[s
 
 
 def test_streams_see_every_change_made_anywhere_in_order_and_end_with_the_game(database_url, tmp_path):
-    with gunicorn(database_url, tmp_path) as server:
+    with realtime_process(database_url, tmp_path) as server:
         game_id, tokens = new_game(server.port, target_score=3, seed="streams")
         spectator, seat = [], []
         with (
@@ -138,22 +131,23 @@ def test_streams_see_every_change_made_anywhere_in_order_and_end_with_the_game(d
         assert [event.id for event in spectator] == [event.data["id"] for event in spectator]
 
 
-def test_an_http_1_0_stream_sees_the_same(database_url, tmp_path):
-    """HTTP/1.0 has no chunks: the stream's end is the connection's. The same events, then the end."""
-    with gunicorn(database_url, tmp_path) as server:
+def test_an_http_1_0_stream_gets_what_there_is_and_ends(database_url, tmp_path):
+    """HTTP/1.0 has no chunks, so no stream can be held open over it: it gets the events there are
+    now and ends (with its length), and resumes after them with Last-Event-ID, as after any close."""
+    with realtime_process(database_url, tmp_path) as server:
         game_id, tokens = new_game(server.port, target_score=2, seed="http-1.0")
-        seen: list[Event] = []
         with EventStream(server.port, game_id, token=tokens[2], timeout=30, http_1_0=True) as stream:
-            assert stream.status == 200 and stream.response.version == 10
-            reader = collect(stream, seen)
-            play_to_the_end(in_another_process_of_ours(database_url), game_id, tokens)
-            reader.join(60)
-        assert seen[0].type == "game" and seen[-1].type == "game_finished"
-        assert [event.data for event in seen[1:]] == all_events(server.port, game_id, tokens[2])
+            assert stream.status == 200 and stream.response.getheader("Transfer-Encoding") is None
+            assert [event.type for event in stream.events()] == ["game"]
+        play_to_the_end(in_another_process_of_ours(database_url), game_id, tokens)
+        with EventStream(server.port, game_id, token=tokens[2], last_event_id=0, timeout=30, http_1_0=True) as stream:
+            seen = list(stream.events())
+        assert seen[-1].type == "game_finished"
+        assert [event.data for event in seen] == all_events(server.port, game_id, tokens[2])
 
 
 def test_last_event_id_resumes_with_exactly_the_rest(database_url, tmp_path):
-    with gunicorn(database_url, tmp_path) as server:
+    with realtime_process(database_url, tmp_path) as server:
         game_id, tokens = new_game(server.port, target_score=2, seed="resume")
         play_to_the_end(over_http(server.port), game_id, tokens)
         everything = all_events(server.port, game_id, tokens[0])
@@ -164,7 +158,7 @@ def test_last_event_id_resumes_with_exactly_the_rest(database_url, tmp_path):
 
 
 def test_an_idle_stream_gets_heartbeats(database_url, tmp_path):
-    with gunicorn(database_url, tmp_path) as server:
+    with realtime_process(database_url, tmp_path) as server:
         game_id, _ = new_game(server.port)
         with EventStream(server.port, game_id, timeout=10) as stream:
             items = iter(stream)
@@ -172,34 +166,35 @@ def test_an_idle_stream_gets_heartbeats(database_url, tmp_path):
             started = time.monotonic()
             assert isinstance(next(items), Comment)
             assert time.monotonic() - started < 5  # STREAM_HEARTBEAT_SECONDS=1 here
-            assert stream.headers["X-Accel-Buffering"] == "no" and stream.headers["Cache-Control"] == "no-cache"
+            assert stream.response.getheader("X-Accel-Buffering") == "no"
+            assert stream.response.getheader("Cache-Control") == "no-cache"
 
 
-def test_a_full_worker_answers_503_with_retry_after(database_url, tmp_path):
-    with gunicorn(database_url, tmp_path, WEB_CONCURRENCY="1", STREAMS_PER_WORKER="1") as server:
+def test_a_full_process_answers_503_with_retry_after(database_url, tmp_path):
+    with realtime_process(database_url, tmp_path, STREAMS_PER_PROCESS="1") as server:
         game_id, _ = new_game(server.port)
         with EventStream(server.port, game_id) as first:
             assert first.status == 200
             with EventStream(server.port, game_id) as second:
-                assert second.status == 503 and int(second.headers["Retry-After"]) > 0
+                assert second.status == 503 and int(second.response.getheader("Retry-After")) > 0
                 assert json.loads(second.body)["code"] == "too_many_streams"
             assert call(server.port, "GET", f"/v1/games/{game_id}")["id"] == game_id  # requests still served
 
 
-def test_an_address_over_its_share_gets_429_while_the_worker_serves_on(database_url, tmp_path):
-    env = {"WEB_CONCURRENCY": "1", "RATE_LIMITS": "on", "STREAMS_PER_ADDRESS": "2"}
-    with gunicorn(database_url, tmp_path, **env) as server:
+def test_an_address_over_its_share_gets_429_while_the_process_serves_on(database_url, tmp_path):
+    with realtime_process(database_url, tmp_path, RATE_LIMITS="on", STREAMS_PER_ADDRESS="2") as server:
         game_id, _ = new_game(server.port)
         with EventStream(server.port, game_id) as first, EventStream(server.port, game_id) as second:
             assert first.status == second.status == 200
             with EventStream(server.port, game_id) as third:
-                assert third.status == 429 and int(third.headers["Retry-After"]) > 0
+                assert third.status == 429 and int(third.response.getheader("Retry-After")) > 0
                 assert json.loads(third.body)["code"] == "too_many_requests"
             assert call(server.port, "GET", f"/v1/games/{game_id}")["id"] == game_id  # requests still served
 
 
-def test_a_chunked_body_over_the_limit_is_413_under_gunicorn(database_url, tmp_path):
-    with gunicorn(database_url, tmp_path, WEB_CONCURRENCY="1", MAX_REQUEST_BYTES="1024") as server:
+@pytest.mark.parametrize("role", [gunicorn, realtime_process])
+def test_a_chunked_body_over_the_limit_is_413_under_either_server(database_url, tmp_path, role):
+    with role(database_url, tmp_path, WEB_CONCURRENCY="1", MAX_REQUEST_BYTES="1024") as server:
         for size, status in ((100, 201), (2048, 413)):
             connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
             body = b'{"seed": "' + b"s" * (size - 12) + b'"}' if size > 100 else b'{"target_score": 10}'
@@ -217,24 +212,25 @@ def test_a_chunked_body_over_the_limit_is_413_under_gunicorn(database_url, tmp_p
             assert status == 201 or answer["code"] == "payload_too_large"
 
 
-def test_a_killed_worker_loses_no_event_its_clients_resume(database_url, tmp_path):
-    """A stream open; mid-game, every worker is killed (SIGKILL); the client reconnects with
-    Last-Event-ID and, in the end, has every event once, in order (gunicorn starts new workers)."""
-    with gunicorn(database_url, tmp_path) as server:
-        game_id, tokens = new_game(server.port, target_score=4, seed="killed")
+def test_a_killed_process_loses_no_event_its_clients_resume_on_another(database_url, tmp_path):
+    """Two real-time processes; a stream open on the first; mid-game it is killed (SIGKILL); the client
+    reconnects to the second with Last-Event-ID and, in the end, has every event once, in order."""
+    with realtime_process(database_url, tmp_path) as first, realtime_process(database_url, tmp_path) as second:
+        game_id, tokens = new_game(first.port, target_score=4, seed="killed")
         got: list[Event] = []
-        connections: list[EventStream] = []
+        connections: list[int] = []
         done = threading.Event()
 
         def follow() -> None:
             last = None
-            for _ in range(50):  # reconnects, bounded
+            for _attempt in range(50):  # reconnects, bounded: to the first while it lives, then the second
+                port = first.port if first.process.poll() is None else second.port
                 try:
-                    with EventStream(server.port, game_id, last_event_id=last, timeout=10) as stream:
+                    with EventStream(port, game_id, last_event_id=last, timeout=10) as stream:
                         if stream.status != 200:
                             time.sleep(0.2)
                             continue
-                        connections.append(stream)
+                        connections.append(port)
                         for event in stream.events():
                             got.append(event)
                             last = event.id
@@ -242,7 +238,7 @@ def test_a_killed_worker_loses_no_event_its_clients_resume(database_url, tmp_pat
                                 done.set()
                                 return
                 except OSError:
-                    time.sleep(0.2)  # the worker died under us: reconnect, as EventSource does
+                    time.sleep(0.2)  # the process died under us: reconnect, as EventSource does
 
         reader = threading.Thread(target=follow, daemon=True)
         reader.start()
@@ -250,14 +246,11 @@ def test_a_killed_worker_loses_no_event_its_clients_resume(database_url, tmp_pat
         state = act("GET", f"/v1/games/{game_id}", None, None)
         act("POST", f"/v1/games/{game_id}/hands", None, tokens[state["dealer"]])
         time.sleep(0.5)
-        workers = gunicorn_workers(server.process.pid)
-        assert len(workers) == 2
-        for pid in workers:
-            os.kill(pid, signal.SIGKILL)
+        first.process.kill()
         play_to_the_end(act, game_id, tokens)
         assert done.wait(60), "the stream never reached the end of the game"
         reader.join(5)
-    assert len(connections) >= 2  # killing the worker ended the stream: the client reconnected
+    assert connections[0] == first.port and second.port in connections  # the client moved over
     replayed = [event.data for event in got if event.type != "game"]
     assert replayed == all_events_in_process(database_url, game_id)
 
@@ -268,7 +261,7 @@ def all_events_in_process(database_url: str, game_id: str) -> list[dict[str, Any
 
 
 def test_sigterm_ends_open_streams_and_the_server_stops_promptly(database_url, tmp_path):
-    with gunicorn(database_url, tmp_path, GUNICORN_GRACEFUL_TIMEOUT="20") as server:
+    with realtime_process(database_url, tmp_path, REALTIME_GRACEFUL_SECONDS="20") as server:
         game_id, _ = new_game(server.port)
         with EventStream(server.port, game_id, timeout=15) as stream:
             items = iter(stream)
@@ -278,22 +271,5 @@ def test_sigterm_ends_open_streams_and_the_server_stops_promptly(database_url, t
             for _ in items:  # heartbeats, then the end of the stream
                 pass
             ended = time.monotonic() - started
-        assert server.process.wait(20) == 0
+        assert server.process.wait(20) in (0, -signal.SIGTERM)  # uvicorn stops, then re-raises the signal
         assert ended < 10  # not the 20 s graceful timeout: the stream was ended, not waited out
-
-
-def test_a_stand_in_plays_at_the_turns_deadline_with_no_request(database_url, tmp_path):
-    """A stream open, nobody playing: the server's own timer has the stand-in play when the turn
-    runs out (here 5 s), not at a later request or heartbeat."""
-    with gunicorn(database_url, tmp_path, STREAM_HEARTBEAT_SECONDS="15") as server:
-        game_id, tokens = new_game(server.port, turn_timeout_seconds=5, seed="deadline")
-        state = call(server.port, "GET", f"/v1/games/{game_id}")
-        call(server.port, "POST", f"/v1/games/{game_id}/hands", token=tokens[state["dealer"]])
-        dealt = time.monotonic()
-        with EventStream(server.port, game_id, timeout=30) as stream:
-            for event in stream.events():
-                if event.type == "card_played":
-                    break
-            waited = time.monotonic() - dealt
-        assert event.data["cause"] == "timeout"
-        assert 4 < waited < 9  # at the deadline (5 s), give or take a loaded machine

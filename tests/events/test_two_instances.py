@@ -1,14 +1,16 @@
-"""Two instances of the service behind a real load balancer (HAProxy), on one PostgreSQL.
+"""Two instances of each role behind a real load balancer (HAProxy), on one PostgreSQL.
 
-Each instance is its own gunicorn master (``gunicorn -c gunicorn.conf.py wsgi:app``, two
-workers) on a free port of 127.0.0.1; HAProxy, run in the foreground with the shipped
-``deploy/haproxy.cfg`` (its one server line repeated for the two instances:
-``tests/support/topology.py``), balances requests between them round robin, one request per
-connection to an instance (``http-server-close``), so consecutive requests alternate. A whole game is played through the load
-balancer, so its writes alternate between the instances (each instance's ``/metrics`` tells
-which one answered every request); event streams opened on each instance directly and through
-the load balancer must all see every event, in order, up to ``game_finished``: a change
-committed by one instance reaches the other's streams only through PostgreSQL's NOTIFY.
+Each web instance is its own gunicorn master (``gunicorn -c gunicorn.conf.py wsgi:app``, two
+workers), each real-time instance its own ``coins-realtime``, on free ports of 127.0.0.1; HAProxy,
+run in the foreground with the shipped ``deploy/haproxy.cfg`` (each backend's server line repeated
+for its two instances: ``tests/support/topology.py``), sends the event feeds to the real-time
+instances and every other request to the web instances, round robin, one request per connection
+to an instance (``http-server-close``), so consecutive requests alternate. A whole game is played
+through the load balancer, so its writes alternate between the web instances (each instance's
+``/metrics`` tells which one answered every request); event streams opened on each real-time
+instance directly and through the load balancer must all see every event, in order, up to
+``game_finished``: a change committed by a web instance reaches the streams only through
+PostgreSQL's NOTIFY.
 
 Skipped on SQLite (one host, no shared database) and when HAProxy is not installed, unless
 ``COINS_REQUIRE_HAPROXY=1`` (as in .ci/run), which makes a missing HAProxy a failure.
@@ -29,7 +31,7 @@ from urllib.request import urlopen
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from tests.events.test_streams import all_events, call, collect, gunicorn, new_game, play_to_the_end
+from tests.events.test_streams import all_events, call, collect, gunicorn, new_game, play_to_the_end, realtime_process
 from tests.support.sse import Event, EventStream
 from tests.support.topology import behind_haproxy, haproxy_binary
 
@@ -101,21 +103,22 @@ def test_two_instances_behind_haproxy_share_one_game_and_every_stream_sees_every
         pytest.skip(message)
 
     with ExitStack() as running:
-        instances = [
-            running.enter_context(gunicorn(database_url, tmp_path, GUNICORN_CMD_ARGS="--no-control-socket"))
+        web = [
+            running.enter_context(gunicorn(database_url, tmp_path, GUNICORN_CMD_ARGS="--no-control-socket")).port
             for _ in range(2)
         ]
-        ports = [instance.port for instance in instances]
-        balancer = running.enter_context(behind_haproxy(binary, ports, tmp_path))
-        lb = Instances(balancer.port, ports)
+        feeds = [running.enter_context(realtime_process(database_url, tmp_path)).port for _ in range(2)]
+        balancer = running.enter_context(behind_haproxy(binary, web, feeds, tmp_path))
+        lb = Instances(balancer.port, web)
+        lb_feeds = Instances(balancer.port, feeds)
 
         game_id, tokens = lb.through(lambda port: new_game(port, target_score=10, seed="two-instances"))
         streams = running.enter_context(ExitStack())
         opened: dict[str, EventStream] = {
-            "instance0": lb.direct(0, lambda port: EventStream(port, game_id, timeout=30)),
-            "instance1": lb.direct(1, lambda port: EventStream(port, game_id, timeout=30)),
-            "balanced": lb.through(lambda port: EventStream(port, game_id, timeout=30)),
-            "balanced-seat2": lb.through(lambda port: EventStream(port, game_id, token=tokens[2], timeout=30)),
+            "instance0": lb_feeds.direct(0, lambda port: EventStream(port, game_id, timeout=30)),
+            "instance1": lb_feeds.direct(1, lambda port: EventStream(port, game_id, timeout=30)),
+            "balanced": lb_feeds.through(lambda port: EventStream(port, game_id, timeout=30)),
+            "balanced-seat2": lb_feeds.through(lambda port: EventStream(port, game_id, token=tokens[2], timeout=30)),
         }
         got: dict[str, list[Event]] = {name: [] for name in opened}
         readers = []
@@ -123,17 +126,18 @@ def test_two_instances_behind_haproxy_share_one_game_and_every_stream_sees_every
             streams.enter_context(stream)
             assert stream.status == 200, (name, stream.body)
             readers.append(collect(stream, got[name], STREAM_SECONDS))
-        assert set(lb.served[-2:]) == {0, 1}, "the two streams through the load balancer went to one instance"
+        assert set(lb_feeds.served) == {0, 1}, "the two streams through the load balancer went to one instance"
 
         play_to_the_end(lb.act, game_id, tokens)
         for reader in readers:
             reader.join(STREAM_SECONDS)
         assert not any(reader.is_alive() for reader in readers), "a stream did not end with the game"
 
-        public = lb.direct(0, lambda port: all_events(port, game_id))
-        assert public == lb.direct(1, lambda port: all_events(port, game_id))
-        assert public == lb.through(lambda port: all_events(port, game_id))
-        private = lb.direct(1, lambda port: all_events(port, game_id, tokens[2]))
+        public = lb_feeds.direct(0, lambda port: all_events(port, game_id))
+        assert public == lb_feeds.direct(1, lambda port: all_events(port, game_id))
+        assert public == lb_feeds.through(lambda port: all_events(port, game_id))
+        assert public == lb.direct(0, lambda port: all_events(port, game_id))  # the web role answers a page too
+        private = lb_feeds.direct(1, lambda port: all_events(port, game_id, tokens[2]))
 
     # Consecutive requests through the load balancer alternated between the instances, so both
     # served (and wrote) the game.

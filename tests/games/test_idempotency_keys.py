@@ -66,7 +66,7 @@ def test_the_change_and_its_response_commit_together(
         game_id = service.create(NewGame(seats=(*SEATS[:2], None)), uow=uow).game.id
         service.join(game_id, SEATS[2], seat=None, if_match=None, uow=uow)  # a change with events
         assert rows(db, "games") == 0  # not yet committed: another connection sees nothing
-        assert uow.outbox == (game_id,) and published == []
+        assert uow.changed == (game_id,) and published == []
         uow.commit(RESPONSE)
         assert rows(db, "games") == 1 and rows(db, "idempotency_keys") == 1
         assert published == [game_id]  # after the commit

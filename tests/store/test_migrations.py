@@ -24,7 +24,8 @@ from service.store.migrate import alembic_config, current_revision, head_revisio
 
 TABLES = {
     "games", "seats", "actions", "tricks", "events", "players", "game_results", "rating_history", "idempotency_keys",
-    "rate_limits", "queue_tickets", "player_feeds", "player_events",
+    "rate_limits", "queue_tickets", "player_feeds", "player_events", "rating_opponents", "admin_actions",
+    "service_secrets", "role_heartbeats", "outbox", "reviews",
 }  # fmt: skip
 TIMEOUT = 120  # seconds for any child process
 
@@ -163,10 +164,10 @@ def test_command_line_reports_an_unreachable_database(tmp_path: Path) -> None:
     assert "unavailable" in result.stderr
 
 
-# WITHOUT ROWID on SQLite (0002, 0004, 0006, 0007, 0011, 0012)
+# WITHOUT ROWID on SQLite (0002, 0004, 0006, 0007, 0011, 0012, 0013, 0014)
 CLUSTERED = (
     "seats", "actions", "tricks", "events", "rating_history", "idempotency_keys", "rate_limits", "player_feeds",
-    "player_events",
+    "player_events", "rating_opponents", "role_heartbeats",
 )  # fmt: skip
 
 
@@ -205,8 +206,9 @@ def test_sqlite_keeps_the_small_tables_without_rowid_and_0002_copies_their_rows(
     assert all(created[table].rstrip().endswith("WITHOUT ROWID") for table in CLUSTERED)
     assert "WITHOUT ROWID" not in created["games"]
     # a game stored before them: 0004's event_count is 0, 0005's rematch links are null, 0009's
-    # rated is false and its winner null (the game is not finished)
-    assert _rows(database, "games")[0][-5:] == (0, None, None, 0, None)
+    # rated is false and its winner null (the game is not finished), 0013's void is false, 0014's
+    # followed_until null (nobody followed it)
+    assert _rows(database, "games")[0][-7:] == (0, None, None, 0, None, 0, None)
     assert schema_differences(database) == []
     with database.transaction(write=True) as connection:  # the foreign keys came along: deletes cascade
         connection.execute(text("DELETE FROM games WHERE id = 'g1'"))
@@ -264,3 +266,87 @@ def test_postgres_keeps_the_snapshot_as_json_and_0003_converts_it(database: Data
     assert schema_differences(database) == []
     _migrate(database, "0002", down=True)
     assert _state_column(database) == ("jsonb", state)
+
+
+def test_0013_gives_rated_games_a_clock_marks_names_and_counts_opponents(database: Database) -> None:
+    """What 0013 fills in from the data before it: a clock for a rated game stored without one (and a
+    deadline, as a person is to act), which seats have played, each person's distinct opponents and
+    whether the leaderboard may list them, and the names the rule for names refuses (marked, kept)."""
+    _migrate(database, "0012")
+    at = "2026-12-01 12:00:00"
+    people = {"p1": "Ana", "p2": "Expert bot", "p3": "\u2800\u2800", "p4": "Cy"}
+    with database.transaction(write=True) as connection:
+        for player_id, name in people.items():
+            connection.execute(
+                text(
+                    "INSERT INTO players (id, name, mu, sigma, rated_games, created_at) VALUES (:id, :name, 25, 8, 1, :at)"
+                ),
+                {"id": player_id, "name": name, "at": at},
+            )
+        connection.execute(
+            text(
+                "INSERT INTO games (id, version, status, target_score, auto_deal, open_seats, trick_count, action_count,"
+                " event_count, created_at, updated_at, rated) VALUES ('g1', 5, 'playing', 5, :no, 0, 0, 2, 0, :at, :at, :yes)"
+            ),
+            {"at": at, "no": False, "yes": True},
+        )
+        for seat, player_id in enumerate(("p1", "p2", "00000000000000000000000001")):
+            connection.execute(
+                text(
+                    "INSERT INTO seats (game_id, seat, name, player_id, bot) VALUES ('g1', :seat, 'x', :player, :bot)"
+                ),
+                {"seat": seat, "player": player_id, "bot": "random" if seat == 2 else None},
+            )
+        connection.execute(
+            text(
+                "INSERT INTO actions (game_id, seq, kind, seat, hand_number, cause, card, created_at)"
+                " VALUES ('g1', 2, 'play', 0, 1, 'player', 'ace-coins', :at)"
+            ),
+            {"at": at},
+        )
+        for game_id, players in (("old1", ("p1", "p2", "p3")), ("old2", ("p1", "p4", "00000000000000000000000002"))):
+            for player_id in players:
+                connection.execute(
+                    text(
+                        'INSERT INTO rating_history (player_id, game_id, finished_at, seat, place, score, "left",'
+                        " mu_before, sigma_before, games_before, mu_after, sigma_after, applied_at)"
+                        " VALUES (:player, :game, :at, 0, 1, 0, :no, 25, 8, 0, 25, 8, :at)"
+                    ),
+                    {"player": player_id, "game": game_id, "at": at, "no": False},
+                )
+    _migrate(database, "0013")
+    with database.engine.connect() as connection:
+        clock, deadline = connection.execute(text("SELECT turn_timeout_seconds, turn_deadline FROM games")).one()
+        played = connection.execute(text("SELECT seat, played FROM seats ORDER BY seat")).all()
+        players = {
+            row.id: row
+            for row in connection.execute(
+                text("SELECT id, name, opponents, listable, legacy_name, listed_until FROM players")
+            )
+        }
+        pairs = connection.execute(text("SELECT count(*) FROM rating_opponents")).scalar_one()
+    assert clock == 60 and deadline is not None
+    assert [(seat, bool(flag)) for seat, flag in played] == [(0, True), (1, False), (2, False)]
+    assert {player_id: players[player_id].opponents for player_id in people} == {"p1": 4, "p2": 2, "p3": 2, "p4": 2}
+    assert {player_id for player_id, row in players.items() if row.listable} == {"p1", *BOTS}
+    assert {player_id for player_id, row in players.items() if row.legacy_name} == {"p2", "p3"}
+    assert players["p2"].name == "Expert bot" and players["p3"].name == "\u2800\u2800"  # kept as they were
+    assert pairs == 10
+
+
+BOTS = {"00000000000000000000000001", "00000000000000000000000002", "00000000000000000000000003"}
+
+
+def test_0016_adds_the_master_bot_player_with_the_services_id(database: Database) -> None:
+    from service.games.ids import BOT_PLAYER_IDS
+
+    _migrate(database, "0015")
+    _migrate(database, "0016")
+    with database.engine.connect() as connection:
+        rows = connection.execute(text("SELECT id, name, bot, listable FROM players WHERE bot IS NOT NULL")).all()
+    assert {row.bot: row.id for row in rows} == BOT_PLAYER_IDS
+    master = next(row for row in rows if row.bot == "master")
+    assert master.name == "Master bot" and bool(master.listable)
+    _migrate(database, "0015", down=True)
+    with database.engine.connect() as connection:
+        assert connection.execute(text("SELECT count(*) FROM players WHERE bot = 'master'")).scalar_one() == 0

@@ -249,7 +249,7 @@ class GameModel:
             "seats": [self._seat(number) for number in range(3)],
             "hand_number": 0, "dealer": None, "turn": None, "trick": None, "last_trick": None, "winner": None,
             "first_dealer": None, "first_dealer_chosen_by": None, "commitment": None,
-            "rematch_of": None, "rematch": None, "rated": False,
+            "rematch_of": None, "rematch": None, "rated": False, "void": False,
         }  # fmt: skip
         if game is None:
             return state
@@ -272,6 +272,7 @@ class GameModel:
             "score": game.scores[number] if game else 0,
             "cards_in_hand": game.cards_in_hand[number] if game else 0,
             "tricks_won": game.tricks_won[number] if game else 0, "player": seat.player,
+            "rating": None, "rating_change": None,  # the model's games are not rated
         }  # fmt: skip
 
     def _begin(self) -> None:

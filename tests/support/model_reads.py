@@ -16,6 +16,7 @@ from service.engine import PlayAction
 from service.verify import verify
 
 from .game_model import GameModel, Json, trick_json
+from .working_client import follow, keep_up
 
 PROBLEM = "application/problem+json"
 MAX_READS = 200  # reads that play a bots-only game to its end: far fewer (24 moves a read)
@@ -77,9 +78,12 @@ def sync_log(client: FlaskClient, model: GameModel, *, limit: int = 200) -> None
 
 
 def catch_up(client: FlaskClient, model: GameModel) -> Json:
-    """Read the game until the server owes no move (a person's turn, or the end), checking every
-    answer on the way; return the last state."""
+    """Follow the game and read it until the server owes no move (a person's turn, or the end),
+    checking every answer on the way; return the last state. The worker makes the moves, after each
+    request (a game of bots alone only while followed)."""
+    follow(client.application, [model.id])
     for _ in range(MAX_READS):
+        keep_up(client.application)  # the worker's next pass
         sync_log(client, model)
         state = read_game(client, model)
         if state["version"] == model.version and not model.owes_move():

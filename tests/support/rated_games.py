@@ -28,7 +28,8 @@ def rated_table(client: FlaskClient, bot: str = "random", *, target_score: int =
 def play_out(
     client: FlaskClient, game_id: str, auth_by_seat: dict[int, dict[str, str]], *, keyed: bool = False
 ) -> dict[str, Any]:
-    """Play the game to its end (the players' hints as their moves); its final state. ``keyed``:
+    """Play the game to its end (the first card of the hand as each player's move: hints are off in
+    rated games); its final state. ``keyed``:
     every play and deal with an ``Idempotency-Key`` of its own (the last one's in ``last_key``)."""
     last: dict[str, Any] = {}
     for _ in range(600):
@@ -40,7 +41,7 @@ def play_out(
             headers = {**headers, "Idempotency-Key": uuid.uuid4().hex}
             last = {"last_key": headers["Idempotency-Key"], "last_card": None, "last_seat": state["turn"]}
         if headers is not None and state["status"] == "playing":
-            card = client.get(f"/v1/games/{game_id}/hint", headers=headers).json["card"]
+            card = client.get(f"/v1/games/{game_id}/hand", headers=headers).json["cards"][0]
             played = client.post(f"/v1/games/{game_id}/plays", json={"card": card}, headers=headers)
             last["last_card"] = card
             assert played.status_code == 201, played.json

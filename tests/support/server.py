@@ -19,10 +19,12 @@ from __future__ import annotations
 
 import http.client
 import math
+import os
 import shlex
 import signal
 import socket
 import subprocess
+import sys
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import ExitStack, contextmanager
@@ -147,3 +149,38 @@ def serve(
         yield server
     finally:
         stop(process, stop_seconds)
+
+
+@contextmanager
+def serve_roles(folder: Path, *, cwd: Path, start_seconds: float = 60.0, **env: str) -> Iterator[LiveServer]:
+    """Every role of the service on one free port of 127.0.0.1, as the README serves them (honcho runs
+    the ``Procfile``: ``coins-realtime`` answers every request, ``coins-worker`` does what is due), on a
+    fresh SQLite database in ``folder``; ``env`` adds to (or overrides) the environment."""
+    port = free_port()
+    scripts = Path(sys.executable).parent
+    environment = {
+        **os.environ,
+        "PATH": f"{scripts}{os.pathsep}{os.environ.get('PATH', '')}",  # the Procfile's commands
+        "BIND": f"127.0.0.1:{port}",
+        "DATABASE_URL": f"sqlite:///{folder / 'coins.sqlite3'}",
+        "WORKER_POLL_MS": "100",
+        **env,
+    }
+    command = [str(scripts / "honcho"), "start", "-p", str(port)]
+    with serve(
+        command, port=port, env=environment, cwd=cwd, log=folder / "server.log", start_seconds=start_seconds
+    ) as server:
+        yield server
+
+
+@contextmanager
+def worker_beside(env: Mapping[str, str], *, cwd: Path, log: Path) -> Iterator[subprocess.Popen[bytes]]:
+    """The worker role (``coins-worker``) beside a server started on its own, on the database of
+    ``env``'s ``DATABASE_URL``, until the block ends (SIGTERM, as a process manager stops it)."""
+    command = [str(Path(sys.executable).with_name("coins-worker"))]
+    with log.open("wb") as out:
+        process = subprocess.Popen(command, cwd=cwd, env=dict(env), stdin=subprocess.DEVNULL, stdout=out, stderr=out)
+    try:
+        yield process
+    finally:
+        stop(process, 30.0)

@@ -1,4 +1,4 @@
-"""A small Server-Sent Events client over http.client, for the tests and bench/events.py."""
+"""A small Server-Sent Events client over http.client, for the tests."""
 
 from __future__ import annotations
 
@@ -38,11 +38,12 @@ class EventStream:
         host: str = HOST,
         http_1_0: bool = False,
         path: str | None = None,
+        headers: dict[str, str] | None = None,
     ) -> None:
         self.connection = http.client.HTTPConnection(host, port, timeout=timeout)
         if http_1_0:  # http.client has no option for it: its version attributes are the way
             self.connection._http_vsn, self.connection._http_vsn_str = 10, "HTTP/1.0"
-        headers = {"Accept": "text/event-stream"}
+        headers = {"Accept": "text/event-stream", **(headers or {})}
         if token is not None:
             headers["Authorization"] = f"Bearer {token}"
         if last_event_id is not None:

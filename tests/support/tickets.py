@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 import threading
+import time
 from collections import Counter
 from collections.abc import Callable
 from typing import Any
@@ -65,3 +66,15 @@ def run_at_once(calls: list[Callable[[], None]], *, seconds: float = 120) -> Non
         thread.join(timeout=seconds)
     assert not failures, failures
     assert not any(thread.is_alive() for thread in threads)
+
+
+def wait_until_started(engine: Engine, seconds: float = 15.0) -> None:
+    """Wait (bounded) until every matched ticket's game is made: a reader sees its ticket matched as
+    the wave commits, before the wave makes its game (a later wave makes it if that one stopped)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        with engine.connect() as connection:
+            left = connection.execute(text("SELECT count(*) FROM queue_tickets WHERE NOT game_started")).scalar_one()
+        if left == 0:
+            return
+        time.sleep(0.2)

@@ -1,12 +1,14 @@
-"""The service as deployed on loopback: gunicorn with gunicorn.conf.py, alone or behind HAProxy
-running the shipped ``deploy/haproxy.cfg``; and a client that times each of its requests.
+"""The service's roles as deployed on loopback: the web role (gunicorn with gunicorn.conf.py) and the
+real-time role (coins-realtime), alone or behind HAProxy running the shipped ``deploy/haproxy.cfg``;
+and a client that times each of its requests.
 
-    with service(database_url, tmp_path) as app, behind_haproxy(binary, [app.port], tmp_path) as proxy:
+    with service(database_url, tmp_path) as web, realtime(database_url, tmp_path) as feeds, \
+            behind_haproxy(binary, [web.port], [feeds.port], tmp_path) as proxy:
         answer = timed(proxy.port, "GET", "/readyz")
 
-One backend uses the shipped file itself (its settings come from the environment: where to
-listen, the service's address, its maxconn); several get a copy whose one ``server`` line is
-repeated for each, everything else as shipped.
+One instance of each role uses the shipped file itself (its settings come from the environment:
+where to listen, each role's address and maxconn); several get a copy whose ``server`` line of a
+backend is repeated for each instance, everything else as shipped.
 """
 
 from __future__ import annotations
@@ -27,7 +29,10 @@ from tests.support.server import HOST, LiveServer, free_port, serve
 
 ROOT = Path(__file__).resolve().parents[2]
 SHIPPED_CONFIG = ROOT / "deploy" / "haproxy.cfg"
-SERVER_ADDRESS = '"${COINS_SERVICE-service:8000}"'  # the shipped server line's address
+SERVER_TEMPLATES = {  # each backend's server-template line's slots and address, as shipped
+    "web": '"${COINS_WEB_SERVERS-1}" "${COINS_WEB-web:8000}"',
+    "realtime": '"${COINS_REALTIME_SERVERS-1}" "${COINS_REALTIME-realtime:8000}"',
+}
 
 
 def haproxy_binary() -> str | None:
@@ -36,33 +41,55 @@ def haproxy_binary() -> str | None:
     )
 
 
-@contextmanager
-def service(database_url: str, tmp_path: Path, **env: str) -> Iterator[LiveServer]:
-    """``gunicorn -c gunicorn.conf.py wsgi:app`` with its defaults (workers included) on a free port."""
-    port = free_port()
+def _environment(database_url: str, port: int, env: dict[str, str]) -> dict[str, str]:
     environment = {**os.environ, "DATABASE_URL": database_url, "BIND": f"{HOST}:{port}", "LOG_LEVEL": "WARNING"}
     for name in ("PROMETHEUS_MULTIPROC_DIR", "WEB_CONCURRENCY", "PORT"):
         environment.pop(name, None)
     environment.update(env)
+    return environment
+
+
+@contextmanager
+def service(database_url: str, tmp_path: Path, **env: str) -> Iterator[LiveServer]:
+    """The web role, ``gunicorn -c gunicorn.conf.py wsgi:app`` with its defaults (workers included), on a free port."""
+    port = free_port()
     command = [str(Path(sys.executable).with_name("gunicorn")), "-c", "gunicorn.conf.py", "wsgi:app"]
     log = tmp_path / f"gunicorn-{port}.log"
-    with serve(command, port=port, env=environment, cwd=ROOT, log=log, start_seconds=60) as live:
+    with serve(
+        command, port=port, env=_environment(database_url, port, env), cwd=ROOT, log=log, start_seconds=60
+    ) as live:
         yield live
 
 
-def haproxy_config(backends: list[int], directory: Path) -> Path:
-    """The shipped configuration for one backend; for several, a copy with a server line for each."""
-    if len(backends) == 1:
+@contextmanager
+def realtime(database_url: str, tmp_path: Path, **env: str) -> Iterator[LiveServer]:
+    """The real-time role, ``coins-realtime`` with its defaults, on a free port."""
+    port = free_port()
+    command = [str(Path(sys.executable).with_name("coins-realtime"))]
+    log = tmp_path / f"realtime-{port}.log"
+    with serve(
+        command, port=port, env=_environment(database_url, port, env), cwd=ROOT, log=log, start_seconds=60
+    ) as live:
+        yield live
+
+
+def haproxy_config(web: list[int], feeds: list[int], directory: Path) -> Path:
+    """The shipped configuration for one instance of each role; for more, a copy with a server line for each."""
+    if len(web) == len(feeds) == 1:
         return SHIPPED_CONFIG
-    lines = SHIPPED_CONFIG.read_text().splitlines(keepends=True)
-    [server] = [line for line in lines if line.strip().startswith("server ")]
-    assert SERVER_ADDRESS in server, server
-    servers = [
-        server.replace(f"server service {SERVER_ADDRESS}", f"server instance{index} {HOST}:{port}")
-        for index, port in enumerate(backends)
-    ]
+    text = SHIPPED_CONFIG.read_text()
+    for backend, ports in (("web", web), ("realtime", feeds)):
+        [server] = [
+            line for line in text.splitlines(keepends=True) if line.strip().startswith(f"server-template {backend} ")
+        ]
+        template = f"server-template {backend} {SERVER_TEMPLATES[backend]}"
+        assert template in server, server
+        servers = [
+            server.replace(template, f"server {backend}{index} {HOST}:{port}") for index, port in enumerate(ports)
+        ]
+        text = text.replace(server, "".join(servers))
     config = directory / "haproxy.cfg"
-    config.write_text("".join(line if line is not server else "".join(servers) for line in lines))
+    config.write_text(text)
     errors = directory / "errors"
     if not errors.exists():
         errors.symlink_to(SHIPPED_CONFIG.parent / "errors", target_is_directory=True)
@@ -70,16 +97,27 @@ def haproxy_config(backends: list[int], directory: Path) -> Path:
 
 
 @contextmanager
-def behind_haproxy(binary: str, backends: list[int], tmp_path: Path, *, maxconn: int = 1000) -> Iterator[LiveServer]:
-    """HAProxy in the foreground (``-db``) on a free port of 127.0.0.1, in front of ``backends``."""
+def behind_haproxy(
+    binary: str,
+    web: list[int],
+    feeds: list[int],
+    tmp_path: Path,
+    *,
+    web_maxconn: int = 1000,
+    realtime_maxconn: int = 6000,
+) -> Iterator[LiveServer]:
+    """HAProxy in the foreground (``-db``) on a free port of 127.0.0.1, in front of the web role's
+    instances (``web``) and the real-time role's (``feeds``)."""
     port = free_port()
     env = {
         **os.environ,
         "COINS_PROXY_BIND": f"{HOST}:{port}",
-        "COINS_SERVICE": f"{HOST}:{backends[0]}",
-        "COINS_SERVICE_MAXCONN": str(maxconn),
+        "COINS_WEB": f"{HOST}:{web[0]}",
+        "COINS_WEB_MAXCONN": str(web_maxconn),
+        "COINS_REALTIME": f"{HOST}:{feeds[0]}",
+        "COINS_REALTIME_MAXCONN": str(realtime_maxconn),
     }
-    command = [binary, "-db", "-f", str(haproxy_config(backends, tmp_path))]
+    command = [binary, "-db", "-f", str(haproxy_config(web, feeds, tmp_path))]
     with serve(command, port=port, env=env, cwd=tmp_path, log=tmp_path / "haproxy.log", start_seconds=30) as live:
         yield live
 

@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { localDeadline, secondsLeft } from "../../service/web/js/clock.js";
+import { clockText, DATE_FROM_SECONDS, localDeadline, secondsLeft } from "../../service/web/js/clock.js";
 
 const SECOND = 1000;
 const CHANGED = Date.parse("2026-12-02T01:00:00.000Z"); // the service's clock when the turn began
@@ -61,4 +61,14 @@ test("seconds left: the seconds begun, never below zero", () => {
   assert.equal(secondsLeft(10 * SECOND, 9001), 1);
   assert.equal(secondsLeft(10 * SECOND, 10 * SECOND), 0);
   assert.equal(secondsLeft(10 * SECOND, 60 * SECOND), 0);
+});
+
+test("a day or more left shows the deadline as a date; less, the seconds; none, the stand-in", () => {
+  const deadline = Date.parse("2026-12-09T14:30:00.000Z");
+  const dated = clockText(3 * 24 * 60 * 60, deadline);
+  assert.match(dated, /^Turn ends /);
+  assert.match(dated, /2026/);
+  assert.equal(clockText(DATE_FROM_SECONDS - 1, deadline), `${DATE_FROM_SECONDS - 1} seconds left`);
+  assert.equal(clockText(1, deadline), "1 second left");
+  assert.equal(clockText(0, deadline), "Time is up: a stand-in plays.");
 });

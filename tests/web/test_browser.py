@@ -1,6 +1,7 @@
 """The web client in a real browser: node runs each tests/web/<scenario>.mjs (playwright-core, headless chromium).
 
-Each scenario starts from the lobby of a live server (gunicorn on a free port) and fails on
+Each scenario starts from the lobby of a live server (the Procfile's roles under honcho on a free port, as the README
+serves: coins-realtime answers, coins-worker makes the moves a clock makes due) and fails on
 any console error. They skip when chromium or node_modules/playwright-core is missing,
 unless ``COINS_REQUIRE_BROWSER=1`` (CI) turns that into a failure. Screenshots go to
 ``COINS_WEB_ARTIFACTS`` (default: a temporary folder). ``COINS_BASE_URL`` runs them against
@@ -12,13 +13,12 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.support.server import free_port, serve
+from tests.support.server import serve_roles
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = Path(os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium"))
@@ -48,17 +48,7 @@ def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     if os.environ.get("COINS_BASE_URL"):
         yield os.environ["COINS_BASE_URL"]
         return
-    folder = tmp_path_factory.mktemp("web-server")
-    port = free_port()
-    env = {
-        **os.environ,
-        "BIND": f"127.0.0.1:{port}",
-        "DATABASE_URL": f"sqlite:///{folder / 'coins.sqlite3'}",
-        "WEB_CONCURRENCY": "2",  # each open page's event stream holds one of a worker's threads
-    }
-    gunicorn = str(Path(sys.executable).with_name("gunicorn"))
-    command = [gunicorn, "-c", "gunicorn.conf.py", "wsgi:app"]
-    with serve(command, port=port, env=env, cwd=ROOT, log=folder / "server.log") as server:
+    with serve_roles(tmp_path_factory.mktemp("web-server"), cwd=ROOT) as server:
         yield server.url
 
 
@@ -83,6 +73,9 @@ def artifacts(tmp_path_factory: pytest.TempPathFactory) -> Path:
         "not_found",
         "players",
         "leaderboard",
+        "steady",
+        "connection",
+        "result",
     ],
 )
 def test_scenario(scenario: str, base_url: str, artifacts: Path) -> None:

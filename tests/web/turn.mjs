@@ -1,10 +1,11 @@
 // Your turn, as a person sees it: the clock counts down to the deadline the game states, though a completed
-// trick was held on the table first, and the stand-in plays when it has run out; the optional turn sound is
+// trick was held on the table first, and the stand-in plays when it has run out; a correspondence game's clock
+// shows its deadline as a date; the optional turn sound is
 // off by default, switched on in the table's settings, remembered, and quiet (no error) without Web Audio.
 
 import assert from "node:assert/strict";
 
-import { assertNoConsoleErrors, createGame, openPage, scenario, seenOnPage, tableState, waitForMyTurn } from "./browser.mjs";
+import { assertNoConsoleErrors, createGame, openPage, scenario, screenshot, seenOnPage, tableState, waitForMyTurn } from "./browser.mjs";
 
 const TIMEOUT_SECONDS = 8;
 
@@ -68,6 +69,16 @@ await scenario(async (browser) => {
   assert.ok(standIn && standIn.seat === 0, "no stand-in played for this seat");
   assert.ok(Date.parse(standIn.created_at) >= shown.deadline, "the stand-in played before the clock ran out");
   assertNoConsoleErrors(clock);
+
+  // A correspondence game (three days a turn): the clock shows the deadline as a date, the game's own.
+  const post = await openPage(browser);
+  const postId = await startGame(post, { name: "Di", timeout: 3 * 24 * 60 * 60 });
+  const label = await post.locator(".turn-clock").innerText();
+  assert.match(label, /^Turn ends .*20\d\d/, label);
+  const postGame = await serverGame(post, postId);
+  assert.equal(Number(await post.locator(".turn-clock").getAttribute("data-deadline")), Date.parse(postGame.turn_deadline));
+  await screenshot(post, "correspondence");
+  assertNoConsoleErrors(post);
 
   // The turn sound: off by default, so a turn coming round is silent.
   const sound = await openPage(browser);

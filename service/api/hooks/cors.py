@@ -3,7 +3,7 @@
 A browser may use every method the API has (``DELETE`` cancels a quick-play ticket), send every
 header the API reads (``Authorization`` with a seat token or a player key, ``Idempotency-Key`` on
 POSTs, ``Last-Event-ID`` when a ``fetch`` resumes a stream) and read every header it answers with (``Idempotent-Replayed``
-on a retry's answer). The answer for an allowed origin differs from the one for any other (or none),
+on a retry's answer, ``Deprecation`` and ``Sunset`` on a deprecated operation's). The answer for an allowed origin differs from the one for any other (or none),
 so it always says ``Vary: Origin``, with one allowed origin too: a cache must not hand one to the other.
 """
 
@@ -19,7 +19,19 @@ from ..idempotency import REPLAYED
 
 __all__ = ["ALLOW_HEADERS", "EXPOSE_HEADERS", "init_cors"]
 
-EXPOSE_HEADERS = ("ETag", "Location", "Link", "X-Request-ID", "Retry-After", "WWW-Authenticate", REPLAYED)
+EXPOSE_HEADERS = (
+    "ETag",
+    "Location",
+    "Link",
+    "X-Request-ID",
+    "Retry-After",
+    "WWW-Authenticate",
+    REPLAYED,
+    "Deprecation",  # with Sunset, on the answers of what is deprecated (api/deprecation.py)
+    "Sunset",
+    "RateLimit",  # with RateLimit-Policy, on the answers of limited operations (hooks/limits.py)
+    "RateLimit-Policy",
+)
 ALLOW_HEADERS = (
     "Authorization",
     "Content-Type",

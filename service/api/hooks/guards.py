@@ -19,7 +19,7 @@ from flask import Flask, Request, request
 from werkzeug.exceptions import RequestEntityTooLarge
 
 from ...games.ids import is_game_id, is_player_id
-from ..context import GAME_ID_PATTERN
+from ..context import GAME_ID_PATTERN, ME
 from ..problems import Problem
 
 __all__ = ["ENTITY_TAGS_MAX_LENGTH", "ENTITY_TAGS_PATTERN", "GAME_ID_PATTERN", "init_guards", "require_json_body"]
@@ -37,14 +37,15 @@ _ENTITY_TAGS = re.compile(ENTITY_TAGS_PATTERN)
 
 def reject_malformed_game_id(_endpoint: str | None, values: dict[str, Any] | None) -> None:
     """Flask calls this with the path's values once the route matched, before any other hook
-    (but for a CORS preflight, which reads no game). A player's id likewise (``player_not_found``)."""
+    (but for a CORS preflight, which reads no game). A player's id likewise (``player_not_found``),
+    but for ``me``, the caller (resolved by the view, with the key)."""
     if request.method == "OPTIONS":
         return
     game_id = (values or {}).get("game_id")
     if isinstance(game_id, str) and not is_game_id(game_id):
         raise Problem("game_not_found", "there is no game with this id: ids are 26 characters of Crockford base32")
     player_id = (values or {}).get("player_id")
-    if isinstance(player_id, str) and not is_player_id(player_id):
+    if isinstance(player_id, str) and player_id != ME and not is_player_id(player_id):
         raise Problem("player_not_found", "there is no player with this id: ids are 26 characters of Crockford base32")
 
 

@@ -1,4 +1,5 @@
-"""Rate limits, with Flask-Limiter: per client address to create and join games and to create players,
+"""Rate limits, with Flask-Limiter: per client address to create and join games, to create players and
+to read reviews (public, and the first read of one asks the worker for seconds of CPU),
 per seat token (or player key) and game to play and to ask for hints, per player key to queue for
 quick play. A caller over a limit gets ``429 too_many_requests`` with ``Retry-After``. A player's key
 is counted per game, as a seat's token is: a player (a script, say) in many games at once has each
@@ -30,6 +31,13 @@ A play costs no write of its own for its limit. In the database, a seat's accept
 from the actions the plays wrote (see :mod:`service.store.rate_limits`): the counter is only read
 before a play, and written after one only when it was refused for another reason than its credential
 (Flask-Limiter's ``deduct_when``). Redis counts every play with a credential a seat holds.
+
+Every answer of a limited operation that a limit counted says how much of it is left, in the
+structured fields ``RateLimit-Policy`` and ``RateLimit`` of draft-ietf-httpapi-ratelimit-headers-10
+(one item per policy: ``"create";q=30;w=60`` and ``"create";r=29;t=41``), after the request was
+counted: one read of each counter (:func:`rate_limit_fields`). :class:`RateLimitDocs` states each
+operation's limits in its description and declares the two fields on its answers
+(:data:`LIMITED_OPERATIONS`; a test holds it to the limits the app applies).
 """
 
 from __future__ import annotations
@@ -40,6 +48,7 @@ from collections.abc import Callable
 from typing import Any, cast
 
 import flask
+from apispec import BasePlugin
 from flask import Flask, Response, request
 from flask_limiter import Limiter, RequestLimit
 from limits import RateLimitItem, parse
@@ -50,7 +59,11 @@ from ..context import BOT_GAMES
 from ..problems import Problem
 
 __all__ = [
+    "LIMITED_OPERATIONS",
     "LIMITS",
+    "POLICIES",
+    "RATE_LIMIT_HEADERS",
+    "RateLimitDocs",
     "LINEAGE_GAMES_PER_MINUTE",
     "SHARED_LIMITS",
     "BotGames",
@@ -135,6 +148,42 @@ LIMITS: dict[str, tuple[str, str, Callable[[], str], Callable[[], bool]]] = {
     "plays": ("120/minute", "POST", seat_play, _without_token),  # playCard
     "hints": ("60/minute", "GET", seat_token, _without_token),  # getHint
     "queue": ("30/minute", "POST", player_key, _without_token),  # enterQueue
+    "reviews": ("30/minute", "GET", client_address, _never),  # getReview: public, and its first ask is costly
+}
+#: The name of each limit in the RateLimit fields: a shared limit's scope, else by its blueprint.
+POLICY_NAMES = {
+    "players": "join", "profiles": "players", "plays": "plays", "hints": "hints", "queue": "queue", "reviews": "reviews",
+}  # fmt: skip
+#: policy name -> (its limit, whose requests it counts), as the spec states them.
+POLICIES: dict[str, tuple[str, str]] = {
+    "create": (SHARED_LIMITS["create"][0], "per client address, createGame and rematchGame together"),
+    BOTS_ONLY: (SHARED_LIMITS[BOTS_ONLY][0], "per client address, games of three bots (and leaves to bots alone)"),
+    "join": (LIMITS["players"][0], "per client address"),
+    "players": (LIMITS["profiles"][0], "per client address, createPlayer and replacePlayerKey together"),
+    "plays": (LIMITS["plays"][0], "per seat token (or player key) and game"),
+    "hints": (LIMITS["hints"][0], "per seat token (or player key) and game"),
+    "queue": (LIMITS["queue"][0], "per player key"),
+    "reviews": (LIMITS["reviews"][0], "per client address"),
+}
+#: operationId -> the policies that count it.
+LIMITED_OPERATIONS: dict[str, tuple[str, ...]] = {
+    "createGame": ("create", BOTS_ONLY),
+    "rematchGame": ("create",),
+    "joinGame": ("join",),
+    "createPlayer": ("players",),
+    "replacePlayerKey": ("players",),
+    "playCard": ("plays",),
+    "getHint": ("hints",),
+    "enterQueue": ("queue",),
+    "getReview": ("reviews",),
+}
+RATE_LIMIT_HEADERS = {
+    "RateLimit-Policy": "The limits that count this request (draft-ietf-httpapi-ratelimit-headers-10, a "
+    "structured field: a list of policies, each its name with `q`, the quota, and `w`, the window in seconds: "
+    '`"create";q=30;w=60`). Sent when limits are on and one counted the request.',
+    "RateLimit": "How much of each limit is left after this request (draft-ietf-httpapi-ratelimit-headers-10: "
+    "each policy's name with `r`, the requests remaining, and `t`, the seconds until the window resets: "
+    '`"create";r=29;t=41`). Pace yourself by it; at `r=0` the next request is 429 until `t` has passed.',
 }
 
 
@@ -209,8 +258,48 @@ def init_limits(
     bot_games = BotGames(limiter, SHARED_LIMITS[BOTS_ONLY][0])
     app.extensions[BOT_GAMES] = bot_games
     app.after_request(bot_games.count)
+    # Registered before Flask-Limiter's own hooks, so it runs after them: once the request is counted.
+    app.after_request(lambda response: _with_rate_limit_fields(limiter, response))
     limiter.init_app(app)
     return limiter
+
+
+def _with_rate_limit_fields(limiter: Limiter, response: Response) -> Response:
+    response.headers.update(rate_limit_fields(limiter.current_limits, time.time()))
+    return response
+
+
+def rate_limit_fields(limits: list[RequestLimit], now: float) -> dict[str, str]:
+    """The ``RateLimit-Policy`` and ``RateLimit`` fields of the limits that counted a request (none: {})."""
+    policies, left = [], []
+    for limit in limits:
+        name = limit.request_args[-1] if limit.shared else POLICY_NAMES.get(request.blueprint or "", "default")
+        window = limit.limit.get_expiry()
+        remaining = max(0, limit.remaining)
+        reset = window if remaining >= limit.limit.amount else max(0, math.ceil(limit.reset_at - now))
+        policies.append(f'"{name}";q={limit.limit.amount};w={window}')
+        left.append(f'"{name}";r={remaining};t={min(reset, window)}')
+    return {"RateLimit-Policy": ", ".join(policies), "RateLimit": ", ".join(left)} if limits else {}
+
+
+class RateLimitDocs(BasePlugin):
+    """An apispec plugin: a limited operation's description states its limits, and each of its
+    answers (but the shared default) declares the ``RateLimit`` and ``RateLimit-Policy`` fields."""
+
+    def operation_helper(self, path: str | None = None, operations: dict[str, Any] | None = None, **_: Any) -> None:
+        for operation in (operations or {}).values():
+            names = LIMITED_OPERATIONS.get(operation.get("operationId", "")) if isinstance(operation, dict) else None
+            if not names:
+                continue
+            stated = "; ".join(f"`{name}`: {POLICIES[name][0]} {POLICIES[name][1]}" for name in names)
+            operation["description"] = (
+                f"{operation.get('description', '').rstrip()}\n\n**Rate limits** ({stated}): over one, 429 "
+                "`too_many_requests` with `Retry-After`. Answers say what is left in `RateLimit` and "
+                "`RateLimit-Policy`."
+            ).lstrip()
+            for response in operation.get("responses", {}).values():
+                if isinstance(response, dict) and "$ref" not in response:
+                    response.setdefault("headers", {}).update({name: name for name in RATE_LIMIT_HEADERS})
 
 
 def _too_many_requests(limit: RequestLimit) -> None:

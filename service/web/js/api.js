@@ -35,14 +35,15 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
  * reach the service gets that try's answer and nothing is applied twice.
  * @param {string} method
  * @param {string} path under /v1
- * @param {{token?: string|null, body?: unknown, text?: boolean}} [options] `text`: answer the body's text, not its JSON
+ * @param {{token?: string|null, body?: unknown, text?: boolean, key?: string}} [options] `text`: answer the body's text, not
+ *   its JSON; `key`: a POST's Idempotency-Key, when the caller keeps it to send the same intent again later
  */
-async function call(method, path, { token, body, text = false } = {}) {
+async function call(method, path, { token, body, text = false, key } = {}) {
   /** @type {Record<string, string>} */
   const headers = { Accept: "application/json" };
   if (token) headers.Authorization = `Bearer ${token}`;
   if (body !== undefined) headers["Content-Type"] = "application/json";
-  if (method === "POST") headers["Idempotency-Key"] = idempotencyKey();
+  if (method === "POST") headers["Idempotency-Key"] = key ?? idempotencyKey();
   const payload = body === undefined ? undefined : JSON.stringify(body);
   for (let attempt = 1; ; attempt += 1) {
     const last = attempt === ATTEMPTS;
@@ -73,8 +74,8 @@ async function call(method, path, { token, body, text = false } = {}) {
 
 const game = (id) => `/games/${encodeURIComponent(id)}`;
 
-/** @returns {Promise<import("./types.js").CreatedGame>} */
-export const createGame = (body) => call("POST", "/games", { body });
+/** @param {unknown} body @param {string|null} [key] a player's key, for `{"player": "me"}` seats @returns {Promise<import("./types.js").CreatedGame>} */
+export const createGame = (body, key = null) => call("POST", "/games", { body, token: key });
 /** @returns {Promise<import("./types.js").GamePage>} */
 export const listOpenGames = () => call("GET", "/games?status=waiting_for_players&limit=20");
 /** @returns {Promise<import("./types.js").GamePage>} */
@@ -89,8 +90,8 @@ export const joinGame = (id, body, token = null) => call("POST", `${game(id)}/pl
 export const getHand = (id, token) => call("GET", `${game(id)}/hand`, { token });
 /** @returns {Promise<import("./types.js").DealtHand>} */
 export const dealHand = (id, token) => call("POST", `${game(id)}/hands`, { token });
-/** @returns {Promise<import("./types.js").PlayResult>} */
-export const playCard = (id, token, card) => call("POST", `${game(id)}/plays`, { token, body: { card } });
+/** @param {string} [key] the play's Idempotency-Key (one per intent) @returns {Promise<import("./types.js").PlayResult>} */
+export const playCard = (id, token, card, key) => call("POST", `${game(id)}/plays`, { token, body: { card }, key });
 /** @returns {Promise<Hint>} */
 export const getHint = (id, token) => call("GET", `${game(id)}/hint?strength=expert`, { token });
 /** @returns {Promise<Game>} */

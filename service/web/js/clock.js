@@ -1,7 +1,7 @@
 // The turn clock: the game's turn deadline counted down, second by second, beside the status line.
 
 import { h } from "./dom.js";
-import { t } from "./i18n.js";
+import { formatDate, t } from "./i18n.js";
 
 /** @typedef {import("./types.js").Game} Game */
 
@@ -28,6 +28,19 @@ export function localDeadline(game, arrivedAt) {
 /** The seconds begun before `deadline` (the count shown: 0 once it has passed). @param {number} deadline @param {number} now */
 export const secondsLeft = (deadline, now) => Math.max(0, Math.ceil((deadline - now) / 1000));
 
+/** From a day left on, the clock shows the deadline as a date (a correspondence game's turn lasts days). */
+export const DATE_FROM_SECONDS = 24 * 60 * 60;
+
+/**
+ * What the clock says with `seconds` left before `deadline`: the seconds, the date once a day or
+ * more is left, or that a stand-in plays. @param {number} seconds @param {number} deadline
+ */
+export function clockText(seconds, deadline) {
+  if (seconds <= 0) return t("clock.standIn");
+  if (seconds >= DATE_FROM_SECONDS) return t("clock.until", { date: formatDate(deadline) });
+  return t("clock.left", { count: seconds });
+}
+
 /**
  * A countdown element to place in the page. `heard(game)` as each state of the game arrives
  * (an event, before it is paced; an answer), `update(game, mine)` after each render: it counts
@@ -45,7 +58,7 @@ export function turnClock() {
 
   function tick() {
     const seconds = secondsLeft(deadline, Date.now());
-    element.textContent = seconds > 0 ? t("clock.left", { count: seconds }) : t("clock.standIn");
+    element.textContent = clockText(seconds, deadline);
     element.dataset.seconds = String(seconds);
     element.classList.toggle("urgent", mine && seconds <= 5);
     if (seconds === 0) stop();

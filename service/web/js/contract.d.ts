@@ -35,7 +35,7 @@ export interface paths {
         /**
          * Can the service take traffic?
          * @description Answers 200 when the database answers a trivial query, 503 `database_unavailable`
-         *     (with `Retry-After`) when it does not.
+         *     (with `Retry-After`) when it does not; the body says which of the other roles are up.
          */
         get: operations["getReadiness"];
         put?: never;
@@ -75,6 +75,11 @@ export interface paths {
          *     played out here: its first moves are, and the rest over the following reads of the game
          *     (`getGame`, any other read, or a stream of `getEvents`, which goes on by itself), until
          *     it is `finished`.
+         *
+         *     A rated game always has a turn clock: without `turn_timeout_seconds` it gets 60 seconds, and
+         *     `"turn_timeout_seconds": null` is `422 rated_needs_clock`.
+         *
+         *     **Rate limits** (`create`: 30/minute per client address, createGame and rematchGame together; `bots-only`: 6/minute per client address, games of three bots (and leaves to bots alone)): over one, 429 `too_many_requests` with `Retry-After`. Answers say what is left in `RateLimit` and `RateLimit-Policy`.
          */
         post: operations["createGame"];
         delete?: never;
@@ -157,7 +162,8 @@ export interface paths {
          *     event per change, in order, none missing. Public: a spectator needs no token; a seat that
          *     sends its token (`Authorization: Bearer`) also receives its own private events (its cards
          *     after each deal). With `Accept: application/json` (the default) this is a long poll:
-         *     the events after `after` at once, or as soon as one comes within `wait` seconds.
+         *     the events after `after` at once, or as soon as one comes within `wait` seconds. Types of
+         *     events not listed here may appear (they are added within v1): skip them.
          */
         get: operations["getEvents"];
         put?: never;
@@ -239,7 +245,10 @@ export interface paths {
         /**
          * Ask which card to play
          * @description On your turn: the card a bot of `strength` would play from your hand, with its reason.
-         *     It sees only what you see. The same game version gives the same hint.
+         *     It sees only what you see. The same game version gives the same hint. Not in a rated game:
+         *     `409 hints_off_in_rated` (the strongest bot's card is the answer a cheat wants).
+         *
+         *     **Rate limits** (`hints`: 60/minute per seat token (or player key) and game): over one, 429 `too_many_requests` with `Retry-After`. Answers say what is left in `RateLimit` and `RateLimit-Policy`.
          */
         get: operations["getHint"];
         put?: never;
@@ -272,6 +281,8 @@ export interface paths {
          *     creation, else the oldest player by age, else a random draw (reported in the game).
          *     With `{"player": "me"}` and your player key, the seat is your player's: named as your
          *     profile, no token (your key acts for it); a rated game is joined only so.
+         *
+         *     **Rate limits** (`join`: 60/minute per client address): over one, 429 `too_many_requests` with `Retry-After`. Answers say what is left in `RateLimit` and `RateLimit-Policy`.
          */
         post: operations["joinGame"];
         delete?: never;
@@ -336,6 +347,8 @@ export interface paths {
          * @description Play any card you hold on your turn (there is no duty to follow suit). The third
          *     card settles the trick: its `winner` scores its coins and leads the next. The game
          *     ends the moment a score reaches the target, even mid-hand.
+         *
+         *     **Rate limits** (`plays`: 120/minute per seat token (or player key) and game): over one, 429 `too_many_requests` with `Retry-After`. Answers say what is left in `RateLimit` and `RateLimit-Policy`.
          */
         post: operations["playCard"];
         delete?: never;
@@ -400,8 +413,41 @@ export interface paths {
          *     never a second one. Until a person calls, nobody can act for their seat. The two games
          *     link to each other (`rematch`, `rematch_of`), and the finished game's feed tells of it
          *     (`rematch_created`).
+         *
+         *     **Rate limits** (`create`: 30/minute per client address, createGame and rematchGame together): over one, 429 `too_many_requests` with `Retry-After`. Answers say what is left in `RateLimit` and `RateLimit-Policy`.
          */
         post: operations["rematchGame"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/games/{game_id}/review": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The game's id: 26 characters of Crockford base32 (any other text is no game's id: 404). */
+                game_id: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * Review a finished game, play by play
+         * @description For every play of a finished game, the card the strongest bot (`master`) would have played
+         *     from what that seat knew at that moment (its own hand and the cards played so far, never a
+         *     card it could not see), and every card it could play with the points it could expect in the
+         *     rest of the hand. The first request asks for the review and answers `202` with `Retry-After`;
+         *     the service's worker computes it at its lowest priority, and a request after that answers
+         *     it (`200`). Before the game is over: `409 game_not_finished`; a game with no person or player
+         *     at the table (bots alone) is not reviewed: `409 review_needs_a_person`.
+         *
+         *     **Rate limits** (`reviews`: 30/minute per client address): over one, 429 `too_many_requests` with `Retry-After`. Answers say what is left in `RateLimit` and `RateLimit-Policy`.
+         */
+        get: operations["getReview"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -469,10 +515,14 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The players with a settled rating, best first
+         * The players with a settled rating, best first (or the rising ones)
          * @description Every player whose rating is not provisional, highest first, a page at a time; `rank`
          *     numbers them on across pages. A rating that turns provisional (too few rated games, or
          *     too long away) is not listed until its player's next rated game settles it again.
+         *     With `provisional=true`, the rising players instead: those whose rating is still
+         *     provisional, ranked apart. Either list shows only players who have met at least three
+         *     distinct opponents who share no address with them (bots are always shown), and never a
+         *     player barred from rated play or a deleted account (docs/ratings.md, "The leaderboard").
          */
         get: operations["getLeaderboard"];
         put?: never;
@@ -497,6 +547,8 @@ export interface paths {
          * @description A new player, and their key: shown once, in this answer only (a retry with the same
          *     `Idempotency-Key` gets it again). Send it as `Authorization: Bearer <key>` to take seats
          *     as this player (`{"player": "me"}`) and to act for them in every game.
+         *
+         *     **Rate limits** (`players`: 10/minute per client address, createPlayer and replacePlayerKey together): over one, 429 `too_many_requests` with `Retry-After`. Answers say what is left in `RateLimit` and `RateLimit-Policy`.
          */
         post: operations["createPlayer"];
         delete?: never;
@@ -514,12 +566,22 @@ export interface paths {
         };
         /**
          * Read your own profile
-         * @description The profile of the player whose key the request carries.
+         * @description The profile of the player whose key the request carries: `getPlayer` with `me` as the
+         *     player id (this path is that value of `getPlayer`'s path, named as 1.2 released it).
          */
         get: operations["getMyPlayer"];
         put?: never;
         post?: never;
-        delete?: never;
+        /**
+         * Delete your account
+         * @description Delete your account, at once and for good. Your key stops working everywhere (streams it
+         *     opened end); your name becomes "Deleted player"; you leave the leaderboard; your waiting
+         *     quick-play tickets are cancelled; and you leave every game in progress, as `leaveGame` would
+         *     (a started game's seat goes to a bot: in a rated game you finish last, or the game is void
+         *     if you had not played a card yet; a game not started opens the seat again). Your rating
+         *     history stays, as the other players' histories need it.
+         */
+        delete: operations["deleteMyPlayer"];
         options?: never;
         head?: never;
         patch?: never;
@@ -544,7 +606,9 @@ export interface paths {
          *     key (`Authorization: Bearer`, never in the URL). With `Accept: application/json` (the
          *     default) this is a long poll: the events after `after` at once, or as soon as one comes
          *     within `wait` seconds. A script that follows this one feed can play any number of games
-         *     without polling: on `your_turn`, deal or play in that game with the same key.
+         *     without polling: on `your_turn`, which carries the game's `state` and your `hand`, deal or
+         *     play in that game with the same key, one request a move. Types of
+         *     events not listed here may appear (they are added within v1): skip them.
          */
         get: operations["getPlayerEvents"];
         put?: never;
@@ -568,6 +632,8 @@ export interface paths {
          * Replace your key
          * @description A new key for your player, shown once; the key you sent stops working at once, in every
          *     game and request (every check reads the stored key).
+         *
+         *     **Rate limits** (`players`: 10/minute per client address, createPlayer and replacePlayerKey together): over one, 429 `too_many_requests` with `Retry-After`. Answers say what is left in `RateLimit` and `RateLimit-Policy`.
          */
         post: operations["replacePlayerKey"];
         delete?: never;
@@ -581,14 +647,15 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description The player's id: 26 characters of Crockford base32, as a game's (any other text is no player's id: 404). */
+                /** @description A player's id (26 characters of Crockford base32, as a game's); `/v1/players/me` is the caller's own profile (getMe). Any other text is no player's id: 404. */
                 player_id: string;
             };
             cookie?: never;
         };
         /**
          * Read a player's public profile
-         * @description Name, rating and record: what anyone may see of a player (never their key).
+         * @description Name, rating and record: what anyone may see of a player (never their key). `me` reads
+         *     your own (with your key).
          */
         get: operations["getPlayer"];
         put?: never;
@@ -604,7 +671,7 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description The player's id: 26 characters of Crockford base32, as a game's (any other text is no player's id: 404). */
+                /** @description A player's id (26 characters of Crockford base32, as a game's), or `me` for the caller (needs the key: `Authorization: Bearer <player key>`; without it 401). Any other text is no player's id: 404. */
                 player_id: string;
             };
             cookie?: never;
@@ -613,7 +680,8 @@ export interface paths {
          * List a player's games, newest first
          * @description The games the player sat in, newest first, a page at a time: each with the player's
          *     seat and whether that seat is the one to act now (`your_turn`). Filter by `status`;
-         *     follow `next_cursor` (or `Link: rel="next"`) for the next page.
+         *     follow `next_cursor` (or `Link: rel="next"`) for the next page. `me` lists your own
+         *     (with your key).
          */
         get: operations["listPlayerGames"];
         put?: never;
@@ -629,7 +697,7 @@ export interface paths {
             query?: never;
             header?: never;
             path: {
-                /** @description The player's id: 26 characters of Crockford base32, as a game's (any other text is no player's id: 404). */
+                /** @description A player's id (26 characters of Crockford base32, as a game's), or `me` for the caller (needs the key: `Authorization: Bearer <player key>`; without it 401). Any other text is no player's id: 404. */
                 player_id: string;
             };
             cookie?: never;
@@ -637,7 +705,8 @@ export interface paths {
         /**
          * List a player's rated games, newest first
          * @description Each rated game of the player, newest first, a page at a time: their place and score
-         *     and their rating before and after it. Follow `next_cursor` (or `Link: rel="next"`).
+         *     and their rating before and after it. Follow `next_cursor` (or `Link: rel="next"`). `me`
+         *     lists your own (with your key).
          */
         get: operations["listPlayerRatings"];
         put?: never;
@@ -666,6 +735,8 @@ export interface paths {
          *     seconds any three such tickets match. After `bots_after` seconds bots may complete your
          *     table. Read the ticket (getTicket) or follow your player feed at least every 30 seconds,
          *     else it expires. One waiting ticket at a time: `409 already_queued`.
+         *
+         *     **Rate limits** (`queue`: 30/minute per player key): over one, 429 `too_many_requests` with `Retry-After`. Answers say what is left in `RateLimit` and `RateLimit-Policy`.
          */
         post: operations["enterQueue"];
         delete?: never;
@@ -710,18 +781,14 @@ export interface components {
     schemas: {
         Action: {
             card: components["schemas"]["Card"] | null;
-            /**
-             * @description `player` acted; a `bot` seat acted; the server dealt (`auto`); a stand-in acted after a `timeout`.
-             * @enum {string}
-             */
-            cause: "player" | "bot" | "auto" | "timeout";
+            /** @description `player` acted; a `bot` seat acted; the server dealt (`auto`); a stand-in acted after a `timeout`. */
+            cause: components["schemas"]["ActionCause"] | string;
             /** @description A deal's SHA-256 commitment to its seed. */
             commitment: string | null;
             /** Format: date-time */
             created_at: string;
             hand_number: number;
-            /** @enum {string} */
-            kind: "deal" | "play";
+            kind: components["schemas"]["ActionKind"] | string;
             /**
              * @description The seat that dealt or played.
              * @example 0
@@ -732,6 +799,16 @@ export interface components {
             /** @description 1, 2, … in the order the actions happened. */
             seq: number;
         };
+        /**
+         * @description Who made a move: the seat's `player` (a person or a player), its `bot`, the server's `auto`-deal, or a stand-in after a `timeout`.
+         * @enum {string}
+         */
+        ActionCause: "player" | "bot" | "auto" | "timeout";
+        /**
+         * @description What a seat does on its turn: `deal` a hand or `play` a card.
+         * @enum {string}
+         */
+        ActionKind: "deal" | "play";
         ActionPage: {
             items: components["schemas"]["Action"][];
             /** @description Pass as `cursor` for the next page; null on the last. */
@@ -741,7 +818,15 @@ export interface components {
          * @description The strength of a computer player, weakest first.
          * @enum {string}
          */
-        BotStrength: "random" | "basic" | "expert";
+        BotStrength: "random" | "basic" | "expert" | "master";
+        CandidateValue: {
+            card: components["schemas"]["Card"];
+            /**
+             * @description Points the seat could expect from this trick to the end of the hand (or of the game) playing it.
+             * @example 2.4
+             */
+            expected_points: number;
+        };
         /**
          * @description A card: `<rank>-<suit>`, ranks `ace king knight knave 9 8 7 6 5 4 3 2` (high to low), suits `cups coins swords clubs` (in cycle order: each beats the next, clubs beat cups).
          * @example ace-coins
@@ -750,11 +835,8 @@ export interface components {
         Card: "ace-cups" | "king-cups" | "knight-cups" | "knave-cups" | "9-cups" | "8-cups" | "7-cups" | "6-cups" | "5-cups" | "4-cups" | "3-cups" | "2-cups" | "ace-coins" | "king-coins" | "knight-coins" | "knave-coins" | "9-coins" | "8-coins" | "7-coins" | "6-coins" | "5-coins" | "4-coins" | "3-coins" | "2-coins" | "ace-swords" | "king-swords" | "knight-swords" | "knave-swords" | "9-swords" | "8-swords" | "7-swords" | "6-swords" | "5-swords" | "4-swords" | "3-swords" | "2-swords" | "ace-clubs" | "king-clubs" | "knight-clubs" | "knave-clubs" | "9-clubs" | "8-clubs" | "7-clubs" | "6-clubs" | "5-clubs" | "4-clubs" | "3-clubs" | "2-clubs";
         CardPlayedEvent: {
             card: components["schemas"]["Card"];
-            /**
-             * @description Who made the move: the `player`, a `bot` seat, the server's `auto`-deal, or a stand-in after a `timeout`.
-             * @enum {string}
-             */
-            cause: "player" | "bot" | "auto" | "timeout";
+            /** @description Who made the move: the `player`, a `bot` seat, the server's `auto`-deal, or a stand-in after a `timeout`. */
+            cause: components["schemas"]["ActionCause"] | string;
             /** @description The game's public state after the change. */
             game: components["schemas"]["Game"];
             hand_number: number;
@@ -787,7 +869,7 @@ export interface components {
              */
             first_dealer?: number | null;
             /**
-             * @description Rate the game: every seat must be a player's or a bot's (an anonymous seat, now or joined later, is `409 player_required`), with no `seed` (`422 seeded_game_unrated`) and no bot strength twice (`422 bot_seated_twice`). Its rematch is rated too.
+             * @description Rate the game: every seat must be a player's or a bot's (an anonymous seat, now or joined later, is `409 player_required`), with no `seed` (`422 seeded_game_unrated`), no bot strength twice (`422 bot_seated_twice`), a turn clock (60 s unless given; `null` is `422 rated_needs_clock`) and no player an operator barred from rated play (`403 rated_play_barred`). Its rematch is rated too. A rated game a seat leaves before playing a card is `void`: it rates nobody.
              * @default false
              */
             rated?: boolean;
@@ -818,7 +900,7 @@ export interface components {
              */
             target_score?: number;
             /**
-             * @description Optional: when the player to act lets this many seconds pass, the next request that touches the game first has a `basic` bot act for them (recorded as a `timeout`).
+             * @description Optional: when the player to act lets this many seconds pass (5 s to 14 days; from an hour on, a correspondence game), a `basic` bot acts for them on time (recorded as a `timeout`); a seat that lets two deadlines in a row pass (one in a correspondence game) has left.
              * @example 60
              */
             turn_timeout_seconds?: number | null;
@@ -834,7 +916,7 @@ export interface components {
             dealer: number | null;
             first_dealer: number | null;
             /** @description `named` by the creator, the `oldest` player, or `drawn` at random. */
-            first_dealer_chosen_by: components["schemas"]["FirstDealerChoice"] | null;
+            first_dealer_chosen_by: components["schemas"]["FirstDealerChoice"] | string | null;
             /**
              * @description 0 before the first deal.
              * @example 1
@@ -853,7 +935,7 @@ export interface components {
             /** @description Created with a seed, for tests, demos and replays: its deals follow from the seed, so anyone who knows or guesses the seed knows every hand. Never rated or matched. */
             seeded: boolean;
             /** @example playing */
-            status: components["schemas"]["GameStatus"];
+            status: components["schemas"]["GameStatus"] | string;
             /** @example 15 */
             target_score: number;
             /** @description The trick in progress. */
@@ -865,7 +947,7 @@ export interface components {
              * @description When the player to act runs out of time; null without a timeout or on a bot's turn.
              */
             turn_deadline: string | null;
-            /** @description Seconds a player has to act before a stand-in bot acts for them. */
+            /** @description Seconds a player has to act before a stand-in bot acts for them. A seat that lets two deadlines in a row pass (one, from 3600 s: a correspondence game) has left: a bot takes it for good. */
             turn_timeout_seconds: number | null;
             /** Format: date-time */
             updated_at: string;
@@ -874,6 +956,8 @@ export interface components {
              * @example 7
              */
             version: number;
+            /** @description A rated game a seat left (or lapsed out of) before playing its first card: it rates nobody (the seat's bot plays on; the others may play it out or leave at no cost). False otherwise. */
+            void: boolean;
             /** @description The seat that won the game. */
             winner: number | null;
         };
@@ -915,11 +999,11 @@ export interface components {
         };
         EventPage: {
             /** @description The events after `after`, oldest first (without `after`: the `game` event). */
-            items: components["schemas"]["FeedEvent"][];
+            items: (components["schemas"]["FeedEvent"] | components["schemas"]["UnlistedFeedEvent"])[];
             /** @description The id of the last event given (or `after`): the next `after`. */
             last_id: number;
         };
-        /** @description One change of a game (or, first, its whole state), told by its `type`. */
+        /** @description One change of a game (or, first, its whole state), told by its `type`: the types this version lists. A feed may also carry events of types added since (`UnlistedFeedEvent`): skip them. */
         FeedEvent: components["schemas"]["GameEvent"] | components["schemas"]["SeatTakenEvent"] | components["schemas"]["SeatLeftEvent"] | components["schemas"]["HandDealtEvent"] | components["schemas"]["HandEvent"] | components["schemas"]["CardPlayedEvent"] | components["schemas"]["TrickWonEvent"] | components["schemas"]["HandEndedEvent"] | components["schemas"]["GameFinishedEvent"] | components["schemas"]["RematchCreatedEvent"];
         /**
          * @description How the first dealer was chosen: `named` at creation, the `oldest` player, or `drawn`.
@@ -936,7 +1020,7 @@ export interface components {
             dealer: number | null;
             first_dealer: number | null;
             /** @description `named` by the creator, the `oldest` player, or `drawn` at random. */
-            first_dealer_chosen_by: components["schemas"]["FirstDealerChoice"] | null;
+            first_dealer_chosen_by: components["schemas"]["FirstDealerChoice"] | string | null;
             /**
              * @description 0 before the first deal.
              * @example 1
@@ -955,7 +1039,7 @@ export interface components {
             /** @description Created with a seed, for tests, demos and replays: its deals follow from the seed, so anyone who knows or guesses the seed knows every hand. Never rated or matched. */
             seeded: boolean;
             /** @example playing */
-            status: components["schemas"]["GameStatus"];
+            status: components["schemas"]["GameStatus"] | string;
             /** @example 15 */
             target_score: number;
             /** @description The trick in progress. */
@@ -967,7 +1051,7 @@ export interface components {
              * @description When the player to act runs out of time; null without a timeout or on a bot's turn.
              */
             turn_deadline: string | null;
-            /** @description Seconds a player has to act before a stand-in bot acts for them. */
+            /** @description Seconds a player has to act before a stand-in bot acts for them. A seat that lets two deadlines in a row pass (one, from 3600 s: a correspondence game) has left: a bot takes it for good. */
             turn_timeout_seconds: number | null;
             /** Format: date-time */
             updated_at: string;
@@ -976,6 +1060,8 @@ export interface components {
              * @example 7
              */
             version: number;
+            /** @description A rated game a seat left (or lapsed out of) before playing its first card: it rates nobody (the seat's bot plays on; the others may play it out or leave at no cost). False otherwise. */
+            void: boolean;
             /** @description The seat that won the game. */
             winner: number | null;
         };
@@ -1040,7 +1126,7 @@ export interface components {
             /** @description Every seat's place, by seat: 1 the winner, the others by score (equal scores tie). */
             places: number[];
             rated: boolean;
-            /** @description Your rating's change; null when the game was not rated. */
+            /** @description Your rating's change; null when the game was not rated, or was void. */
             rating: components["schemas"]["ShownRatingChange"] | null;
             /** @description Final scores, by seat. */
             scores: number[];
@@ -1054,6 +1140,8 @@ export interface components {
             type: "game_result";
             /** @description The game's version after the change. */
             version: number;
+            /** @description A rated game a seat left (or lapsed out of) before playing its first card: it rated nobody (`rating` is null). False otherwise. */
+            void: boolean;
         };
         GameStartedEvent: {
             /**
@@ -1099,11 +1187,8 @@ export interface components {
             seat: number;
         };
         HandDealtEvent: {
-            /**
-             * @description Who made the move: the `player`, a `bot` seat, the server's `auto`-deal, or a stand-in after a `timeout`.
-             * @enum {string}
-             */
-            cause: "player" | "bot" | "auto" | "timeout";
+            /** @description Who made the move: the `player`, a `bot` seat, the server's `auto`-deal, or a stand-in after a `timeout`. */
+            cause: components["schemas"]["ActionCause"] | string;
             /** @description SHA-256 of the hand's secret seed, in hex. */
             commitment: string;
             /** @description The player on the dealer's left, who cut. */
@@ -1192,25 +1277,39 @@ export interface components {
              * @example 0
              */
             seat: number;
-            strength: components["schemas"]["BotStrength"];
+            strength: components["schemas"]["BotStrength"] | string;
         };
-        JoinGame: {
+        /**
+         * @description The strengths whose advice a hint gives, weakest first (not `master`, whose moves are the worker's).
+         * @enum {string}
+         */
+        HintStrength: "random" | "basic" | "expert";
+        /** @description A person (`name`, optional `age`) or the caller as a player (`player: "me"`, with their key), with an optional `seat`. */
+        JoinGame: components["schemas"]["JoinGameAsPerson"] | components["schemas"]["JoinGameAsPlayer"];
+        JoinGameAsPerson: {
             /**
              * @description Optional. The oldest player deals first (rules); never shown to others.
              * @example 41
              */
             age?: number | null;
             /**
-             * @description Shown to the other players. Required unless `player` is given.
-             * @example Cy
+             * @description Shown to the other players. A name for people to read (docs/players.md, "Names"): the PRECIS nickname profile (RFC 8266: width-mapped, NFKC, one plain space between words, none at the ends); something visible (not only blanks, fillers, joiners or marks); no line or paragraph separator; at most 40 characters (grapheme clusters) and 80 code points; not a bot's name, nor one that looks like it (Unicode TR39 skeletons). The name kept is the profile's output.
+             * @example Ana
              */
-            name?: string;
+            name: string;
+            /**
+             * @description Optional: the open seat to take; otherwise the first open one.
+             * @example 0
+             */
+            seat?: number | null;
+        };
+        JoinGameAsPlayer: {
             /**
              * @description `me`: the seat is taken for the player whose key the request carries (`Authorization: Bearer <player key>`), named as their profile; their key acts for it (no seat token).
              * @example me
              * @enum {string}
              */
-            player?: "me";
+            player: "me";
             /**
              * @description Optional: the open seat to take; otherwise the first open one.
              * @example 0
@@ -1270,12 +1369,15 @@ export interface components {
             type: "match_found";
         };
         NewBot: {
-            /** @description Absent, or null: bots have no age. */
+            /**
+             * @description Absent, or null: bots have no age.
+             * @enum {integer|null}
+             */
             age?: null;
             /** @description Its strength: it plays on the server as soon as it is its turn. */
             bot: components["schemas"]["BotStrength"];
             /**
-             * @description Optional: shown to the other players.
+             * @description Optional: shown to the other players. A name for people to read (docs/players.md, "Names"): the PRECIS nickname profile (RFC 8266: width-mapped, NFKC, one plain space between words, none at the ends); something visible (not only blanks, fillers, joiners or marks); no line or paragraph separator; at most 40 characters (grapheme clusters) and 80 code points; not a bot's name, nor one that looks like it (Unicode TR39 skeletons). The name kept is the profile's output.
              * @example Robo
              */
             name?: string;
@@ -1286,20 +1388,36 @@ export interface components {
              * @example 41
              */
             age?: number | null;
-            /** @description Absent, or null: a person. */
+            /**
+             * @description Absent, or null: a person.
+             * @enum {string|null}
+             */
             bot?: null;
             /**
-             * @description Shown to the other players.
+             * @description Shown to the other players. A name for people to read (docs/players.md, "Names"): the PRECIS nickname profile (RFC 8266: width-mapped, NFKC, one plain space between words, none at the ends); something visible (not only blanks, fillers, joiners or marks); no line or paragraph separator; at most 40 characters (grapheme clusters) and 80 code points; not a bot's name, nor one that looks like it (Unicode TR39 skeletons). The name kept is the profile's output.
              * @example Ana
              */
             name: string;
         };
         NewPlayerProfile: {
             /**
-             * @description Shown to others in every game the player sits in: 1 to 40 characters once white space is trimmed from both ends, none of them a control, format or unassigned character.
+             * @description Shown to others in every game the player sits in. A name for people to read (docs/players.md, "Names"): the PRECIS nickname profile (RFC 8266: width-mapped, NFKC, one plain space between words, none at the ends); something visible (not only blanks, fillers, joiners or marks); no line or paragraph separator; at most 40 characters (grapheme clusters) and 80 code points; not a bot's name, nor one that looks like it (Unicode TR39 skeletons). The name kept is the profile's output.
              * @example Ana
              */
             name: string;
+        };
+        PendingReview: {
+            game_id: string;
+            /**
+             * @description The plays judged so far.
+             * @example 40
+             */
+            reviewed: number;
+            /**
+             * @description The plays to judge.
+             * @example 96
+             */
+            total: number;
         };
         Play: {
             card: components["schemas"]["Card"];
@@ -1324,7 +1442,7 @@ export interface components {
         };
         Player: {
             /** @description A bot strength's own player: its strength; null for a person. */
-            bot: components["schemas"]["BotStrength"] | null;
+            bot: components["schemas"]["BotStrength"] | string | null;
             /** Format: date-time */
             created_at: string;
             games: components["schemas"]["GamesRecord"];
@@ -1334,11 +1452,11 @@ export interface components {
             name: string;
             rating: components["schemas"]["Rating"];
         };
-        /** @description One event of your own feed (or, first, your state), told by its `type`. */
+        /** @description One event of your own feed (or, first, your state), told by its `type`: the types this version lists. Your feed may also carry events of types added since (`UnlistedPlayerEvent`): skip them. */
         PlayerEvent: components["schemas"]["PlayerStateEvent"] | components["schemas"]["MatchFoundEvent"] | components["schemas"]["GameStartedEvent"] | components["schemas"]["YourTurnEvent"] | components["schemas"]["GameResultEvent"] | components["schemas"]["RematchOfferedEvent"];
         PlayerEventPage: {
             /** @description The events after `after`, oldest first (without `after`: the `player` event). */
-            items: components["schemas"]["PlayerEvent"][];
+            items: (components["schemas"]["PlayerEvent"] | components["schemas"]["UnlistedPlayerEvent"])[];
             /** @description The id of the last event given (or `after`): the next `after`. */
             last_id: number;
         };
@@ -1359,7 +1477,7 @@ export interface components {
              */
             seat: number;
             /** @example playing */
-            status: components["schemas"]["GameStatus"];
+            status: components["schemas"]["GameStatus"] | string;
             /** @description The seat expected to act (as the game's `turn`). */
             turn: number | null;
             /**
@@ -1412,7 +1530,7 @@ export interface components {
         };
         PlayerWithKey: {
             /** @description A bot strength's own player: its strength; null for a person. */
-            bot: components["schemas"]["BotStrength"] | null;
+            bot: components["schemas"]["BotStrength"] | string | null;
             /** Format: date-time */
             created_at: string;
             games: components["schemas"]["GamesRecord"];
@@ -1429,7 +1547,7 @@ export interface components {
              * @description Stable identifier to branch on.
              * @example not_your_turn
              */
-            code: components["schemas"]["ProblemCode"];
+            code: components["schemas"]["ProblemCode"] | string;
             /** @example it is seat 2's turn, not seat 0's */
             detail: string;
             /**
@@ -1459,7 +1577,7 @@ export interface components {
          * @description Every problem `code` the service returns: stable, to branch on.
          * @enum {string}
          */
-        ProblemCode: "already_queued" | "already_seated" | "bad_request" | "bot_seated_twice" | "card_not_in_hand" | "database_unavailable" | "game_finished" | "game_not_finished" | "game_not_found" | "hand_in_progress" | "header_fields_too_large" | "idempotency_key_in_use" | "idempotency_key_reused" | "internal_error" | "invalid_card" | "invalid_cursor" | "invalid_key" | "invalid_token" | "malformed_json" | "method_not_allowed" | "missing_token" | "no_hand_in_progress" | "not_acceptable" | "not_dealer" | "not_found" | "not_your_seat" | "not_your_turn" | "payload_too_large" | "player_not_found" | "player_required" | "precondition_failed" | "seat_taken" | "seats_full" | "seats_open" | "seeded_game_unrated" | "ticket_matched" | "ticket_not_found" | "too_many_requests" | "too_many_streams" | "unauthorized" | "unsupported_media_type" | "uri_too_long" | "validation_error";
+        ProblemCode: "already_queued" | "already_seated" | "bad_request" | "bot_seated_twice" | "card_not_in_hand" | "database_unavailable" | "game_finished" | "game_not_finished" | "game_not_found" | "hand_in_progress" | "header_fields_too_large" | "hints_off_in_rated" | "idempotency_key_in_use" | "idempotency_key_reused" | "internal_error" | "invalid_card" | "invalid_cursor" | "invalid_key" | "invalid_token" | "malformed_json" | "method_not_allowed" | "missing_token" | "no_hand_in_progress" | "not_acceptable" | "not_dealer" | "not_found" | "not_your_seat" | "not_your_turn" | "payload_too_large" | "player_not_found" | "player_required" | "precondition_failed" | "rated_needs_clock" | "rated_play_barred" | "review_needs_a_person" | "seat_taken" | "seats_full" | "seats_open" | "seeded_game_unrated" | "ticket_matched" | "ticket_not_found" | "too_many_requests" | "too_many_streams" | "unauthorized" | "unsupported_media_type" | "uri_too_long" | "validation_error";
         Queue: {
             /**
              * @description Seconds after which the server may fill your table with bots (default 60; 0 at once; `null` never), of different strengths, whose ratings are closest to yours.
@@ -1478,10 +1596,16 @@ export interface components {
              * @example 15
              */
             target_score?: number;
+            /**
+             * @description The game's turn clock in seconds (default 60; 5 s to 14 days): only tickets of the same clock are matched. From an hour on it is a correspondence game, and the ticket waits a day without being read.
+             * @default 60
+             * @example 60
+             */
+            turn_timeout_seconds?: number;
         };
         RankedPlayer: {
             /** @description A bot strength's player: its strength; null for a person. */
-            bot: components["schemas"]["BotStrength"] | null;
+            bot: components["schemas"]["BotStrength"] | string | null;
             /** @example 01jf3v9k2m8q4r6t0w5x7y9z1b */
             id: string;
             /** @example Ana */
@@ -1513,6 +1637,11 @@ export interface components {
              * @example 0
              */
             seat: number;
+            /**
+             * @description How much the game counted, 0 to 1 (docs/ratings.md, "Farming"): 1 against strangers who stayed; less against opponents who left, much less certain ones, the same opponents again within a day, or players of your own address.
+             * @example 1
+             */
+            weight: number;
         };
         Rating: {
             /**
@@ -1532,6 +1661,14 @@ export interface components {
             items: components["schemas"]["RatedGame"][];
             /** @description Pass as `cursor` for the next page; null on the last. */
             next_cursor: string | null;
+        };
+        Readiness: {
+            roles: components["schemas"]["Roles"];
+            /**
+             * @description Always `ok`.
+             * @example ok
+             */
+            status: string;
         };
         Record: {
             /**
@@ -1571,7 +1708,7 @@ export interface components {
             /** @description In seat order. */
             seats: components["schemas"]["RecordSeat"][];
             setup: components["schemas"]["RecordSetup"];
-            status: components["schemas"]["GameStatus"];
+            status: components["schemas"]["GameStatus"] | string;
             /**
              * Format: date-time
              * @description When the game last changed.
@@ -1586,11 +1723,8 @@ export interface components {
              * @description When it was dealt.
              */
             at: string;
-            /**
-             * @description Who made it: `player` (the seat's person), `bot` (the seat's bot), `auto` (the server dealt, the game's `auto_deal`) or `timeout` (a stand-in bot moved for a person whose time ran out).
-             * @enum {string}
-             */
-            cause: "player" | "bot" | "auto" | "timeout";
+            /** @description Who made it: `player` (the seat's person), `bot` (the seat's bot), `auto` (the server dealt, the game's `auto_deal`) or `timeout` (a stand-in bot moved for a person whose time ran out). */
+            cause: components["schemas"]["ActionCause"] | string;
             /** @description Its place in the game's action log. */
             seq: number;
         };
@@ -1646,11 +1780,8 @@ export interface components {
             at: string;
             /** @description The card played. */
             card: components["schemas"]["Card"];
-            /**
-             * @description Who made it: `player` (the seat's person), `bot` (the seat's bot), `auto` (the server dealt, the game's `auto_deal`) or `timeout` (a stand-in bot moved for a person whose time ran out).
-             * @enum {string}
-             */
-            cause: "player" | "bot" | "auto" | "timeout";
+            /** @description Who made it: `player` (the seat's person), `bot` (the seat's bot), `auto` (the server dealt, the game's `auto_deal`) or `timeout` (a stand-in bot moved for a person whose time ran out). */
+            cause: components["schemas"]["ActionCause"] | string;
             /**
              * @description The seat that played.
              * @example 0
@@ -1661,12 +1792,9 @@ export interface components {
         };
         RecordSeat: {
             /** @description A bot seat's strength, else null. */
-            bot: components["schemas"]["BotStrength"] | null;
-            /**
-             * @description A `person`, a `bot` (also a seat its person left), or `open`.
-             * @enum {string}
-             */
-            kind: "person" | "bot" | "open";
+            bot: components["schemas"]["BotStrength"] | string | null;
+            /** @description A `person`, a `bot` (also a seat its person left), or `open`. */
+            kind: components["schemas"]["SeatKind"] | string;
             /** @description Null for an open seat. */
             name: string | null;
             /**
@@ -1679,7 +1807,7 @@ export interface components {
             /** @description The seat that dealt hand 1; null while seats are open. */
             first_dealer: number | null;
             /** @description `named` by the creator, the `oldest` player, or `drawn`; null while seats are open. */
-            first_dealer_chosen_by: components["schemas"]["FirstDealerChoice"] | null;
+            first_dealer_chosen_by: components["schemas"]["FirstDealerChoice"] | string | null;
             options: components["schemas"]["RecordOptions"];
             /** @description Created with a seed string, for tests, demos and replays: its deals derive from it, so anyone who knows or guesses the string knew every hand. The string is not in the record. */
             seeded: boolean;
@@ -1764,6 +1892,49 @@ export interface components {
             /** @description The game's version after the change. */
             version: number;
         };
+        Review: {
+            game_id: string;
+            /** @description Every play of the game, in order, judged from what its seat knew then. */
+            plays: components["schemas"]["ReviewedPlay"][];
+            /** @description The bot whose search judged the plays. */
+            strength: components["schemas"]["BotStrength"] | string;
+        };
+        ReviewedPlay: {
+            /** @description Every card the seat could play, best first, with the points it was worth. Cards that no unseen card separates play alike and share their value. */
+            candidates: components["schemas"]["CandidateValue"][];
+            /** @description The card it played. */
+            card: components["schemas"]["Card"];
+            /** @description The card the reviewer would have played: the best expected points. */
+            choice: components["schemas"]["Card"];
+            /** @example 1 */
+            hand_number: number;
+            /**
+             * @description Expected points the card played gave up against the choice (0: as good).
+             * @example 1.4
+             */
+            loss: number;
+            /**
+             * @description The seat that played.
+             * @example 0
+             */
+            seat: number;
+            /** @description The play's `seq` in the game's action log (listActions). */
+            seq: number;
+            /** @example 3 */
+            trick_number: number;
+        };
+        Roles: {
+            /**
+             * @description `up` or `down`.
+             * @example up
+             */
+            realtime: string;
+            /**
+             * @description `up` or `down`.
+             * @example up
+             */
+            worker: string;
+        };
         Score: {
             name: string | null;
             score: number;
@@ -1780,7 +1951,7 @@ export interface components {
         };
         Seat: {
             /** @description The strength of the computer player in the seat; null for a person or an open seat. */
-            bot: components["schemas"]["BotStrength"] | null;
+            bot: components["schemas"]["BotStrength"] | string | null;
             /** @example 12 */
             cards_in_hand: number;
             /** @example Ana */
@@ -1792,6 +1963,10 @@ export interface components {
              * @example 01jf3v9k2m8q4r6t0w5x7y9z1b
              */
             player: string | null;
+            /** @description A rated game's seat with a player: the player's rating as the game began (value and provisional); null in an unrated game, for an open seat, and before the game began. */
+            rating: components["schemas"]["SeatRating"] | null;
+            /** @description A finished rated game that is not `void`: the seat's player's rating before and after the game, once the result is applied to them (within a second of the game's end; a bot's may take a little longer); null until then, and in every other game. */
+            rating_change: components["schemas"]["SeatRatingChange"] | null;
             /** @example 3 */
             score: number;
             /**
@@ -1805,9 +1980,14 @@ export interface components {
              */
             tricks_won: number;
         };
+        /**
+         * @description Who holds a seat in a record: a `person` (or a player), a `bot`, or nobody (`open`).
+         * @enum {string}
+         */
+        SeatKind: "person" | "bot" | "open";
         SeatLeftEvent: {
             /** @description The bot that took the seat over; null when it is open again. */
-            bot: components["schemas"]["BotStrength"] | null;
+            bot: components["schemas"]["BotStrength"] | string | null;
             /** @description The game's public state after the change. */
             game: components["schemas"]["Game"];
             /**
@@ -1826,9 +2006,30 @@ export interface components {
             /** @description The game's version after the change. */
             version: number;
         };
+        SeatRating: {
+            /** @description True while the rating was still uncertain. */
+            provisional: boolean;
+            /**
+             * @description On a scale where a new player starts at 1500.
+             * @example 1500
+             */
+            value: number;
+        };
+        SeatRatingChange: {
+            /**
+             * @description Its value after the game.
+             * @example 1517
+             */
+            after: number;
+            /**
+             * @description The rating's value before the game.
+             * @example 1500
+             */
+            before: number;
+        };
         SeatTakenEvent: {
             /** @description A bot's strength; null for a person. */
-            bot: components["schemas"]["BotStrength"] | null;
+            bot: components["schemas"]["BotStrength"] | string | null;
             /** @description The game's public state after the change. */
             game: components["schemas"]["Game"];
             /**
@@ -1871,14 +2072,18 @@ export interface components {
              * @example 0
              */
             seat: number | null;
-            /**
-             * @description `waiting` to be matched; `matched` into `game`; `expired` (neither the ticket nor your player feed was read for 30 seconds); `cancelled`.
-             * @enum {string}
-             */
-            status: "waiting" | "matched" | "expired" | "cancelled";
+            /** @description `waiting` to be matched; `matched` into `game`; `expired` (neither the ticket nor your player feed was read for 30 seconds; a day for a correspondence game's); `cancelled`. */
+            status: components["schemas"]["TicketStatus"] | string;
             /** @example 15 */
             target_score: number;
+            /** @example 60 */
+            turn_timeout_seconds: number;
         };
+        /**
+         * @description Where a quick-play ticket stands: `waiting`, `matched`, `expired` or `cancelled`.
+         * @enum {string}
+         */
+        TicketStatus: "waiting" | "matched" | "expired" | "cancelled";
         Trick: {
             /** @description Three cards played. */
             complete: boolean;
@@ -1930,14 +2135,44 @@ export interface components {
             /** @description The game's version after the change. */
             version: number;
         };
+        UnlistedFeedEvent: {
+            /** @description The game's public state after the change. */
+            game: components["schemas"]["Game"];
+            /**
+             * @description The event's number in this game's feed: resume after it.
+             * @example 42
+             */
+            id: number;
+            /**
+             * @description A type not listed in this version of the spec: skip the event.
+             * @example new_type
+             */
+            type: string;
+            /** @description The game's version after the change. */
+            version: number;
+        };
+        UnlistedPlayerEvent: {
+            /**
+             * @description The event's number in your feed (per player): resume after it.
+             * @example 7
+             */
+            id: number;
+            /**
+             * @description A type not listed in this version of the spec: skip the event.
+             * @example new_type
+             */
+            type: string;
+        };
         YourTurnEvent: {
-            /** @enum {string} */
-            action: "deal" | "play";
+            /** @description What is due: `deal` the next hand or `play` a card. */
+            action: components["schemas"]["ActionKind"] | string;
             /**
              * @description The game's id.
              * @example 01m8qhcrc96c9c2j46ep4my6k7
              */
             game: string;
+            /** @description Your own cards at `version`, as `getHand` answers them, when `action` is `play`; null when it is `deal`. Only ever your seat's cards. */
+            hand: components["schemas"]["Hand"] | null;
             /**
              * @description The event's number in your feed (per player): resume after it.
              * @example 7
@@ -1945,13 +2180,15 @@ export interface components {
             id: number;
             /** @description Your seat. */
             seat: number;
+            /** @description The game's public state at `version`, as `getGame` answers it (null only in an event stored before version 1.3 of the service, which a feed may still hold). */
+            state: components["schemas"]["Game"] | null;
             /**
              * Format: date-time
              * @description When a stand-in moves for you (null: the game has no turn timeout).
              */
             turn_deadline: string | null;
             /**
-             * @description Your seat is to act in this game (after a change by anyone): deal or play.
+             * @description Your seat is to act in this game (after a change by anyone): deal or play. It carries what the move needs (`state`, and `hand` to play), so a script moves with one request.
              * @example your_turn
              * @enum {string}
              */
@@ -1989,6 +2226,10 @@ export interface components {
         Link: string;
         /** @description URL of the created game (or player). */
         Location: string;
+        /** @description How much of each limit is left after this request (draft-ietf-httpapi-ratelimit-headers-10: each policy's name with `r`, the requests remaining, and `t`, the seconds until the window resets: `"create";r=29;t=41`). Pace yourself by it; at `r=0` the next request is 429 until `t` has passed. */
+        RateLimit: string;
+        /** @description The limits that count this request (draft-ietf-httpapi-ratelimit-headers-10, a structured field: a list of policies, each its name with `q`, the quota, and `w`, the window in seconds: `"create";q=30;w=60`). Sent when limits are on and one counted the request. */
+        "RateLimit-Policy": string;
         /** @description `Bearer` challenge. */
         "WWW-Authenticate": string;
     };
@@ -2032,7 +2273,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Health"];
+                    "application/json": components["schemas"]["Readiness"];
                 };
             };
             /** @description `database_unavailable`: The database is unavailable */
@@ -2183,6 +2424,8 @@ export interface operations {
                     ETag: components["headers"]["ETag"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     Location: components["headers"]["Location"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2192,6 +2435,8 @@ export interface operations {
             /** @description `malformed_json`: The body is not valid JSON; `bad_request`: Bad request */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2210,6 +2455,8 @@ export interface operations {
             /** @description `missing_token`: A player token is required; `invalid_key`: The player key is not valid */
             401: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
@@ -2226,9 +2473,31 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rated_play_barred`: You are barred from rated play */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rated_play_barred",
+                     *       "detail": "You are barred from rated play",
+                     *       "status": 403,
+                     *       "title": "You are barred from rated play",
+                     *       "type": "urn:coins:problem:rated_play_barred"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `already_seated`: The player holds a seat of this game already; `player_required`: A rated game's seats are for players and bots; `idempotency_key_in_use`: A request with this Idempotency-Key is still running */
             409: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2247,6 +2516,8 @@ export interface operations {
             /** @description `payload_too_large`: The body is too large */
             413: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2265,6 +2536,8 @@ export interface operations {
             /** @description `unsupported_media_type`: The body must be application/json */
             415: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2280,9 +2553,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `validation_error`: The request is not valid; `seeded_game_unrated`: A seeded game cannot be rated; `bot_seated_twice`: A rated game seats each bot strength once at most; `idempotency_key_reused`: This Idempotency-Key was used for another request */
+            /** @description `validation_error`: The request is not valid; `seeded_game_unrated`: A seeded game cannot be rated; `bot_seated_twice`: A rated game seats each bot strength once at most; `rated_needs_clock`: A rated game has a turn clock; `idempotency_key_reused`: This Idempotency-Key was used for another request */
             422: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2301,6 +2576,8 @@ export interface operations {
             /** @description `too_many_requests`: Too many requests */
             429: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Seconds to wait. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -2321,6 +2598,8 @@ export interface operations {
             /** @description `database_unavailable`: The database is unavailable */
             503: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Seconds to wait. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -3015,7 +3294,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description Whose advice: the card this strength of bot would play. */
-                strength?: components["schemas"]["BotStrength"];
+                strength?: components["schemas"]["HintStrength"];
             };
             header?: {
                 /** @description An `ETag` from an earlier read: answers 304 while the game has not changed. */
@@ -3033,6 +3312,8 @@ export interface operations {
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3043,6 +3324,8 @@ export interface operations {
             304: {
                 headers: {
                     ETag: components["headers"]["ETag"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -3050,6 +3333,8 @@ export interface operations {
             /** @description `missing_token`: A player token is required; `invalid_token`: The player token is not valid for this game; `invalid_key`: The player key is not valid */
             401: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
@@ -3069,6 +3354,8 @@ export interface operations {
             /** @description `not_your_seat`: The token acts for another seat */
             403: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3087,6 +3374,8 @@ export interface operations {
             /** @description `game_not_found`: No such game */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3102,9 +3391,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `seats_open`: Seats are still open; `not_your_turn`: It is not your turn; `no_hand_in_progress`: No hand is in progress; `game_finished`: The game is over */
+            /** @description `seats_open`: Seats are still open; `not_your_turn`: It is not your turn; `no_hand_in_progress`: No hand is in progress; `game_finished`: The game is over; `hints_off_in_rated`: Hints are off in rated games */
             409: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3123,6 +3414,8 @@ export interface operations {
             /** @description `validation_error`: The request is not valid */
             422: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3141,6 +3434,8 @@ export interface operations {
             /** @description `too_many_requests`: Too many requests */
             429: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Seconds to wait. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -3161,6 +3456,8 @@ export interface operations {
             /** @description `database_unavailable`: The database is unavailable */
             503: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Seconds to wait. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -3214,6 +3511,8 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3223,6 +3522,8 @@ export interface operations {
             /** @description `malformed_json`: The body is not valid JSON; `bad_request`: Bad request */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3241,6 +3542,8 @@ export interface operations {
             /** @description `missing_token`: A player token is required; `invalid_key`: The player key is not valid */
             401: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
@@ -3257,9 +3560,31 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rated_play_barred`: You are barred from rated play */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rated_play_barred",
+                     *       "detail": "You are barred from rated play",
+                     *       "status": 403,
+                     *       "title": "You are barred from rated play",
+                     *       "type": "urn:coins:problem:rated_play_barred"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `game_not_found`: No such game */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3278,6 +3603,8 @@ export interface operations {
             /** @description `seats_full`: All seats are taken; `seat_taken`: That seat is taken; `already_seated`: The player holds a seat of this game already; `player_required`: A rated game's seats are for players and bots; `idempotency_key_in_use`: A request with this Idempotency-Key is still running */
             409: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3296,6 +3623,8 @@ export interface operations {
             /** @description `precondition_failed`: The game has changed */
             412: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3314,6 +3643,8 @@ export interface operations {
             /** @description `payload_too_large`: The body is too large */
             413: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3332,6 +3663,8 @@ export interface operations {
             /** @description `unsupported_media_type`: The body must be application/json */
             415: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3350,6 +3683,8 @@ export interface operations {
             /** @description `validation_error`: The request is not valid; `idempotency_key_reused`: This Idempotency-Key was used for another request */
             422: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3368,6 +3703,8 @@ export interface operations {
             /** @description `too_many_requests`: Too many requests */
             429: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Seconds to wait. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -3388,6 +3725,8 @@ export interface operations {
             /** @description `database_unavailable`: The database is unavailable */
             503: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Seconds to wait. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -3666,6 +4005,8 @@ export interface operations {
                 headers: {
                     ETag: components["headers"]["ETag"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3675,6 +4016,8 @@ export interface operations {
             /** @description `malformed_json`: The body is not valid JSON; `bad_request`: Bad request */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3693,6 +4036,8 @@ export interface operations {
             /** @description `missing_token`: A player token is required; `invalid_token`: The player token is not valid for this game; `invalid_key`: The player key is not valid */
             401: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
@@ -3712,6 +4057,8 @@ export interface operations {
             /** @description `not_your_seat`: The token acts for another seat */
             403: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3730,6 +4077,8 @@ export interface operations {
             /** @description `game_not_found`: No such game */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3748,6 +4097,8 @@ export interface operations {
             /** @description `seats_open`: Seats are still open; `not_your_turn`: It is not your turn; `no_hand_in_progress`: No hand is in progress; `game_finished`: The game is over; `idempotency_key_in_use`: A request with this Idempotency-Key is still running */
             409: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3766,6 +4117,8 @@ export interface operations {
             /** @description `precondition_failed`: The game has changed */
             412: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3784,6 +4137,8 @@ export interface operations {
             /** @description `payload_too_large`: The body is too large */
             413: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3802,6 +4157,8 @@ export interface operations {
             /** @description `unsupported_media_type`: The body must be application/json */
             415: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3820,6 +4177,8 @@ export interface operations {
             /** @description `validation_error`: The request is not valid; `card_not_in_hand`: You do not hold that card; `idempotency_key_reused`: This Idempotency-Key was used for another request */
             422: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3838,6 +4197,8 @@ export interface operations {
             /** @description `too_many_requests`: Too many requests */
             429: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Seconds to wait. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -3858,6 +4219,8 @@ export interface operations {
             /** @description `database_unavailable`: The database is unavailable */
             503: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Seconds to wait. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -3970,6 +4333,8 @@ export interface operations {
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3982,6 +4347,8 @@ export interface operations {
                     ETag: components["headers"]["ETag"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     Location: components["headers"]["Location"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3991,6 +4358,8 @@ export interface operations {
             /** @description `bad_request`: Bad request */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4000,6 +4369,8 @@ export interface operations {
             /** @description `missing_token`: A player token is required; `invalid_token`: The player token is not valid for this game; `invalid_key`: The player key is not valid */
             401: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
@@ -4019,6 +4390,8 @@ export interface operations {
             /** @description `not_your_seat`: The token acts for another seat */
             403: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4037,6 +4410,8 @@ export interface operations {
             /** @description `game_not_found`: No such game */
             404: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4055,6 +4430,8 @@ export interface operations {
             /** @description `game_not_finished`: The game is not over yet; `seat_taken`: That seat is taken; `idempotency_key_in_use`: A request with this Idempotency-Key is still running */
             409: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4073,6 +4450,8 @@ export interface operations {
             /** @description `idempotency_key_reused`: This Idempotency-Key was used for another request */
             422: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4082,6 +4461,8 @@ export interface operations {
             /** @description `too_many_requests`: Too many requests */
             429: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Seconds to wait. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -4102,6 +4483,131 @@ export interface operations {
             /** @description `database_unavailable`: The database is unavailable */
             503: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "database_unavailable",
+                     *       "detail": "The database is unavailable",
+                     *       "status": 503,
+                     *       "title": "The database is unavailable",
+                     *       "type": "urn:coins:problem:database_unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
+    getReview: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The game's id: 26 characters of Crockford base32 (any other text is no game's id: 404). */
+                game_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Review"];
+                };
+            };
+            /** @description Being computed (the first request asked for it): ask again after `Retry-After`. */
+            202: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description Seconds until the review may be ready. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PendingReview"];
+                };
+            };
+            /** @description `game_not_found`: No such game */
+            404: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "game_not_found",
+                     *       "detail": "No such game",
+                     *       "status": 404,
+                     *       "title": "No such game",
+                     *       "type": "urn:coins:problem:game_not_found"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `game_not_finished`: The game is not over yet; `review_needs_a_person`: Only a game with a person or a player at the table is reviewed */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "game_not_finished",
+                     *       "detail": "The game is not over yet",
+                     *       "status": 409,
+                     *       "title": "The game is not over yet",
+                     *       "type": "urn:coins:problem:game_not_finished"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `too_many_requests`: Too many requests */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "too_many_requests",
+                     *       "detail": "Too many requests",
+                     *       "status": 429,
+                     *       "title": "Too many requests",
+                     *       "type": "urn:coins:problem:too_many_requests"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `database_unavailable`: The database is unavailable */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Seconds to wait. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -4337,6 +4843,8 @@ export interface operations {
                 limit?: number;
                 /** @description `next_cursor` of the previous page. */
                 cursor?: string;
+                /** @description `true`: the rising players instead, whose ratings are still provisional (best first, ranked apart); `false` (the default): the players with a settled rating. */
+                provisional?: boolean;
             };
             header?: never;
             path?: never;
@@ -4439,6 +4947,8 @@ export interface operations {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     Location: components["headers"]["Location"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4448,6 +4958,8 @@ export interface operations {
             /** @description `malformed_json`: The body is not valid JSON; `bad_request`: Bad request */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4466,6 +4978,8 @@ export interface operations {
             /** @description `idempotency_key_in_use`: A request with this Idempotency-Key is still running */
             409: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4475,6 +4989,8 @@ export interface operations {
             /** @description `payload_too_large`: The body is too large */
             413: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4493,6 +5009,8 @@ export interface operations {
             /** @description `unsupported_media_type`: The body must be application/json */
             415: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4511,6 +5029,8 @@ export interface operations {
             /** @description `validation_error`: The request is not valid; `idempotency_key_reused`: This Idempotency-Key was used for another request */
             422: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4529,6 +5049,8 @@ export interface operations {
             /** @description `too_many_requests`: Too many requests */
             429: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Seconds to wait. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -4549,6 +5071,8 @@ export interface operations {
             /** @description `database_unavailable`: The database is unavailable */
             503: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Seconds to wait. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -4586,6 +5110,64 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Player"];
                 };
+            };
+            /** @description `missing_token`: A player token is required; `invalid_key`: The player key is not valid */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "missing_token",
+                     *       "detail": "A player token is required",
+                     *       "status": 401,
+                     *       "title": "A player token is required",
+                     *       "type": "urn:coins:problem:missing_token"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `database_unavailable`: The database is unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "database_unavailable",
+                     *       "detail": "The database is unavailable",
+                     *       "status": 503,
+                     *       "title": "The database is unavailable",
+                     *       "type": "urn:coins:problem:database_unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
+    deleteMyPlayer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No Content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description `missing_token`: A player token is required; `invalid_key`: The player key is not valid */
             401: {
@@ -4770,6 +5352,8 @@ export interface operations {
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4779,6 +5363,8 @@ export interface operations {
             /** @description `bad_request`: Bad request */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4788,6 +5374,8 @@ export interface operations {
             /** @description `missing_token`: A player token is required; `invalid_key`: The player key is not valid */
             401: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
@@ -4807,6 +5395,8 @@ export interface operations {
             /** @description `idempotency_key_in_use`: A request with this Idempotency-Key is still running */
             409: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4816,6 +5406,8 @@ export interface operations {
             /** @description `idempotency_key_reused`: This Idempotency-Key was used for another request */
             422: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4825,6 +5417,8 @@ export interface operations {
             /** @description `too_many_requests`: Too many requests */
             429: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Seconds to wait. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -4845,6 +5439,8 @@ export interface operations {
             /** @description `database_unavailable`: The database is unavailable */
             503: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Seconds to wait. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -4870,7 +5466,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The player's id: 26 characters of Crockford base32, as a game's (any other text is no player's id: 404). */
+                /** @description A player's id (26 characters of Crockford base32, as a game's); `/v1/players/me` is the caller's own profile (getMe). Any other text is no player's id: 404. */
                 player_id: string;
             };
             cookie?: never;
@@ -4884,6 +5480,25 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Player"];
+                };
+            };
+            /** @description `missing_token`: A player token is required; `invalid_key`: The player key is not valid */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "missing_token",
+                     *       "detail": "A player token is required",
+                     *       "status": 401,
+                     *       "title": "A player token is required",
+                     *       "type": "urn:coins:problem:missing_token"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description `player_not_found`: No such player */
@@ -4939,7 +5554,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The player's id: 26 characters of Crockford base32, as a game's (any other text is no player's id: 404). */
+                /** @description A player's id (26 characters of Crockford base32, as a game's), or `me` for the caller (needs the key: `Authorization: Bearer <player key>`; without it 401). Any other text is no player's id: 404. */
                 player_id: string;
             };
             cookie?: never;
@@ -4969,6 +5584,25 @@ export interface operations {
                      *       "status": 400,
                      *       "title": "Unknown pagination cursor",
                      *       "type": "urn:coins:problem:invalid_cursor"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `missing_token`: A player token is required; `invalid_key`: The player key is not valid */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "missing_token",
+                     *       "detail": "A player token is required",
+                     *       "status": 401,
+                     *       "title": "A player token is required",
+                     *       "type": "urn:coins:problem:missing_token"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -5043,7 +5677,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description The player's id: 26 characters of Crockford base32, as a game's (any other text is no player's id: 404). */
+                /** @description A player's id (26 characters of Crockford base32, as a game's), or `me` for the caller (needs the key: `Authorization: Bearer <player key>`; without it 401). Any other text is no player's id: 404. */
                 player_id: string;
             };
             cookie?: never;
@@ -5073,6 +5707,25 @@ export interface operations {
                      *       "status": 400,
                      *       "title": "Unknown pagination cursor",
                      *       "type": "urn:coins:problem:invalid_cursor"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `missing_token`: A player token is required; `invalid_key`: The player key is not valid */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "missing_token",
+                     *       "detail": "A player token is required",
+                     *       "status": 401,
+                     *       "title": "A player token is required",
+                     *       "type": "urn:coins:problem:missing_token"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -5166,6 +5819,8 @@ export interface operations {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     /** @description URL of the ticket (getTicket). */
                     Location?: string;
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5175,6 +5830,8 @@ export interface operations {
             /** @description `malformed_json`: The body is not valid JSON; `bad_request`: Bad request */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5193,6 +5850,8 @@ export interface operations {
             /** @description `missing_token`: A player token is required; `invalid_key`: The player key is not valid */
             401: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
@@ -5209,9 +5868,31 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `rated_play_barred`: You are barred from rated play */
+            403: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rated_play_barred",
+                     *       "detail": "You are barred from rated play",
+                     *       "status": 403,
+                     *       "title": "You are barred from rated play",
+                     *       "type": "urn:coins:problem:rated_play_barred"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `already_queued`: You have a waiting ticket already; `idempotency_key_in_use`: A request with this Idempotency-Key is still running */
             409: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5230,6 +5911,8 @@ export interface operations {
             /** @description `payload_too_large`: The body is too large */
             413: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5248,6 +5931,8 @@ export interface operations {
             /** @description `unsupported_media_type`: The body must be application/json */
             415: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5266,6 +5951,8 @@ export interface operations {
             /** @description `validation_error`: The request is not valid; `idempotency_key_reused`: This Idempotency-Key was used for another request */
             422: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5284,6 +5971,8 @@ export interface operations {
             /** @description `too_many_requests`: Too many requests */
             429: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Seconds to wait. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -5304,6 +5993,8 @@ export interface operations {
             /** @description `database_unavailable`: The database is unavailable */
             503: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Seconds to wait. */
                     "Retry-After"?: number;
                     [name: string]: unknown;

@@ -7,6 +7,8 @@ import { ApiProblem } from "./api.js";
 
 const FIRST_RETRY_MS = 500;
 const LAST_RETRY_MS = 15000;
+/** A stream that sends nothing for this long is taken as lost: the service sends a heartbeat every 15 s at most. */
+const SILENCE_MS = 20000;
 
 /**
  * The SSE parser of the WHATWG HTML standard, fed text as it arrives: `feed` returns the
@@ -57,15 +59,17 @@ export class SseParser {
 /**
  * The messages of an SSE response body, as they arrive.
  * @param {ReadableStream<Uint8Array<ArrayBuffer>>} body
+ * @param {() => void} [heard] called on every piece of text, a heartbeat's too
  * @returns {AsyncGenerator<SseMessage>}
  */
-export async function* readMessages(body) {
+export async function* readMessages(body, heard = () => {}) {
   const reader = body.pipeThrough(new TextDecoderStream()).getReader();
   const parser = new SseParser();
   try {
     for (;;) {
       const { value, done } = await reader.read();
       if (done) return;
+      heard();
       yield* parser.feed(value);
     }
   } finally {
@@ -73,11 +77,18 @@ export async function* readMessages(body) {
   }
 }
 
-/** @param {number} ms @param {AbortSignal} signal @returns {Promise<void>} */
+/** The browser's online and offline signals (none where there is no window: node's tests). @param {string} type @param {() => void} listener */
+const onWindow = (type, listener) => globalThis.addEventListener?.(type, listener);
+/** @param {string} type @param {() => void} listener */
+const offWindow = (type, listener) => globalThis.removeEventListener?.(type, listener);
+
+/** A pause before trying again, cut short when the browser comes back online. @param {number} ms @param {AbortSignal} signal @returns {Promise<void>} */
 const sleep = (ms, signal) =>
   new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener("abort", () => (clearTimeout(timer), resolve()), { once: true });
+    const done = () => (clearTimeout(timer), offWindow("online", done), resolve());
+    const timer = setTimeout(done, ms);
+    signal.addEventListener("abort", done, { once: true });
+    onWindow("online", done);
   });
 
 /**
@@ -108,6 +119,8 @@ export function followPlayer(key, { onEvent, onStatus = () => {} }) {
 /**
  * An event stream, read with fetch and resumed from the last event seen, until `ends` says an
  * event was its last, the service refuses it (a 4xx other than 429), or `stop()` is called.
+ * A connection is given up (and opened again) when it falls silent past the heartbeats, or when the
+ * browser says it went offline: a lost network shows as "reconnecting", never as "live".
  * @template {{id: number}} Event
  * @param {string} url
  * @param {{token?: string|null, onEvent: (event: Event) => void, onStatus: OnStatus, ends: (event: Event) => boolean}} options
@@ -125,22 +138,36 @@ function followFeed(url, { token, onEvent, onStatus, ends }) {
     const headers = { Accept: "text/event-stream" };
     if (token) headers.Authorization = `Bearer ${token}`;
     if (lastId !== null) headers["Last-Event-ID"] = lastId;
-    const response = await fetch(url, { headers, signal, cache: "no-store" });
-    if (!response.ok || !response.body) {
-      const problem = await response.json().catch(() => ({}));
-      throw new ApiProblem(problem.code ?? "internal_error", response.status, problem.detail ?? response.statusText);
+    const connection = new AbortController(); // this connection only: silence or going offline ends it
+    const drop = () => connection.abort();
+    signal.addEventListener("abort", drop, { once: true });
+    onWindow("offline", drop);
+    /** @type {ReturnType<typeof setTimeout>|undefined} */
+    let silence;
+    const heard = () => (clearTimeout(silence), (silence = setTimeout(drop, SILENCE_MS)));
+    try {
+      heard();
+      const response = await fetch(url, { headers, signal: connection.signal, cache: "no-store" });
+      if (!response.ok || !response.body) {
+        const problem = await response.json().catch(() => ({}));
+        throw new ApiProblem(problem.code ?? "internal_error", response.status, problem.detail ?? response.statusText);
+      }
+      onStatus("live");
+      let received = 0;
+      for await (const message of readMessages(response.body, heard)) {
+        received += 1;
+        /** @type {Event} */
+        const event = JSON.parse(message.data);
+        lastId = message.id ?? String(event.id);
+        finished ||= ends(event);
+        onEvent(event);
+      }
+      return received;
+    } finally {
+      clearTimeout(silence);
+      signal.removeEventListener("abort", drop);
+      offWindow("offline", drop);
     }
-    onStatus("live");
-    let received = 0;
-    for await (const message of readMessages(response.body)) {
-      received += 1;
-      /** @type {Event} */
-      const event = JSON.parse(message.data);
-      lastId = message.id ?? String(event.id);
-      finished ||= ends(event);
-      onEvent(event);
-    }
-    return received;
   }
 
   (async () => {

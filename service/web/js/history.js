@@ -18,8 +18,11 @@ const TRICKS_PER_HAND = 16;
 /** A move's identity: a hand is dealt once, a card played once per hand. @param {Move} move */
 export const moveKey = (move) => `${move.hand_number}:${move.kind === "deal" ? "deal" : move.card}`;
 
-/** @param {Action} action @returns {Move} */
-export const moveOfAction = (action) => ({ kind: action.kind, hand_number: action.hand_number, seat: action.seat, card: action.card, cause: action.cause });
+/** The move an action tells of; null for a kind of action this client does not know (kinds are added within v1). @param {Action} action @returns {Move|null} */
+export function moveOfAction(action) {
+  if (action.kind !== "deal" && action.kind !== "play") return null;
+  return { kind: action.kind, hand_number: action.hand_number, seat: action.seat, card: action.card, cause: action.cause };
+}
 
 /** The move an event tells of, if any. @param {FeedEvent} event @returns {Move|null} */
 export function moveOfEvent(event) {

@@ -80,6 +80,9 @@ function pluralForm(forms, count) {
   return forms[new Intl.PluralRules(current).select(count)] ?? forms.other ?? "";
 }
 
+/** A moment (milliseconds since the epoch) as a date and time in the current language, e.g. "5 Dec 2026, 14:30". @param {number} at */
+export const formatDate = (at) => new Intl.DateTimeFormat(current, { dateStyle: "medium", timeStyle: "short" }).format(at);
+
 /** The name of a suit in the current language. */
 export const suitName = (suit) => t(`suit.${suit}`);
 

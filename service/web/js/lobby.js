@@ -6,7 +6,8 @@ import { onLanguageChange, t } from "./i18n.js";
 import { seatName } from "./names.js";
 import { problemNotice, seededBadge } from "./notice.js";
 import { playerPanel } from "./player-panel.js";
-import { listSeats, loadName, loadSeat, saveName, saveSeat } from "./store.js";
+import { playerSeat } from "./player.js";
+import { listSeats, loadName, loadPlayer, loadSeat, saveName, saveSeat } from "./store.js";
 
 const SEAT_CHOICES = ["you", "open", "bot:random", "bot:basic", "bot:expert"];
 const DEFAULT_SEATS = ["you", "bot:basic", "bot:expert"];
@@ -23,8 +24,10 @@ export function mountLobby(root) {
    *         own: import("./types.js").Game[], error: unknown, formError: unknown}}
    */
   const state = { games: null, playing: null, own: [], error: null, formError: null };
-  const player = playerPanel();
-  const form = createForm();
+  /** @type {ReturnType<typeof createForm>|null} */
+  let form = null;
+  const player = playerPanel({ onChange: () => form?.render(state.formError) }); // signed in or out: the form follows
+  form = createForm();
   const listing = h("section", { class: "panel", "aria-labelledby": "open-title" });
   const watching = h("section", { class: "panel", "aria-labelledby": "playing-title" });
   const resume = h("div");
@@ -48,16 +51,20 @@ export function mountLobby(root) {
     renderListing();
   }
 
-  /** This browser's games (the newest first), read to show each as a seat to resume or a result. */
+  /**
+   * Your games (the newest first), read to show each as a seat to resume or a result: the signed-in
+   * player's (their player seats, quick play's included), then this browser's anonymous seats.
+   */
   async function ownGames() {
-    const ids = listSeats().slice(-OWN_GAMES).reverse();
+    const held = loadPlayer();
+    const players = held ? (await api.listPlayerGames(held.id, OWN_GAMES).catch(() => ({ items: [] }))).items.map((item) => item.id) : [];
+    const ids = [...new Set([...players, ...listSeats().slice(-OWN_GAMES).reverse()])].slice(0, OWN_GAMES);
     const games = await Promise.all(ids.map((id) => api.getGame(id).catch(() => null)));
     return /** @type {import("./types.js").Game[]} */ (games.filter(Boolean));
   }
 
   function render() {
-    player.render();
-    form.render(state.formError);
+    player.render(); // the form follows it (onChange)
     renderListing();
   }
 
@@ -80,7 +87,7 @@ export function mountLobby(root) {
     replace(
       resume,
       state.own.length > 0 &&
-        h("section", { class: "panel", "aria-labelledby": "own-title" }, h("h2", { id: "own-title" }, t("lobby.rejoin")), h("ul", { class: "own-games" }, state.own.map(ownItem))),
+        h("section", { class: "panel", "aria-labelledby": "own-title" }, h("h2", { id: "own-title" }, t(loadPlayer() ? "lobby.yourGames" : "lobby.rejoin")), h("ul", { class: "own-games" }, state.own.map(ownItem))),
     );
   }
 
@@ -98,10 +105,12 @@ export function mountLobby(root) {
 
   /** One of this browser's games: its result once finished, else a link back to the seat. @param {import("./types.js").Game} game */
   function ownItem(game) {
-    const seat = loadSeat(game.id)?.seat ?? null;
+    const seat = loadSeat(game.id)?.seat ?? playerSeat(game)?.seat ?? null;
     const names = game.seats.map((item) => `${seatName(item, seat)} ${item.score}`).join(" · ");
     const href = `#/game/${encodeURIComponent(game.id)}`;
-    if (game.status !== "finished") return h("li", { "data-game": game.id }, h("a", { href }, `${t("lobby.resume")}: ${names}`), seededBadge(game));
+    const yourTurn = game.status !== "finished" && seat !== null && game.turn === seat;
+    const resume = yourTurn ? `${t("profile.yourTurn")} — ${t("lobby.resume")}` : t("lobby.resume");
+    if (game.status !== "finished") return h("li", { "data-game": game.id, "data-your-turn": yourTurn ? "true" : "false" }, h("a", { href }, `${resume}: ${names}`), seededBadge(game));
     const result = game.winner === seat ? t("lobby.won") : t("lobby.lost", { name: seatName(game.seats[game.winner ?? 0], seat) });
     return h("li", { "data-game": game.id, "data-result": game.winner === seat ? "won" : "lost" }, h("a", { href }, `${result} · ${names}`), seededBadge(game));
   }
@@ -119,17 +128,18 @@ export function mountLobby(root) {
     );
   }
 
+  /** Create the game; the seat is this browser's (a token kept) or, signed in, the player's (their key acts). */
   async function create(body, yourSeat) {
     state.formError = null;
     try {
-      const game = await api.createGame(body);
+      const game = await api.createGame(body, loadPlayer()?.key ?? null);
       const credential = game.credentials.find((item) => item.seat === yourSeat);
       if (credential) saveSeat(game.id, credential);
-      saveName(body.seats[yourSeat]?.name ?? "");
+      if (body.seats[yourSeat]?.name) saveName(body.seats[yourSeat].name);
       location.hash = `#/game/${encodeURIComponent(game.id)}`;
     } catch (error) {
       state.formError = error;
-      form.render(error);
+      form?.render(error);
     }
   }
 
@@ -139,7 +149,8 @@ export function mountLobby(root) {
       name: h("input", { id: "create-name", name: "name", required: true, maxlength: 40, autocomplete: "nickname", value: loadName() }),
       age: h("input", { id: "create-age", name: "age", type: "number", min: 0, max: 150, inputmode: "numeric" }),
       target: h("input", { id: "create-target", name: "target", type: "number", min: 1, max: 100, value: "15", required: true }),
-      timeout: h("input", { id: "create-timeout", name: "timeout", type: "number", min: 5, max: 86400 }),
+      timeout: h("input", { id: "create-timeout", name: "timeout", type: "number", min: 5, max: 1209600 }),
+      rated: h("input", { id: "create-rated", name: "rated", type: "checkbox" }),
       seats: DEFAULT_SEATS.map((choice, seat) => h("select", { id: `create-seat-${seat}`, name: `seat-${seat}`, "data-choice": choice })),
     };
     const message = h("div");
@@ -151,19 +162,28 @@ export function mountLobby(root) {
         replace(message, h("p", { class: "message error", role: "alert" }, t("lobby.oneYou")));
         return;
       }
-      const you = { name: fields.name.value.trim(), age: fields.age.value ? Number(fields.age.value) : null };
+      // Signed in, you sit as your player (no name asked; the game is on your profile, and may be rated).
+      const signedIn = loadPlayer() !== null;
+      const you = signedIn ? { player: "me" } : { name: fields.name.value.trim(), age: fields.age.value ? Number(fields.age.value) : null };
       const seats = choices.map((choice) => (choice === "you" ? you : choice === "open" ? null : { bot: choice.slice(4) }));
       const timeout = fields.timeout.value ? Number(fields.timeout.value) : null;
-      create({ target_score: Number(fields.target.value), turn_timeout_seconds: timeout, seats }, choices.indexOf("you"));
+      const rated = signedIn && fields.rated.checked;
+      /** @type {Record<string, unknown>} */
+      const body = { target_score: Number(fields.target.value), seats, rated };
+      if (timeout !== null || !rated) body.turn_timeout_seconds = timeout; // a rated game without one gets 60 s
+      create(body, choices.indexOf("you"));
     });
 
     function render(error) {
       const label = (input, text) => h("label", { for: input.id }, text);
+      const held = loadPlayer();
+      fields.name.required = !held;
       replace(
         element,
         h("h2", { id: "create-title" }, t("lobby.create")),
-        h("div", {}, label(fields.name, t("lobby.name")), fields.name),
-        h("div", {}, label(fields.age, t("lobby.age")), fields.age),
+        held
+          ? [h("p", { id: "create-as-player" }, t("lobby.asPlayer", { name: player.name() ?? "…" })), h("div", { class: "check" }, fields.rated, label(fields.rated, t("quick.rated")))]
+          : [h("div", {}, label(fields.name, t("lobby.name")), fields.name), h("div", {}, label(fields.age, t("lobby.age")), fields.age)],
         h("div", {}, label(fields.target, t("lobby.target")), fields.target),
         h("div", {}, label(fields.timeout, t("lobby.timeout")), fields.timeout),
         fields.seats.map((select, seat) => {

@@ -1,7 +1,7 @@
 // How seats are named on screen: the player's name, or what sits there, and "you" for this browser's seat; a player's rating.
 
 import { t } from "./i18n.js";
-import { ratingOf, ratingText } from "./ratings.js";
+import { ratingOf, ratingText, signed } from "./ratings.js";
 
 /** @typedef {import("./types.js").Seat} Seat */
 
@@ -26,12 +26,17 @@ function botName(seat) {
 }
 
 /**
- * A person's player seat's rating in words, once read (else ""): a bot's seat, one left to a bot
- * included, and an anonymous seat have none. @param {Seat} seat
+ * A seat's rating in words (else ""). A rated game's seats carry their players' ratings as the game
+ * began (bots' too) and, once the result is applied, the change: "Rating 1500 → 1517 (+17)". Another
+ * game's person's player seat shows the player's rating now, once read; a bot's seat, one left to a
+ * bot, and an anonymous seat show none. @param {Seat} seat
  */
 export function seatRating(seat) {
+  const change = seat.rating_change;
+  if (change) return t("seat.ratingChange", { before: change.before, after: change.after, delta: signed(change.after - change.before) });
+  if (seat.rating) return t("seat.rating", { rating: ratingText(seat.rating) });
   const rating = seat.player && !seat.bot ? ratingOf(seat.player) : null;
-  return rating ? ratingText(rating) : "";
+  return rating ? t("seat.rating", { rating: ratingText(rating) }) : "";
 }
 
 /** What sits in a seat, besides its name: a bot of some strength, or nobody yet. @param {Seat} seat */

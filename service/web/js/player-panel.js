@@ -9,8 +9,11 @@ import { ratingText } from "./ratings.js";
 import { loadName, loadPlayer } from "./store.js";
 import * as api from "./api.js";
 
-/** @returns {{element: HTMLElement, render: () => void, stop: () => void}} */
-export function playerPanel() {
+/**
+ * @param {{onChange?: () => void}} [options] `onChange`: called after each render (signed in or out, the player read)
+ * @returns {{element: HTMLElement, render: () => void, stop: () => void, name: () => string|null}}
+ */
+export function playerPanel({ onChange = () => {} } = {}) {
   const element = h("div", { class: "player-panel" });
   /** @type {{me: import("./types.js").Player|null, error: unknown}} */
   const state = { me: null, error: null };
@@ -21,14 +24,14 @@ export function playerPanel() {
 
   async function load() {
     const held = loadPlayer();
-    if (!held) return render();
+    if (!held) return renderAll();
     try {
       state.me = await api.getMe(held.key);
       state.error = null;
     } catch (error) {
       state.error = error; // a replaced key says so, with the way to sign in again
     }
-    render();
+    renderAll();
   }
 
   /** @param {() => Promise<unknown>} step */
@@ -94,7 +97,9 @@ export function playerPanel() {
     );
   }
 
-  render();
+  /** Each render, then whoever follows the panel. */
+  const renderAll = () => (render(), onChange());
+  renderAll();
   load();
-  return { element, render, stop: () => quick?.stop() };
+  return { element, render: renderAll, stop: () => quick?.stop(), name: () => (loadPlayer() ? (state.me?.name ?? null) : null) };
 }

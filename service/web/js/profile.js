@@ -5,13 +5,11 @@ import { h, replace } from "./dom.js";
 import { onLanguageChange, t } from "./i18n.js";
 import { infoNotice, problemNotice } from "./notice.js";
 import { replaceKey, signOut } from "./player.js";
-import { ratingText } from "./ratings.js";
+import { ratingText, signed } from "./ratings.js";
 import { loadPlayer } from "./store.js";
 
 /** @typedef {import("./types.js").PlayerGame} PlayerGame */
 
-/** A rating's change with its sign: +69, −12, ±0. @param {number} delta */
-const signed = (delta) => (delta > 0 ? `+${delta}` : delta < 0 ? `−${-delta}` : "±0");
 
 /**
  * @param {HTMLElement} root

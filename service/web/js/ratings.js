@@ -10,7 +10,7 @@ const known = new Map();
 /** @type {Set<() => void>} */
 const listeners = new Set();
 
-/** A rating in words: its value, marked while provisional. @param {Rating} rating */
+/** A rating in words: its value, marked while provisional. @param {{value: number, provisional: boolean}} rating */
 export const ratingText = (rating) => (rating.provisional ? t("rating.provisional", { value: rating.value }) : String(rating.value));
 
 /**
@@ -30,6 +30,9 @@ export function ratingOf(id) {
   }
   return known.get(id) ?? null;
 }
+
+/** A rating's change with its sign: +69, −12, ±0. @param {number} delta */
+export const signed = (delta) => (delta > 0 ? `+${delta}` : delta < 0 ? `−${-delta}` : "±0");
 
 /** Forget what was read (a game ended: its ratings change). */
 export const forgetRatings = () => known.clear();

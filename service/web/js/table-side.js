@@ -63,7 +63,7 @@ export function logPanel(lines, live) {
 }
 
 /**
- * This seat's buttons: deal (the dealer's turn), hint (in play), and leave, which asks first.
+ * This seat's buttons: deal (the dealer's turn), hint (in play, not in a rated game), and leave, which asks first.
  * @param {{game: Game, seat: number, busy: boolean, confirmLeave: boolean, deal: () => void, hint: () => void,
  *          leave: () => void, confirm: (asking: boolean) => void}} options
  */
@@ -72,15 +72,23 @@ export function seatControls({ game, seat, busy, confirmLeave, deal, hint, leave
   return h(
     "div",
     { class: "actions" },
-    game.status === "waiting_for_deal" && yourTurn && !busy && h("button", { type: "button", class: "primary", "data-key": "deal", onclick: deal }, t("table.deal")),
-    game.status === "playing" && h("button", { type: "button", "data-key": "hint", disabled: !yourTurn, onclick: hint }, t("table.hint")),
-    confirmLeave
-      ? [
-          h("span", {}, t("table.leaveConfirm")),
+    // The server deals a quick-play (auto_deal) game's hands: no Deal button there.
+    game.status === "waiting_for_deal" && !game.auto_deal && yourTurn && !busy && h("button", { type: "button", class: "primary", "data-key": "deal", onclick: deal }, t("table.deal")),
+    game.status === "playing" && !game.rated && h("button", { type: "button", "data-key": "hint", disabled: !yourTurn, onclick: hint }, t("table.hint")),
+    h("button", { type: "button", "data-key": "leave", onclick: () => confirm(true) }, t("table.leave")),
+    // The question is laid over the hand, not put in the row: the cards keep their place.
+    confirmLeave &&
+      h(
+        "div",
+        { class: "leave-confirm", role: "alertdialog", "aria-labelledby": "leave-question" },
+        h("p", { id: "leave-question" }, t(game.rated && !game.void ? "table.leaveConfirmRated" : "table.leaveConfirm")),
+        h(
+          "p",
+          { class: "actions" },
           h("button", { type: "button", class: "primary", "data-key": "leave-yes", onclick: leave }, t("table.leave")),
           h("button", { type: "button", "data-key": "leave-no", onclick: () => confirm(false) }, t("table.stay")),
-        ]
-      : h("button", { type: "button", "data-key": "leave", onclick: () => confirm(true) }, t("table.leave")),
+        ),
+      ),
   );
 }
 

@@ -15,6 +15,7 @@ export const rolesOf = (dealer) => ({ dealer, shuffler: (dealer + 2) % 3, cutter
 /** One sentence: whose turn it is, to do what. @param {Game} game @param {number|null} mine */
 export function statusText(game, mine) {
   const turnName = game.turn === null ? "" : seatName(game.seats[game.turn]);
+  if (game.status === "waiting_for_deal" && game.auto_deal) return t("status.autoDeal"); // the server deals: nobody presses Deal
   if (game.status === "waiting_for_deal") return game.turn === mine ? t("status.yourDeal") : t("status.waiting_for_deal", { name: turnName });
   if (game.status === "playing") return game.turn === mine ? t("status.yourTurn") : t("status.playing", { name: turnName });
   return t(`status.${game.status}`);
@@ -36,11 +37,16 @@ export function seatsView(game, mine) {
       return h(
         "li",
         { class: `seat-card${toAct ? " to-act" : ""}`, "data-seat": seat.seat, "aria-current": toAct ? "true" : null },
-        h("div", { class: "seat-name" }, seatName(seat, mine), seatKind(seat) && h("span", { class: "seat-kind" }, ` · ${seatKind(seat)}`)),
-        seatRating(seat) && h("div", { class: "seat-rating", "data-player": seat.player }, t("seat.rating", { rating: seatRating(seat) })),
+        h("div", { class: "seat-name", title: seatName(seat, mine) }, seatName(seat, mine), seatKind(seat) && h("span", { class: "seat-kind" }, ` · ${seatKind(seat)}`)),
+        // Every line is there from the start (empty or not) and none wraps: a seat's card keeps its height all game.
         h(
           "div",
-          {},
+          { class: "seat-rating", "data-player": seat.player, "data-rating-change": seat.rating_change ? seat.rating_change.after - seat.rating_change.before : null },
+          seatRating(seat) || "\u00a0",
+        ),
+        h(
+          "div",
+          { class: "seat-count" },
           [t("count.points", { count: seat.score }), ...(game.status === "playing" ? [t("count.cards", { count: seat.cards_in_hand }), t("count.tricks", { count: seat.tricks_won })] : [])].join(" · "),
         ),
         h("div", { class: "seat-roles" }, tags.map((tag) => h("span", { class: "role" }, tag))),
@@ -119,4 +125,20 @@ export function cycleView() {
 export function winnerView(game, mine) {
   const seat = game.seats[game.winner ?? 0];
   return h("p", { class: "winner-banner", role: "status", id: "winner" }, t("table.winner", { name: seatName(seat, mine), points: t("count.points", { count: seat.score }) }));
+}
+
+/** A finished rated game's players whose rating change has not shown yet (applied within a second). @param {Game} game */
+export const ratingsPending = (game) =>
+  game.status === "finished" && game.rated && !game.void && game.seats.some((seat) => seat.player !== null && seat.rating_change === null);
+
+/**
+ * What a finished game's ratings came to: a void game says why nobody's changed; a rated one says while its
+ * changes are still being applied, then lists them (each seat shows its own beside its name too).
+ * @param {Game} game @param {number|null} mine
+ */
+export function ratingNote(game, mine) {
+  if (game.void) return h("p", { class: "rating-note", id: "void-note" }, t("table.void"));
+  if (ratingsPending(game)) return h("p", { class: "rating-note", id: "ratings-pending" }, t("table.ratingsPending"));
+  const changed = game.seats.filter((seat) => seat.rating_change !== null);
+  return changed.length ? h("ul", { class: "rating-changes", id: "rating-changes" }, changed.map((seat) => h("li", {}, `${seatName(seat, mine)} · ${seatRating(seat)}`))) : null;
 }

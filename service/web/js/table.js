@@ -13,14 +13,15 @@ import { infoNotice, problemNotice, seededNotice } from "./notice.js";
 import { isMissingGame, missingGameView } from "./missing.js";
 import { forgetSeat, loadDealt, loadSeat, saveDealt, saveSeat } from "./store.js";
 import { logPanel, scoresView, seatControls, settingsPanel, summaryView } from "./table-side.js";
-import { cycleView, heldTrickLine, seatsView, statusText, trickSlots, trickView, winnerView } from "./table-view.js";
+import { cycleView, heldTrickLine, ratingNote, ratingsPending, seatsView, statusText, trickSlots, trickView, winnerView } from "./table-view.js";
 import { GameHistory, moveOfAction, moveOfEvent, replayHands } from "./history.js";
 import { pacer } from "./pacing.js";
 import { hintReason } from "./hint-reason.js";
 import { turnClock } from "./clock.js";
 import { setTurnSound, turnAlert, turnSoundOn } from "./sound.js";
 import { playerSeat } from "./player.js";
-import { onRatings } from "./ratings.js";
+import { forgetRatings, onRatings } from "./ratings.js";
+import { cardMotion } from "./motion.js";
 
 /** @typedef {import("./types.js").Game} Game */
 /** @typedef {import("./types.js").FeedEvent} FeedEvent */
@@ -28,6 +29,12 @@ import { onRatings } from "./ratings.js";
 
 /** How long a play's answer waits for its events before it is shown from the answer itself. */
 const EVENTS_GRACE_MS = 5000;
+/** How often, and how many times, a finished rated game is read again until its rating changes show. */
+const RATINGS_POLL_MS = 1000;
+const RATINGS_POLLS = 20;
+
+/** A failure of the network itself (every try of a request), not an answer of the service. @param {unknown} error */
+const isNetworkError = (error) => error instanceof api.ApiProblem && error.code === "network_error";
 
 /**
  * Show game `gameId` in `root` until the returned function is called.
@@ -50,6 +57,7 @@ export function mountTable(root, gameId) {
     /** @type {import("./types.js").Trick|null} a completed trick, held on the table for a moment */ held: null,
     /** @type {number|null} the hand whose summary is shown, until the next deal */ summary: null,
     /** @type {Map<number, import("./fairness.js").Check>} */ checks: new Map(),
+    /** @type {{card: import("./types.js").CardCode, key: string}|null} a play the network lost, offered again with its key */ failedPlay: null,
   };
   const announcer = h("p", { class: "visually-hidden", role: "status", "aria-live": "polite" });
   const view = h("div", { class: "table-view" });
@@ -68,6 +76,11 @@ export function mountTable(root, gameId) {
   let unmounted = false;
   const stopLanguage = onLanguageChange(render);
   const stopRatings = onRatings(render); // a player seat's rating, once read
+  forgetRatings(); // every table reads the players' ratings as they stand now
+  const motion = cardMotion(view);
+  /** @type {ReturnType<typeof setTimeout>|undefined} */
+  let ratingsTimer;
+  let ratingsPolls = 0;
   start();
 
   const mine = () => credential?.seat ?? null;
@@ -83,6 +96,7 @@ export function mountTable(root, gameId) {
       onStatus: (live, problem) => {
         state.live = live;
         if (problem) state.error = problem;
+        else if (live === "live" && isNetworkError(state.error)) state.error = null; // back: the lost connection's error goes
         render();
       },
     });
@@ -103,7 +117,7 @@ export function mountTable(root, gameId) {
     if (unmounted || isMissingGame(state.error)) return;
     stopEvents = follow();
     try {
-      history.load((await api.listActions(gameId)).map(moveOfAction));
+      history.load((await api.listActions(gameId)).flatMap((action) => moveOfAction(action) ?? []));
     } catch (error) {
       state.error = error;
     }
@@ -115,6 +129,23 @@ export function mountTable(root, gameId) {
     if (!state.game || game.version >= state.game.version) state.game = game;
     if (state.awaited && state.game.version >= state.awaited.version) state.awaited = null;
     syncHand();
+    awaitRatings();
+  }
+
+  /** A finished rated game's rating changes are applied just after its end: read it again until they show. */
+  function awaitRatings() {
+    if (!state.game || !ratingsPending(state.game) || ratingsTimer !== undefined || ratingsPolls >= RATINGS_POLLS || unmounted) return;
+    ratingsTimer = setTimeout(async () => {
+      ratingsPolls += 1;
+      try {
+        const game = await api.getGame(gameId);
+        ratingsTimer = undefined;
+        acceptGame(game);
+      } catch {
+        ratingsTimer = undefined; // the next state read tries again
+      }
+      render();
+    }, RATINGS_POLL_MS);
   }
 
   /** @param {Hand} hand */
@@ -161,6 +192,7 @@ export function mountTable(root, gameId) {
         break;
       case "card_played":
         if (event.seat === mine()) removeCard(event.card);
+        if (event.seat === mine() && state.failedPlay?.card === event.card) state.failedPlay = null; // it did reach the service
         state.hint = null;
         if (!event.game.trick?.plays.length && event.game.last_trick?.complete) state.held = event.game.last_trick;
         break;
@@ -172,6 +204,7 @@ export function mountTable(root, gameId) {
         verify(event.hand_number, event.seed);
         break;
       case "game_finished":
+        forgetRatings(); // the players' ratings change with this game
         history.note(t("log.gameFinished", { name: name(event.winner) }));
         if (state.game && !state.checks.has(state.game.hand_number)) verify(state.game.hand_number, null);
         break;
@@ -235,15 +268,26 @@ export function mountTable(root, gameId) {
   }
 
   const deal = () => asSeat((held) => api.dealHand(gameId, held.token));
-  /** @param {import("./types.js").CardCode} card */
-  const play = (card) => {
+  /**
+   * Play a card: one intent, one Idempotency-Key. A play the network lost (every try failed) is offered
+   * again with the same key, so a try that did reach the service is answered, not applied twice.
+   * @param {import("./types.js").CardCode} card @param {string} [key]
+   */
+  const play = (card, key = api.idempotencyKey()) => {
     if (!canPlay() || !state.hand?.cards.includes(card)) return;
+    state.failedPlay = null;
     asSeat(async (held) => {
-      const answer = await api.playCard(gameId, held.token, card);
-      removeCard(card);
-      return answer;
+      try {
+        const answer = await api.playCard(gameId, held.token, card, key);
+        removeCard(card);
+        return answer;
+      } catch (error) {
+        if (isNetworkError(error)) state.failedPlay = { card, key };
+        throw error;
+      }
     }, true);
   };
+  const playAgain = () => state.failedPlay && play(state.failedPlay.card, state.failedPlay.key);
   /** A card may be played: this seat's turn as shown, nothing in flight, the last play's events shown. */
   const canPlay = () =>
     state.game?.status === "playing" && state.game.turn === mine() && mine() !== null && !state.busy && state.awaited === null;
@@ -256,6 +300,7 @@ export function mountTable(root, gameId) {
     });
   /** Ask before leaving (true), or not any more (false). @param {boolean} asking */
   const confirm = (asking) => ((state.confirmLeave = asking), render());
+  const dismiss = () => ((state.error = null), render());
   const hint = () =>
     asSeat(async (held) => {
       state.hint = await api.getHint(gameId, held.token);
@@ -286,7 +331,9 @@ export function mountTable(root, gameId) {
     const cardIndex = state.hand?.cards.findIndex((card) => `card:${card}` === focused) ?? -1;
     const logScroll = view.querySelector(".log");
     const atBottom = !logScroll || logScroll.scrollTop + logScroll.clientHeight >= logScroll.scrollHeight - 4;
+    motion.before();
     replace(view, tableView());
+    motion.after();
     const log = view.querySelector(".log");
     if (log && atBottom) log.scrollTop = log.scrollHeight; // follow the newest line unless the reader scrolled up
     restoreFocus(view, focused, cardIndex, ".card-button");
@@ -309,12 +356,13 @@ export function mountTable(root, gameId) {
       h(
         "div",
         { class: "table-main" },
-        state.error ? problemNotice(state.error) : null,
+        noticesView(),
         state.left && infoNotice(t("table.left")),
         seat === null && !state.left && infoNotice(t("table.spectator")),
         seededNotice(game),
         feltView(game, seat, hands),
         seat !== null && game.status !== "finished" && handPanel(game, seat),
+        notesView(game, seat),
       ),
       h(
         "aside",
@@ -330,25 +378,66 @@ export function mountTable(root, gameId) {
     );
   }
 
-  /** The public table: status, winner, seats, the trick in front of who played it, a hand's summary, the suit cycle. */
+  /**
+   * What comes and goes (an error, the lost connection, a play to send again, a hint), laid over the top of the
+   * table rather than put in its flow: nothing below moves when one shows.
+   */
+  function noticesView() {
+    const failed = state.failedPlay;
+    return h(
+      "div",
+      { class: "notices" },
+      state.live === "reconnecting" && h("p", { class: "message warning-note", role: "status", id: "reconnecting" }, t("table.reconnecting")),
+      failed &&
+        h(
+          "div",
+          { class: "message error", role: "alert", id: "play-failed" },
+          t("table.playFailed", { card: cardName(failed.card) }),
+          " ",
+          h("button", { type: "button", class: "primary", "data-key": "play-again", disabled: !canPlay(), onclick: playAgain }, t("table.playAgain")),
+        ),
+      state.error != null && !failed && h("div", { class: "dismissable" }, problemNotice(state.error), h("button", { type: "button", class: "dismiss", "data-key": "dismiss", "aria-label": t("table.dismiss"), onclick: dismiss }, "×")),
+      state.hint && infoNotice(t("table.hintSays", { card: cardName(state.hint.card), reason: hintReason(state.hint) })),
+    );
+  }
+
+  /** The public table: status, seats, the trick in front of who played it; over the trick a hand's summary, or the result. */
   function feltView(game, seat, hands) {
     const hand = game.hand_number ? `${t("table.hand", { n: game.hand_number })} · ` : "";
-    const last = game.last_trick;
     const summary = state.summary === null ? undefined : hands.find((item) => item.hand_number === state.summary);
     const onTable = state.held ?? game.trick;
+    const finished = game.status === "finished";
     return h(
       "section",
       { class: "felt", "aria-labelledby": "status-line" },
       h("p", { class: "status-line", id: "status-line" }, hand + statusText(game, seat), clock.element),
-      game.status === "finished" && game.winner !== null && winnerView(game, seat),
-      game.status === "finished" &&
-        seat !== null &&
-        h("p", { class: "actions" }, h("button", { type: "button", class: "primary", "data-key": "rematch", disabled: state.busy, onclick: rematch }, t(game.rematch ? "table.rematchJoin" : "table.rematch"))),
       seatsView(game, seat),
       h("h2", { class: "visually-hidden" }, t("table.trick")),
-      trickSlots(game, onTable, seat, state.held !== null),
-      state.held ? heldTrickLine(game, state.held, seat) : h("p", { class: "trick-line" }, "\u00a0"),
-      summary && summaryView(game, seat, summary, state.checks.get(summary.hand_number)),
+      h(
+        "div",
+        { class: "trick-area" },
+        trickSlots(game, onTable, seat, state.held !== null),
+        state.held ? heldTrickLine(game, state.held, seat) : h("p", { class: "trick-line" }, "\u00a0"),
+        !finished && summary && h("div", { class: "over-trick" }, summaryView(game, seat, summary, state.checks.get(summary.hand_number))),
+        finished &&
+          h(
+            "div",
+            { class: "over-trick result", id: "result" },
+            game.winner !== null && winnerView(game, seat),
+            ratingNote(game, seat),
+            seat !== null &&
+              h("p", { class: "actions" }, h("button", { type: "button", class: "primary", "data-key": "rematch", disabled: state.busy, onclick: rematch }, t(game.rematch ? "table.rematchJoin" : "table.rematch"))),
+          ),
+      ),
+    );
+  }
+
+  /** Below the hand: the last trick (folded) and the suit cycle. */
+  function notesView(game, seat) {
+    const last = game.last_trick;
+    return h(
+      "section",
+      { class: "table-notes", "aria-label": t("table.lastTrick") },
       h(
         "details",
         { class: "last-trick-box" },
@@ -368,8 +457,8 @@ export function mountTable(root, gameId) {
       "section",
       { class: `panel your-hand${playable ? " your-turn" : ""}`, "aria-labelledby": "hand-title", "aria-busy": state.busy ? "true" : "false" },
       h("div", { class: "hand-head" }, h("h2", { id: "hand-title" }, t("table.yourCards")), seatControls({ game, seat, busy: state.busy, confirmLeave: state.confirmLeave, deal, hint, leave, confirm })),
-      state.hint && infoNotice(t("table.hintSays", { card: cardName(state.hint.card), reason: hintReason(state.hint) })),
-      cards && cachedHand(cards, playable),
+      // The row is there between hands too (empty): the panel keeps its height.
+      cards ? cachedHand(cards, playable) : h("ul", { class: "hand", "aria-label": t("table.yourCards") }),
     );
   }
 
@@ -393,6 +482,8 @@ export function mountTable(root, gameId) {
     paced.stop();
     clock.stop();
     clearTimeout(awaitTimer);
+    clearTimeout(ratingsTimer);
+    unmounted = true;
     document.title = "Coins";
   };
 }

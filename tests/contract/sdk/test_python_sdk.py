@@ -49,7 +49,7 @@ def test_generated_client_plays_a_game_and_reads_scores_and_tricks(server_url: s
         GameStatus,
         Hand,
         JoinedGame,
-        JoinGame,
+        JoinGameAsPerson,
         NewPerson,
         PlayCard,
         PlayResult,
@@ -71,7 +71,7 @@ def test_generated_client_plays_a_game_and_reads_scores_and_tricks(server_url: s
     lobby = ok(list_games.sync(client=public, status=GameStatus.WAITING_FOR_PLAYERS), GamePage)
     assert created.id in {game.id for game in lobby.items}
 
-    joined = ok(join_game.sync(created.id, client=public, body=JoinGame(name="Cy", age=29)), JoinedGame)
+    joined = ok(join_game.sync(created.id, client=public, body=JoinGameAsPerson(name="Cy", age=29)), JoinedGame)
     tokens = {credential.seat: credential.token for credential in created.credentials} | {joined.seat: joined.token}
     seats = {seat: AuthenticatedClient(base_url=server_url, token=token) for seat, token in tokens.items()}
 

@@ -8,6 +8,7 @@ from flask.views import MethodView
 
 from ...common import Blueprint, game_page
 from ...context import GAME_ID, games
+from ...openapi import PUBLIC
 from .schemas import ActionPageSchema, ListActionsQuerySchema
 
 blp = Blueprint("history", __name__, url_prefix="/v1/games", description="The public history of a game.")
@@ -15,7 +16,7 @@ blp = Blueprint("history", __name__, url_prefix="/v1/games", description="The pu
 
 @blp.route("/<game_id>/actions", parameters=[GAME_ID, "IfNoneMatch"])
 class ActionViews(MethodView):
-    @blp.doc(operationId="listActions", summary="List a game's actions")
+    @blp.doc(operationId="listActions", summary="List a game's actions", security=PUBLIC)
     @blp.arguments(ListActionsQuerySchema(), location="query", as_kwargs=True)
     @blp.response(200, ActionPageSchema, headers={"ETag": "ETag", "Link": "Link"})
     @blp.alt_response(304, description="Not modified.", headers={"ETag": "ETag"})

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import marshmallow as ma
 from marshmallow import fields, validate
 
 from ...fields import CardField, Text, seat_field
+from ...schemas import ACTION_KINDS, CAUSES, RequestSchema, ResponseSchema
 
 _seat = seat_field
 
@@ -13,7 +13,7 @@ _seat = seat_field
 # -- requests ---------------------------------------------------------------------------
 
 
-class ListActionsQuerySchema(ma.Schema):
+class ListActionsQuerySchema(RequestSchema):
     limit = fields.Integer(load_default=100, validate=validate.Range(1, 500), metadata={"description": "Page size."})
     cursor = Text(validate=validate.Length(1, 200), metadata={"description": "`next_cursor` of the previous page."})
 
@@ -21,16 +21,17 @@ class ListActionsQuerySchema(ma.Schema):
 # -- responses --------------------------------------------------------------------------
 
 
-class ActionSchema(ma.Schema):
+class ActionSchema(ResponseSchema):
     seq = fields.Integer(required=True, metadata={"description": "1, 2, … in the order the actions happened."})
-    kind = fields.String(required=True, validate=validate.OneOf(["deal", "play"]))
+    kind = fields.String(required=True, validate=validate.OneOf(ACTION_KINDS), metadata={"enum_schema": "ActionKind"})
     seat = _seat("The seat that dealt or played.", required=True)
     hand_number = fields.Integer(required=True)
     cause = fields.String(
         required=True,
-        validate=validate.OneOf(["player", "bot", "auto", "timeout"]),
+        validate=validate.OneOf(CAUSES),
         metadata={
-            "description": "`player` acted; a `bot` seat acted; the server dealt (`auto`); a stand-in acted after a `timeout`."
+            "description": "`player` acted; a `bot` seat acted; the server dealt (`auto`); a stand-in acted after a `timeout`.",
+            "enum_schema": "ActionCause",
         },
     )
     created_at = fields.DateTime(required=True)
@@ -43,7 +44,7 @@ class ActionSchema(ma.Schema):
     )
 
 
-class ActionPageSchema(ma.Schema):
+class ActionPageSchema(ResponseSchema):
     items = fields.List(fields.Nested(ActionSchema), required=True, attribute="actions")
     next_cursor = fields.String(
         allow_none=True,

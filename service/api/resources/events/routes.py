@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager
-from typing import Any, TypeVar
+import dataclasses
+from collections.abc import Callable
+from typing import Any
 
 from flask import Flask, Response, current_app, request
 from flask.views import MethodView
 
-from ....events import EventFeed, Item, Reader, ShareTaken, StreamsFull
+from ....events import EventFeed, Hold, Holder, Item, Opening, ShareTaken, StreamsFull
 from ...common import Blueprint, bearer_token
 from ...context import GAME_ID
 from ...openapi import SEAT_SECURITY
@@ -20,20 +19,25 @@ from .schemas import EventPageSchema, EventsQuerySchema
 __all__ = [
     "EVENT_STREAM",
     "FEED_EXTENSION",
+    "HOLDER_EXTENSION",
     "RETRY_MILLISECONDS",
     "blp",
     "feed",
-    "frame",
+    "hold_streams",
     "init_feed",
     "last_event_id",
     "page",
+    "page_body",
+    "serve",
     "stream_problem",
 ]
 
-R = TypeVar("R", bound=Reader)
 blp = Blueprint("events", __name__, url_prefix="/v1/games", description="Follow a game as it changes.")
 
 FEED_EXTENSION = "coins.feed"
+HOLDER_EXTENSION = "coins.holder"
+NO_HOLDER = "this process holds no streams (the real-time role does: see docs/scaling.md)"
+STREAM_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 HEARTBEAT_SECONDS = 15  # the default of STREAM_HEARTBEAT_SECONDS: the contract wants one at least every 20 s
 RETRY_MILLISECONDS = 2000  # what EventSource waits before it reconnects
 EVENT_STREAM = "text/event-stream"
@@ -43,12 +47,18 @@ With `Accept: {EVENT_STREAM}`: Server-Sent Events. Each event has an `id:` (per 
 increasing: send the last one back as `Last-Event-ID` to resume), an `event:` (its `type`) and a
 `data:` line holding one `FeedEvent`. The stream starts with the `game` event (the whole state)
 unless it resumes, ends after `game_finished`, and sends a comment line when idle (every
-{HEARTBEAT_SECONDS} seconds by default, always under 20)."""
+{HEARTBEAT_SECONDS} seconds by default, always under 20). Event types are added within v1: skip an
+event whose `type` you do not know (`UnlistedFeedEvent`; its `game` is still the state after it)."""
 
 
 def init_feed(app: Flask, event_feed: EventFeed) -> None:
     """Serve ``event_feed``'s readers."""
     app.extensions[FEED_EXTENSION] = event_feed
+
+
+def hold_streams(app: Flask, holder: Holder) -> None:
+    """Have ``holder`` keep the streams and waiting long polls of the requests it passes to ``app``."""
+    app.extensions[HOLDER_EXTENSION] = holder
 
 
 def feed() -> EventFeed:
@@ -96,34 +106,66 @@ class EventViews(MethodView):
         event per change, in order, none missing. Public: a spectator needs no token; a seat that
         sends its token (`Authorization: Bearer`) also receives its own private events (its cards
         after each deal). With `Accept: application/json` (the default) this is a long poll:
-        the events after `after` at once, or as soon as one comes within `wait` seconds."""
+        the events after `after` at once, or as soon as one comes within `wait` seconds. Types of
+        events not listed here may appear (they are added within v1): skip them."""
+        token = bearer_token()
         return serve(
-            lambda start: feed().open(game_id, bearer_token(), after=start, address=_address()), wait, after, _stream
+            lambda start: feed().open_game(game_id, token, after=start),
+            EventFeed.credential(token, game_id),
+            wait,
+            after,
         )
 
 
 def serve(
-    open_reader: Callable[[int | None], AbstractContextManager[R]],
-    wait: int,
-    after: int | None,
-    stream: Callable[[R, contextlib.ExitStack, float], Response],
+    open_reader: Callable[[int | None], Opening], credential: str | None, wait: int, after: int | None
 ) -> Response:
-    """A feed's answer, a stream or a long poll as ``Accept`` asks: the reader ``open_reader(after)``
+    """A feed's answer, a stream or a long poll as ``Accept`` asks, for the reader ``open_reader(after)``
     opens (``after`` None: from the start; a stream also resumes after its ``Last-Event-ID``),
-    framed by ``stream`` or as a page. A reader this process cannot take is a problem."""
+    counted in the shares of the caller's address and ``credential``.
+
+    What can be answered now is answered here: the first events of a stream, a page of a long poll.
+    What must wait (a stream's next events, a long poll with nothing yet) is handed to the process's
+    holder (the real-time role); a process without one (the web role) answers only what need not
+    wait (a page, a stream of a game already over) and refuses the rest, ``503 too_many_streams``
+    with ``Retry-After``, as a process whose every slot is taken (behind the shipped proxy the web
+    role never gets one: the proxy sends the feeds to the real-time role)."""
     streaming = request.accept_mimetypes.best_match(["application/json", EVENT_STREAM]) == EVENT_STREAM
     resume_after = last_event_id()  # checked either way: a malformed one is refused, not ignored
     if after is None and streaming:
         after = resume_after
-    opened = contextlib.ExitStack()
+    # No chunks in HTTP/1.0, so no stream can be held over it: it gets what there is now, then resumes.
+    at_once = streaming and request.environ.get("SERVER_PROTOCOL") == "HTTP/1.0"
+    holder = None if at_once else _holder()
+    if holder is None:  # the web role (or HTTP/1.0): what need not wait is answered, the rest refused
+        opening = open_reader(after)
+        if streaming and (opening.finished or at_once):
+            return _stream(None, opening, lambda: None)
+        if not streaming and (opening.items or not wait or opening.finished):
+            return page(opening)
+        raise stream_problem(StreamsFull(NO_HOLDER))
     try:
-        reader = opened.enter_context(open_reader(after))
+        release = holder.admit(_address(), credential)
     except (ShareTaken, StreamsFull) as refused:
         raise stream_problem(refused) from None
-    if streaming:
-        return stream(reader, opened, feed().idle_seconds)
-    with opened:
-        return page(reader, wait)
+    try:
+        opening = open_reader(after)
+        if streaming:
+            return _stream(holder, opening, release)
+        if opening.items or not wait or opening.finished:
+            release()
+            return page(opening)
+        holder.hand_over(request.environ, Hold(opening, stream=False, wait=wait, release=release))
+        return Response(mimetype="application/json")  # the holder sends the page when it comes
+    except BaseException:
+        release()
+        raise
+
+
+def _holder() -> Holder | None:
+    """The process's holder, if this request's connection can be held."""
+    holder: Holder | None = current_app.extensions.get(HOLDER_EXTENSION)
+    return holder if holder is not None and holder.can_hold(request.environ) else None
 
 
 def _address() -> str:
@@ -148,36 +190,26 @@ def last_event_id() -> int | None:
     return int(value)
 
 
-def page(reader: Reader, wait: int) -> Response:
-    """The long poll's answer: what there is now, else what comes within ``wait`` seconds. The
-    events are already JSON text: the body is put together around them."""
-    items = reader.first()
-    if not items and wait and not reader.finished:
-        items = reader.next(wait)
-    last_id = items[-1].id if items else reader.position
-    body = '{"items":[' + ",".join(item.data for item in items) + '],"last_id":' + str(last_id) + "}"
-    return Response(body, mimetype="application/json")
+def page(opening: Opening) -> Response:
+    """A long poll's answer: the events there are now. The events are already JSON text: the body is
+    put together around them."""
+    return Response(page_body(opening.items, opening.position), mimetype="application/json")
 
 
-def _stream(reader: Reader, opened: contextlib.ExitStack, heartbeat: float) -> Response:
-    """The stream: its events as they come, a comment line when idle, until the game ends, the
-    client goes or the process stops (then the client resumes elsewhere with Last-Event-ID)."""
-
-    def frames() -> Iterator[str]:
-        with opened:  # the stream's slot is given back when the client goes (or the game ends)
-            items = reader.first()
-            yield f"retry: {RETRY_MILLISECONDS}\n\n" + "".join(frame(item) for item in items)
-            while not (reader.finished or reader.closing):
-                items = reader.next(heartbeat)
-                if items:  # one write for the events of one change (a play can make four)
-                    yield "".join(frame(item) for item in items)
-                elif not reader.finished and not reader.closing:
-                    yield ": keep-alive\n\n"
-
-    headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
-    return Response(frames(), mimetype=EVENT_STREAM, headers=headers)
+def page_body(items: list[Item], position: int) -> str:
+    """A long poll's body: ``items`` and the id to send back as ``after``."""
+    last_id = items[-1].id if items else position
+    return '{"items":[' + ",".join(item.data for item in items) + '],"last_id":' + str(last_id) + "}"
 
 
-def frame(item: Item) -> str:
-    """An event as the stream sends it."""
-    return f"id: {item.id}\nevent: {item.type}\ndata: {item.data}\n\n"
+def _stream(holder: Holder | None, opening: Opening, release: Callable[[], None]) -> Response:
+    """A stream's answer: its first events now; the holder sends what follows as it comes, a comment
+    line when idle, until the feed ends (a game's end, a replaced key), the client goes or the
+    process stops (then the client resumes elsewhere with Last-Event-ID)."""
+    body = f"retry: {RETRY_MILLISECONDS}\n\n" + "".join(item.frame() for item in opening.items)
+    if opening.finished or holder is None:
+        release()
+    else:
+        sent = dataclasses.replace(opening, items=[])  # the holder keeps where it is, not what was sent
+        holder.hand_over(request.environ, Hold(sent, stream=True, wait=0.0, release=release))
+    return Response(body, mimetype=EVENT_STREAM, headers=STREAM_HEADERS)

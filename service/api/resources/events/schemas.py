@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import marshmallow as ma
 from marshmallow import fields, validate
 
 from .... import jsonio
@@ -31,18 +30,18 @@ from ....games.domain_events import (
 )
 from ...compiled_dumpers import build_dumper
 from ...fields import CardField
-from ...schemas import GameSchema, HandSchema, TrickSchema
+from ...schemas import CAUSES, GameSchema, HandSchema, RequestSchema, ResponseSchema, TrickSchema
 
 __all__ = [
     "EVENT_SCHEMAS",
     "FEED_EVENT_COMPONENT",
+    "FEED_ITEM",
     "EventPageSchema",
     "EventsQuerySchema",
+    "UnlistedFeedEventSchema",
     "event_union",
     "render_event",
 ]
-
-CAUSES = ("player", "bot", "auto", "timeout")
 
 
 def _type(event: type[DomainEvent], description: str) -> fields.String:
@@ -62,11 +61,11 @@ def _cause() -> fields.String:
         required=True,
         validate=validate.OneOf(CAUSES),
         metadata={"description": "Who made the move: the `player`, a `bot` seat, the server's `auto`-deal, "
-        "or a stand-in after a `timeout`."},
+        "or a stand-in after a `timeout`.", "enum_schema": "ActionCause"},
     )  # fmt: skip
 
 
-class _EventSchema(ma.Schema):
+class _EventSchema(ResponseSchema):
     id = fields.Integer(
         required=True,
         metadata={"description": "The event's number in this game's feed: resume after it.", "example": 42},
@@ -172,8 +171,23 @@ class RematchCreatedEventSchema(_EventSchema):
     )
 
 
+class UnlistedFeedEventSchema(_EventSchema):
+    """An event of a type this version of the spec does not list: types are added within v1, and a
+    client skips those it does not know (docs/compatibility.md). Every game event carries its `id`,
+    `version` and `game` (the state after it), so a client skipping one still keeps up. Documents
+    the feed's openness: the service renders only the listed types."""
+
+    type = fields.String(
+        required=True,
+        metadata={
+            "description": "A type not listed in this version of the spec: skip the event.",
+            "example": "new_type",
+        },
+    )
+
+
 #: The schema of each type of event.
-EVENT_SCHEMAS: dict[str, type[ma.Schema]] = {
+EVENT_SCHEMAS: dict[str, type[ResponseSchema]] = {
     GameEvent.TYPE: GameEventSchema,
     SeatTakenEvent.TYPE: SeatTakenEventSchema,
     SeatLeftEvent.TYPE: SeatLeftEventSchema,
@@ -188,9 +202,11 @@ EVENT_SCHEMAS: dict[str, type[ma.Schema]] = {
 assert EVENT_SCHEMAS.keys() == EVENT_TYPES.keys(), "every type of event has its schema"
 
 
-def event_union(description: str, schemas: dict[str, type[ma.Schema]]) -> dict[str, Any]:
-    """The spec's union of several events' schemas (each a component named after its schema),
-    told apart by ``type``: a feed's ``data:`` and its long poll's items."""
+def event_union(description: str, schemas: dict[str, type[ResponseSchema]]) -> dict[str, Any]:
+    """The spec's union of the listed events' schemas (each a component named after its schema),
+    told apart by ``type``. A feed's items are this union or the feed's unlisted event
+    (:data:`FEED_ITEM`): a client generated from the spec reads an event of a type added since as
+    that, and skips it, instead of failing on it."""
     refs = {name: f"#/components/schemas/{schema.__name__.removesuffix('Schema')}" for name, schema in schemas.items()}
     return {
         "description": description,
@@ -201,8 +217,12 @@ def event_union(description: str, schemas: dict[str, type[ma.Schema]]) -> dict[s
 
 #: The union of every event, for the spec: what a stream's `data:` and a long poll's items hold.
 FEED_EVENT_COMPONENT = event_union(
-    "One change of a game (or, first, its whole state), told by its `type`.", EVENT_SCHEMAS
+    "One change of a game (or, first, its whole state), told by its `type`: the types this version lists. "
+    "A feed may also carry events of types added since (`UnlistedFeedEvent`): skip them.",
+    EVENT_SCHEMAS,
 )
+#: What a game feed's item is: a listed event, or one of a type added since (to skip).
+FEED_ITEM = ["FeedEvent", "UnlistedFeedEvent"]
 
 _DUMPERS = {name: build_dumper(schema()) for name, schema in EVENT_SCHEMAS.items()}
 
@@ -212,7 +232,7 @@ def render_event(event: DomainEvent) -> str:
     return jsonio.dumps(_DUMPERS[event.TYPE](event))
 
 
-class EventsQuerySchema(ma.Schema):
+class EventsQuerySchema(RequestSchema):
     after = fields.Integer(
         validate=validate.Range(0, 2**31 - 1),
         metadata={"description": "Resume after this event `id` (as `Last-Event-ID` does for a stream)."},
@@ -224,14 +244,14 @@ class EventsQuerySchema(ma.Schema):
     )
 
 
-class EventPageSchema(ma.Schema):
-    # Documents the page; the view writes it around the stored events' text. Items are any
-    # FeedEvent (items_ref): the Nested schema only gives the list something to describe.
+class EventPageSchema(ResponseSchema):
+    # Documents the page; the view writes it around the stored events' text. Items are a
+    # FeedEvent or an unlisted one (items_ref): the Nested schema only gives the list something to describe.
     items = fields.List(
         fields.Nested(GameEventSchema),
         required=True,
         metadata={"description": "The events after `after`, oldest first (without `after`: the `game` event).",
-                  "items_ref": "FeedEvent"},
+                  "items_ref": FEED_ITEM},
     )  # fmt: skip
     last_id = fields.Integer(
         required=True, metadata={"description": "The id of the last event given (or `after`): the next `after`."}

@@ -7,12 +7,12 @@ from typing import Any
 from flask import Response, url_for
 from flask.views import MethodView
 
-from ....games import NewGame, NewPlayer, UnitOfWork
+from ....games import RATED_TURN_TIMEOUT_SECONDS, NewGame, NewPlayer, UnitOfWork
 from ....games.results import Created, PublicGame
 from ...common import Blueprint, bearer_token, next_link, not_modified, with_etag
-from ...context import GAME_ID, games
+from ...context import GAME_ID, client_address_hash, games
 from ...idempotency import idempotent
-from ...openapi import CREATED_GAME_LINKS, OPTIONAL_KEY_SECURITY
+from ...openapi import CREATED_GAME_LINKS, OPTIONAL_KEY_SECURITY, PUBLIC
 from ...schemas import GameSchema
 from .schemas import ME, CreatedGameSchema, CreateGameSchema, GamePageSchema, ListGamesQuerySchema, ScoresSchema
 
@@ -28,7 +28,7 @@ CREATE_EXAMPLE = {
 
 @blp.route("")
 class GameViews(MethodView):
-    @blp.doc(operationId="listGames", summary="List games, newest first")
+    @blp.doc(operationId="listGames", summary="List games, newest first", security=PUBLIC)
     @blp.arguments(ListGamesQuerySchema(), location="query", as_kwargs=True)
     @blp.response(200, GamePageSchema, headers={"Link": "Link"})
     @blp.problems("invalid_cursor", "validation_error", "database_unavailable")
@@ -62,6 +62,8 @@ class GameViews(MethodView):
         "validation_error",
         "seeded_game_unrated",
         "bot_seated_twice",
+        "rated_needs_clock",
+        "rated_play_barred",
         "too_many_requests",
         "database_unavailable",
     )
@@ -77,25 +79,31 @@ class GameViews(MethodView):
         played out here: its first moves are, and the rest over the following reads of the game
         (`getGame`, any other read, or a stream of `getEvents`, which goes on by itself), until
         it is `finished`.
+
+        A rated game always has a turn clock: without `turn_timeout_seconds` it gets 60 seconds, and
+        `"turn_timeout_seconds": null` is `422 rated_needs_clock`.
         """
         seats = tuple(_new_player(seat) if seat is not None else None for seat in body["seats"])
+        rated = body["rated"]
+        default_clock = RATED_TURN_TIMEOUT_SECONDS if rated else None  # left out; null stays null
+        clock = body.get("turn_timeout_seconds", default_clock)
         request = NewGame(
             target_score=body["target_score"],
             seats=(seats[0], seats[1], seats[2]),
             first_dealer=body.get("first_dealer"),
             auto_deal=body["auto_deal"],
             seed=body.get("seed"),
-            turn_timeout_seconds=body.get("turn_timeout_seconds"),
-            rated=body["rated"],
+            turn_timeout_seconds=clock,
+            rated=rated,
         )
-        created: Created = games().create(request, key=bearer_token(), uow=uow)
+        created: Created = games().create(request, key=bearer_token(), address=client_address_hash(), uow=uow)
         location = url_for("games.GameByIdViews", game_id=created.game.id)
         return created, 201, with_etag(created.game.etag, {"Location": location})
 
 
 @blp.route("/<game_id>", parameters=[GAME_ID, "IfNoneMatch"])
 class GameByIdViews(MethodView):
-    @blp.doc(operationId="getGame", summary="Read a game's public state")
+    @blp.doc(operationId="getGame", summary="Read a game's public state", security=PUBLIC)
     @blp.response(200, GameSchema, headers={"ETag": "ETag"})
     @blp.alt_response(
         304, description="Not modified: the game is still at the version of `If-None-Match`.", headers={"ETag": "ETag"}
@@ -110,7 +118,7 @@ class GameByIdViews(MethodView):
 
 @blp.route("/<game_id>/scores", parameters=[GAME_ID, "IfNoneMatch"])
 class ScoresViews(MethodView):
-    @blp.doc(operationId="getScores", summary="Read the scores")
+    @blp.doc(operationId="getScores", summary="Read the scores", security=PUBLIC)
     @blp.response(200, ScoresSchema, headers={"ETag": "ETag"})
     @blp.alt_response(304, description="Not modified.", headers={"ETag": "ETag"})
     @blp.problems("game_not_found", "validation_error", "database_unavailable")

@@ -10,8 +10,16 @@ from marshmallow import fields, validate
 from ....bots import STRENGTHS
 from ....engine import MAX_TARGET, MIN_TARGET
 from ....games.results import STATUSES
-from ...fields import JsonBoolean, JsonInteger, Text, seat_field
-from ...schemas import NAME, CredentialSchema, GameSchema, NewPlayerSchema, ScoreSchema, fields_of
+from ...fields import NAME_RULE, JsonBoolean, JsonInteger, PlayerName, Text, seat_field
+from ...schemas import (
+    CredentialSchema,
+    GameSchema,
+    NewPlayerSchema,
+    RequestSchema,
+    ResponseSchema,
+    ScoreSchema,
+    fields_of,
+)
 
 _seat = seat_field
 
@@ -30,12 +38,16 @@ PLAYER_ME = fields.String(
 )
 
 
+MIN_TURN_SECONDS = 5
+MAX_TURN_SECONDS = 14 * 24 * 60 * 60  # contract 1.3: correspondence clocks up to 14 days
+
+
 class NewSeatSchema(NewPlayerSchema):
     """A person (`name`, optional `age`), a computer player (`bot`, optional `name`) or the caller
     as a player (`player: "me"`)."""
 
-    name = Text(
-        validate=NAME, metadata={"description": "Shown to the other players. Required for a person.", "example": "Ana"}
+    name = PlayerName(
+        metadata={"description": f"Shown to the other players. Required for a person. {NAME_RULE}", "example": "Ana"}
     )
     bot = fields.String(
         validate=validate.OneOf(STRENGTHS),
@@ -66,10 +78,12 @@ class NewSeatSchema(NewPlayerSchema):
 class NewPersonSchema(NewPlayerSchema):
     """A person taking a seat. Documents one form of NewSeatSchema, which does the loading."""
 
-    bot = fields.Raw(metadata={"type": "null", "description": "Absent, or null: a person."})
+    # Only null, said as a nullable string whose one value is null: `{type: "null"}` alone crashes
+    # openapi-generator's python generator.
+    bot = fields.Raw(metadata={"type": ["string", "null"], "enum": [None], "description": "Absent, or null: a person."})
 
 
-class NewBotSchema(ma.Schema):
+class NewBotSchema(RequestSchema):
     """A computer player taking a seat. Documents the other form of NewSeatSchema."""
 
     bot = fields.String(
@@ -80,11 +94,13 @@ class NewBotSchema(ma.Schema):
             "enum_schema": "BotStrength",
         },
     )
-    name = Text(validate=NAME, metadata={"description": "Optional: shown to the other players.", "example": "Robo"})
-    age = fields.Raw(metadata={"type": "null", "description": "Absent, or null: bots have no age."})
+    name = PlayerName(metadata={"description": f"Optional: shown to the other players. {NAME_RULE}", "example": "Robo"})
+    age = fields.Raw(  # only null, as NewPerson's bot
+        metadata={"type": ["integer", "null"], "enum": [None], "description": "Absent, or null: bots have no age."}
+    )
 
 
-class PlayerSeatSchema(ma.Schema):
+class PlayerSeatSchema(RequestSchema):
     """The caller taking a seat as a player. Documents the third form of NewSeatSchema."""
 
     player = fields.String(
@@ -94,7 +110,7 @@ class PlayerSeatSchema(ma.Schema):
     )
 
 
-class CreateGameSchema(ma.Schema):
+class CreateGameSchema(RequestSchema):
     target_score = JsonInteger(
         load_default=15,
         validate=validate.Range(MIN_TARGET, MAX_TARGET),
@@ -125,16 +141,20 @@ class CreateGameSchema(ma.Schema):
         load_default=False,
         metadata={
             "description": "Rate the game: every seat must be a player's or a bot's (an anonymous seat, now or "
-            "joined later, is `409 player_required`), with no `seed` (`422 seeded_game_unrated`) and no bot "
-            "strength twice (`422 bot_seated_twice`). Its rematch is rated too."
+            "joined later, is `409 player_required`), with no `seed` (`422 seeded_game_unrated`), no bot "
+            "strength twice (`422 bot_seated_twice`), a turn clock (60 s unless given; `null` is "
+            "`422 rated_needs_clock`) and no player an operator barred from rated play "
+            "(`403 rated_play_barred`). Its rematch is rated too. A rated game a seat leaves before playing "
+            "a card is `void`: it rates nobody."
         },
     )
     turn_timeout_seconds = JsonInteger(
         allow_none=True,
-        validate=validate.Range(5, 86_400),
+        validate=validate.Range(MIN_TURN_SECONDS, MAX_TURN_SECONDS),
         metadata={
-            "description": "Optional: when the player to act lets this many seconds pass, the next request "
-            "that touches the game first has a `basic` bot act for them (recorded as a `timeout`).",
+            "description": "Optional: when the player to act lets this many seconds pass (5 s to 14 days; from "
+            "an hour on, a correspondence game), a `basic` bot acts for them on time (recorded as a `timeout`); "
+            "a seat that lets two deadlines in a row pass (one in a correspondence game) has left.",
             "example": 60,
         },
     )
@@ -151,7 +171,7 @@ class CreateGameSchema(ma.Schema):
     )
 
 
-class ListGamesQuerySchema(ma.Schema):
+class ListGamesQuerySchema(RequestSchema):
     status = fields.String(
         validate=validate.OneOf(STATUSES),
         metadata={
@@ -167,7 +187,7 @@ class ListGamesQuerySchema(ma.Schema):
 
 
 # The game's fields at the top level (read from ``Created.game``), next to the credentials.
-CreatedGameSchema = ma.Schema.from_dict(
+CreatedGameSchema = ResponseSchema.from_dict(
     {
         **fields_of(GameSchema, "game"),
         "credentials": fields.List(fields.Nested(CredentialSchema), required=True),
@@ -176,13 +196,13 @@ CreatedGameSchema = ma.Schema.from_dict(
 )
 
 
-class ScoresSchema(ma.Schema):
+class ScoresSchema(ResponseSchema):
     target_score = fields.Integer(required=True)
     scores = fields.Nested(ScoreSchema, many=True, required=True, attribute="seats")
     winner = fields.Integer(allow_none=True, required=True)
 
 
-class GamePageSchema(ma.Schema):
+class GamePageSchema(ResponseSchema):
     items = fields.List(fields.Nested(GameSchema), required=True, attribute="games")
     next_cursor = fields.String(
         allow_none=True,

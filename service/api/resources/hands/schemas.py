@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import marshmallow as ma
 from marshmallow import fields
 
 from ...fields import seat_field
-from ...schemas import GameSchema
+from ...schemas import GameSchema, ResponseSchema
 
 _seat = seat_field
 
@@ -14,7 +13,7 @@ _seat = seat_field
 # -- responses --------------------------------------------------------------------------
 
 
-class DealtHandSchema(ma.Schema):
+class DealtHandSchema(ResponseSchema):
     hand_number = fields.Integer(required=True, metadata={"example": 1})
     dealer = _seat("Dealt the hand; plays third in the first trick.", required=True)
     shuffler = _seat("The dealer's right.", required=True)

@@ -1,18 +1,22 @@
-"""Health probes: ``/healthz`` says the process is alive, ``/readyz`` that it can reach its database."""
+"""Health probes: ``/healthz`` says the process is alive, ``/readyz`` that it can reach its database (and,
+in its body, whether the other roles are up)."""
 
 from __future__ import annotations
 
 import logging
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
-import marshmallow as ma
 from flask.views import MethodView
 from marshmallow import fields
 
 from ....games import DatabaseUnavailable
+from ....observability.metrics import ROLE_UP
 from ...common import Blueprint
 from ...context import games
+from ...openapi import PUBLIC
 from ...problems import RETRY_AFTER_SECONDS, Problem
+from ...schemas import ResponseSchema
 
 __all__ = ["blp"]
 
@@ -23,16 +27,31 @@ blp = Blueprint(
 )
 
 OK = {"status": "ok"}
+ROLES = ("worker", "realtime")  # the roles whose processes leave a sign of life in the database
+SEEN_WITHIN = timedelta(seconds=15)  # three of their beats (every 5 s)
 log = logging.getLogger(__name__)
 
 
-class HealthSchema(ma.Schema):
+class HealthSchema(ResponseSchema):
     status = fields.String(required=True, metadata={"description": "Always `ok`.", "example": "ok"})
+
+
+class RolesSchema(ResponseSchema):
+    """Each other role: `up` while one of its processes was seen within 15 s, else `down` (open: more
+    roles and values may appear). A role that is down never fails the probe: the web role still
+    answers (without a worker, due moves wait; without the real-time role, streams do)."""
+
+    worker = fields.String(required=True, metadata={"description": "`up` or `down`.", "example": "up"})
+    realtime = fields.String(required=True, metadata={"description": "`up` or `down`.", "example": "up"})
+
+
+class ReadinessSchema(HealthSchema):
+    roles = fields.Nested(RolesSchema, required=True)
 
 
 @blp.route("/healthz")
 class LivenessViews(MethodView):
-    @blp.doc(operationId="getLiveness", summary="Is the process alive?")
+    @blp.doc(operationId="getLiveness", summary="Is the process alive?", security=PUBLIC)
     @blp.response(200, HealthSchema)
     def get(self) -> Any:
         """Answers 200 as long as the process serves requests; it does not touch the database, so a
@@ -42,14 +61,15 @@ class LivenessViews(MethodView):
 
 @blp.route("/readyz")
 class ReadinessViews(MethodView):
-    @blp.doc(operationId="getReadiness", summary="Can the service take traffic?")
-    @blp.response(200, HealthSchema)
+    @blp.doc(operationId="getReadiness", summary="Can the service take traffic?", security=PUBLIC)
+    @blp.response(200, ReadinessSchema)
     @blp.problems("database_unavailable")
     def get(self) -> Any:
         """Answers 200 when the database answers a trivial query, 503 `database_unavailable`
-        (with `Retry-After`) when it does not."""
+        (with `Retry-After`) when it does not; the body says which of the other roles are up."""
         try:
             games().ping()
+            seen = games().store.due.roles_seen()
         except DatabaseUnavailable as error:
             log.warning("readiness check failed: %s", type(error).__name__)
             raise Problem(
@@ -57,4 +77,8 @@ class ReadinessViews(MethodView):
                 "the database does not answer; retry shortly",
                 headers={"Retry-After": str(RETRY_AFTER_SECONDS)},
             ) from error
-        return OK
+        now = datetime.now(UTC)
+        roles = {role: "up" if role in seen and now - seen[role] <= SEEN_WITHIN else "down" for role in ROLES}
+        for role, state in roles.items():
+            ROLE_UP.labels(role).set(state == "up")
+        return {**OK, "roles": roles}

@@ -30,13 +30,15 @@ class HintViews(MethodView):
         "not_your_turn",
         "no_hand_in_progress",
         "game_finished",
+        "hints_off_in_rated",
         "validation_error",
         "too_many_requests",
         "database_unavailable",
     )
     def get(self, game_id: str, strength: str) -> Any:
         """On your turn: the card a bot of `strength` would play from your hand, with its reason.
-        It sees only what you see. The same game version gives the same hint."""
+        It sees only what you see. The same game version gives the same hint. Not in a rated game:
+        `409 hints_off_in_rated` (the strongest bot's card is the answer a cheat wants)."""
         hint = games().hint(game_id, bearer_token(), strength)
         etag = f"{hint.game_id}.{hint.version}.{hint.seat}.{strength}"
         unchanged = not_modified(etag)

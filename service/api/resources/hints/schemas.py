@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import marshmallow as ma
 from marshmallow import fields, validate
 
-from ....bots import STRENGTHS
+from ....bots import HINT_STRENGTHS, STRENGTHS
 from ...fields import CardField, seat_field
+from ...schemas import RequestSchema, ResponseSchema
 
 _seat = seat_field
 
@@ -14,13 +14,13 @@ _seat = seat_field
 # -- requests ---------------------------------------------------------------------------
 
 
-class HintQuerySchema(ma.Schema):
+class HintQuerySchema(RequestSchema):
     strength = fields.String(
         load_default="expert",
-        validate=validate.OneOf(STRENGTHS),
+        validate=validate.OneOf(HINT_STRENGTHS),
         metadata={
             "description": "Whose advice: the card this strength of bot would play.",
-            "enum_schema": "BotStrength",
+            "enum_schema": "HintStrength",
         },
     )
 
@@ -28,7 +28,7 @@ class HintQuerySchema(ma.Schema):
 # -- responses --------------------------------------------------------------------------
 
 
-class HintSchema(ma.Schema):
+class HintSchema(ResponseSchema):
     seat = _seat("Your seat.", required=True)
     card = CardField(required=True)
     strength = fields.String(required=True, validate=validate.OneOf(STRENGTHS), metadata={"enum_schema": "BotStrength"})

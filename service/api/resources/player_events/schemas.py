@@ -8,7 +8,6 @@ event in its process.
 
 from __future__ import annotations
 
-import marshmallow as ma
 from marshmallow import fields, validate
 
 from .... import jsonio
@@ -17,15 +16,23 @@ from ....games import (
     GameStartedEvent,
     MatchFoundEvent,
     PlayerEvent,
-    PlayerStateEvent,
     RematchOfferedEvent,
     YourTurnEvent,
 )
+from ....players import PlayerStateEvent
 from ...compiled_dumpers import build_dumper
+from ...schemas import ACTION_KINDS, GameSchema, HandSchema, ResponseSchema
 from ..events.schemas import event_union
 from ..players.schemas import PlayerGameSchema, PlayerSchema
 
-__all__ = ["PLAYER_EVENT_COMPONENT", "PLAYER_EVENT_SCHEMAS", "PlayerEventPageSchema", "render_player_event"]
+__all__ = [
+    "PLAYER_EVENT_COMPONENT",
+    "PLAYER_EVENT_SCHEMAS",
+    "PLAYER_FEED_ITEM",
+    "PlayerEventPageSchema",
+    "UnlistedPlayerEventSchema",
+    "render_player_event",
+]
 
 GAME_ID = {"description": "The game's id.", "example": "01m8qhcrc96c9c2j46ep4my6k7"}
 
@@ -50,7 +57,7 @@ def _version() -> fields.Integer:
     return fields.Integer(required=True, metadata={"description": "The game's version after the change."})
 
 
-class _PlayerEventSchema(ma.Schema):
+class _PlayerEventSchema(ResponseSchema):
     id = fields.Integer(
         required=True,
         metadata={"description": "The event's number in your feed (per player): resume after it.", "example": 7},
@@ -83,19 +90,45 @@ class GameStartedEventSchema(_PlayerEventSchema):
 
 
 class YourTurnEventSchema(_PlayerEventSchema):
-    type = _type(YourTurnEvent, "Your seat is to act in this game (after a change by anyone): deal or play.")
+    type = _type(
+        YourTurnEvent,
+        "Your seat is to act in this game (after a change by anyone): deal or play. It carries what the "
+        "move needs (`state`, and `hand` to play), so a script moves with one request.",
+    )
     game = _game()
     version = _version()
     seat = _seat("Your seat.")
-    action = fields.String(required=True, validate=validate.OneOf(["deal", "play"]))
+    action = fields.String(
+        required=True,
+        validate=validate.OneOf(ACTION_KINDS),
+        metadata={"description": "What is due: `deal` the next hand or `play` a card.", "enum_schema": "ActionKind"},
+    )
     turn_deadline = fields.DateTime(
         allow_none=True,
         required=True,
         metadata={"description": "When a stand-in moves for you (null: the game has no turn timeout)."},
     )
+    state = fields.Nested(
+        GameSchema,
+        allow_none=True,
+        required=True,
+        metadata={
+            "description": "The game's public state at `version`, as `getGame` answers it (null only in an "
+            "event stored before version 1.3 of the service, which a feed may still hold)."
+        },
+    )
+    hand = fields.Nested(
+        HandSchema,
+        allow_none=True,
+        required=True,
+        metadata={
+            "description": "Your own cards at `version`, as `getHand` answers them, when `action` is `play`; "
+            "null when it is `deal`. Only ever your seat's cards."
+        },
+    )
 
 
-class ShownRatingChangeSchema(ma.Schema):
+class ShownRatingChangeSchema(ResponseSchema):
     before = fields.Integer(required=True, metadata={"description": "Your rating's value before the game."})
     after = fields.Integer(required=True, metadata={"description": "Your rating's value after it."})
 
@@ -117,7 +150,14 @@ class GameResultEventSchema(_PlayerEventSchema):
         ShownRatingChangeSchema,
         allow_none=True,
         required=True,
-        metadata={"description": "Your rating's change; null when the game was not rated."},
+        metadata={"description": "Your rating's change; null when the game was not rated, or was void."},
+    )
+    void = fields.Boolean(
+        required=True,
+        metadata={
+            "description": "A rated game a seat left (or lapsed out of) before playing its first card: it "
+            "rated nobody (`rating` is null). False otherwise."
+        },
     )
 
 
@@ -131,8 +171,22 @@ class RematchOfferedEventSchema(_PlayerEventSchema):
     )
 
 
+class UnlistedPlayerEventSchema(_PlayerEventSchema):
+    """An event of a type this version of the spec does not list: types are added within v1, and a
+    client skips those it does not know (docs/compatibility.md). Documents the feed's openness: the
+    service renders only the listed types."""
+
+    type = fields.String(
+        required=True,
+        metadata={
+            "description": "A type not listed in this version of the spec: skip the event.",
+            "example": "new_type",
+        },
+    )
+
+
 #: The schema of each type of a player's event.
-PLAYER_EVENT_SCHEMAS: dict[str, type[ma.Schema]] = {
+PLAYER_EVENT_SCHEMAS: dict[str, type[ResponseSchema]] = {
     PlayerStateEvent.TYPE: PlayerStateEventSchema,
     MatchFoundEvent.TYPE: MatchFoundEventSchema,
     GameStartedEvent.TYPE: GameStartedEventSchema,
@@ -144,8 +198,12 @@ PLAYER_EVENT_SCHEMAS: dict[str, type[ma.Schema]] = {
 
 #: The union of a player's events, for the spec.
 PLAYER_EVENT_COMPONENT = event_union(
-    "One event of your own feed (or, first, your state), told by its `type`.", PLAYER_EVENT_SCHEMAS
+    "One event of your own feed (or, first, your state), told by its `type`: the types this version lists. "
+    "Your feed may also carry events of types added since (`UnlistedPlayerEvent`): skip them.",
+    PLAYER_EVENT_SCHEMAS,
 )
+#: What a player feed's item is: a listed event, or one of a type added since (to skip).
+PLAYER_FEED_ITEM = ["PlayerEvent", "UnlistedPlayerEvent"]
 
 _DUMPERS = {name: build_dumper(schema()) for name, schema in PLAYER_EVENT_SCHEMAS.items()}
 
@@ -155,13 +213,13 @@ def render_player_event(event: PlayerEvent) -> str:
     return jsonio.dumps(_DUMPERS[event.TYPE](event))
 
 
-class PlayerEventPageSchema(ma.Schema):
+class PlayerEventPageSchema(ResponseSchema):
     # Documents the page; the view writes it around the events' text (as the game feed's page).
     items = fields.List(
         fields.Nested(PlayerStateEventSchema),
         required=True,
         metadata={"description": "The events after `after`, oldest first (without `after`: the `player` event).",
-                  "items_ref": "PlayerEvent"},
+                  "items_ref": PLAYER_FEED_ITEM},
     )  # fmt: skip
     last_id = fields.Integer(
         required=True, metadata={"description": "The id of the last event given (or `after`): the next `after`."}

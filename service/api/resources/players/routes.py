@@ -7,11 +7,12 @@ from typing import Any
 from flask import url_for
 from flask.views import MethodView
 
-from ....games import NewKey, UnitOfWork
+from ....games import UnitOfWork
+from ....players import NewKey
 from ...common import Blueprint, bearer_token, next_link
-from ...context import PLAYER_ID, players
+from ...context import PLAYER_ID, PLAYER_ID_NOT_ME, accounts, client_address_hash, player_id_of, players, private_if_me
 from ...idempotency import idempotent
-from ...openapi import KEY_SECURITY
+from ...openapi import KEY_SECURITY, OPTIONAL_KEY_SECURITY, PUBLIC
 from ..games.schemas import ListGamesQuerySchema  # status, limit and cursor: as listGames
 from .schemas import (
     NewPlayerProfileSchema,
@@ -32,7 +33,7 @@ blp = Blueprint(
 @blp.route("")
 class PlayerViews(MethodView):
     @idempotent
-    @blp.doc(operationId="createPlayer", summary="Create a player, with their key")
+    @blp.doc(operationId="createPlayer", summary="Create a player, with their key", security=PUBLIC)
     @blp.arguments(NewPlayerProfileSchema(), example={"name": "Ana"})
     @blp.response(201, PlayerWithKeySchema, headers={"Location": "Location"})
     @blp.problems(
@@ -47,7 +48,7 @@ class PlayerViews(MethodView):
         """A new player, and their key: shown once, in this answer only (a retry with the same
         `Idempotency-Key` gets it again). Send it as `Authorization: Bearer <key>` to take seats
         as this player (`{"player": "me"}`) and to act for them in every game."""
-        created: NewKey = players().create(body["name"], uow=uow)
+        created: NewKey = players().create(body["name"], address=client_address_hash(), uow=uow)
         return created, 201, {"Location": url_for("profiles.PlayerByIdViews", player_id=created.player.id)}
 
 
@@ -57,8 +58,22 @@ class MeViews(MethodView):
     @blp.response(200, PlayerSchema)
     @blp.problems("missing_token", "invalid_key", "database_unavailable")
     def get(self) -> Any:
-        """The profile of the player whose key the request carries."""
-        return players().me(bearer_token())
+        """The profile of the player whose key the request carries: `getPlayer` with `me` as the
+        player id (this path is that value of `getPlayer`'s path, named as 1.2 released it)."""
+        return players().me(bearer_token()), 200, private_if_me("me", {})
+
+    @blp.doc(operationId="deleteMyPlayer", summary="Delete your account", security=KEY_SECURITY)
+    @blp.response(204)
+    @blp.problems("missing_token", "invalid_key", "database_unavailable")
+    def delete(self) -> Any:
+        """Delete your account, at once and for good. Your key stops working everywhere (streams it
+        opened end); your name becomes "Deleted player"; you leave the leaderboard; your waiting
+        quick-play tickets are cancelled; and you leave every game in progress, as `leaveGame` would
+        (a started game's seat goes to a bot: in a rated game you finish last, or the game is void
+        if you had not played a card yet; a game not started opens the seat again). Your rating
+        history stays, as the other players' histories need it."""
+        accounts().delete(bearer_token())
+        return None
 
 
 @blp.route("/me/key")
@@ -73,30 +88,33 @@ class KeyViews(MethodView):
         return players().replace_key(bearer_token(), uow=uow)
 
 
-@blp.route("/<player_id>", parameters=[PLAYER_ID])
+@blp.route("/<player_id>", parameters=[PLAYER_ID_NOT_ME])
 class PlayerByIdViews(MethodView):
-    @blp.doc(operationId="getPlayer", summary="Read a player's public profile")
+    @blp.doc(operationId="getPlayer", summary="Read a player's public profile", security=OPTIONAL_KEY_SECURITY)
     @blp.response(200, PlayerSchema)
-    @blp.problems("player_not_found", "database_unavailable")
+    @blp.problems("player_not_found", "missing_token", "invalid_key", "database_unavailable")
     def get(self, player_id: str) -> Any:
-        """Name, rating and record: what anyone may see of a player (never their key)."""
-        return players().get(player_id)
+        """Name, rating and record: what anyone may see of a player (never their key). `me` reads
+        your own (with your key)."""
+        return players().get(player_id_of(player_id)), 200, private_if_me(player_id, {})
 
 
 @blp.route("/<player_id>/games", parameters=[PLAYER_ID])
 class PlayerGamesViews(MethodView):
-    @blp.doc(operationId="listPlayerGames", summary="List a player's games, newest first")
+    @blp.doc(
+        operationId="listPlayerGames", summary="List a player's games, newest first", security=OPTIONAL_KEY_SECURITY
+    )
     @blp.arguments(ListGamesQuerySchema(), location="query", as_kwargs=True)
     @blp.response(200, PlayerGamePageSchema, headers={"Link": "Link"})
-    @blp.problems("player_not_found", "invalid_cursor", "validation_error", "database_unavailable")
+    @blp.problems(
+        "player_not_found", "missing_token", "invalid_key", "invalid_cursor", "validation_error", "database_unavailable"
+    )
     def get(self, player_id: str, limit: int, status: str | None = None, cursor: str | None = None) -> Any:
         """The games the player sat in, newest first, a page at a time: each with the player's
         seat and whether that seat is the one to act now (`your_turn`). Filter by `status`;
-        follow `next_cursor` (or `Link: rel="next"`) for the next page."""
-        page = players().games(player_id, status=status, cursor=cursor, limit=limit)
+        follow `next_cursor` (or `Link: rel="next"`) for the next page. `me` lists your own
+        (with your key)."""
+        page = players().games(player_id_of(player_id), status=status, cursor=cursor, limit=limit)
         filters = {"status": status} if status else {}
-        return (
-            page,
-            200,
-            next_link("profiles.PlayerGamesViews", page.next_cursor, player_id=player_id, limit=limit, **filters),
-        )
+        link = next_link("profiles.PlayerGamesViews", page.next_cursor, player_id=player_id, limit=limit, **filters)
+        return page, 200, private_if_me(player_id, link)

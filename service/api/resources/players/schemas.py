@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import marshmallow as ma
 from marshmallow import fields, validate
 
 from ....bots import STRENGTHS
 from ....games.results import STATUSES
-from ...fields import PlayerName, seat_field
-from ...schemas import fields_of
+from ...fields import NAME_RULE, PlayerName, seat_field
+from ...schemas import RequestSchema, ResponseSchema, fields_of
 
 _seat = seat_field
 
@@ -18,12 +17,11 @@ PLAYER_ID_EXAMPLE = "01jf3v9k2m8q4r6t0w5x7y9z1b"
 # -- requests ---------------------------------------------------------------------------
 
 
-class NewPlayerProfileSchema(ma.Schema):
+class NewPlayerProfileSchema(RequestSchema):
     name = PlayerName(
         required=True,
         metadata={
-            "description": "Shown to others in every game the player sits in: 1 to 40 characters once white "
-            "space is trimmed from both ends, none of them a control, format or unassigned character.",
+            "description": f"Shown to others in every game the player sits in. {NAME_RULE}",
             "example": "Ana",
         },
     )
@@ -32,7 +30,7 @@ class NewPlayerProfileSchema(ma.Schema):
 # -- responses --------------------------------------------------------------------------
 
 
-class RatingSchema(ma.Schema):
+class RatingSchema(ResponseSchema):
     value = fields.Integer(
         required=True, metadata={"description": "On a scale where a new player starts at 1500.", "example": 1500}
     )
@@ -40,12 +38,12 @@ class RatingSchema(ma.Schema):
     games = fields.Integer(required=True, metadata={"description": "The rated games it counts.", "example": 0})
 
 
-class GamesRecordSchema(ma.Schema):
+class GamesRecordSchema(ResponseSchema):
     played = fields.Integer(required=True, metadata={"description": "Finished games the player sat in."})
     won = fields.Integer(required=True, metadata={"description": "Of those, the games a seat of theirs won."})
 
 
-class PlayerSchema(ma.Schema):
+class PlayerSchema(ResponseSchema):
     id = fields.String(required=True, metadata={"example": PLAYER_ID_EXAMPLE})
     name = fields.String(required=True, metadata={"example": "Ana"})
     created_at = fields.DateTime(required=True)
@@ -63,7 +61,7 @@ class PlayerSchema(ma.Schema):
 
 
 # The player's fields at the top level (read from ``NewKey.player``), next to the key.
-PlayerWithKeySchema = ma.Schema.from_dict(
+PlayerWithKeySchema = ResponseSchema.from_dict(
     {
         **fields_of(PlayerSchema, "player"),
         "key": fields.String(
@@ -78,7 +76,7 @@ PlayerWithKeySchema = ma.Schema.from_dict(
 )
 
 
-class PlayerGameSchema(ma.Schema):
+class PlayerGameSchema(ResponseSchema):
     id = fields.String(
         required=True, metadata={"description": "The game's id.", "example": "01jf3v9k2m8q4r6t0w5x7y9z1a"}
     )
@@ -109,7 +107,7 @@ class PlayerGameSchema(ma.Schema):
     updated_at = fields.DateTime(required=True, metadata={"description": "The game's last change."})
 
 
-class PlayerGamePageSchema(ma.Schema):
+class PlayerGamePageSchema(ResponseSchema):
     items = fields.List(fields.Nested(PlayerGameSchema), required=True, attribute="games")
     next_cursor = fields.String(
         allow_none=True,

@@ -2,23 +2,22 @@
 
 from __future__ import annotations
 
-import marshmallow as ma
 from marshmallow import fields
 
 from ...fields import CardField, Itself
-from ...schemas import GameSchema, PlaySchema, ScoreSchema, TrickSchema
+from ...schemas import GameSchema, PlaySchema, RequestSchema, ResponseSchema, ScoreSchema, TrickSchema
 
 # -- requests ---------------------------------------------------------------------------
 
 
-class PlayCardSchema(ma.Schema):
+class PlayCardSchema(RequestSchema):
     card = CardField(required=True, metadata={"description": "The card to play, from your hand."})
 
 
 # -- responses --------------------------------------------------------------------------
 
 
-class PlayResultSchema(ma.Schema):
+class PlayResultSchema(ResponseSchema):
     # Named schemas for every part (not Method fields), so the spec types them for SDKs.
     play = Itself(PlaySchema, required=True, metadata={"description": "The card just played."})
     trick = fields.Nested(TrickSchema, required=True, metadata={"description": "The trick as it now stands."})

@@ -8,9 +8,9 @@ from flask import url_for
 from flask.views import MethodView
 
 from ....games import UnitOfWork
-from ....games.queue import QueueRequest
+from ....quickplay.queue import QueueRequest
 from ...common import Blueprint, bearer_token
-from ...context import queue
+from ...context import client_address_hash, queue
 from ...idempotency import idempotent
 from .schemas import QueueSchema, TicketSchema
 
@@ -36,6 +36,7 @@ class QueueViews(MethodView):
         "malformed_json",
         *KEY_PROBLEMS,
         "already_queued",
+        "rated_play_barred",
         "payload_too_large",
         "unsupported_media_type",
         "validation_error",
@@ -50,8 +51,8 @@ class QueueViews(MethodView):
         seconds any three such tickets match. After `bots_after` seconds bots may complete your
         table. Read the ticket (getTicket) or follow your player feed at least every 30 seconds,
         else it expires. One waiting ticket at a time: `409 already_queued`."""
-        request = QueueRequest(body["target_score"], body["rated"], body["bots_after"])
-        ticket = queue().enter(bearer_token(), request, uow=uow)
+        request = QueueRequest(body["target_score"], body["rated"], body["bots_after"], body["turn_timeout_seconds"])
+        ticket = queue().enter(bearer_token(), request, uow=uow, address=client_address_hash())
         return ticket, 201, {"Location": url_for("queue.TicketViews", ticket_id=ticket.id)}
 
 

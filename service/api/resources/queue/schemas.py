@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import marshmallow as ma
 from marshmallow import fields, validate
 
 from ....engine import DEFAULT_TARGET, MAX_TARGET, MIN_TARGET
-from ....games.queue import MAX_BOTS_AFTER, QueueRequest
+from ....quickplay.queue import MAX_BOTS_AFTER, QueueRequest
 from ...fields import JsonBoolean, JsonInteger, seat_field
+from ...schemas import RequestSchema, ResponseSchema
+from ..games.schemas import MAX_TURN_SECONDS, MIN_TURN_SECONDS
 
 DEFAULTS = QueueRequest()
 TICKET_STATUSES = ("waiting", "matched", "expired", "cancelled")
@@ -16,7 +17,7 @@ TICKET_STATUSES = ("waiting", "matched", "expired", "cancelled")
 # -- requests ---------------------------------------------------------------------------
 
 
-class QueueSchema(ma.Schema):
+class QueueSchema(RequestSchema):
     target_score = JsonInteger(
         load_default=DEFAULTS.target_score,
         validate=validate.Range(MIN_TARGET, MAX_TARGET),
@@ -37,19 +38,30 @@ class QueueSchema(ma.Schema):
             "example": 60,
         },
     )
+    turn_timeout_seconds = JsonInteger(
+        load_default=DEFAULTS.turn_timeout_seconds,
+        validate=validate.Range(MIN_TURN_SECONDS, MAX_TURN_SECONDS),
+        metadata={
+            "description": f"The game's turn clock in seconds (default {DEFAULTS.turn_timeout_seconds}; 5 s to 14 "
+            "days): only tickets of the same clock are matched. From an hour on it is a correspondence game, "
+            "and the ticket waits a day without being read.",
+            "example": 60,
+        },
+    )
 
 
 # -- responses --------------------------------------------------------------------------
 
 
-class TicketSchema(ma.Schema):
+class TicketSchema(ResponseSchema):
     id = fields.String(required=True, metadata={"description": "The ticket's id: read it with getTicket."})
     status = fields.String(
         required=True,
         validate=validate.OneOf(TICKET_STATUSES),
         metadata={
             "description": "`waiting` to be matched; `matched` into `game`; `expired` (neither the ticket nor "
-            "your player feed was read for 30 seconds); `cancelled`."
+            "your player feed was read for 30 seconds; a day for a correspondence game's); `cancelled`.",
+            "enum_schema": "TicketStatus",
         },
     )
     created_at = fields.DateTime(required=True)
@@ -63,3 +75,4 @@ class TicketSchema(ma.Schema):
     rated = fields.Boolean(required=True)
     bots_after = fields.Integer(required=True, allow_none=True, metadata={"example": 60})
     matched_at = fields.DateTime(required=True, allow_none=True)
+    turn_timeout_seconds = fields.Integer(required=True, metadata={"example": 60})

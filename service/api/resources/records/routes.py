@@ -11,6 +11,7 @@ from ....games import etag_for
 from ...common import Blueprint, not_modified, with_etag
 from ...compiled_dumpers import fast_schema
 from ...context import GAME_ID, games
+from ...openapi import PUBLIC
 from ...record_cache import CachedRecord, record_cache
 from .schemas import RecordSchema
 
@@ -23,7 +24,7 @@ _RECORD = fast_schema(RecordSchema)  # the response decorator's dump, for the bo
 
 @blp.route("/<game_id>/record", parameters=[GAME_ID, "IfNoneMatch"])
 class RecordViews(MethodView):
-    @blp.doc(operationId="getRecord", summary="Download a game's record")
+    @blp.doc(operationId="getRecord", summary="Download a game's record", security=PUBLIC)
     @blp.response(200, RecordSchema, headers={"ETag": "ETag"})
     @blp.alt_response(304, description="Not modified: the game is still at the version of `If-None-Match`.")
     @blp.problems("game_not_found", "database_unavailable")

@@ -9,22 +9,23 @@ strings here, documented as date-times and as the ``Card`` enum. A key the build
 
 from __future__ import annotations
 
-import marshmallow as ma
 from marshmallow import fields, validate
 
 from ....bots import STRENGTHS
 from ....games.game_record import FORMAT, FORMAT_VERSION
 from ....games.results import STATUSES
-from ...schemas import FIRST_DEALER_CHOICES
+from ...schemas import CAUSES, FIRST_DEALER_CHOICES, SEAT_KINDS, ResponseSchema
 from ..games.schemas import _seat
 
 __all__ = ["RecordSchema"]
 
-CAUSES = ("player", "bot", "auto", "timeout")
 CAUSE_DESCRIPTION = (
     "Who made it: `player` (the seat's person), `bot` (the seat's bot), `auto` (the server dealt, "
     "the game's `auto_deal`) or `timeout` (a stand-in bot moved for a person whose time ran out)."
 )
+
+
+CAUSE = {"description": CAUSE_DESCRIPTION, "enum_schema": "ActionCause"}
 
 
 def _time(description: str, **kwargs: object) -> fields.String:
@@ -35,7 +36,7 @@ def _card(description: str) -> fields.String:
     return fields.String(required=True, metadata={"enum_schema": "Card", "description": description})
 
 
-class RecordOptionsSchema(ma.Schema):
+class RecordOptionsSchema(ResponseSchema):
     auto_deal = fields.Boolean(
         required=True, metadata={"description": "Whether the server deals for a person whose turn it is to deal."}
     )
@@ -46,7 +47,7 @@ class RecordOptionsSchema(ma.Schema):
     )
 
 
-class RecordSetupSchema(ma.Schema):
+class RecordSetupSchema(ResponseSchema):
     target_score = fields.Integer(required=True, metadata={"description": "The score that wins (1 to 100)."})
     options = fields.Nested(RecordOptionsSchema, required=True)
     seeded = fields.Boolean(
@@ -72,13 +73,16 @@ class RecordSetupSchema(ma.Schema):
     )
 
 
-class RecordSeatSchema(ma.Schema):
+class RecordSeatSchema(ResponseSchema):
     seat = _seat("0, 1 or 2.", required=True)
     name = fields.String(required=True, allow_none=True, metadata={"description": "Null for an open seat."})
     kind = fields.String(
         required=True,
-        validate=validate.OneOf(["person", "bot", "open"]),
-        metadata={"description": "A `person`, a `bot` (also a seat its person left), or `open`."},
+        validate=validate.OneOf(SEAT_KINDS),
+        metadata={
+            "description": "A `person`, a `bot` (also a seat its person left), or `open`.",
+            "enum_schema": "SeatKind",
+        },
     )
     bot = fields.String(
         required=True,
@@ -88,26 +92,26 @@ class RecordSeatSchema(ma.Schema):
     )
 
 
-class RecordDealSchema(ma.Schema):
+class RecordDealSchema(ResponseSchema):
     seq = fields.Integer(required=True, metadata={"description": "Its place in the game's action log."})
-    cause = fields.String(required=True, validate=validate.OneOf(CAUSES), metadata={"description": CAUSE_DESCRIPTION})
+    cause = fields.String(required=True, validate=validate.OneOf(CAUSES), metadata=CAUSE)
     at = _time("When it was dealt.", required=True)
 
 
-class RecordPlaySchema(ma.Schema):
+class RecordPlaySchema(ResponseSchema):
     seq = fields.Integer(required=True, metadata={"description": "Its place in the game's action log."})
     seat = _seat("The seat that played.", required=True)
     card = _card("The card played.")
-    cause = fields.String(required=True, validate=validate.OneOf(CAUSES), metadata={"description": CAUSE_DESCRIPTION})
+    cause = fields.String(required=True, validate=validate.OneOf(CAUSES), metadata=CAUSE)
     at = _time("When it was played.", required=True)
 
 
-class RecordTrickPlaySchema(ma.Schema):
+class RecordTrickPlaySchema(ResponseSchema):
     seat = _seat("The seat that played.", required=True)
     card = _card("The card played.")
 
 
-class RecordTrickSchema(ma.Schema):
+class RecordTrickSchema(ResponseSchema):
     number = fields.Integer(required=True, metadata={"description": "1 to 16 within the hand."})
     leader = _seat("The seat that led the trick.", required=True)
     plays = fields.List(
@@ -117,7 +121,7 @@ class RecordTrickSchema(ma.Schema):
     points = fields.Integer(required=True, metadata={"description": "The coins cards in the trick (0 to 3)."})
 
 
-class RecordHandSchema(ma.Schema):
+class RecordHandSchema(ResponseSchema):
     hand_number = fields.Integer(required=True, metadata={"description": "1, 2, 3, … in order, none missing."})
     dealer = _seat("The seat that dealt.", required=True)
     shuffler = _seat("The dealer's right.", required=True)
@@ -147,7 +151,7 @@ class RecordHandSchema(ma.Schema):
     )
 
 
-class RecordSchema(ma.Schema):
+class RecordSchema(ResponseSchema):
     """A whole game as one self-contained document: `coins-verify FILE` checks it from the document alone."""
 
     format = fields.String(

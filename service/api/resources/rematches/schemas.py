@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import marshmallow as ma
 from marshmallow import fields
 
 from ...fields import seat_field
-from ...schemas import GameSchema
+from ...schemas import GameSchema, ResponseSchema
 
 _seat = seat_field
 
@@ -14,7 +13,7 @@ _seat = seat_field
 # -- responses --------------------------------------------------------------------------
 
 
-class RematchSchema(ma.Schema):
+class RematchSchema(ResponseSchema):
     seat = _seat("Your seat at the rematch: the same as at the finished game.", required=True)
     token = fields.String(
         required=True,

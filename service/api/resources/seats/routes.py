@@ -8,7 +8,7 @@ from flask.views import MethodView
 
 from ....games import NewPlayer, UnitOfWork
 from ...common import Blueprint, bearer_token, if_match, with_etag
-from ...context import GAME_ID, SEAT, bot_games, games
+from ...context import GAME_ID, SEAT, bot_games, client_address_hash, games
 from ...idempotency import idempotent
 from ...openapi import JOINED_GAME_LINKS, OPTIONAL_KEY_SECURITY, SEAT_SECURITY
 from ...schemas import GameSchema
@@ -39,6 +39,7 @@ class PlayerViews(MethodView):
         "seat_taken",
         "already_seated",
         "player_required",
+        "rated_play_barred",
         "precondition_failed",
         "payload_too_large",
         "unsupported_media_type",
@@ -53,7 +54,15 @@ class PlayerViews(MethodView):
         With `{"player": "me"}` and your player key, the seat is your player's: named as your
         profile, no token (your key acts for it); a rated game is joined only so."""
         player = NewPlayer(me=True) if body.get("player") else NewPlayer(body["name"], body.get("age"))
-        joined = games().join(game_id, player, seat=body.get("seat"), if_match=if_match(), key=bearer_token(), uow=uow)
+        joined = games().join(
+            game_id,
+            player,
+            seat=body.get("seat"),
+            if_match=if_match(),
+            key=bearer_token(),
+            address=client_address_hash(),
+            uow=uow,
+        )
         return joined, 201, with_etag(joined.game.etag)
 
 

@@ -8,11 +8,12 @@ import marshmallow as ma
 from marshmallow import fields, validate
 
 from ....bots import STRENGTHS
-from ...fields import Text, seat_field
-from ...schemas import NAME, GameSchema, NewPlayerSchema
-from ..games.schemas import PLAYER_ME
+from ...fields import NAME_RULE, PlayerName, seat_field
+from ...schemas import GameSchema, NewPlayerSchema, RequestSchema, ResponseSchema
+from ..games.schemas import ME, PLAYER_ME
 
 _seat = seat_field
+SEAT_CHOICE = "Optional: the open seat to take; otherwise the first open one."
 
 
 # -- requests ---------------------------------------------------------------------------
@@ -21,12 +22,14 @@ _seat = seat_field
 class JoinGameSchema(NewPlayerSchema):
     """A person (`name`, optional `age`) or the caller as a player (`player: "me"`, with their key)."""
 
-    name = Text(
-        validate=NAME,
-        metadata={"description": "Shown to the other players. Required unless `player` is given.", "example": "Cy"},
+    name = PlayerName(
+        metadata={
+            "description": f"Shown to the other players. Required unless `player` is given. {NAME_RULE}",
+            "example": "Cy",
+        },
     )
     player = PLAYER_ME
-    seat = _seat("Optional: the open seat to take; otherwise the first open one.", allow_none=True)
+    seat = _seat(SEAT_CHOICE, allow_none=True)
 
     @ma.validates_schema
     def _name_or_player(self, data: dict[str, Any], **_kwargs: Any) -> None:
@@ -39,7 +42,36 @@ class JoinGameSchema(NewPlayerSchema):
             raise ma.ValidationError("a person needs a name (or send player: me with your player key)", "name")
 
 
-class LeaveSchema(ma.Schema):
+class JoinGameAsPersonSchema(NewPlayerSchema):
+    """A person joining (`name`, optional `age`). Documents one form of JoinGameSchema, which loads it."""
+
+    seat = _seat(SEAT_CHOICE, allow_none=True)
+
+
+class JoinGameAsPlayerSchema(RequestSchema):
+    """The caller joining as a player, with their key. Documents the other form of JoinGameSchema."""
+
+    player = fields.String(
+        required=True,
+        validate=validate.OneOf([ME]),
+        metadata={"description": PLAYER_ME.metadata["description"], "example": ME},
+    )
+    seat = _seat(SEAT_CHOICE, allow_none=True)
+
+
+#: joinGame's body in the spec: a person or the caller as a player, each closed, so no body the
+#: server refuses (no name nor player; a player with a name or an age) is valid in the spec.
+JOIN_GAME_COMPONENT = {
+    "description": 'A person (`name`, optional `age`) or the caller as a player (`player: "me"`, with their '
+    "key), with an optional `seat`.",
+    "anyOf": [
+        {"$ref": "#/components/schemas/JoinGameAsPerson"},
+        {"$ref": "#/components/schemas/JoinGameAsPlayer"},
+    ],
+}
+
+
+class LeaveSchema(RequestSchema):
     bot = fields.String(
         load_default="basic",
         validate=validate.OneOf(STRENGTHS),
@@ -54,7 +86,7 @@ class LeaveSchema(ma.Schema):
 # -- responses --------------------------------------------------------------------------
 
 
-class JoinedGameSchema(ma.Schema):
+class JoinedGameSchema(ResponseSchema):
     seat = _seat("The seat taken.", required=True)
     token = fields.String(
         required=True,

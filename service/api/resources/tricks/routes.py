@@ -8,6 +8,7 @@ from flask.views import MethodView
 
 from ...common import Blueprint, game_page
 from ...context import GAME_ID, games
+from ...openapi import PUBLIC
 from .schemas import ListTricksQuerySchema, TrickPageSchema
 
 blp = Blueprint("tricks", __name__, url_prefix="/v1/games", description="The history of completed tricks.")
@@ -15,7 +16,7 @@ blp = Blueprint("tricks", __name__, url_prefix="/v1/games", description="The his
 
 @blp.route("/<game_id>/tricks", parameters=[GAME_ID, "IfNoneMatch"])
 class TrickViews(MethodView):
-    @blp.doc(operationId="listTricks", summary="List the completed tricks")
+    @blp.doc(operationId="listTricks", summary="List the completed tricks", security=PUBLIC)
     @blp.arguments(ListTricksQuerySchema(), location="query", as_kwargs=True)
     @blp.response(200, TrickPageSchema, headers={"ETag": "ETag", "Link": "Link"})
     @blp.alt_response(304, description="Not modified.", headers={"ETag": "ETag"})

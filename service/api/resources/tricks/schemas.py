@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import marshmallow as ma
 from marshmallow import fields, validate
 
 from ...fields import Text
-from ...schemas import TrickSchema
+from ...schemas import RequestSchema, ResponseSchema, TrickSchema
 
 # -- requests ---------------------------------------------------------------------------
 
 
-class ListTricksQuerySchema(ma.Schema):
+class ListTricksQuerySchema(RequestSchema):
     limit = fields.Integer(load_default=50, validate=validate.Range(1, 200), metadata={"description": "Page size."})
     cursor = Text(validate=validate.Length(1, 200), metadata={"description": "`next_cursor` of the previous page."})
 
@@ -19,7 +18,7 @@ class ListTricksQuerySchema(ma.Schema):
 # -- responses --------------------------------------------------------------------------
 
 
-class TrickPageSchema(ma.Schema):
+class TrickPageSchema(ResponseSchema):
     items = fields.List(fields.Nested(TrickSchema), required=True, attribute="tricks")
     next_cursor = fields.String(
         allow_none=True,

@@ -1,0 +1,106 @@
+"""``coins-admin``: what an operator does to a player, each change audited (who, why) and logged.
+
+    coins-admin rename PLAYER NAME --reason WHY [--by WHO]
+    coins-admin revoke-key PLAYER --reason WHY [--by WHO]
+    coins-admin new-key PLAYER --reason WHY [--by WHO]     # prints the new key, once
+    coins-admin bar PLAYER --reason WHY [--by WHO]         # no rated play from now on
+    coins-admin lift-bar PLAYER --reason WHY [--by WHO]
+    coins-admin audit PLAYER                               # the operators' actions on the player
+    coins-admin legacy-names                               # names kept from before the rule for names
+
+It reads ``DATABASE_URL`` (and ``REDIS_URL``, ``DATABASE_LISTEN_URL``: a revoked key's readers are
+told at once) like the service. ``--by`` is the operator's name (default: the login name). Every
+change writes a row of ``admin_actions`` with the change in the same transaction, and one log line;
+neither ever holds a key. The use cases are :class:`service.players.Operators`'.
+"""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import json
+import logging
+import sys
+from collections.abc import Sequence
+from datetime import UTC, datetime
+
+from .config import ConfigError, Settings
+from .events import channel_for
+from .games import GameService
+from .games.errors import PlayerNotFound
+from .names import NameRefused
+from .players import OperatorAction, Operators
+from .store import Database, DatabaseUnavailable, GameStore
+
+__all__ = ["main"]
+
+CHANGES = ("rename", "revoke-key", "new-key", "bar", "lift-bar")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:
+        settings = Settings.from_env()
+    except ConfigError as error:
+        print(f"coins-admin: {error}", file=sys.stderr)
+        return 2
+    database = Database(settings.sqlalchemy_url, pool_size=1, busy_timeout_ms=settings.db_busy_timeout_ms)
+    channel = channel_for(database, listen_url=settings.database_listen_url, redis_url=settings.redis_url)
+    operators = Operators(GameService(GameStore(database, channel)), lambda: datetime.now(UTC))
+    try:
+        return _run(operators, args)
+    except (PlayerNotFound, NameRefused, ValueError) as error:
+        print(f"coins-admin: {error}", file=sys.stderr)
+        return 1
+    except DatabaseUnavailable as error:
+        print(f"coins-admin: the database is unavailable: {error}", file=sys.stderr)
+        return 3
+    finally:
+        database.dispose()
+
+
+def _run(operators: Operators, args: argparse.Namespace) -> int:
+    if args.command == "audit":
+        for action in operators.audit(args.player):
+            print(json.dumps(action, default=str))
+        return 0
+    if args.command == "legacy-names":
+        for player in operators.legacy_names():
+            print(f"{player.id}\t{player.name!r}")
+        return 0
+    who = {"operator": args.by, "reason": args.reason}
+    done: OperatorAction
+    if args.command == "rename":
+        done = operators.rename(args.player, args.name, **who)
+    elif args.command == "revoke-key":
+        done = operators.revoke_key(args.player, **who)
+    elif args.command == "new-key":
+        done = operators.issue_key(args.player, **who)
+    elif args.command == "bar":
+        done = operators.bar(args.player, **who)
+    else:
+        done = operators.lift_bar(args.player, **who)
+    print(f"coins-admin: {done.action} done for player {done.player_id}" + (f": {done.detail}" if done.detail else ""))
+    if done.key is not None:  # shown once, here only: hand it to the player over a channel you trust
+        print(done.key)
+    return 0
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="coins-admin", description="Operators' actions on players, audited.")
+    commands = parser.add_subparsers(dest="command", required=True)
+    for name in CHANGES:
+        command = commands.add_parser(name)
+        command.add_argument("player", help="the player's id")
+        if name == "rename":
+            command.add_argument("name", help="the new name (the rule for names applies)")
+        command.add_argument("--reason", required=True, help="why: kept in the audit and the log")
+        command.add_argument("--by", default=getpass.getuser(), help="who: the operator (default: the login name)")
+    commands.add_parser("audit").add_argument("player", help="the player's id")
+    commands.add_parser("legacy-names")
+    return parser
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,184 @@
+"""The players' own feeds as use cases: where a reader starts, whether its key still holds, and the
+events other parts append (quick play's ``match_found``, a rated game's ``game_result``).
+
+A reader of a player's feed starts from the player's state (the ``player`` event: the profile and
+the games in progress, each saying whose turn it is), read after the feed's head, so that nothing
+after it is missed; the events that follow come from the feed (:mod:`service.events`). The events
+a game's change makes are derived with the change (:mod:`.player_events`) and appended by its unit
+of work once it has committed; what is decided elsewhere is appended here, in short transactions
+of its own, never in a game's.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Protocol
+
+from ..games.errors import GameNotFinished, GameNotFound
+from ..games.player_events import PlayerEvent, ShownRatingChange, game_result_events, match_found_events, stamped
+from ..games.tokens import player_key_hash
+from ..games.transactions import restore
+from ..ratings import display
+from ..ratings.apply import AppliedResult
+from ..store import GameStore
+from .operations import PlayerService
+from .results import PlayerGame, Profile
+
+__all__ = [
+    "IN_PROGRESS",
+    "PlayerFeedStart",
+    "PlayerFeeds",
+    "PlayerStateEvent",
+    "QuickPlay",
+    "RatedGames",
+    "connect_quick_play",
+    "connect_ratings",
+]
+
+log = logging.getLogger(__name__)
+
+#: The statuses of a game in progress, as the ``player`` event lists them.
+IN_PROGRESS = ("playing", "waiting_for_deal", "waiting_for_players")
+GAMES_PER_STATUS = 100  # the games of each status the player event lists at most
+FINISHED = "finished"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PlayerStateEvent(PlayerEvent):
+    """The player's state: the first event of every reader that does not resume (not stored: made
+    when read). ``id`` is the feed's last event when it was read."""
+
+    TYPE = "player"
+    player: Profile
+    games: tuple[PlayerGame, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerFeedStart:
+    """Where a reader of a player's feed starts: the player, the hash of the key it holds (checked
+    again on each heartbeat), the feed's last event id, and the ``player`` event."""
+
+    player_id: str
+    key_hash: str
+    last_id: int
+    state: PlayerStateEvent
+
+
+class PlayerFeeds:
+    """The players' feeds over one store."""
+
+    def __init__(self, store: GameStore, players: PlayerService, clock: Callable[[], datetime]) -> None:
+        self._store = store
+        self._players = players
+        self.clock = clock
+        #: What runs on each heartbeat of a reader of a player's feed, with the player's id and the
+        #: time: quick play's hooks (its tickets stay alive while their player follows the feed,
+        #: and their matching is driven from here): see :meth:`on_heartbeat`.
+        self.heartbeat_hooks: list[Callable[[str, datetime], object]] = []
+
+    def start(self, key: str | None) -> PlayerFeedStart:
+        """Where the reader holding ``key`` starts (:class:`.MissingToken`, :class:`.InvalidKey`)."""
+        profile = self._players.me(key)
+        key_hash = player_key_hash(key)
+        assert key_hash is not None, "a valid player key has its hash"
+        with self._store.session() as session:
+            last = session.player_heads([profile.id]).get(profile.id, 0)
+        games = tuple(
+            game
+            for status in IN_PROGRESS
+            for game in self._players.games(profile.id, status=status, cursor=None, limit=GAMES_PER_STATUS).games
+        )
+        return PlayerFeedStart(profile.id, key_hash, last, PlayerStateEvent(id=last, player=profile, games=games))
+
+    def holds(self, player_id: str, key_hash: str) -> bool:
+        """Whether the key of ``key_hash`` is still ``player_id``'s (not replaced): one statement."""
+        with self._store.session() as session:
+            player = session.player_by_key(key_hash)
+        return player is not None and player.id == player_id
+
+    def key_known(self, key_hash: str) -> bool:
+        """Whether some player still holds the key of ``key_hash`` (it was not replaced): one statement."""
+        with self._store.session() as session:
+            return session.player_by_key(key_hash) is not None
+
+    def on_heartbeat(self, player_id: str) -> None:
+        """A reader of ``player_id``'s feed is alive (its heartbeat): run :attr:`heartbeat_hooks`
+        (a failing one is the hook's business: it is logged, and the stream goes on)."""
+        now = self.clock()
+        for hook in self.heartbeat_hooks:
+            try:
+                hook(player_id, now)
+            except Exception as error:
+                log.warning("a heartbeat hook of a player's feed failed: %s", type(error).__name__)
+
+    def append(self, events: Iterable[tuple[str, PlayerEvent]]) -> None:
+        """Append each (player id, event) to that player's feed, in order, and wake its readers."""
+        new = stamped(events, self.clock())
+        if new:
+            self._store.append_player_events(new)
+
+    def match_found(self, matches: Iterable[tuple[str, str, str]]) -> None:
+        """Quick play matched these (player id, ticket id, game id): tell each player."""
+        self.append(match_found_events(matches))
+
+    def game_result(self, game_id: str, ratings: Mapping[str, ShownRatingChange]) -> None:
+        """A rated game's ratings are applied: tell each player who sat in it their place, scores
+        and rating change (``ratings``, by player id). The ratings step calls this once per game."""
+        with self._store.session() as session:
+            stored = session.load(game_id)
+        if stored is None:
+            raise GameNotFound(f"there is no game {game_id!r}")
+        game = restore(stored)
+        if game is None or stored.status != FINISHED or stored.winner is None:
+            raise GameNotFinished("the game is not over")
+        self.append(game_result_events(stored, stored.version, stored.winner, game.scores, ratings))
+
+
+class QuickPlay(Protocol):
+    """What the player feeds need of quick play (the queue's :class:`QueueService`): its matches'
+    callbacks, and its tickets kept alive by the feeds' heartbeats."""
+
+    on_match: list[Callable[[Any], None]]
+
+    def touch_tickets(self, player_id: str, now: datetime | None = None) -> int: ...
+
+
+def connect_quick_play(queue: QuickPlay, feeds: PlayerFeeds) -> None:
+    """Join quick play to the players' feeds (``create_app`` calls it once both exist): each match
+    tells its ticket holders ``match_found`` (the match's ``game_id``, and each ticket's seat in
+    its ``lineup``); each heartbeat of a player's feed keeps the player's tickets alive (a
+    ticket whose player neither follows the feed nor reads it for 30 s expires). The matching
+    waves are the worker role's (:mod:`service.worker.due`), never a reader's."""
+
+    def told(match: Any) -> None:
+        feeds.match_found((match.lineup[seat].player, ticket, match.game_id) for ticket, seat in match.tickets)
+
+    queue.on_match.append(told)
+    feeds.heartbeat_hooks.append(lambda player_id, now: queue.touch_tickets(player_id, now))
+
+
+class RatedGames(Protocol):
+    """What the players' feeds need of the use cases (:class:`.GameService`): news of applied results."""
+
+    def on_rated(self, listener: Callable[[AppliedResult], None]) -> None: ...
+
+
+def connect_ratings(games: RatedGames, feeds: PlayerFeeds) -> None:
+    """Join the ratings to the players' feeds (``create_app`` calls it): once a rated game's result
+    is applied, each player who sat in it is told ``game_result`` with their rating as shown before
+    and after (a bot's rating follows in its batch and is not told)."""
+
+    def told(applied: AppliedResult) -> None:
+        shown = {
+            change.player_id: ShownRatingChange(
+                before=display(change.mu_before, change.sigma_before, change.games_after - 1).value,
+                after=display(change.mu_after, change.sigma_after, change.games_after).value,
+            )
+            for change in applied.changes
+        }
+        feeds.game_result(applied.game_id, shown)
+
+    games.on_rated(told)

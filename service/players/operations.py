@@ -1,0 +1,122 @@
+"""The players' use cases: create a player (with their key), read profiles, replace a key, list a player's games.
+
+A player is an identity across games: a person's, who acts with their key (``cpk_…``, shown once,
+stored as its SHA-256), or a bot strength's (no key). Every check of a key reads the stored hash
+(nothing is cached between requests), so a replaced key stops at once, everywhere. These use cases
+write only the players table, never a game's rows; a game's transaction only reads a key's player
+(:mod:`.tokens`, :mod:`.seating`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from datetime import UTC, datetime
+
+from ..games.cursors import decode_cursor, encode_cursor
+from ..games.errors import InvalidCursor, InvalidKey, PlayerNotFound
+from ..games.ids import is_player_id, new_game_id
+from ..games.projections import public_game
+from ..games.seats import has_left
+from ..games.tokens import hash_token, keyed_player, new_player_key
+from ..games.transactions import restore
+from ..games.unit_of_work import UnitOfWork, given_or_own
+from ..ratings import MU_0, SIGMA_0
+from ..ratings.reads import shown_rating
+from ..store import StoredGame, StoredPlayer, StoreSession
+from .results import GamesRecord, NewKey, PlayerGame, PlayerGamePage, Profile
+
+__all__ = ["PLAYER_GAMES", "PlayerService"]
+
+PLAYER_GAMES = "p"  # the kind of a cursor of a player's games
+
+
+class PlayerService:
+    """The players' use cases over one store (through the units of work ``unit_of_work`` makes)."""
+
+    def __init__(self, unit_of_work: Callable[[], UnitOfWork], clock: Callable[[], datetime]) -> None:
+        self._unit_of_work = unit_of_work
+        self.clock = clock
+
+    def create(self, name: str, *, address: str | None = None, uow: UnitOfWork | None = None) -> NewKey:
+        """A new player called ``name`` (checked by the caller: :func:`service.names.checked_name`),
+        with their new key. ``address``: the keyed hash of the request's address (for the ratings'
+        rules on accounts of one address)."""
+        key = new_player_key()
+        player = StoredPlayer(
+            new_game_id(), name, None, hash_token(key), MU_0, SIGMA_0, 0, None, self.clock(), address_hash=address
+        )
+        with self._work(uow) as work, work.session() as session:
+            session.add_player(player)
+        return NewKey(_profile(player, GamesRecord(0, 0)), key)
+
+    def get(self, player_id: str) -> Profile:
+        """The public profile of ``player_id`` (:class:`.PlayerNotFound` without one)."""
+        with self._work(None) as work, work.session() as session:
+            return _with_record(session, _found(session.player(player_id), player_id))
+
+    def id_of_key(self, key: str | None) -> str:
+        """The id of the player whose key this is (:class:`.MissingToken`, :class:`.InvalidKey`)."""
+        with self._work(None) as work, work.session() as session:
+            return keyed_player(session, key).id
+
+    def me(self, key: str | None) -> Profile:
+        """The profile of the player whose key this is."""
+        with self._work(None) as work, work.session() as session:
+            return _with_record(session, keyed_player(session, key))
+
+    def replace_key(self, key: str | None, *, uow: UnitOfWork | None = None) -> NewKey:
+        """A new key for the player of ``key``, which stops working at once."""
+        new_key = new_player_key()
+        with self._work(uow) as work, work.session() as session:
+            player = keyed_player(session, key)
+            assert player.key_hash is not None
+            if not session.replace_player_key(player.id, player.key_hash, hash_token(new_key)):
+                raise InvalidKey("the player key was replaced by another request just now")
+            player.key_hash = hash_token(new_key)
+            return NewKey(_with_record(session, player), new_key)
+
+    def games(self, player_id: str, *, status: str | None, cursor: str | None, limit: int) -> PlayerGamePage:
+        """The player's games, newest first, a page at a time, of one ``status`` if given."""
+        before = decode_cursor(cursor, PLAYER_GAMES) if cursor else None
+        if before is not None and not before.isalnum():
+            raise InvalidCursor("the cursor is not one this service issued")
+        with self._work(None) as work, work.session() as session:
+            _found(session.player(player_id), player_id)
+            with session.reading():
+                found = session.games(status=status, before_id=before, limit=limit + 1, player_id=player_id)
+        more = len(found) > limit
+        found = found[:limit]
+        next_cursor = encode_cursor(PLAYER_GAMES, found[-1].id) if more else None
+        return PlayerGamePage(player_id, tuple(_player_game(stored, player_id) for stored in found), next_cursor)
+
+    def _work(self, uow: UnitOfWork | None) -> AbstractContextManager[UnitOfWork]:
+        return given_or_own(uow, self._unit_of_work)
+
+
+def _found(player: StoredPlayer | None, player_id: str) -> StoredPlayer:
+    if player is None or not is_player_id(player_id):
+        raise PlayerNotFound(f"there is no player {player_id!r}")
+    return player
+
+
+def _with_record(session: StoreSession, player: StoredPlayer) -> Profile:
+    played, won = session.player_record(player.id)
+    return _profile(player, GamesRecord(played, won))
+
+
+def _profile(player: StoredPlayer, record: GamesRecord) -> Profile:
+    rating = shown_rating(player, datetime.now(UTC))  # provisional again after time away
+    return Profile(player.id, player.name, player.created_at, player.bot, rating, record)
+
+
+def _player_game(stored: StoredGame, player_id: str) -> PlayerGame:
+    """One game of the player's list: their seat (a bot's first), and whether it is theirs to act."""
+    seats = [seat for seat in stored.seats if seat.player_id == player_id]
+    held = [seat.seat for seat in seats if not has_left(seat)]
+    game = public_game(stored, restore(stored))
+    your_turn = game.turn is not None and game.turn in held and game.status != "finished"
+    return PlayerGame(
+        stored.id, game.status, stored.rated, stored.version, seats[0].seat, not held, your_turn, game.turn,
+        game.turn_deadline, stored.created_at, stored.updated_at,
+    )  # fmt: skip

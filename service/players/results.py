@@ -1,0 +1,62 @@
+"""What the players' use cases give back: a profile, a new key (shown once), a page of a player's games."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from ..ratings.reads import Rating
+
+__all__ = ["GamesRecord", "NewKey", "PlayerGame", "PlayerGamePage", "Profile", "Rating"]
+
+
+@dataclass(frozen=True, slots=True)
+class GamesRecord:
+    """Finished games the player sat in, and those they won."""
+
+    played: int
+    won: int
+
+
+@dataclass(frozen=True, slots=True)
+class Profile:
+    """A player as anyone may see them: never their key."""
+
+    id: str
+    name: str
+    created_at: datetime
+    bot: str | None
+    rating: Rating
+    games: GamesRecord
+
+
+@dataclass(frozen=True, slots=True)
+class NewKey:
+    """A player with their new key: the one result that ever holds a key (created, or replaced)."""
+
+    player: Profile
+    key: str
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerGame:
+    """One of a player's games, as their list shows it: where it stands and whether they are to act."""
+
+    id: str
+    status: str
+    rated: bool
+    version: int
+    seat: int  # the player's seat (a bot's first one, if it holds several)
+    left: bool  # the player left the seat to a bot
+    your_turn: bool  # the seat is the one to act now, and still the player's
+    turn: int | None
+    turn_deadline: datetime | None
+    created_at: datetime
+    updated_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerGamePage:
+    player: str
+    games: tuple[PlayerGame, ...]
+    next_cursor: str | None

@@ -1,0 +1,153 @@
+"""What a real-time process holds: the feeds its connections follow, and each connection itself.
+
+A :class:`Feed` keeps the last :data:`CACHED_EVENTS` events of one feed (a game's or a player's),
+rendered; a :class:`Held` connection is a stream, or a long poll waiting for its first event, with
+what it has taken, what waits to be written to it, and whether its answer has ended. Both live on
+the event loop (:mod:`.hub` hands them events).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import bisect
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..events import Hold, Item
+
+__all__ = ["CACHED_EVENTS", "MAX_PENDING_BYTES", "Feed", "Held", "Receive", "Send"]
+
+CACHED_EVENTS = 64  # per followed feed: enough for every connection that keeps up
+MAX_PENDING_BYTES = 1024 * 1024  # unsent to one client: past this its connection is cut
+
+Send = Callable[[dict[str, Any]], Any]
+Receive = Callable[[], Any]
+
+
+@dataclass(eq=False)
+class Feed:
+    """A followed feed: its connections and its events after ``start`` (-1: none read yet)."""
+
+    key: str
+    held: set[Held] = field(default_factory=set)
+    keyed: set[Held] = field(default_factory=set)  # those of them opened with a player's key
+    start: int = -1
+    items: list[Item] = field(default_factory=list)
+
+    @property
+    def last(self) -> int:
+        return self.items[-1].id if self.items else self.start
+
+    def add(self, new: list[Item]) -> None:
+        """Append events read after :attr:`last`, keeping the newest :data:`CACHED_EVENTS`."""
+        self.items.extend(item for item in new if item.id > self.last)
+        if len(self.items) > CACHED_EVENTS:
+            self.start = self.items[-CACHED_EVENTS - 1].id
+            del self.items[: len(self.items) - CACHED_EVENTS]
+
+    def after(self, position: int) -> list[Item]:
+        return self.items[bisect.bisect_right(self.items, position, key=_item_id) :]
+
+
+def _item_id(item: Item) -> int:
+    return item.id
+
+
+class Held:
+    """One held connection: a stream, or a long poll waiting for its first event."""
+
+    __slots__ = (
+        "catching_up",
+        "cut",
+        "done",
+        "ending",
+        "key_hash",
+        "last_write",
+        "pending",
+        "pending_bytes",
+        "player_id",
+        "position",
+        "seat",
+        "send",
+        "stream",
+        "task",
+        "timer",
+        "writing",
+    )
+
+    def __init__(self, hold: Hold, send: Send) -> None:
+        opening = hold.opening  # not kept: its first events (the whole state) are sent already
+        self.seat = opening.seat
+        self.send = send
+        self.stream = hold.stream
+        self.position = opening.position
+        self.key_hash = opening.key_hash
+        self.player_id = opening.player_id
+        self.pending: list[bytes] = []
+        self.pending_bytes = 0
+        self.writing = False
+        self.ending = False  # no more events: the answer ends once what is pending is sent
+        self.done = False  # the answer has ended
+        self.cut = False
+        self.catching_up = True
+        self.last_write = time.monotonic()
+        self.task: asyncio.Task[Any] | None = None
+        self.timer: asyncio.TimerHandle | None = None
+
+    def visible(self, items: list[Item]) -> list[Item]:
+        """Those of ``items`` this connection may see: the public ones and its seat's."""
+        return [item for item in items if item.seat is None or item.seat == self.seat]
+
+    def write(self, chunk: bytes) -> None:
+        """Send ``chunk`` after what is pending (a task sends; a client that reads too slowly is cut)."""
+        if self.ending:
+            return
+        self.pending.append(chunk)
+        self.pending_bytes += len(chunk)
+        self.last_write = time.monotonic()
+        if self.pending_bytes > MAX_PENDING_BYTES:
+            self.cut_off()
+        elif not self.writing:
+            self._flush_soon()
+
+    def end(self, chunk: bytes = b"") -> None:
+        """End the answer after ``chunk`` (a long poll's page) and what is pending."""
+        if self.ending:
+            return
+        if chunk:
+            self.pending.append(chunk)
+        self.ending = True
+        if self.timer is not None:
+            self.timer.cancel()
+        if not self.writing:
+            self._flush_soon()
+
+    def cut_off(self) -> None:
+        """Close the connection without ending the answer (its client resumes with Last-Event-ID)."""
+        self.cut = self.ending = True
+        if self.task is not None:
+            self.task.cancel()
+
+    def _flush_soon(self) -> None:
+        self.writing = True
+        asyncio.get_running_loop().create_task(self._flush())
+
+    async def _flush(self) -> None:
+        try:
+            while self.pending:
+                chunk = b"".join(self.pending)
+                self.pending.clear()
+                self.pending_bytes = 0
+                last = self.ending and not self.cut
+                await self.send({"type": "http.response.body", "body": chunk, "more_body": not last})
+                if last:
+                    self.done = True
+            if self.ending and not self.done and not self.cut:
+                self.done = True
+                await self.send({"type": "http.response.body", "body": b"", "more_body": False})
+        except Exception:  # the client went: the connection's task sees it and ends
+            self.done = True
+        finally:
+            self.writing = False

@@ -1,0 +1,399 @@
+"""One per real-time process: the held connections, the feeds they follow, each feed's recent events.
+
+Everything here runs on the process's event loop but the reads, which run on one thread of their
+own on a store session it keeps. Told that feeds changed (the channel's listener calls
+:meth:`Hub.notice` from its thread), the hub reads the heads of those it follows, then the new
+events of those that have any, in one round (one statement per kind of feed), and hands each
+connection what follows its own position and is public or its seat's: rendered once, framed once
+per seat, written to every connection of the feed. A connection that starts behind the hub's short
+cache reads for itself, then has the hub read the feed again, so that a change saved while it read
+is not missed.
+
+Time: every :data:`TICK_SECONDS` an idle stream whose heartbeat is due gets a comment line; every
+heartbeat period the hub reads every followed feed again (a lost notification makes events late,
+never lost), checks every player key that opened a connection (a replaced key ends its
+connections; its player's notification makes that happen at once), and has the players' feeds
+marked alive (quick play's tickets); every :data:`MARK_SECONDS` it marks the games it follows as
+followed and itself as alive (:mod:`.liveness`).
+
+A connection ends when its client goes (its share is given back at once), when its feed ends (a
+game's ``game_finished``, a replaced key), when its client stops reading (more than
+:data:`MAX_PENDING_BYTES` unsent: the connection is cut), and when the process stops.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+import time
+from collections.abc import Callable, Collection
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..api.resources.events.routes import page_body
+from ..events import GAME_FINISHED, PAGE_EVENTS, EventFeed, Hold, Item, StreamsFull, StreamShares
+from ..observability.metrics import STREAMS_HELD
+from ..store import PLAYER_FEED, StoreSession
+from .held import CACHED_EVENTS, MAX_PENDING_BYTES, Feed, Held, Receive, Send
+from .liveness import Liveness
+
+__all__ = ["CACHED_EVENTS", "MAX_PENDING_BYTES", "Hub", "Receive", "Send"]
+
+log = logging.getLogger(__name__)
+
+TICK_SECONDS = 1.0  # how often idle streams are looked at for a due heartbeat
+MARK_SECONDS = 5.0  # how often the followed games, and the process itself, are marked alive
+KEEP_ALIVE = b": keep-alive\n\n"
+BACKGROUND = 4  # threads for a connection's own reads and the liveness marks
+
+
+@dataclass
+class _Round:
+    """What one round reads, and what it found: new events by feed, the player keys checked, those that hold."""
+
+    after: dict[str, int]
+    keys: set[str]
+    private_keys: dict[str, set[str]]  # per game: the keys of connections that get a seat's events
+    items: dict[str, list[Item]] = field(default_factory=dict)
+    known: set[str] = field(default_factory=set)
+
+
+class Hub:
+    """The held connections of this process and the feeds they follow."""
+
+    def __init__(
+        self,
+        feed: EventFeed,
+        *,
+        max_streams: int,
+        shares: StreamShares,
+        heartbeat: float,
+        liveness: Liveness,
+    ) -> None:
+        self._feed = feed
+        self.max_streams = max_streams
+        self._shares = shares
+        self.heartbeat = heartbeat
+        self.liveness = liveness
+        self._lock = threading.Lock()  # the count of held connections: admit() runs on the web app's threads
+        self._admitted = 0
+        self._feeds: dict[str, Feed] = {}
+        self._keyed: dict[str, set[Held]] = {}  # the connections opened with a player's key, by player
+        self._changed: set[str] = set()
+        self._players: set[str] = set()  # whose keys to check in the next round
+        self._all_keys = False
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._wake: asyncio.Event | None = None
+        self._tasks: list[asyncio.Task[Any]] = []
+        self._reader = ThreadPoolExecutor(1, thread_name_prefix="coins-realtime-read")
+        self._background = ThreadPoolExecutor(BACKGROUND, thread_name_prefix="coins-realtime")
+        self._kept: tuple[ExitStack, StoreSession] | None = None
+        self.closing = False
+
+    # -- any thread ------------------------------------------------------------------------
+
+    def admit(self, address: str, credential: str | None) -> Callable[[], None]:
+        """Take a slot of this process and of the caller's shares; return what gives them back
+        (once). Raises :class:`.ShareTaken` or :class:`.StreamsFull`."""
+        with self._lock:
+            if self.closing or self._admitted >= self.max_streams:
+                raise StreamsFull(f"this process holds {self.max_streams} streams already")
+            self._admitted += 1
+        try:
+            give_back_share = self._shares.take(address, credential)
+        except BaseException:
+            self._give_back_slot()
+            raise
+        STREAMS_HELD.inc()
+        given = [False]
+
+        def release() -> None:  # once (the web app's thread or the loop, never both at once)
+            if not given[0]:
+                given[0] = True
+                give_back_share()
+                self._give_back_slot()
+                STREAMS_HELD.dec()
+
+        return release
+
+    def _give_back_slot(self) -> None:
+        with self._lock:
+            self._admitted -= 1
+
+    @property
+    def held(self) -> int:
+        """Connections held now (streams and waiting long polls)."""
+        return sum(len(feed.held) for feed in self._feeds.values())
+
+    def notice(self, key: str | None) -> None:
+        """A feed changed (``None``: any may have): the next round reads it. From any thread."""
+        loop = self._loop
+        if loop is not None and not loop.is_closed():
+            loop.call_soon_threadsafe(self._noticed, key)
+
+    # -- the loop --------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Start the rounds and the clock, and listen to the channel."""
+        self._loop = asyncio.get_running_loop()
+        self._wake = asyncio.Event()
+        self._tasks = [self._loop.create_task(self._rounds()), self._loop.create_task(self._clock())]
+        self._feed.channel.listen(self.notice)
+
+    def end_all(self) -> None:
+        """The process is stopping: no new connection is admitted, and every held one ends (its
+        client resumes elsewhere with Last-Event-ID). From any thread, a signal handler's too."""
+        with self._lock:
+            self.closing = True
+        loop = self._loop
+        if loop is not None and not loop.is_closed():
+            loop.call_soon_threadsafe(self._end_held)
+
+    def _end_held(self) -> None:
+        for feed in list(self._feeds.values()):
+            for held in list(feed.held):
+                self._finish(held)
+
+    async def close(self) -> None:
+        """Stop the rounds, the clock and the listener."""
+        self.closing = True
+        self._end_held()
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        self._feed.close()
+        self._reader.submit(self._drop_session)
+        self._reader.shutdown(wait=False)
+        self._background.shutdown(wait=False)
+
+    async def hold(self, hold: Hold, send: Send, receive: Receive) -> None:
+        """Keep the connection of ``hold`` (its answer started, its first events sent) until it ends."""
+        held = Held(hold, send)
+        held.task = asyncio.current_task()
+        feed = self._feeds.get(hold.opening.key)
+        if feed is None:
+            feed = self._feeds[hold.opening.key] = Feed(hold.opening.key)
+        feed.held.add(held)
+        if held.key_hash is not None:
+            feed.keyed.add(held)
+            self._keyed.setdefault(held.player_id or "", set()).add(held)
+        try:
+            if self.closing:
+                self._finish(held)
+            else:
+                if not held.stream:
+                    held.timer = asyncio.get_running_loop().call_later(hold.wait, self._finish, held)
+                await self._catch_up(feed, held)
+            while not held.done:
+                message = await receive()
+                if message["type"] == "http.disconnect":
+                    break
+        except asyncio.CancelledError:
+            if not held.cut:
+                raise
+        finally:
+            if held.timer is not None:
+                held.timer.cancel()
+            feed.held.discard(held)
+            feed.keyed.discard(held)
+            keyed = self._keyed.get(held.player_id or "")
+            if keyed is not None and held.key_hash is not None:
+                keyed.discard(held)
+                if not keyed:
+                    del self._keyed[held.player_id or ""]
+            if not feed.held and self._feeds.get(feed.key) is feed:
+                del self._feeds[feed.key]
+            hold.release()
+
+    async def _catch_up(self, feed: Feed, held: Held) -> None:
+        """Hand ``held`` what followed its position: from the cache, or read for itself."""
+        while feed.start == -1 or held.position < feed.start:
+            position = held.position
+            new, key_holds = await asyncio.get_running_loop().run_in_executor(
+                self._background, self._feed.read_for, feed.key, position, held.key_hash
+            )
+            if not key_holds:  # replaced since the connection opened: none of the seat's events
+                self._finish(held)
+                break
+            if feed.start == -1 and len(new) < PAGE_EVENTS:
+                feed.start, feed.items = position, []
+                feed.add(new)
+            elif new:
+                self._hand(held, new)
+            self._noticed(feed.key)  # a change saved while it read: the next round reads it
+            if not new or held.ending:
+                break
+        held.catching_up = False
+        if not held.ending:
+            self._hand(held, feed.after(held.position))
+            if feed.start == -1:  # its own read was cut short and nothing cached: the rounds read on
+                self._noticed(feed.key)
+
+    def _noticed(self, key: str | None) -> None:
+        if key is None:
+            self._changed.update(self._feeds)
+            self._all_keys = True
+        else:
+            if key in self._feeds:
+                self._changed.add(key)
+            if key.startswith(PLAYER_FEED):
+                self._players.add(key.removeprefix(PLAYER_FEED))
+        if self._wake is not None:
+            self._wake.set()
+
+    async def _rounds(self) -> None:
+        assert self._wake is not None and self._loop is not None
+        while True:
+            await self._wake.wait()
+            self._wake.clear()
+            this = self._next_round()
+            if not this.after and not this.keys:
+                continue
+            try:
+                await self._loop.run_in_executor(self._reader, self._read, this)
+            except Exception as error:  # the database is away: the next heartbeat reads again
+                log.warning("could not read the changes of %d feeds: %s", len(this.after), type(error).__name__)
+                continue
+            self._apply(this)
+
+    def _next_round(self) -> _Round:
+        changed, self._changed = self._changed, set()
+        players, self._players = self._players, set()
+        everyone, self._all_keys = self._all_keys, False
+        after = {key: feed.last for key in changed if (feed := self._feeds.get(key)) is not None and feed.start != -1}
+        checked = self._keyed.values() if everyone else (self._keyed.get(player, set()) for player in players)
+        keys = {held.key_hash for connections in checked for held in connections if held.key_hash is not None}
+        private = {
+            key: {held.key_hash for held in feed.keyed if held.key_hash is not None}
+            for key in after
+            if not key.startswith(PLAYER_FEED) and (feed := self._feeds[key]).keyed
+        }
+        return _Round(after, keys, private)
+
+    def _read(self, this: _Round) -> None:
+        """On the reading thread: the heads of the changed feeds, the new events of those that have
+        any, and whether the keys to check (and those about to see a seat's events) still hold."""
+        try:
+            session = self._session()
+            if this.after:
+                heads = self._feed.heads_on(session, this.after)
+                newer = {key: last for key, last in this.after.items() if heads.get(key, 0) > last}
+                this.items = self._feed.read_on(session, newer, CACHED_EVENTS) if newer else {}
+            for game_id, items in this.items.items():
+                if game_id in this.private_keys and any(item.seat is not None for item in items):
+                    this.keys |= this.private_keys[game_id]  # checked before a seat's events are handed on
+            this.known = self._feed.known_keys_on(session, this.keys) if this.keys else set()
+        except BaseException:
+            self._drop_session()
+            raise
+
+    def _session(self) -> StoreSession:
+        if self._kept is None:
+            held = ExitStack()
+            self._kept = (held, held.enter_context(self._feed.session()))
+        return self._kept[1]
+
+    def _drop_session(self) -> None:
+        kept, self._kept = self._kept, None
+        if kept is not None:
+            kept[0].close()
+
+    def _apply(self, this: _Round) -> None:
+        """Back on the loop: end the connections of keys that no longer hold, then hand every
+        connection of each feed read what follows its position."""
+        revoked = this.keys - this.known
+        if revoked:
+            for connections in list(self._keyed.values()):
+                for held in list(connections):
+                    if held.key_hash in revoked:
+                        self._finish(held)
+        for key, items in this.items.items():
+            feed = self._feeds.get(key)
+            if feed is None or feed.start == -1:
+                continue  # no longer followed
+            if feed.last != this.after[key]:  # filled by a connection's own read meanwhile: read again
+                self._noticed(key)
+                continue
+            feed.add(items)
+            frames: dict[tuple[int, int | None], bytes] = {}  # one chunk per position and seat
+            for held in list(feed.held):
+                if not held.catching_up:
+                    self._hand(held, feed.after(held.position), frames)
+            if len(items) == CACHED_EVENTS:  # cut short: read the rest
+                self._noticed(key)
+
+    def _hand(self, held: Held, new: list[Item], frames: dict[tuple[int, int | None], bytes] | None = None) -> None:
+        """Hand ``held`` the events ``new`` (those after its position): a stream writes those it may
+        see; a long poll answers with them, if any."""
+        if held.ending or not new:
+            return
+        before, held.position = held.position, new[-1].id
+        finished = any(item.type == GAME_FINISHED for item in new)
+        if held.stream:
+            group = (before, held.seat)
+            chunk = frames.get(group) if frames is not None else None
+            if chunk is None:
+                chunk = "".join(item.frame() for item in held.visible(new)).encode()
+                if frames is not None:
+                    frames[group] = chunk
+            if chunk:
+                held.write(chunk)
+            if finished:
+                held.end()
+            return
+        visible = held.visible(new)
+        if visible or finished:
+            held.end(_page(visible, held.position))
+
+    def _finish(self, held: Held) -> None:
+        """End ``held``'s answer now: a stream's last line is sent, a long poll answers what it has (nothing)."""
+        held.end(b"" if held.stream else _page([], held.position))
+
+    async def _clock(self) -> None:
+        assert self._loop is not None
+        heartbeat = marked = time.monotonic()
+        while True:
+            await asyncio.sleep(TICK_SECONDS)
+            now = time.monotonic()
+            for feed in self._feeds.values():
+                for held in feed.held:
+                    if held.stream and not held.ending and now - held.last_write >= self.heartbeat - TICK_SECONDS / 2:
+                        held.write(KEEP_ALIVE)
+            if now - heartbeat >= self.heartbeat:
+                heartbeat = now
+                self._noticed(None)  # every followed feed read again, every key checked
+                players = {
+                    feed.key.removeprefix(PLAYER_FEED)
+                    for feed in self._feeds.values()
+                    if feed.key.startswith(PLAYER_FEED)
+                }
+                self._loop.run_in_executor(self._background, self._beat, players)
+            if now - marked >= MARK_SECONDS:
+                marked = now
+                games = [key for key in self._feeds if not key.startswith(PLAYER_FEED)]
+                self._loop.run_in_executor(self._background, self._mark, games)
+
+    def _beat(self, players: Collection[str]) -> None:
+        """On a background thread: each followed player's feed is alive (quick play's tickets)."""
+        for player_id in players:
+            try:
+                self._feed.beat(player_id)
+            except Exception as error:
+                log.warning("could not mark a player's feed alive: %s", type(error).__name__)
+                return
+
+    def _mark(self, games: list[str]) -> None:
+        """On a background thread: the followed games are followed, and this process is alive."""
+        try:
+            self.liveness.games_followed(games, seconds=3 * MARK_SECONDS)
+            self.liveness.alive()
+        except Exception as error:
+            log.warning("could not write the real-time role's liveness marks: %s", type(error).__name__)
+
+
+def _page(items: list[Item], position: int) -> bytes:
+    """A long poll's body, as the web app's view writes it."""
+    return page_body(items, position).encode()

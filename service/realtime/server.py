@@ -1,0 +1,74 @@
+"""``coins-realtime``: the real-time role's process, uvicorn serving :class:`.RealtimeApp`.
+
+Where it listens: ``BIND`` (``host:port``) or ``PORT`` (all interfaces, 8000), as the web role's
+gunicorn. One process, one event loop: run more processes (each on its own port, or behind the
+proxy as more servers) to hold more streams than one core can write. ``REALTIME_THREADS`` threads
+answer the requests the Flask app serves in this process (a stream's first answer; on one machine,
+every request). The open-files limit is raised to its hard limit: each held stream is a socket.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import sys
+
+import uvicorn
+
+from ..config import ConfigError
+from . import create_realtime_app
+
+__all__ = ["main"]
+
+GRACEFUL_SECONDS = 10  # after SIGTERM: held streams end at once, other requests get this long
+KEEP_ALIVE_SECONDS = 5  # an idle connection between two requests (behind the proxy: above its idle timeout)
+
+
+def _int(name: str, default: int) -> int:
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    if not raw.isdigit():
+        raise SystemExit(f"coins-realtime: {name} must be a whole number, not {raw!r}")
+    return int(raw)
+
+
+def _bind() -> tuple[str, int]:
+    bind = os.environ.get("BIND", "").strip()
+    if not bind:
+        return "0.0.0.0", _int("PORT", 8000)
+    host, _, port = bind.rpartition(":")
+    if not host or not port.isdigit():
+        raise SystemExit(f"coins-realtime: BIND must be host:port, not {bind!r}")
+    return host.strip("[]"), int(port)
+
+
+def _raise_open_files_limit() -> None:
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != hard:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+
+
+def main() -> None:
+    host, port = _bind()
+    _raise_open_files_limit()
+    try:
+        app = create_realtime_app(threads=max(1, _int("REALTIME_THREADS", 10)))
+    except ConfigError as error:
+        sys.exit(f"coins-realtime: {error}")
+    uvicorn.run(
+        app,
+        host=host,
+        port=port,
+        http="httptools",
+        loop="uvloop",
+        lifespan="on",
+        workers=1,  # one event loop a process (uvicorn would read WEB_CONCURRENCY, the web role's setting)
+        log_config=None,  # the service's JSON logs (service/observability); its access line per request
+        access_log=False,
+        proxy_headers=False,  # the Flask app reads X-Forwarded-For itself (TRUSTED_PROXY_HOPS)
+        server_header=False,
+        timeout_keep_alive=KEEP_ALIVE_SECONDS,
+        timeout_graceful_shutdown=_int("REALTIME_GRACEFUL_SECONDS", GRACEFUL_SECONDS),
+        backlog=4096,
+    )

@@ -1,0 +1,89 @@
+"""What the worker reads to find due work, and the liveness marks the roles write (none is a change).
+
+- :meth:`DueWork.due_games`: the games whose turn deadline has passed (a stand-in's move, or the
+  server's own owed moves: bots, auto-deals), soonest first, by ``ix_games_turn_deadline``. A game
+  of bots alone is due only while it is followed (contract 1.3: it pauses otherwise).
+- :meth:`DueWork.mark_followed`: the real-time role's mark on the games its streams follow.
+- :meth:`DueWork.beat` and :meth:`DueWork.roles_seen`: each process's sign of life, and the last
+  sign of each role, for ``/readyz``.
+
+Each runs in a short transaction of its own. A mark writes only ``games.followed_until``, which no
+save of a game writes, so it never races a change of the game.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from datetime import datetime, timedelta
+from typing import cast
+
+from sqlalchemy import Table, delete, exists, func, or_, select, update
+from sqlalchemy.dialects import postgresql, sqlite
+
+from .db import Database
+from .models import GameRow, RoleHeartbeatRow, SeatRow
+
+__all__ = ["DUE_STATUSES", "FORGET_INSTANCES_AFTER", "DueWork"]
+
+GAMES = cast(Table, GameRow.__table__)
+SEATS = cast(Table, SeatRow.__table__)
+HEARTBEATS = cast(Table, RoleHeartbeatRow.__table__)
+DUE_STATUSES = ("playing", "waiting_for_deal")  # a game with a turn: the others have no deadline
+FORGET_INSTANCES_AFTER = timedelta(days=1)  # a process not seen for this long is forgotten
+MARK_BATCH = 500  # games a mark names in one statement
+
+_A_PERSON_SEATED = exists().where(SEATS.c.game_id == GAMES.c.id, SEATS.c.bot.is_(None))
+
+
+class DueWork:
+    """Due games and liveness marks in one database."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    def due_games(self, now: datetime, limit: int) -> list[str]:
+        """The ids of at most ``limit`` games whose moves are due at ``now``, soonest first."""
+        statement = (
+            select(GAMES.c.id)
+            .where(
+                GAMES.c.turn_deadline <= now,
+                GAMES.c.status.in_(DUE_STATUSES),
+                or_(_A_PERSON_SEATED, GAMES.c.followed_until >= now),
+            )
+            .order_by(GAMES.c.turn_deadline)
+            .limit(limit)
+        )
+        with self._db.connect() as connection, self._db.begin(connection, write=False, one_statement=True):
+            return list(connection.execute(statement).scalars())
+
+    def mark_followed(self, game_ids: Collection[str], until: datetime) -> None:
+        """The games ``game_ids`` are followed until ``until`` (a later mark is kept)."""
+        ids = sorted(game_ids)
+        with self._db.connect() as connection:
+            for start in range(0, len(ids), MARK_BATCH):
+                statement = (
+                    update(GAMES)
+                    .where(
+                        GAMES.c.id.in_(ids[start : start + MARK_BATCH]),
+                        or_(GAMES.c.followed_until.is_(None), GAMES.c.followed_until < until),
+                    )
+                    .values(followed_until=until)
+                )
+                with self._db.begin(connection, write=True, one_statement=True):
+                    connection.execute(statement)
+
+    def beat(self, role: str, instance: str, now: datetime) -> None:
+        """``instance`` (a process of ``role``) is alive at ``now``; processes long gone are forgotten."""
+        dialect = sqlite if self._db.is_sqlite else postgresql
+        upsert = dialect.insert(HEARTBEATS).values(role=role, instance=instance, seen_at=now)
+        upsert = upsert.on_conflict_do_update(index_elements=["role", "instance"], set_={"seen_at": now})
+        with self._db.connect() as connection, self._db.begin(connection, write=True):
+            connection.execute(upsert)
+            connection.execute(delete(HEARTBEATS).where(HEARTBEATS.c.seen_at < now - FORGET_INSTANCES_AFTER))
+
+    def roles_seen(self) -> dict[str, datetime]:
+        """The last sign of life of each role that gave any."""
+        statement = select(HEARTBEATS.c.role, func.max(HEARTBEATS.c.seen_at)).group_by(HEARTBEATS.c.role)
+        with self._db.connect() as connection, self._db.begin(connection, write=False, one_statement=True):
+            rows = connection.execute(statement).all()
+        return {role: seen for role, seen in rows}

@@ -1,0 +1,155 @@
+"""The worker's loop: the moves that time makes due, made whether or not anybody reads the game.
+
+Each pass reads the due games (:meth:`.DueWork.due_games`: a turn deadline passed, soonest first;
+a game of bots alone only while the real-time role marks it followed) and makes each one's moves
+with :meth:`.GameService.make_due_moves`, in the game's own transaction under its lock, the same
+catch-up a read or a change makes when it finds them due. The lock and the deadline read again
+under it are what make a move happen once: two workers (or a worker and a request) that find the
+same game due make its moves once, the second finds nothing due. A worker killed at any instant
+loses nothing: what it had not committed is still due, by the deadline stored with the game.
+
+Each pass then, in this order of priority, delivers what the games' changes owe their players'
+feeds (:meth:`.GameStore.deliver_outbox`: the outbox each change wrote in its own transaction),
+applies the rated results that are pending (:meth:`.GameService.apply_pending_results`, which tells
+their players ``game_result``), and runs quick play's matching wave when one is due
+(:meth:`.QuickPlay.match_due`). None of them waits for a reader or rides on a request's thread.
+Last, at the lowest priority, and only when the pass did not find a full batch of due games or of
+events to deliver, it judges plays of the reviews readers asked for
+(:meth:`.GameService.review_due`), for at most ``review_seconds`` of CPU: the next pass's moves
+wait that long at most.
+
+Between passes it waits ``poll`` seconds, or less: :meth:`Worker.wake` (called when a change is
+signalled, see :mod:`.main`) starts the next pass at once, and a pass that found a full batch is
+followed by another. When the database does not answer it logs so, waits longer each time (up to
+:data:`MAX_BACKOFF_SECONDS`) and tries again. Every :data:`BEAT_SECONDS` it leaves a sign of life for ``/readyz`` (:meth:`.DueWork.beat`).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import threading
+import time
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any, Protocol
+
+from ..games import GameService, ServiceError
+from ..store import DatabaseUnavailable, DueWork
+
+__all__ = ["BATCH", "BEAT_SECONDS", "MAX_BACKOFF_SECONDS", "REVIEW_SECONDS", "ROLE", "Worker"]
+
+log = logging.getLogger(__name__)
+
+ROLE = "worker"
+BATCH = 50  # due games a pass reads at most
+DELIVERIES = 200  # outbox rows a pass delivers at most
+REVIEW_SECONDS = 1.0  # CPU a pass spends on reviews at most (a judged play takes up to some 0.35 s)
+BEAT_SECONDS = 5.0
+MAX_BACKOFF_SECONDS = 30.0
+
+
+class QuickPlay(Protocol):
+    """What the worker needs of quick play (:class:`service.quickplay.QueueService`)."""
+
+    def match_due(self, now: datetime | None = None) -> list[Any]: ...
+
+
+class Worker:
+    """One worker process's loop over the due games of one database."""
+
+    def __init__(
+        self,
+        games: GameService,
+        due: DueWork,
+        clock: Callable[[], datetime],
+        *,
+        poll: float,
+        queue: QuickPlay | None = None,
+        instance: str | None = None,
+        review_seconds: float = REVIEW_SECONDS,
+    ) -> None:
+        """``queue``: quick play, whose matching waves each pass runs (none: not run here);
+        ``review_seconds``: the CPU a pass spends on reviews at most (0: none)."""
+        self._games = games
+        self._queue = queue
+        self._due = due
+        self._clock = clock
+        self.poll = poll
+        self.review_seconds = review_seconds
+        self.instance = instance or f"{socket.gethostname()}:{os.getpid()}"
+        self._woken = threading.Event()
+
+    def run_due(self, now: datetime) -> int:
+        """One pass at ``now``: make the moves of the games due then, deliver what changes owe the
+        players' feeds, apply the results pending, run a matching wave that is due; then, unless the
+        moves or the deliveries filled a batch, judge plays of the reviews asked for. How many games
+        had moves, plus the events delivered (a full batch of either: another pass follows at once)."""
+        made = self._moves(now)
+        delivered = len(self._games.store.deliver_outbox(limit=DELIVERIES))
+        self._games.apply_pending_results()
+        if self._queue is not None:
+            self._queue.match_due(now)
+        if made < BATCH and delivered < DELIVERIES and self.review_seconds > 0:
+            self._reviews()
+        return made + delivered
+
+    def wake(self) -> None:
+        """Start the next pass now rather than after the pause (a change was signalled)."""
+        self._woken.set()
+
+    def _reviews(self) -> None:
+        try:
+            self._games.review_due(self.review_seconds)
+        except DatabaseUnavailable:
+            raise
+        except Exception:  # a bug in a review: logged, and the moves of the next pass are not held up
+            log.exception("the reviews of this pass failed")
+
+    def _moves(self, now: datetime) -> int:
+        made = 0
+        for game_id in self._due.due_games(now, BATCH):
+            try:
+                made += self._games.make_due_moves(game_id)
+            except DatabaseUnavailable:
+                raise
+            except ServiceError as error:  # the game went (purged) between the read and its moves
+                log.info("game %s was not there to move: %s", game_id, type(error).__name__)
+            except Exception:  # a bug in one game's moves: logged, and the other games move on
+                log.exception("the due moves of game %s failed", game_id)
+        return made
+
+    def beat(self) -> None:
+        """This process is alive (for ``/readyz``)."""
+        self._due.beat(ROLE, self.instance, self._clock())
+
+    def run(self, stop: threading.Event) -> None:
+        """Pass after pass until ``stop`` is set, beating every :data:`BEAT_SECONDS`."""
+        backoff = 0.0
+        beaten = float("-inf")
+        while not stop.is_set():
+            try:
+                if time.monotonic() - beaten >= BEAT_SECONDS:
+                    self.beat()
+                    beaten = time.monotonic()
+                self._woken.clear()
+                full = self.run_due(self._clock()) >= BATCH
+            except DatabaseUnavailable as error:
+                backoff = min(max(2 * backoff, self.poll), MAX_BACKOFF_SECONDS)
+                log.warning(
+                    "the database does not answer (%s): the due moves wait; again in %.1f s",
+                    type(error).__name__,
+                    backoff,
+                )
+                stop.wait(backoff)
+                continue
+            except Exception:  # a bug in a pass (a wave, the ratings' catch-up): logged, the next pass runs
+                log.exception("a pass of the worker failed")
+                stop.wait(self.poll)
+                continue
+            if backoff:
+                log.info("the database answers again: due moves resume")
+                backoff = 0.0
+            if not full:
+                self._woken.wait(self.poll)  # stopping wakes it too (see .main)

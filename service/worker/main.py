@@ -1,0 +1,64 @@
+"""``coins-worker``: the worker role's process (any number of them, on any number of machines).
+
+It wires the service as every role does (``create_app``: the store, the use cases and what follows
+a rated game's end), then runs :class:`.Worker` until SIGTERM or SIGINT, after which it finishes
+the game it is moving and stops. ``WORKER_POLL_MS`` sets the longest pause between passes: the
+worker listens on the channel that signals changed games (:mod:`service.events.notifications`) and
+starts a pass as soon as one is signalled, so what a change owes follows it at once, and a lost
+signal delays it by one pause at most.
+"""
+
+from __future__ import annotations
+
+import logging
+import signal
+import sys
+import threading
+from types import FrameType
+
+from ..config import ConfigError, Settings
+from ..store import PLAYER_FEED
+from .due import Worker
+
+__all__ = ["main", "worker_for"]
+
+log = logging.getLogger(__name__)
+
+
+def worker_for(settings: Settings) -> Worker:
+    """A worker on the database of ``settings``, wired as the web role is."""
+    from .. import create_app  # the service's one wiring of the use cases and the store
+    from ..api.context import EXTENSION, QUEUE_EXTENSION
+    from ..api.resources.events.routes import FEED_EXTENSION
+
+    app = create_app(settings)
+    games = app.extensions[EXTENSION]
+    queue = app.extensions[QUEUE_EXTENSION]
+    worker = Worker(games, games.store.due, lambda: games.clock(), poll=settings.worker_poll_ms / 1000, queue=queue)
+    app.extensions[FEED_EXTENSION].channel.listen(lambda key: _changed(worker, key))
+    return worker
+
+
+def _changed(worker: Worker, key: str | None) -> None:
+    """A signal on the channel: a game changed (its id), or anything may have (None), wakes the
+    worker; a player's feed (``player:<id>``, the worker's own deliveries) does not."""
+    if key is None or not key.startswith(PLAYER_FEED):
+        worker.wake()
+
+
+def main() -> None:
+    try:
+        worker = worker_for(Settings.from_env())
+    except ConfigError as error:
+        sys.exit(f"coins-worker: {error}")
+    stop = threading.Event()
+
+    def stopping(signum: int, frame: FrameType | None) -> None:
+        log.info("coins-worker %s: %s, stopping", worker.instance, signal.Signals(signum).name)
+        stop.set()
+        worker.wake()
+
+    signal.signal(signal.SIGTERM, stopping)
+    signal.signal(signal.SIGINT, stopping)
+    log.info("coins-worker %s: making due moves every %.2f s", worker.instance, worker.poll)
+    worker.run(stop)

@@ -1,0 +1,142 @@
+"""The real-time role in the test's process: what its hub's clock marks, what a player's stream keeps
+alive, how a held connection's slot comes back, and what its answers carry."""
+
+from __future__ import annotations
+
+import http.client
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any
+
+from flask.testing import FlaskClient
+from sqlalchemy import text
+
+from service import create_app
+from service.config import Settings
+from service.realtime import StoreLiveness
+from service.realtime.hub import MARK_SECONDS
+from tests.support.realtime import Realtime, realtime_role
+
+FEED = "/v1/players/me/events"
+
+
+def eventually(check: Callable[[], Any], seconds: float) -> Any:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        found = check()
+        if found:
+            return found
+        time.sleep(0.05)
+    return check()
+
+
+def test_the_games_followed_and_the_process_are_marked_alive(client: FlaskClient, realtime: Realtime, app: Any) -> None:
+    """A game a stream follows is marked followed in the store for a while, and the process alive."""
+    game_id = client.post("/v1/games", json={}).json["id"]
+    assert isinstance(realtime.app.hub.liveness, StoreLiveness)
+    due = app.extensions["coins.games"].store.due
+    with realtime.stream(f"/v1/games/{game_id}/events") as stream:
+        assert stream.status == 200
+        until = eventually(lambda: _followed_until(app, game_id), MARK_SECONDS + 3)
+    assert until is not None and until > datetime.now(UTC)  # followed for a while more
+    assert eventually(lambda: "realtime" in due.roles_seen(), 3)  # marked just after the games it follows
+
+
+def _followed_until(app: Any, game_id: str) -> datetime | None:
+    with app.extensions["coins.db"].engine.connect() as connection:
+        found = connection.execute(text("SELECT followed_until FROM games WHERE id = :id"), {"id": game_id}).scalar()
+    if found is None:
+        return None
+    if isinstance(found, str):  # SQLite keeps text
+        found = datetime.fromisoformat(found)
+    return found if found.tzinfo else found.replace(tzinfo=UTC)
+
+
+def test_a_players_stream_keeps_their_quick_play_ticket_alive(
+    client: FlaskClient, realtime: Realtime, app: Any
+) -> None:
+    """A ticket whose player follows their feed is marked on the stream's heartbeats (1 s here)."""
+    created = client.post("/v1/players", json={"name": "Ana"}).json
+    auth = {"Authorization": f"Bearer {created['key']}"}
+    ticket = client.post("/v1/queue", json={"bots_after": None}, headers=auth)
+    assert ticket.status_code == 201, ticket.json
+    beats: list[str] = []
+    app.extensions["coins.player_feeds"].heartbeat_hooks.append(lambda player_id, _now: beats.append(player_id))
+    with realtime.stream(FEED, token=created["key"]) as stream:
+        assert stream.status == 200
+        assert eventually(lambda: len(beats) >= 2, 5)  # the opening, then the heartbeats
+    assert set(beats) == {created["id"]}
+
+
+def test_a_held_long_polls_slot_comes_back_when_it_answers(client: FlaskClient, realtime: Realtime) -> None:
+    game_id = client.post("/v1/games", json={"seats": [{"name": "Ana"}, None, None]}).json["id"]
+    hub = realtime.app.hub
+    assert realtime.get(f"/v1/games/{game_id}/events?after=0&wait=1")[2] == {"items": [], "last_id": 0}
+    assert eventually(lambda: hub.held == 0, 2)
+    status, _, page = realtime.get(f"/v1/games/{game_id}/events?after=0&wait=0")
+    assert status == 200 and page == {"items": [], "last_id": 0}
+
+
+def test_a_page_answers_at_once_without_being_held(client: FlaskClient, realtime: Realtime) -> None:
+    game_id = client.post("/v1/games", json={}).json["id"]
+    started = time.monotonic()
+    status, headers, page = realtime.get(f"/v1/games/{game_id}/events?wait=30")
+    assert status == 200 and [item["type"] for item in page["items"]] == ["game"]
+    assert time.monotonic() - started < 5 and headers["content-type"] == "application/json"
+    assert headers["x-content-type-options"] == "nosniff" and headers["x-request-id"]
+
+
+def test_the_metrics_count_the_streams_held(client: FlaskClient, realtime: Realtime) -> None:
+    game_id = client.post("/v1/games", json={}).json["id"]
+
+    def held() -> float:
+        text = client.get("/metrics").get_data(as_text=True)
+        return sum(float(line.split()[-1]) for line in text.splitlines() if line.startswith("coins_streams_held"))
+
+    before = held()
+    with realtime.stream(f"/v1/games/{game_id}/events") as stream:
+        assert stream.status == 200
+        assert eventually(lambda: held() == before + 1, 2)
+    assert eventually(lambda: held() == before, 2)  # given back when the connection closes
+
+
+def test_a_refusal_and_a_stream_carry_what_every_answer_carries(database_url: str) -> None:
+    """Through the real-time role: problems with their codes, CORS (a preflight too), the security
+    headers and a request id, as the web role answers them."""
+    settings = Settings(database_url=database_url, rate_limits="off", cors_origins=("https://app.example",))
+    app = create_app(settings)
+    origin = {"Origin": "https://app.example"}
+    try:
+        game_id = app.test_client().post("/v1/games", json={}).json["id"]
+        with realtime_role(app, settings) as realtime:
+            status, headers, problem = realtime.get(
+                f"/v1/games/{game_id}/events", {"Authorization": "Bearer nope", **origin}
+            )
+            assert status == 401 and problem["code"] == "invalid_token"
+            assert headers["content-type"] == "application/problem+json"
+            assert headers["access-control-allow-origin"] == "https://app.example"
+            assert headers["x-frame-options"] == "DENY" and headers["x-request-id"]
+            with realtime.stream(f"/v1/games/{game_id}/events", headers=origin) as stream:
+                assert stream.status == 200
+                assert stream.response.getheader("Access-Control-Allow-Origin") == "https://app.example"
+                assert stream.response.getheader("Content-Security-Policy") == "frame-ancestors 'none'"
+            preflight = http.client.HTTPConnection("127.0.0.1", realtime.port, timeout=10)
+            preflight.request(
+                "OPTIONS",
+                "/v1/players/me/events",
+                headers={
+                    **origin,
+                    "Access-Control-Request-Method": "GET",
+                    "Access-Control-Request-Headers": "authorization, last-event-id",
+                },
+            )
+            answer = preflight.getresponse()
+            answer.read()
+            assert (
+                answer.status == 200 and "last-event-id" in answer.getheader("Access-Control-Allow-Headers", "").lower()
+            )
+            preflight.close()
+    finally:
+        app.extensions["coins.feed"].close()
+        app.extensions["coins.db"].dispose()

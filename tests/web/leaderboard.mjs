@@ -1,6 +1,8 @@
 // The leaderboard once ratings settle: a player made in the browser plays rated games against two bots (by the API,
 // target 1, as many as it takes, bounded) until the leaderboard lists them; the page ranks them, marks "you",
-// and links each entry to a profile (your own with your key, a bot's without); an invitation taken as the player.
+// and links their entry to their profile (with their key); a bot's profile shows none; an invitation taken as the
+// player. (The bots, who met only this one player, stay provisional: games against the same opponent within a day
+// count less, docs/ratings.md, so they need not be ranked.)
 
 import assert from "node:assert/strict";
 
@@ -9,6 +11,7 @@ import { BASE_URL, assertAccessible, assertNoConsoleErrors, openPage, scenario, 
 const MAX_GAMES = 80; // a newcomer settles after about 25 such games (10 at least, and a sigma low enough)
 const MAX_MS = 180_000;
 const MAX_STEPS = 300; // requests within one game
+const BASIC_BOT = "00000000000000000000000002"; // the basic bot's player (service/games/ids.py)
 
 /** One call of the API with the player's key (a POST with an Idempotency-Key of its own). */
 async function call(key, method, path, body) {
@@ -25,9 +28,11 @@ async function call(key, method, path, body) {
   }
 }
 
-/** A rated game, the player against the random and the basic bot, played to its end (the basic bot's hint as each card). */
-async function playRatedGame(key) {
-  const created = await call(key, "POST", "/games", { target_score: 1, rated: true, seats: [{ player: "me" }, { bot: "random" }, { bot: "basic" }] });
+/** A rated game, the player against two bots, played to its end (the first card in hand each time: hints are off in
+ *  rated games). Bots of three strengths in turn: the leaderboard lists a player who has met three distinct opponents. */
+async function playRatedGame(key, number) {
+  const bots = [["random", "basic"], ["basic", "expert"], ["random", "expert"]][number % 3];
+  const created = await call(key, "POST", "/games", { target_score: 1, rated: true, seats: [{ player: "me" }, ...bots.map((bot) => ({ bot }))] });
   const id = created.id;
   let game = created;
   for (let step = 0; step < MAX_STEPS && game.status !== "finished"; step += 1) {
@@ -37,11 +42,22 @@ async function playRatedGame(key) {
     } else if (game.status === "waiting_for_deal") {
       game = (await call(key, "POST", `/games/${id}/hands`)).game;
     } else {
-      const hint = await call(key, "GET", `/games/${id}/hint?strength=basic`);
-      game = (await call(key, "POST", `/games/${id}/plays`, { card: hint.card })).game;
+      const hand = await call(key, "GET", `/games/${id}/hand`);
+      game = (await call(key, "POST", `/games/${id}/plays`, { card: hand.cards[0] })).game;
     }
   }
   assert.equal(game.status, "finished", `game ${id} did not finish`);
+}
+
+/** The worker applies a game's result just after it ends (docs/ratings.md): wait, bounded, until the player's rating
+ *  counts every game played, so that the leaderboard and the profile read the same settled value. */
+async function settle(key, id, games) {
+  for (let attempt = 0; attempt < 100; attempt += 1) {
+    const player = await call(key, "GET", `/players/${id}`);
+    if (player.rating.games === games) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`the rating of ${id} does not count ${games} games after 10 s`);
 }
 
 await scenario(async (browser) => {
@@ -56,8 +72,9 @@ await scenario(async (browser) => {
   const listed = async () => (await call(key, "GET", "/leaderboard?limit=100")).items.some((entry) => entry.player.id === id);
   while (!(await listed())) {
     assert.ok(games < MAX_GAMES && Date.now() - started < MAX_MS, `not on the leaderboard after ${games} rated games`);
-    await playRatedGame(key);
+    await playRatedGame(key, games);
     games += 1;
+    await settle(key, id, games);
   }
   assert.ok(games >= 10, `listed after ${games} rated games: fewer than 10 is provisional`);
 
@@ -71,7 +88,6 @@ await scenario(async (browser) => {
   assert.deepEqual(values, [...values].sort((a, b) => b - a), "best first");
   const mine = rows.find((row) => row.player === id);
   assert.ok(mine && mine.me && mine.cells[1] === "Lee (you)", JSON.stringify(rows));
-  assert.ok(rows.some((row) => row.cells[1] === "Basic bot"), JSON.stringify(rows));
   await screenshot(page, "leaderboard");
   await assertAccessible(page, "the leaderboard");
 
@@ -81,9 +97,7 @@ await scenario(async (browser) => {
   assert.equal(await page.locator("#profile-rating").innerText(), mine.cells[2]);
   assert.ok(Number(await page.locator("#profile-rated-games").innerText()) >= games);
   await page.locator(".key-panel").waitFor();
-  await page.goBack();
-  await page.locator(".ranking").waitFor();
-  await page.click('.ranking tr:has-text("Basic bot") a');
+  await page.goto(`${BASE_URL}/#/player/${BASIC_BOT}`);
   await page.locator("#profile-rating").waitFor();
   assert.equal(await page.locator("#profile-title").innerText(), "Basic bot");
   assert.equal(await page.locator(".key-panel").count(), 0);

@@ -204,16 +204,53 @@ def test_busy_servers_retry_after_is_waited_and_a_problem_retrying_cannot_fix_is
 def test_the_long_poll_pages_through_the_events_with_after() -> None:
     pages = [
         {"items": [event(0, "game", hand=None)], "last_id": 0},
-        {"items": [], "last_id": 0},  # `wait` ran out
+        {"items": [], "last_id": 0},  # `wait` ran out: the reader asks whether the game is over (it is not)
+        game_state("playing"),
         {"items": [event(1, "card_played", **CARD), event(2, "a_type_from_later")], "last_id": 2},
         {"items": [event(3, "game_finished", **FINISHED)], "last_id": 3},
     ]
     script = Script(*[lambda request, page=page: httpx.Response(200, json=page) for page in pages])
     events = list(follow_game(client_for(script), GAME_ID, long_poll=True))
     assert [item.id for item in events] == [0, 1, 3]
-    assert [request.url.params.get("after") for request in script.requests] == [None, "0", "0", "2"]
-    assert all(request.url.params["wait"] == "25" for request in script.requests)
-    assert all(request.headers["Accept"] == "application/json" for request in script.requests)
+    polls = [request for request in script.requests if request.url.path.endswith("/events")]
+    assert [request.url.params.get("after") for request in polls] == [None, "0", "0", "2"]
+    assert all(request.url.params["wait"] == "25" for request in polls)
+    assert all(request.headers["Accept"] == "application/json" for request in polls)
+    assert script.requests[2].url.path == f"/v1/games/{GAME_ID}"
+
+
+def answer(body: dict[str, Any]) -> Callable[[httpx.Request], httpx.Response]:
+    return lambda request: httpx.Response(200, json=body)
+
+
+@pytest.mark.parametrize("long_poll", [False, True])
+def test_resuming_after_the_last_event_of_a_game_over_ends_the_feed_at_once(
+    pauses: list[float], long_poll: bool
+) -> None:
+    # The server has nothing after game_finished: the stream ends empty, the page comes back empty.
+    nothing = answer({"items": [], "last_id": 3}) if long_poll else stream(sse())
+    script = Script(nothing, answer(game_state("finished")))
+    assert list(follow_game(client_for(script), GAME_ID, last_event_id=3, long_poll=long_poll)) == []
+    assert [request.url.path for request in script.requests] == [f"/v1/games/{GAME_ID}/events", f"/v1/games/{GAME_ID}"]
+    assert pauses == []
+
+
+def test_a_stream_that_ends_with_nothing_new_on_a_game_in_play_resumes(pauses: list[float]) -> None:
+    script = Script(stream(sse()), answer(game_state("playing")), stream(sse(event(4, "game_finished", **FINISHED))))
+    events = list(follow_game(client_for(script), GAME_ID, last_event_id=3))
+    assert [item.id for item in events] == [4]
+    assert script.requests[2].headers["Last-Event-ID"] == "3"
+    assert len(pauses) == 1
+
+
+def test_the_async_reader_ends_a_resumed_feed_of_a_game_over_too(pauses: list[float]) -> None:
+    script = Script(stream(sse()), answer(game_state("finished")))
+
+    async def read() -> list[Any]:
+        return [item async for item in afollow_game(client_for(script), GAME_ID, last_event_id=3)]
+
+    assert asyncio.run(read()) == []
+    assert pauses == []
 
 
 def test_the_player_feed_yields_its_own_types() -> None:

@@ -13,7 +13,9 @@
  * with jitter) and resumes with `Last-Event-ID`: no event is lost or repeated. A connection silent
  * for `silenceTimeoutMs` (the server sends a heartbeat at least every 20 s) counts as dropped. After
  * `maxAttempts` failures in a row without an event it throws `FeedLost`; an answer that retrying
- * cannot change (`401 invalid_token`, `404 game_not_found` …) throws `CoinsProblem`.
+ * cannot change (`401 invalid_token`, `404 game_not_found` …) throws `CoinsProblem`. A game's feed
+ * ends after `game_finished`, or at once when it resumes after a game's last event: a stream that ends
+ * with nothing new, or an empty long-poll page, makes the reader ask the game's state.
  */
 import type { components } from "./schema.js";
 import { SSEDecoder } from "./sse.js";
@@ -138,11 +140,13 @@ class Follower {
   retryMs = DEFAULT_RETRY_MS;
   failures = 0;
   finished = false;
+  /** The last connection was answered with the feed (200). */
+  answered = false;
   notBeforeMs = 0;
 
   constructor(
     private readonly listed: readonly string[],
-    private readonly gameFeed: boolean,
+    readonly gameFeed: boolean,
     private readonly options: FollowOptions,
   ) {
     this.lastEventId = options.lastEventId;
@@ -162,7 +166,8 @@ class Follower {
 
   /** Whether the answer is the feed; false to retry later; throws when retrying cannot help. */
   async check(response: Response): Promise<boolean> {
-    if (response.ok && response.body !== null) return true;
+    this.answered = response.ok && response.body !== null;
+    if (this.answered) return true;
     if (RETRIABLE.has(response.status)) {
       const retryAfter = Number(response.headers.get("Retry-After") ?? "");
       this.notBeforeMs = Number.isFinite(retryAfter) ? retryAfter * 1000 : 0;
@@ -176,6 +181,22 @@ class Follower {
       problem = null;
     }
     throw new CoinsProblem(response.status, problem);
+  }
+
+  /** A game's feed answered, then ended with no event after `resumedFrom`: is the game over? */
+  endedWithNothingNew(resumedFrom: number | undefined): boolean {
+    return this.gameFeed && this.answered && !this.finished && this.lastEventId === resumedFrom;
+  }
+
+  /** A game over ends its feed: resumed after its last event, the server has nothing more to send. */
+  async readGame(feedUrl: URL): Promise<void> {
+    const url = new URL(feedUrl.pathname.replace(/\/events$/, ""), feedUrl);
+    const init: RequestInit = { headers: { Accept: "application/json" }, cache: "no-store" };
+    if (this.options.signal) init.signal = this.options.signal;
+    const response = await (this.options.fetch ?? fetch)(url, init);
+    if (!response.ok) return void (await response.body?.cancel());
+    const game = (await response.json()) as { status?: unknown };
+    this.finished = game.status === "finished";
   }
 
   /** After a failed or ended connection: how long to wait before the next one (or FeedLost). */
@@ -195,9 +216,13 @@ async function* follow<Event>(url: URL, listed: readonly string[], gameFeed: boo
   const { signal } = options;
   while (!follower.finished) {
     let error: unknown = undefined;
+    const resumedFrom = follower.lastEventId;
+    follower.answered = false;
     try {
       const connection = options.longPoll ? poll(url, follower, options) : stream(url, follower, options);
       for await (const event of connection) yield event as Event;
+      // A game over ends its feed; else it resumes as after a drop.
+      if (follower.endedWithNothingNew(resumedFrom)) await follower.readGame(url);
     } catch (failure) {
       if (failure instanceof CoinsProblem || signal?.aborted) throw failure;
       error = failure; // the network: refused, reset, silent too long
@@ -268,6 +293,7 @@ async function* poll(url: URL, follower: Follower, options: FollowOptions): Asyn
       if (follower.finished) return;
     }
     follower.lastEventId = body.last_id;
+    if (follower.gameFeed && body.items.length === 0) await follower.readGame(url); // `wait` ran out, or the game is over
   }
 }
 

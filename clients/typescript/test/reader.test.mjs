@@ -144,14 +144,17 @@ test("failures in a row without an event end in FeedLost; a refusal retrying can
 test("the long poll pages with after, and the player feed reads its own types", async () => {
   const pages = [
     { items: [event(0, "game", { hand: null })], last_id: 0 },
-    { items: [], last_id: 0 },
+    { items: [], last_id: 0 }, // `wait` ran out: the reader asks whether the game is over (it is not)
+    { id: GAME, status: "playing" },
     { items: [event(1, "from_a_later_version"), event(2, "game_finished")], last_id: 2 },
   ];
   const { fetch, requests } = script(...pages.map((page) => () => Response.json(page)));
   const events = await collect(followGame("http://coins.test", GAME, { fetch, longPoll: true }));
   assert.deepEqual(events.map((e) => e.id), [0, 2]);
-  assert.deepEqual(requests.map((r) => r.url.searchParams.get("after")), [null, "0", "0"]);
-  assert.ok(requests.every((r) => r.url.searchParams.get("wait") === "25" && r.headers.get("Accept") === "application/json"));
+  const polls = requests.filter((r) => r.url.pathname.endsWith("/events"));
+  assert.deepEqual(polls.map((r) => r.url.searchParams.get("after")), [null, "0", "0"]);
+  assert.ok(polls.every((r) => r.url.searchParams.get("wait") === "25" && r.headers.get("Accept") === "application/json"));
+  assert.equal(requests[2].url.pathname, `/v1/games/${GAME}`);
 
   const turn = { id: 7, type: "your_turn", game: GAME, seat: 1, action: "play", version: 3, state: {}, hand: { cards: ["ace-coins"] } };
   const player = script(() => streamAnswer(sse([{ id: 6, type: "from_later" }, turn]), { size: 3 }));
@@ -161,6 +164,27 @@ test("the long poll pages with after, and the player feed reads its own types", 
   assert.equal(first.value.type, "your_turn");
   assert.deepEqual(first.value.hand.cards, ["ace-coins"]);
   assert.equal(player.requests[0].url.pathname, "/v1/players/me/events");
+});
+
+test("resumed after the last event of a game over, the feed ends at once (stream and long poll)", async () => {
+  for (const longPoll of [false, true]) {
+    const nothing = longPoll ? () => Response.json({ items: [], last_id: 3 }) : () => streamAnswer(sse([]));
+    const { fetch, requests } = script(nothing, () => Response.json({ id: GAME, status: "finished" }));
+    const events = await collect(followGame("http://coins.test", GAME, { fetch, longPoll, lastEventId: 3 }));
+    assert.deepEqual(events, []);
+    assert.deepEqual(requests.map((r) => r.url.pathname), [`/v1/games/${GAME}/events`, `/v1/games/${GAME}`]);
+  }
+});
+
+test("a stream that ends with nothing new on a game in play resumes where it was", async () => {
+  const { fetch, requests } = script(
+    () => streamAnswer(sse([])),
+    () => Response.json({ id: GAME, status: "playing" }),
+    () => streamAnswer(sse([event(4, "game_finished")])),
+  );
+  const events = await collect(followGame("http://coins.test", GAME, { fetch, lastEventId: 3 }));
+  assert.deepEqual(events.map((e) => e.id), [4]);
+  assert.equal(requests[2].headers.get("Last-Event-ID"), "3");
 });
 
 test("the README shows the quickstart as it is", () => {

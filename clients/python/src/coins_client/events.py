@@ -21,8 +21,10 @@ and resumes with ``Last-Event-ID``: no event is lost or repeated. A connection s
 After ``max_attempts`` failures in a row without an event it raises ``FeedLost``; an answer that
 retrying cannot change (``401 invalid_token``, ``404 game_not_found`` …) raises ``ProblemError``.
 
-A game's feed ends after ``game_finished`` (or, on a game already over, after its ``game`` event);
-a player's feed goes on until you stop reading (``break``) or its key is replaced (then
+A game's feed ends after ``game_finished`` (or, on a game already over, after its ``game`` event,
+or at once when it resumes after the game's last event: a stream that ends with nothing new, or an
+empty long-poll page, makes the reader ask the game's state, and a game over ends the feed); a
+player's feed goes on until you stop reading (``break``) or its key is replaced (then
 ``ProblemError`` with ``invalid_key``).
 
 ``afollow_game`` and ``afollow_player`` are the same on asyncio (the client's async httpx client).
@@ -159,7 +161,22 @@ class _Follower(Generic[Event]):
     retry_seconds: float = DEFAULT_RETRY_SECONDS
     failures: int = 0
     finished: bool = False
+    answered: bool = False  # the last connection was answered with the feed (200)
     _not_before: float = field(default=0.0)  # a Retry-After's wait, for the next pause
+
+    def game_request(self) -> dict[str, Any]:
+        """The game's own state (a game's feed only): asked when a connection brought nothing new."""
+        timeout = httpx.Timeout(CONNECT_TIMEOUT_SECONDS, read=self.silence_timeout)
+        return {"method": "GET", "url": self.path.removesuffix("/events"), "headers": {}, "timeout": timeout}
+
+    def ended_with_nothing_new(self, resumed_from: int | None) -> bool:
+        """A game's feed answered, then ended with no event after ``resumed_from``: is the game over?"""
+        return self.game_feed and self.answered and not self.finished and self.last_event_id == resumed_from
+
+    def read_game(self, response: httpx.Response) -> None:
+        """A game over ends its feed: resumed after its last event, the server has nothing more to send."""
+        if response.status_code == 200 and response.json().get("status") == GameStatus.FINISHED.value:
+            self.finished = True
 
     def stream_request(self) -> dict[str, Any]:
         headers = {"Accept": "text/event-stream", "Cache-Control": "no-cache"}
@@ -178,7 +195,8 @@ class _Follower(Generic[Event]):
 
     def check(self, response: httpx.Response, body: bytes) -> bool:
         """Whether the answer is the feed (200); False to retry later; raises when retrying cannot help."""
-        if response.status_code == 200:
+        self.answered = response.status_code == 200
+        if self.answered:
             return True
         retry_after = response.headers.get("Retry-After", "")
         if response.status_code in RETRIABLE_STATUSES:
@@ -299,8 +317,11 @@ def _follow(client: Client | AuthenticatedClient, follower: _Follower[Event], lo
     connection = _poll if long_poll else _stream
     while not follower.finished:
         error: BaseException | None = None
+        resumed_from, follower.answered = follower.last_event_id, False
         try:
             yield from connection(http, follower)
+            if follower.ended_with_nothing_new(resumed_from):  # a game over ends it; else resume as after a drop
+                follower.read_game(http.request(**follower.game_request()))
         except NETWORK_ERRORS as failure:
             error = failure
         if follower.finished:
@@ -328,6 +349,8 @@ def _poll(http: httpx.Client, follower: _Follower[Event]) -> Iterator[Event]:
         if not follower.check(response, response.content):
             return
         yield from _page(follower, response)
+        if follower.game_feed and not response.json()["items"]:  # `wait` ran out, or the game is over
+            follower.read_game(http.request(**follower.game_request()))
 
 
 def _page(follower: _Follower[Event], response: httpx.Response) -> Iterator[Event]:
@@ -377,6 +400,7 @@ async def _afollow(
     http = client.get_async_httpx_client()
     while not follower.finished:
         error: BaseException | None = None
+        resumed_from, follower.answered = follower.last_event_id, False
         try:
             if long_poll:
                 async for event in _apoll(http, follower):
@@ -384,6 +408,8 @@ async def _afollow(
             else:
                 async for event in _astream(http, follower):
                     yield event
+            if follower.ended_with_nothing_new(resumed_from):  # a game over ends it; else resume as after a drop
+                follower.read_game(await http.request(**follower.game_request()))
         except NETWORK_ERRORS as failure:
             error = failure
         if follower.finished:
@@ -410,3 +436,5 @@ async def _apoll(http: httpx.AsyncClient, follower: _Follower[Event]) -> AsyncIt
             return
         for event in _page(follower, response):
             yield event
+        if follower.game_feed and not response.json()["items"]:  # `wait` ran out, or the game is over
+            follower.read_game(await http.request(**follower.game_request()))

@@ -14,7 +14,8 @@ Pure functions over the tickets one wave read (no store, no clock of their own):
   bots, together with its closest neighbour of the group in the same case if the two are within
   the gap (one bot), else alone (two bots). The bots are the bot players whose ratings are closest
   to the humans' (their mean): always of different strengths (each strength is one player, and a
-  rated game rates each player once);
+  rated game rates each player once), and never the ``random`` bot in a rated game (beating a bot
+  that plays at random says nothing of a player's skill, yet it moved ratings by tens of points);
 - **expiry**: a ticket not seen (read by its player, or touched by their feed) for
   ``expire_seconds`` is expired, and matched with nobody.
 """
@@ -36,6 +37,7 @@ __all__ = [
     "EXPIRE_SECONDS",
     "GAP_AT_START",
     "GAP_PER_SECOND",
+    "UNRATED_ONLY_BOTS",
     "WINDOW_SECONDS",
     "Match",
     "Plan",
@@ -50,6 +52,7 @@ GAP_PER_SECOND = 0.5  # in mu, for each second the longest-waiting of three has 
 WINDOW_SECONDS = 60.0  # after this long any three tickets of a group match (the contract's "at most 60 s")
 EXPIRE_SECONDS = 30.0  # a ticket not seen for this long expires
 CORRESPONDENCE_TICKET_SECONDS = 24 * 60 * 60.0  # a correspondence game's ticket lives a day unread (contract 1.3)
+UNRATED_ONLY_BOTS = frozenset({"random"})  # bots that never complete a rated table
 
 
 def allowed_gap(waited_seconds: float, window_seconds: float = WINDOW_SECONDS) -> float:
@@ -114,8 +117,10 @@ def plan_wave(
         group.sort(key=lambda t: (t.mu, t.created_at, t.id))
         for three in _closest_threes(group, now, window_seconds):
             matches.append(_match(kind, three, (), rng))
+        rated = kind[1]
+        fit = [bot for bot in bots if not (rated and bot.bot in UNRATED_ONLY_BOTS)]
         for humans in _bot_tables(group, now, window_seconds):
-            chosen = _bots_for(humans, bots)
+            chosen = _bots_for(humans, fit)
             if chosen is not None:
                 matches.append(_match(kind, humans, chosen, rng))
     return Plan(tuple(expired), tuple(matches))

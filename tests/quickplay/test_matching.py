@@ -141,9 +141,18 @@ def test_no_bots_before_bots_after_nor_ever_with_null(bots_after: int | None) ->
 
 
 def test_no_bot_table_without_enough_bot_players() -> None:
-    alone = ticket(25, waited=10, bots_after=0)
+    alone = ticket(25, waited=10, bots_after=0, rated=False)
     assert plan_wave([alone], BOTS[:1], NOW).matches == ()
     assert len(plan_wave([alone], BOTS[:2], NOW).matches) == 1
+
+
+@pytest.mark.parametrize("rated", [True, False])
+def test_the_random_bot_completes_casual_tables_only(rated: bool) -> None:
+    # Near the random bot's rating, it would be the closest; a rated table takes the next ones instead.
+    alone = ticket(11, waited=10, bots_after=0, rated=rated)
+    bots = sorted(seat.bot for seat in plan([alone]).matches[0].lineup if seat.bot is not None)
+    assert bots == (["basic", "expert"] if rated else ["basic", "random"])
+    assert plan_wave([ticket(11, waited=10, bots_after=0, rated=True)], BOTS[:2], NOW).matches == ()
 
 
 def test_a_ticket_not_seen_for_the_expiry_expires_and_is_matched_with_nobody() -> None:

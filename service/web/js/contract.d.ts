@@ -1580,7 +1580,7 @@ export interface components {
         ProblemCode: "already_queued" | "already_seated" | "bad_request" | "bot_seated_twice" | "card_not_in_hand" | "database_unavailable" | "game_finished" | "game_not_finished" | "game_not_found" | "hand_in_progress" | "header_fields_too_large" | "hints_off_in_rated" | "idempotency_key_in_use" | "idempotency_key_reused" | "internal_error" | "invalid_card" | "invalid_cursor" | "invalid_key" | "invalid_token" | "malformed_json" | "method_not_allowed" | "missing_token" | "no_hand_in_progress" | "not_acceptable" | "not_dealer" | "not_found" | "not_your_seat" | "not_your_turn" | "payload_too_large" | "player_not_found" | "player_required" | "precondition_failed" | "rated_needs_clock" | "rated_play_barred" | "review_needs_a_person" | "seat_taken" | "seats_full" | "seats_open" | "seeded_game_unrated" | "ticket_matched" | "ticket_not_found" | "too_many_requests" | "too_many_streams" | "unauthorized" | "unsupported_media_type" | "uri_too_long" | "validation_error";
         Queue: {
             /**
-             * @description Seconds after which the server may fill your table with bots (default 60; 0 at once; `null` never), of different strengths, whose ratings are closest to yours.
+             * @description Seconds after which the server may fill your table with bots (default 60; 0 at once; `null` never), of different strengths, whose ratings are closest to yours; never the `random` bot in a rated game.
              * @default 60
              * @example 60
              */

@@ -34,7 +34,7 @@ class QueueSchema(RequestSchema):
         metadata={
             "description": f"Seconds after which the server may fill your table with bots (default "
             f"{DEFAULTS.bots_after}; 0 at once; `null` never), of different strengths, whose ratings are "
-            f"closest to yours.",
+            f"closest to yours; never the `random` bot in a rated game.",
             "example": 60,
         },
     )

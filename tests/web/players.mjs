@@ -16,9 +16,10 @@ async function createPlayer(page, name) {
 }
 
 /** Choose the quick-play options and press "Play now". */
-async function playNow(page, { target = 1 } = {}) {
+async function playNow(page, { target = 1, bots = "never" } = {}) {
   await page.fill("#quick-target", String(target));
-  await page.selectOption("#quick-bots", "never");
+  await page.selectOption("#quick-bots", bots);
+  assert.equal(await page.inputValue("#quick-clock"), "60", "a minute a turn by default");
   assert.equal(await page.isChecked("#quick-rated"), true, "quick play is rated by default");
   await page.click("#play-now");
 }
@@ -49,10 +50,13 @@ await scenario(async (browser) => {
   for (const [index, page] of people.entries()) ids.push(await createPlayer(page, names[index]));
   assert.equal(new Set(ids).size, 3);
 
-  // Ana waits, sees the time she has waited, cancels, and queues again.
-  await playNow(ana);
+  // Ana waits (bots after a minute), sees the time she has waited and the countdown to the bots, which are
+  // never the random one at a rated table; she cancels, and queues again.
+  await playNow(ana, { bots: "60" });
   await ana.locator("[data-ticket=waiting]").waitFor();
   await ana.waitForFunction(() => /0:0[1-9]/.test(document.querySelector("#quick-waited")?.textContent ?? ""), null, { timeout: STEP_MS });
+  assert.match(await ana.locator("#quick-bots-in").innerText(), /^Bots join in 0:5\d$/);
+  assert.match(await ana.locator("#quick-bots-which").innerText(), /never the random one/);
   await screenshot(ana, "players-waiting");
   await assertAccessible(ana, "quick play, waiting");
   const cancelled = await ana.evaluate(() => localStorage.getItem("coins.ticket"));

@@ -13,6 +13,9 @@ const READ_LIVE_MS = 15_000;
 /** The longest this page waits on one ticket (the service matches any three within a minute). */
 const WAIT_LIMIT_MS = 15 * 60_000;
 const BOTS_AFTER = ["60", "30", "never"];
+/** The clocks offered, in seconds a turn: a live game, or correspondence over days (tickets match only the same clock). */
+const CLOCKS = ["60", "86400", "259200"];
+const DAY_SECONDS = 86_400;
 
 /**
  * The quick-play panel for the signed-in player (their key): options, "Play now", then the
@@ -26,8 +29,10 @@ export function quickPlay(key) {
     target: h("input", { id: "quick-target", type: "number", min: 1, max: 100, value: "15", required: true, inputmode: "numeric" }),
     rated: h("input", { id: "quick-rated", type: "checkbox", checked: true }),
     bots: h("select", { id: "quick-bots" }),
+    clock: h("select", { id: "quick-clock" }),
   };
   const clock = h("span", { class: "waited", id: "quick-waited" });
+  const botsIn = h("span", { class: "bots-in", id: "quick-bots-in" });
   /** @type {{ticket: import("./types.js").Ticket|null, since: number, error: unknown, busy: boolean}} */
   const state = { ticket: null, since: 0, error: null, busy: false };
   let stopFeed = () => {};
@@ -49,7 +54,8 @@ export function quickPlay(key) {
     follow(); // the feed first, so that its match_found cannot come before it is open
     const bots = fields.bots.value;
     try {
-      take(await api.enterQueue(key, { target_score: Number(fields.target.value), rated: fields.rated.checked, bots_after: bots === "never" ? null : Number(bots) }));
+      const options = { target_score: Number(fields.target.value), rated: fields.rated.checked, bots_after: bots === "never" ? null : Number(bots) };
+      take(await api.enterQueue(key, { ...options, turn_timeout_seconds: Number(fields.clock.value || CLOCKS[0]) }));
     } catch (error) {
       state.error = error;
       stop();
@@ -80,7 +86,8 @@ export function quickPlay(key) {
       return stop();
     }
     if (!state.ticket) {
-      state.since = Date.now();
+      // Since the ticket was made (a resumed one too), by this browser's clock: never in the future.
+      state.since = Math.min(Date.now(), Date.parse(ticket.created_at) || Date.now());
       tick = setInterval(showWaited, 1000);
       if (!following) follow();
     }
@@ -136,19 +143,27 @@ export function quickPlay(key) {
 
   function showWaited() {
     const seconds = Math.floor((Date.now() - state.since) / 1000);
-    clock.textContent = t("quick.waited", { time: `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")}` });
+    clock.textContent = t("quick.waited", { time: minutes(seconds) });
+    const after = state.ticket?.bots_after;
+    if (after === null || after === undefined) botsIn.textContent = "";
+    else botsIn.textContent = seconds < after ? t("quick.botsIn", { time: minutes(after - seconds) }) : t("quick.botsJoining");
   }
 
   function render() {
     const label = (input, text) => h("label", { for: input.id }, text);
     const chosen = fields.bots.value || "60";
     replace(fields.bots, BOTS_AFTER.map((value) => h("option", { value, selected: value === chosen }, value === "never" ? t("quick.botsNever") : t("quick.botsAfter", { count: Number(value) }))));
+    const clockChosen = fields.clock.value || CLOCKS[0];
+    replace(fields.clock, CLOCKS.map((value) => h("option", { value, selected: value === clockChosen }, clockName(Number(value)))));
     if (state.ticket) {
       showWaited();
+      const bots = state.ticket.bots_after !== null;
       replace(
         element,
         h("h2", { id: "quick-title" }, t("quick.title")),
         h("p", { class: "waiting", role: "status", "data-ticket": "waiting" }, t("quick.waiting"), " ", clock),
+        bots ? h("p", { class: "bots-line" }, botsIn) : null,
+        bots ? h("p", { class: "hint-line", id: "quick-bots-which" }, t(state.ticket.rated ? "quick.botsRated" : "quick.botsCasual")) : null,
         state.error ? problemNotice(state.error) : null,
         h("p", { class: "actions" }, h("button", { type: "button", id: "quick-cancel", disabled: state.busy, onclick: cancel }, t("quick.cancel"))),
       );
@@ -163,6 +178,7 @@ export function quickPlay(key) {
         { class: "form-grid", onsubmit: playNow },
         h("div", {}, label(fields.target, t("lobby.target")), fields.target),
         h("div", {}, label(fields.bots, t("quick.bots")), fields.bots),
+        h("div", {}, label(fields.clock, t("quick.clock")), fields.clock),
         h("div", { class: "check" }, fields.rated, label(fields.rated, t("quick.rated"))),
         state.error ? problemNotice(state.error) : null,
         h("div", { class: "actions" }, h("button", { type: "submit", class: "primary", id: "play-now", disabled: state.busy }, t("quick.playNow"))),
@@ -173,3 +189,9 @@ export function quickPlay(key) {
   render();
   return { element, render, stop: () => (stopFeed(), clearInterval(tick), clearTimeout(reader)) };
 }
+
+/** Seconds as m:ss. @param {number} seconds */
+const minutes = (seconds) => `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")}`;
+
+/** A clock's name: minutes for a live game, days for correspondence. @param {number} seconds */
+const clockName = (seconds) => (seconds >= DAY_SECONDS ? t("quick.clockDays", { count: seconds / DAY_SECONDS }) : t("quick.clockMinutes", { count: seconds / 60 }));

@@ -25,10 +25,12 @@ from .session import PLAYER_FEED, GameStore, StoreSession, WriteTransaction, pla
 from .stored import StoredAction, StoredEvent, StoredGame, StoredPlayer, StoredPlayerEvent, StoredSeat, StoredTrick
 from .stored_ratings import StoredEntry, StoredHistory, StoredResult
 from .tickets import MatchedSeat, StoredTicket, Tickets
+from .webhooks import ClaimedDelivery, StoredWebhook, WebhookDeliveries, Webhooks
 
 __all__ = [
     "PLAYER_FEED",
     "ActionRow",
+    "ClaimedDelivery",
     "Base",
     "ConcurrentUpdate",
     "Database",
@@ -63,6 +65,9 @@ __all__ = [
     "TicketRow",
     "Tickets",
     "TrickRow",
+    "StoredWebhook",
+    "WebhookDeliveries",
+    "Webhooks",
     "WriteTransaction",
     "player_feed_key",
 ]

@@ -13,7 +13,7 @@ URL_DESCRIPTION = (
     "private, link-local, shared, multicast or metadata address), checked now and at every delivery; "
     "else `422 webhook_url_refused`."
 )
-TYPE_FIELD = fields.String(validate=validate.OneOf(TYPES), metadata={"enum_schema": "WebhookEventType"})
+TYPE_FIELD = fields.String(validate=validate.OneOf(TYPES), metadata={"example": "your_turn"})
 
 
 class NewWebhookSchema(RequestSchema):

@@ -133,6 +133,7 @@ def _init_webhooks(app: Flask, settings: Settings, store: GameStore, games: Game
         return configured.encode() if configured else fernet_key_from_hex(service_secret(store.db, WEBHOOK_KEY_SECRET))
 
     box = SecretBox(key)
+    app.before_request(box.warm)  # as the addresses' key: made before any request's transaction
     app.extensions[WEBHOOKS_EXTENSION] = WebhookService(games.unit_of_work, lambda: games.clock(), policy, box)
     render = lambda stored: render_player_event(decode_player_event(stored))  # noqa: E731
     context = tls_context(settings.webhook_ca_bundle)

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, cast
 
-from sqlalchemy import Connection, Table, and_, delete, func, insert, select, update
+from sqlalchemy import Connection, Select, Table, and_, delete, func, insert, select, update
 
 from .db import Database
 from .player_models import PlayerEventRow, PlayerRow
@@ -192,13 +192,20 @@ class WebhookDeliveries:
             .order_by(DELIVERIES.c.next_attempt_at)
             .limit(limit)
         )
+        with self._db.connect() as connection:
+            with self._db.begin(connection, write=False, one_statement=True):  # most passes find none:
+                if connection.execute(due).first() is None:  # then no write lock is taken (SQLite's one)
+                    return []
+            return self._claim(connection, due, now + lease)
+
+    def _claim(self, connection: Connection, due: Select[tuple[int]], until: datetime) -> list[ClaimedDelivery]:
         if not self._db.is_sqlite:
             due = due.with_for_update(skip_locked=True)
-        with self._db.connect() as connection, self._db.begin(connection, write=True):
+        with self._db.begin(connection, write=True):
             ids = list(connection.execute(due).scalars())
             if not ids:
                 return []
-            connection.execute(update(DELIVERIES).where(DELIVERIES.c.id.in_(ids)).values(next_attempt_at=now + lease))
+            connection.execute(update(DELIVERIES).where(DELIVERIES.c.id.in_(ids)).values(next_attempt_at=until))
             rows = connection.execute(
                 select(
                     DELIVERIES.c.id,

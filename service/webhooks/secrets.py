@@ -11,12 +11,15 @@ Neither the secret nor its key is ever logged or put in an error.
 from __future__ import annotations
 
 import base64
+import logging
 import secrets
 from collections.abc import Callable
 
 from cryptography.fernet import Fernet, InvalidToken
 
 __all__ = ["SECRET_PREFIX", "SecretBox", "fernet_key_from_hex", "new_secret"]
+
+log = logging.getLogger(__name__)
 
 SECRET_PREFIX = "whsec_"
 SECRET_BYTES = 32
@@ -49,6 +52,16 @@ class SecretBox:
             return self._box().decrypt(sealed.encode("ascii")).decode("ascii")
         except InvalidToken:
             raise ValueError("a webhook secret does not open with the configured key") from None
+
+    def warm(self) -> None:
+        """Read the key now (a hook before every request): a key the service makes is then made
+        before any request's transaction begins, never inside one (on SQLite a keyed request holds
+        the write lock that making it needs). A failure (the database is down) waits for the next try."""
+        if self._fernet is None:
+            try:
+                self._box()
+            except Exception as error:
+                log.warning("the key of the webhooks' secrets is not readable yet: %s", type(error).__name__)
 
     def _box(self) -> Fernet:
         if self._fernet is None:

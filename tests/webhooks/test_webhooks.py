@@ -212,3 +212,24 @@ def test_a_name_that_turns_private_after_creation_is_refused_at_delivery(
     clock[0] += timedelta(seconds=5)
     keep_up(app)
     assert len(hook_receiver.received) == 1
+
+
+def test_a_deleted_account_loses_its_webhooks(
+    app: Flask, client: FlaskClient, hook_receiver: Receiver, names: Names
+) -> None:
+    ana = new_player(client)
+    create(client, ana, hook_receiver.url)
+    assert client.delete("/v1/players/me", headers=ana.auth).status_code == 204
+    assert rows(app, "webhooks") == []
+
+
+def test_a_keyed_create_runs_once_and_its_retry_gets_the_same_answer(
+    app: Flask, client: FlaskClient, hook_receiver: Receiver, names: Names
+) -> None:
+    ana = new_player(client)
+    headers = {**ana.auth, "Idempotency-Key": "hook-1"}
+    first = client.post("/v1/players/me/webhooks", json={"url": hook_receiver.url}, headers=headers)
+    again = client.post("/v1/players/me/webhooks", json={"url": hook_receiver.url}, headers=headers)
+    assert first.status_code == again.status_code == 201, first.json
+    assert again.json == first.json and again.headers["Idempotent-Replayed"] == "true"
+    assert len(rows(app, "webhooks")) == 1

@@ -11,8 +11,10 @@ loses nothing: what it had not committed is still due, by the deadline stored wi
 Each pass then, in this order of priority, delivers what the games' changes owe their players'
 feeds (:meth:`.GameStore.deliver_outbox`: the outbox each change wrote in its own transaction),
 applies the rated results that are pending (:meth:`.GameService.apply_pending_results`, which tells
-their players ``game_result``), and runs quick play's matching wave when one is due
-(:meth:`.QuickPlay.match_due`). None of them waits for a reader or rides on a request's thread.
+their players ``game_result``), runs quick play's matching wave when one is due
+(:meth:`.QuickPlay.match_due`), and sends what players' webhooks are owed
+(:meth:`.Webhooks.deliver_due`; once :meth:`Worker.run` runs, in a thread of their own that each
+pass wakes, so that a slow receiver never holds up a move). None of them waits for a reader or rides on a request's thread.
 Last, at the lowest priority, and only when the pass did not find a full batch of due games or of
 events to deliver, it judges plays of the reviews readers asked for
 (:meth:`.GameService.review_due`), for at most ``review_seconds`` of CPU: the next pass's moves

@@ -25,9 +25,24 @@ from .session import PLAYER_FEED, GameStore, StoreSession, WriteTransaction, pla
 from .stored import StoredAction, StoredEvent, StoredGame, StoredPlayer, StoredPlayerEvent, StoredSeat, StoredTrick
 from .stored_ratings import StoredEntry, StoredHistory, StoredResult
 from .tickets import MatchedSeat, StoredTicket, Tickets
-from .webhooks import ClaimedDelivery, StoredWebhook, WebhookDeliveries, Webhooks
+from .webhooks import (
+    DELIVERED,
+    DROPPED,
+    FAILED,
+    GONE,
+    ClaimedDelivery,
+    Outcome,
+    StoredWebhook,
+    WebhookDeliveries,
+    Webhooks,
+)
 
 __all__ = [
+    "DELIVERED",
+    "DROPPED",
+    "FAILED",
+    "GONE",
+    "Outcome",
     "PLAYER_FEED",
     "ActionRow",
     "ClaimedDelivery",

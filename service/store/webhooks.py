@@ -8,8 +8,7 @@ event and what it owes the webhooks commit together. The worker then works them 
 transaction (``FOR UPDATE SKIP LOCKED`` on PostgreSQL, the write lock on SQLite) and moves each one's
 ``next_attempt_at`` on by a lease, so that another worker skips it while it is sent and a worker
 that dies while sending leaves it due again; no transaction is open while it sends; the outcome is
-written in another short transaction (:meth:`~WebhookDeliveries.succeeded`, :meth:`~WebhookDeliveries.gone`,
-:meth:`~WebhookDeliveries.failed`).
+written in another short transaction, one for the batch (:meth:`~WebhookDeliveries.settle`).
 """
 
 from __future__ import annotations
@@ -27,7 +26,7 @@ from .player_models import PlayerEventRow, PlayerRow
 from .stored import StoredPlayerEvent
 from .webhook_models import WebhookDeliveryRow, WebhookRow
 
-__all__ = ["ClaimedDelivery", "StoredWebhook", "WebhookDeliveries", "Webhooks", "queue_deliveries"]
+__all__ = ["ClaimedDelivery", "Outcome", "StoredWebhook", "WebhookDeliveries", "Webhooks", "queue_deliveries"]
 
 WEBHOOKS = cast(Table, WebhookRow.__table__)
 DELIVERIES = cast(Table, WebhookDeliveryRow.__table__)
@@ -60,6 +59,20 @@ class ClaimedDelivery:
     secret: str
     attempts: int
     event: StoredPlayerEvent | None
+
+
+DELIVERED, GONE, DROPPED, FAILED = "delivered", "gone", "dropped", "failed"
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """How one try ended: ``delivered`` (2xx), ``gone`` (410: the webhook goes), ``dropped`` (its
+    event is gone: nothing to send) or ``failed`` (due again at ``retry_at``; None: given up)."""
+
+    kind: str
+    delivery_id: int
+    webhook_id: str
+    retry_at: datetime | None = None
 
 
 _WEBHOOK_COLUMNS = (
@@ -229,59 +242,66 @@ class WebhookDeliveries:
             ).all()
         return list(_claimed(rows))
 
-    def succeeded(self, delivery_id: int, webhook_id: str) -> None:
-        """Delivered: the row goes, and the webhook is not failing any more."""
+    def settle(self, outcomes: Sequence[Outcome], now: datetime, *, disable_after: timedelta) -> list[str]:
+        """Write the outcomes of one batch's tries at ``now``, in one short transaction (see
+        :class:`Outcome`); the ids of the webhooks disabled now, having failed for ``disable_after``."""
+        disabled: list[str] = []
         with self._db.connect() as connection, self._db.begin(connection, write=True):
-            connection.execute(delete(DELIVERIES).where(DELIVERIES.c.id == delivery_id))
-            connection.execute(
-                update(WEBHOOKS)
-                .where(WEBHOOKS.c.id == webhook_id, WEBHOOKS.c.failing_since.is_not(None))
-                .values(failing_since=None)
-            )
-
-    def gone(self, webhook_id: str) -> None:
-        """The receiver answered ``410 Gone``: the webhook and all it is owed go."""
-        with self._db.connect() as connection, self._db.begin(connection, write=True):
-            connection.execute(delete(DELIVERIES).where(DELIVERIES.c.webhook_id == webhook_id))
-            connection.execute(delete(WEBHOOKS).where(WEBHOOKS.c.id == webhook_id))
-
-    def dropped(self, delivery_id: int) -> None:
-        """Nothing to send (the event is gone): the row goes."""
-        with self._db.connect() as connection, self._db.begin(connection, write=True):
-            connection.execute(delete(DELIVERIES).where(DELIVERIES.c.id == delivery_id))
-
-    def failed(
-        self, delivery_id: int, webhook_id: str, now: datetime, *, retry_at: datetime | None, disable_after: timedelta
-    ) -> bool:
-        """A try failed at ``now``: the delivery is due again at ``retry_at`` (None: given up, the row
-        goes); the webhook is failing since its first failure after its last success, and once that
-        is ``disable_after`` ago it is disabled and owed nothing more. True if it was disabled now."""
-        with self._db.connect() as connection, self._db.begin(connection, write=True):
-            if retry_at is None:
-                connection.execute(delete(DELIVERIES).where(DELIVERIES.c.id == delivery_id))
-            else:
-                connection.execute(
-                    update(DELIVERIES)
-                    .where(DELIVERIES.c.id == delivery_id)
-                    .values(attempts=DELIVERIES.c.attempts + 1, next_attempt_at=retry_at)
-                )
-            hook = WEBHOOKS.c.id == webhook_id
-            connection.execute(
-                update(WEBHOOKS).where(hook, WEBHOOKS.c.failing_since.is_(None)).values(failing_since=now)
-            )
-            disabled = connection.execute(
-                update(WEBHOOKS)
-                .where(hook, WEBHOOKS.c.enabled.is_(True), WEBHOOKS.c.failing_since <= now - disable_after)
-                .values(enabled=False)
-            ).rowcount
-            if disabled:
-                connection.execute(delete(DELIVERIES).where(DELIVERIES.c.webhook_id == webhook_id))
-        return bool(disabled)
+            for outcome in outcomes:
+                if outcome.kind == DELIVERED:
+                    _succeeded(connection, outcome.delivery_id, outcome.webhook_id)
+                elif outcome.kind == GONE:
+                    _remove_webhook(connection, outcome.webhook_id)
+                elif outcome.kind == DROPPED:
+                    connection.execute(delete(DELIVERIES).where(DELIVERIES.c.id == outcome.delivery_id))
+                elif _failed(connection, outcome, now, disable_after):
+                    disabled.append(outcome.webhook_id)
+        return disabled
 
     def pending(self) -> int:
         """How many deliveries are owed (tests, benches)."""
         with self._db.connect() as connection, self._db.begin(connection, write=False, one_statement=True):
             return int(connection.execute(select(func.count()).select_from(DELIVERIES)).scalar_one())
+
+
+def _succeeded(connection: Connection, delivery_id: int, webhook_id: str) -> None:
+    """Delivered: the row goes, and the webhook is not failing any more."""
+    connection.execute(delete(DELIVERIES).where(DELIVERIES.c.id == delivery_id))
+    connection.execute(
+        update(WEBHOOKS)
+        .where(WEBHOOKS.c.id == webhook_id, WEBHOOKS.c.failing_since.is_not(None))
+        .values(failing_since=None)
+    )
+
+
+def _remove_webhook(connection: Connection, webhook_id: str) -> None:
+    """The receiver answered ``410 Gone``: the webhook and all it is owed go."""
+    connection.execute(delete(DELIVERIES).where(DELIVERIES.c.webhook_id == webhook_id))
+    connection.execute(delete(WEBHOOKS).where(WEBHOOKS.c.id == webhook_id))
+
+
+def _failed(connection: Connection, outcome: Outcome, now: datetime, disable_after: timedelta) -> bool:
+    """A try failed: due again at ``retry_at`` (None: given up, the row goes); the webhook is failing
+    since its first failure after its last success, and once that is ``disable_after`` ago it is
+    disabled and owed nothing more. True if it was disabled now."""
+    if outcome.retry_at is None:
+        connection.execute(delete(DELIVERIES).where(DELIVERIES.c.id == outcome.delivery_id))
+    else:
+        connection.execute(
+            update(DELIVERIES)
+            .where(DELIVERIES.c.id == outcome.delivery_id)
+            .values(attempts=DELIVERIES.c.attempts + 1, next_attempt_at=outcome.retry_at)
+        )
+    hook = WEBHOOKS.c.id == outcome.webhook_id
+    connection.execute(update(WEBHOOKS).where(hook, WEBHOOKS.c.failing_since.is_(None)).values(failing_since=now))
+    disabled = connection.execute(
+        update(WEBHOOKS)
+        .where(hook, WEBHOOKS.c.enabled.is_(True), WEBHOOKS.c.failing_since <= now - disable_after)
+        .values(enabled=False)
+    ).rowcount
+    if disabled:
+        connection.execute(delete(DELIVERIES).where(DELIVERIES.c.webhook_id == outcome.webhook_id))
+    return bool(disabled)
 
 
 def _claimed(rows: Sequence[Sequence[Any]]) -> Iterator[ClaimedDelivery]:

@@ -29,7 +29,7 @@ from datetime import UTC, datetime, timedelta
 
 from standardwebhooks import Webhook as Signer
 
-from ..store import ClaimedDelivery, StoredPlayerEvent, WebhookDeliveries
+from ..store import DELIVERED, DROPPED, FAILED, GONE, ClaimedDelivery, Outcome, StoredPlayerEvent, WebhookDeliveries
 from .addresses import AddressPolicy, WebhookUrlRefused
 from .secrets import SecretBox
 from .transport import SECONDS, post
@@ -86,8 +86,9 @@ class Deliverer:
             return 0
         with ThreadPoolExecutor(max_workers=min(SENDERS, len(claimed)), thread_name_prefix="webhook") as senders:
             outcomes = list(senders.map(self._send, claimed))
-        for delivery, status in zip(claimed, outcomes, strict=True):
-            self._record(delivery, status, now)
+        settled = [_outcome(delivery, status, now) for delivery, status in zip(claimed, outcomes, strict=True)]
+        for webhook_id in self._deliveries.settle(settled, now, disable_after=DISABLE_AFTER):
+            log.info("webhook %s failing for %s: disabled", webhook_id, DISABLE_AFTER)
         return len(claimed)
 
     def _send(self, delivery: ClaimedDelivery) -> int | None:
@@ -106,18 +107,16 @@ class Deliverer:
             log.info("webhook %s delivery failed: %s", delivery.webhook_id, type(error).__name__)
         return None
 
-    def _record(self, delivery: ClaimedDelivery, status: int | None, now: datetime) -> None:
-        if status == 0:
-            self._deliveries.dropped(delivery.id)
-        elif status is not None and 200 <= status < 300:
-            self._deliveries.succeeded(delivery.id, delivery.webhook_id)
-        elif status == 410:
-            log.info("webhook %s answered 410: removed", delivery.webhook_id)
-            self._deliveries.gone(delivery.webhook_id)
-        else:
-            attempt = delivery.attempts
-            retry_at = now + RETRY_DELAYS[attempt] if attempt < len(RETRY_DELAYS) else None
-            if self._deliveries.failed(
-                delivery.id, delivery.webhook_id, now, retry_at=retry_at, disable_after=DISABLE_AFTER
-            ):
-                log.info("webhook %s failing for %s: disabled", delivery.webhook_id, DISABLE_AFTER)
+
+def _outcome(delivery: ClaimedDelivery, status: int | None, now: datetime) -> Outcome:
+    """What a try's answer (``status``: None for none, 0 for nothing to send) means for its delivery."""
+    if status == 0:
+        return Outcome(DROPPED, delivery.id, delivery.webhook_id)
+    if status is not None and 200 <= status < 300:
+        return Outcome(DELIVERED, delivery.id, delivery.webhook_id)
+    if status == 410:
+        log.info("webhook %s answered 410: removed", delivery.webhook_id)
+        return Outcome(GONE, delivery.id, delivery.webhook_id)
+    attempt = delivery.attempts
+    retry_at = now + RETRY_DELAYS[attempt] if attempt < len(RETRY_DELAYS) else None
+    return Outcome(FAILED, delivery.id, delivery.webhook_id, retry_at)

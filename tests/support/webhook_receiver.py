@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ssl
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -28,6 +29,7 @@ class Received:
     path: str
     headers: dict[str, str]
     body: bytes
+    at: float = 0.0  # time.monotonic() on arrival (bench/webhooks.py)
 
 
 @dataclass
@@ -52,9 +54,14 @@ def receiver(directory: Path) -> Iterator[Receiver]:
     ca.issue_cert(HOST).configure_cert(context)
 
     class Handler(BaseHTTPRequestHandler):
+        def setup(self) -> None:  # TLS in the connection's own thread, not in the accepting one
+            self.request = context.wrap_socket(self.request, server_side=True)
+            super().setup()
+
         def do_POST(self) -> None:
             body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
-            kept.received.append(Received(self.path, {k.lower(): v for k, v in self.headers.items()}, body))
+            headers = {k.lower(): v for k, v in self.headers.items()}
+            kept.received.append(Received(self.path, headers, body, time.monotonic()))
             status = kept.answers.pop(0) if kept.answers else 204
             self.send_response(status)
             self.send_header("Content-Length", "0")
@@ -64,7 +71,6 @@ def receiver(directory: Path) -> Iterator[Receiver]:
             pass
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    server.socket = context.wrap_socket(server.socket, server_side=True)
     kept = Receiver(server.server_address[1], str(ca_file))
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()

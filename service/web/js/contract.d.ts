@@ -665,6 +665,8 @@ export interface paths {
          *     An answer other than 2xx is retried with growing delays for more than 24 hours; `410` removes
          *     the webhook; after 3 days of failures it is disabled. A delivery never delays the change that
          *     caused it. At most 10 webhooks a player: `409 too_many_webhooks`.
+         *
+         *     **Rate limits** (`webhooks`: 10/minute per player key): over one, 429 `too_many_requests` with `Retry-After`. Answers say what is left in `RateLimit` and `RateLimit-Policy`.
          */
         post: operations["createWebhook"];
         delete?: never;
@@ -5647,6 +5649,8 @@ export interface operations {
             201: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5656,6 +5660,8 @@ export interface operations {
             /** @description `malformed_json`: The body is not valid JSON; `bad_request`: Bad request */
             400: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5674,6 +5680,8 @@ export interface operations {
             /** @description `missing_token`: A player token is required; `invalid_key`: The player key is not valid */
             401: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
                     [name: string]: unknown;
                 };
@@ -5693,6 +5701,8 @@ export interface operations {
             /** @description `too_many_webhooks`: You have as many webhooks as a player may; `idempotency_key_in_use`: A request with this Idempotency-Key is still running */
             409: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5711,6 +5721,8 @@ export interface operations {
             /** @description `payload_too_large`: The body is too large */
             413: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5729,6 +5741,8 @@ export interface operations {
             /** @description `unsupported_media_type`: The body must be application/json */
             415: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5747,6 +5761,8 @@ export interface operations {
             /** @description `webhook_url_refused`: Webhooks go only to https URLs on public addresses; `validation_error`: The request is not valid; `idempotency_key_reused`: This Idempotency-Key was used for another request */
             422: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5765,6 +5781,8 @@ export interface operations {
             /** @description `too_many_requests`: Too many requests */
             429: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Seconds to wait. */
                     "Retry-After"?: number;
                     [name: string]: unknown;
@@ -5785,6 +5803,8 @@ export interface operations {
             /** @description `database_unavailable`: The database is unavailable */
             503: {
                 headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     /** @description Seconds to wait. */
                     "Retry-After"?: number;
                     [name: string]: unknown;

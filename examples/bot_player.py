@@ -23,6 +23,14 @@ stream is resumed with ``Last-Event-ID`` (no event lost, none repeated) after a 
 pause. While a ticket waits, each heartbeat of the feed re-reads it: an expired ticket is
 replaced, a matched one whose ``match_found`` was lost is joined all the same. Every loop is
 bounded: ``--games``, ``--timeout`` seconds, and a count of requests.
+
+With ``--webhook URL`` it follows no stream: it makes a webhook (``POST /v1/players/me/webhooks``)
+pointing at ``URL``, the public https address where ``--listen`` (a local port, HTTPS with
+``--tls-cert`` and ``--tls-key``, or plain HTTP behind a proxy that ends TLS) is reached, sleeps
+until a signed delivery arrives, verifies it (webhook_receiver.py: the Standard Webhooks signature
+with the secret it was shown once) and acts on it as on a feed event; a delivery that does not
+verify is answered 401 and ignored. It reads its ticket every 25 seconds while one waits (that
+keeps it alive), and deletes the webhook as it stops.
 """
 
 from __future__ import annotations
@@ -30,6 +38,7 @@ from __future__ import annotations
 import argparse
 import http.client
 import os
+import queue
 import random
 import sys
 import time
@@ -37,6 +46,7 @@ from pathlib import Path
 from typing import Any
 
 from seat_client import Problem, follow_events, open_events, request_json
+from webhook_receiver import Receiver
 
 MAX_REQUESTS = 100_000  # a game to 15 takes a few hundred of this bot's requests: stops a runaway loop
 # Answers that only mean the game moved on before our request arrived (a stand-in played for
@@ -208,6 +218,33 @@ def follow(bot: Bot, backoff: float, deadline: float) -> bool:
     return follow_events(bot.player.open_feed, on_event, bot.check_ticket, backoff, deadline, "feed")
 
 
+WEBHOOK_TYPES = ["your_turn", "match_found", "game_started", "game_result", "rematch_offered"]
+TICKET_EVERY = 25.0  # seconds between reads of a waiting ticket (it expires after 30 unread)
+
+
+def by_webhook(bot: Bot, url: str, listen: str, tls: tuple[str | None, str | None], deadline: float) -> bool:
+    """Play from signed deliveries to a webhook at ``url`` (received on ``listen``), until
+    ``bot.done``; False at the deadline. The webhook is deleted as it ends."""
+    made = bot.player.call("POST", "/v1/players/me/webhooks", {"url": url, "types": WEBHOOK_TYPES})
+    host, _, port = listen.rpartition(":")
+    receiver = Receiver(made["secret"], host or "127.0.0.1", int(port), *tls)
+    print(f"webhook {made['id']}: deliveries to {url}, received on port {receiver.port}", flush=True)
+    try:
+        bot.handle(bot.player.call("GET", "/v1/players/me/events?wait=0")["items"][0])  # the `player` state
+        while not bot.done and time.monotonic() < deadline:
+            try:
+                event = receiver.events.get(timeout=min(TICKET_EVERY, max(deadline - time.monotonic(), 0.01)))
+            except queue.Empty:  # no delivery for a while: keep a waiting ticket alive
+                bot.check_ticket()
+                continue
+            bot.events += 1
+            bot.handle(event)
+        return bot.done
+    finally:
+        receiver.close()
+        bot.player.call("DELETE", f"/v1/players/me/webhooks/{made['id']}")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--base-url", default="http://127.0.0.1:8000", help="the server (default %(default)s)")
@@ -226,6 +263,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--timeout", type=float, default=3600, help="give up after this many seconds (default %(default)s)"
     )
+    parser.add_argument("--webhook", help="play from signed deliveries to this public https URL, not from the feed")
+    parser.add_argument("--listen", default="127.0.0.1:8443", help="--webhook: where to receive (default %(default)s)")
+    parser.add_argument("--tls-cert", help="--webhook: the receiver's certificate (else plain HTTP behind a proxy)")
+    parser.add_argument("--tls-key", help="--webhook: the certificate's private key")
     args = parser.parse_args(argv)
     queue_body: dict[str, Any] = {"target_score": args.target_score, "rated": not args.unrated}
     if args.bots_after is not None:
@@ -234,7 +275,11 @@ def main(argv: list[str] | None = None) -> int:
     bot = Bot(player, queue_body, args.games, random.Random(args.seed))
     try:
         player.key = load_key(player, args.key_file.expanduser(), args.name)
-        finished = follow(bot, args.backoff, time.monotonic() + args.timeout)
+        deadline = time.monotonic() + args.timeout
+        if args.webhook:
+            finished = by_webhook(bot, args.webhook, args.listen, (args.tls_cert, args.tls_key), deadline)
+        else:
+            finished = follow(bot, args.backoff, deadline)
     except (Problem, ConnectionError) as problem:
         print(f"error: {problem}", file=sys.stderr)
         return 1

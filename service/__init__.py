@@ -20,6 +20,7 @@ from .api.context import (
     PLAYERS_EXTENSION,
     QUEUE_EXTENSION,
     RATINGS_EXTENSION,
+    WEBHOOKS_EXTENSION,
 )
 from .api.docs import configure_docs
 from .api.hooks.cors import init_cors
@@ -33,6 +34,7 @@ from .api.resources.player_events.schemas import render_player_event
 from .config import Settings
 from .events import EventFeed, channel_for
 from .games import GameService
+from .games.player_events import decode_player_event
 from .observability import init_observability
 from .players import Accounts, PlayerFeeds, PlayerService, connect_quick_play, connect_ratings
 from .quickplay import QueueService
@@ -42,11 +44,14 @@ from .store.migrate import upgrade
 from .store.rate_limits import DatabaseStorage
 from .store.secrets import service_secret
 from .web import init_web
+from .webhooks import AddressPolicy, Deliverer, SecretBox, WebhookService, fernet_key_from_hex, tls_context
 
 __all__ = ["create_app"]
 
 log = logging.getLogger(__name__)
 ADDRESS_KEY_SECRET = "address_hash_key"
+WEBHOOK_KEY_SECRET = "webhook_secrets_key"
+DELIVERER_EXTENSION = "coins.webhook_deliverer"  # the worker's deliveries to webhooks (service.webhooks.Deliverer)
 
 
 def create_app(settings: Settings | None = None) -> Flask:
@@ -85,6 +90,7 @@ def create_app(settings: Settings | None = None) -> Flask:
     connect_quick_play(queue, player_feeds)  # match_found on the feeds; the feeds' heartbeats keep tickets
     connect_ratings(games, player_feeds)  # game_result on the feeds once a rated game's ratings are applied
     app.extensions[RATINGS_EXTENSION] = RatingReads(store.ratings, lambda: games.clock())
+    _init_webhooks(app, settings, store, games)
     init_record_cache(app, settings.record_cache_bytes)
     init_feed(
         app,
@@ -115,6 +121,23 @@ def _address_key(settings: Settings, db: Database) -> Callable[[], bytes]:
     if settings.address_hash_key:
         return settings.address_hash_key.encode
     return lambda: bytes.fromhex(service_secret(db, ADDRESS_KEY_SECRET))
+
+
+def _init_webhooks(app: Flask, settings: Settings, store: GameStore, games: GameService) -> None:
+    """The players' webhooks (their requests) and their deliveries (the worker's): one address
+    policy, one key for the secrets (``WEBHOOK_SECRETS_KEY``, else the one kept in the database)."""
+    policy = AddressPolicy(settings.webhook_allow_networks)
+    configured = settings.webhook_secrets_key
+
+    def key() -> bytes:
+        return configured.encode() if configured else fernet_key_from_hex(service_secret(store.db, WEBHOOK_KEY_SECRET))
+
+    box = SecretBox(key)
+    app.before_request(box.warm)  # as the addresses' key: made before any request's transaction
+    app.extensions[WEBHOOKS_EXTENSION] = WebhookService(games.unit_of_work, lambda: games.clock(), policy, box)
+    render = lambda stored: render_player_event(decode_player_event(stored))  # noqa: E731
+    context = tls_context(settings.webhook_ca_bundle)
+    app.extensions[DELIVERER_EXTENSION] = Deliverer(store.webhook_deliveries, policy, box, render, context)
 
 
 def _trust_proxies(app: Flask, hops: int) -> None:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import base64
+import binascii
+import ipaddress
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
@@ -50,13 +53,21 @@ class Settings:
     address_hash_key: str = field(default="", repr=False)
     # The worker role's pause between two passes over the due games (milliseconds, 10 to 10000).
     worker_poll_ms: int = 500
+    # The key that encrypts webhooks' signing secrets at rest (a Fernet key: 32 bytes, url-safe
+    # base64). Empty: one the service makes and keeps in its database (set it in production).
+    webhook_secrets_key: str = field(default="", repr=False)
+    # For tests only: networks webhooks may reach besides public addresses (comma-separated CIDRs,
+    # e.g. 127.0.0.0/8), and a CA bundle (a file) deliveries trust instead of the system's.
+    webhook_allow_networks: tuple[str, ...] = ()
+    webhook_ca_bundle: str = ""
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
         """Read ``DATABASE_URL``, ``LOG_LEVEL``, ``CORS_ORIGINS`` (comma-separated),
         ``MAX_REQUEST_BYTES``, ``DB_POOL_SIZE``, ``DB_BUSY_TIMEOUT_MS``, ``AUTO_MIGRATE``, ``STREAMS_PER_PROCESS``,
         ``STREAMS_PER_ADDRESS``, ``STREAMS_PER_TOKEN``, ``STREAM_HEARTBEAT_SECONDS``, ``IDEMPOTENCY_KEY_HOURS``, ``RECORD_CACHE_BYTES``, ``RATE_LIMITS``,
-        ``TRUSTED_PROXY_HOPS``, ``QUEUE_MATCH_SECONDS``, ``REDIS_URL``, ``ADDRESS_HASH_KEY`` and ``WORKER_POLL_MS``."""
+        ``TRUSTED_PROXY_HOPS``, ``QUEUE_MATCH_SECONDS``, ``REDIS_URL``, ``ADDRESS_HASH_KEY``, ``WORKER_POLL_MS``,
+        ``WEBHOOK_SECRETS_KEY``, ``WEBHOOK_ALLOW_NETWORKS`` (comma-separated) and ``WEBHOOK_CA_BUNDLE``."""
         env = os.environ if env is None else env
         values: dict[str, object] = {}
         for f in fields(cls):
@@ -106,6 +117,22 @@ class Settings:
             raise ConfigError("WORKER_POLL_MS must be between 10 and 10000")
         if self.address_hash_key and len(self.address_hash_key) < 32:
             raise ConfigError("ADDRESS_HASH_KEY must be at least 32 characters (a random secret)")
+        self._validate_webhooks()
+
+    def _validate_webhooks(self) -> None:
+        if self.webhook_secrets_key:
+            try:
+                if len(base64.urlsafe_b64decode(self.webhook_secrets_key.encode("ascii"))) != 32:
+                    raise ValueError
+            except (ValueError, binascii.Error):
+                raise ConfigError("WEBHOOK_SECRETS_KEY must be a Fernet key: 32 bytes in url-safe base64") from None
+        for network in self.webhook_allow_networks:
+            try:
+                ipaddress.ip_network(network)
+            except ValueError:
+                raise ConfigError(f"WEBHOOK_ALLOW_NETWORKS: {network!r} is not a network (CIDR)") from None
+        if self.webhook_ca_bundle and not os.path.isfile(self.webhook_ca_bundle):
+            raise ConfigError("WEBHOOK_CA_BUNDLE must name a file of CA certificates")
 
     @property
     def sqlalchemy_url(self) -> str:
@@ -141,7 +168,7 @@ def _parse(name: str, raw: str) -> object:
         if raw.lower() not in ("1", "0", "true", "false", "yes", "no"):
             raise ConfigError(f"{upper} must be true or false, not {raw!r}")
         return raw.lower() in ("1", "true", "yes")
-    if name == "cors_origins":
+    if name in ("cors_origins", "webhook_allow_networks"):
         return tuple(origin.strip() for origin in raw.split(",") if origin.strip())
     if name == "log_level":
         return raw.upper()

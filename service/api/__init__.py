@@ -150,6 +150,7 @@ def init_api(app: Flask) -> Api:
     from .resources.reviews import routes as reviews
     from .resources.seats import routes as players
     from .resources.tricks import routes as tricks
+    from .resources.webhooks import routes as webhook_routes
 
     for module in (
         games,
@@ -166,6 +167,7 @@ def init_api(app: Flask) -> Api:
         profiles,
         quick_play,
         ratings,
+        webhook_routes,
     ):
         api.register_blueprint(module.blp)
     api.register_blueprint(player_events.blp)

@@ -12,6 +12,7 @@ from ..games import GameService
 from ..players import Accounts, PlayerService
 from ..quickplay import QueueService
 from ..ratings.reads import RatingReads
+from ..webhooks import WebhookService
 from .common import bearer_token
 
 EXTENSION = "coins.games"
@@ -21,6 +22,7 @@ QUEUE_EXTENSION = "coins.queue"
 PLAYER_FEEDS_EXTENSION = "coins.player_feeds"  # the players' feeds (service.players.PlayerFeeds)
 RATINGS_EXTENSION = "coins.ratings"
 ACCOUNTS_EXTENSION = "coins.accounts"  # deleting accounts (service.players.Accounts)
+WEBHOOKS_EXTENSION = "coins.webhooks"  # the players' webhooks (service.webhooks.WebhookService)
 ADDRESSES_EXTENSION = "coins.addresses"  # the keyed hash of client addresses (service.addresses.AddressHasher)
 
 # is_game_id as a pattern: 26 characters of Crockford base32, lower case (tests hold them equal).
@@ -113,3 +115,8 @@ def client_address_hash() -> str | None:
 def ratings() -> RatingReads:
     reads: RatingReads = current_app.extensions[RATINGS_EXTENSION]
     return reads
+
+
+def webhooks() -> WebhookService:
+    service: WebhookService = current_app.extensions[WEBHOOKS_EXTENSION]
+    return service

@@ -67,6 +67,7 @@ class Accounts:
             waiting = session.tickets.waiting_of(player.id)
             if waiting is not None:
                 session.tickets.end([waiting.id], "cancelled", now)
+            session.webhooks.remove_all(player.id)  # nothing more is sent for a deleted account
         for game_id in self._games_in_progress(player.id):
             self._games.vacate(game_id, player.id, name=DELETED_PLAYER)
         log.info("player %s deleted their account", player.id)

@@ -25,10 +25,27 @@ from .session import PLAYER_FEED, GameStore, StoreSession, WriteTransaction, pla
 from .stored import StoredAction, StoredEvent, StoredGame, StoredPlayer, StoredPlayerEvent, StoredSeat, StoredTrick
 from .stored_ratings import StoredEntry, StoredHistory, StoredResult
 from .tickets import MatchedSeat, StoredTicket, Tickets
+from .webhooks import (
+    DELIVERED,
+    DROPPED,
+    FAILED,
+    GONE,
+    ClaimedDelivery,
+    Outcome,
+    StoredWebhook,
+    WebhookDeliveries,
+    Webhooks,
+)
 
 __all__ = [
+    "DELIVERED",
+    "DROPPED",
+    "FAILED",
+    "GONE",
+    "Outcome",
     "PLAYER_FEED",
     "ActionRow",
+    "ClaimedDelivery",
     "Base",
     "ConcurrentUpdate",
     "Database",
@@ -63,6 +80,9 @@ __all__ = [
     "TicketRow",
     "Tickets",
     "TrickRow",
+    "StoredWebhook",
+    "WebhookDeliveries",
+    "Webhooks",
     "WriteTransaction",
     "player_feed_key",
 ]

@@ -8,7 +8,8 @@ the feed's row (``player_feeds``) adds the number of new events to its ``last_id
 which numbers them; then one INSERT writes them. On PostgreSQL the UPSERT's row lock orders two
 appenders of one player; on SQLite the write lock taken up front does. The primary key (player id,
 id) guards the numbering: a clash (a bug, or a feed row deleted under a writer) rolls back and
-the append runs again, a bounded number of times.
+the append runs again, a bounded number of times. The deliveries the player's webhooks are owed
+are queued in the same transaction as the events (:func:`.webhooks.queue_deliveries`).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from .db import Database
 from .models import OutboxRow
 from .player_models import PlayerEventRow, PlayerFeedRow
 from .stored import StoredPlayerEvent
+from .webhooks import queue_deliveries
 
 __all__ = ["append_player_events", "deliver_outbox", "player_heads", "read_player_events"]
 
@@ -74,6 +76,7 @@ def _numbered_in(connection: Connection, player_id: str, new: list[StoredPlayerE
         for e in numbered
     ]
     connection.execute(insert(EVENTS), rows)
+    queue_deliveries(connection, numbered)  # what the player's webhooks are owed commits with the events
     return numbered
 
 

@@ -36,6 +36,7 @@ from .repository import ConcurrentUpdate, GameRepository
 from .reviews import Reviews
 from .stored import StoredAction, StoredEvent, StoredGame, StoredPlayer, StoredPlayerEvent, StoredTrick
 from .tickets import Tickets
+from .webhooks import WebhookDeliveries, Webhooks
 
 __all__ = ["PLAYER_FEED", "GameStore", "StoreSession", "WriteTransaction", "player_feed_key"]
 
@@ -73,6 +74,10 @@ class GameStore:
     def due(self) -> DueWork:
         """The due games the worker makes the moves of, and the roles' liveness marks (:mod:`.due`)."""
         return DueWork(self.db)
+
+    @property
+    def webhook_deliveries(self) -> WebhookDeliveries:  # the worker's due work (:mod:`.webhooks`)
+        return WebhookDeliveries(self.db)
 
     def write_transaction(self) -> WriteTransaction:
         """Begin a write transaction on a connection of its own, ended only by its owner (see
@@ -297,6 +302,13 @@ class StoreSession:
                 self._notifications.publish(game_id, self._driver())
             except Exception as error:
                 log.warning("could not announce a change of game %s: %s", game_id, type(error).__name__)
+
+    @property
+    def webhooks(self) -> Webhooks:
+        """The players' webhooks, on this session's connection (:mod:`.webhooks`: no game's)."""
+        if self._in_block:
+            raise RuntimeError("webhooks change in transactions of their own, never in a game's")
+        return Webhooks(self._db, self._repository.connection, inside=self._inside)
 
     @property
     def tickets(self) -> Tickets:

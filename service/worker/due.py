@@ -11,8 +11,10 @@ loses nothing: what it had not committed is still due, by the deadline stored wi
 Each pass then, in this order of priority, delivers what the games' changes owe their players'
 feeds (:meth:`.GameStore.deliver_outbox`: the outbox each change wrote in its own transaction),
 applies the rated results that are pending (:meth:`.GameService.apply_pending_results`, which tells
-their players ``game_result``), and runs quick play's matching wave when one is due
-(:meth:`.QuickPlay.match_due`). None of them waits for a reader or rides on a request's thread.
+their players ``game_result``), runs quick play's matching wave when one is due
+(:meth:`.QuickPlay.match_due`), and sends what players' webhooks are owed
+(:meth:`.Webhooks.deliver_due`; once :meth:`Worker.run` runs, in a thread of their own that each
+pass wakes, so that a slow receiver never holds up a move). None of them waits for a reader or rides on a request's thread.
 Last, at the lowest priority, and only when the pass did not find a full batch of due games or of
 events to deliver, it judges plays of the reviews readers asked for
 (:meth:`.GameService.review_due`), for at most ``review_seconds`` of CPU: the next pass's moves
@@ -50,6 +52,12 @@ BEAT_SECONDS = 5.0
 MAX_BACKOFF_SECONDS = 30.0
 
 
+class Webhooks(Protocol):
+    """What the worker needs of the webhooks' deliveries (:class:`service.webhooks.Deliverer`)."""
+
+    def deliver_due(self, now: datetime) -> int: ...
+
+
 class QuickPlay(Protocol):
     """What the worker needs of quick play (:class:`service.quickplay.QueueService`)."""
 
@@ -69,10 +77,16 @@ class Worker:
         queue: QuickPlay | None = None,
         instance: str | None = None,
         review_seconds: float = REVIEW_SECONDS,
+        webhooks: Webhooks | None = None,
     ) -> None:
         """``queue``: quick play, whose matching waves each pass runs (none: not run here);
-        ``review_seconds``: the CPU a pass spends on reviews at most (0: none)."""
+        ``review_seconds``: the CPU a pass spends on reviews at most (0: none); ``webhooks``: the
+        deliveries to webhooks, sent by each pass after the results (or, once :meth:`run` runs, by a
+        thread of their own beside the passes: a slow receiver never holds up a move)."""
         self._games = games
+        self._webhooks = webhooks
+        self._webhooks_beside = False  # True once a thread of their own sends them (see run)
+        self._webhooks_woken = threading.Event()
         self._queue = queue
         self._due = due
         self._clock = clock
@@ -91,6 +105,11 @@ class Worker:
         self._games.apply_pending_results()
         if self._queue is not None:
             self._queue.match_due(now)
+        if self._webhooks is not None:
+            if self._webhooks_beside:
+                self._webhooks_woken.set()
+            else:
+                self._webhooks.deliver_due(now)
         if made < BATCH and delivered < DELIVERIES and self.review_seconds > 0:
             self._reviews()
         return made + delivered
@@ -125,7 +144,11 @@ class Worker:
         self._due.beat(ROLE, self.instance, self._clock())
 
     def run(self, stop: threading.Event) -> None:
-        """Pass after pass until ``stop`` is set, beating every :data:`BEAT_SECONDS`."""
+        """Pass after pass until ``stop`` is set, beating every :data:`BEAT_SECONDS`; the webhooks'
+        deliveries in a thread of their own."""
+        if self._webhooks is not None:
+            self._webhooks_beside = True
+            threading.Thread(target=self._deliver, args=(self._webhooks, stop), name="webhooks", daemon=True).start()
         backoff = 0.0
         beaten = float("-inf")
         while not stop.is_set():
@@ -153,3 +176,16 @@ class Worker:
                 backoff = 0.0
             if not full:
                 self._woken.wait(self.poll)  # stopping wakes it too (see .main)
+
+    def _deliver(self, webhooks: Webhooks, stop: threading.Event) -> None:
+        """The webhooks' deliveries, batch after batch, until ``stop``: woken by each pass, else
+        every pause (a retry falls due with no pass to say so)."""
+        while not stop.is_set():
+            self._webhooks_woken.clear()
+            try:
+                sent = webhooks.deliver_due(self._clock())
+            except Exception as error:  # the database, or a bug: logged, tried again after a pause
+                log.warning("the webhooks' deliveries failed: %s", type(error).__name__)
+                sent = 0
+            if sent == 0:
+                self._webhooks_woken.wait(self.poll)

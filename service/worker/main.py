@@ -27,14 +27,21 @@ log = logging.getLogger(__name__)
 
 def worker_for(settings: Settings) -> Worker:
     """A worker on the database of ``settings``, wired as the web role is."""
-    from .. import create_app  # the service's one wiring of the use cases and the store
+    from .. import DELIVERER_EXTENSION, create_app  # the service's one wiring of the use cases and the store
     from ..api.context import EXTENSION, QUEUE_EXTENSION
     from ..api.resources.events.routes import FEED_EXTENSION
 
     app = create_app(settings)
     games = app.extensions[EXTENSION]
     queue = app.extensions[QUEUE_EXTENSION]
-    worker = Worker(games, games.store.due, lambda: games.clock(), poll=settings.worker_poll_ms / 1000, queue=queue)
+    worker = Worker(
+        games,
+        games.store.due,
+        lambda: games.clock(),
+        poll=settings.worker_poll_ms / 1000,
+        queue=queue,
+        webhooks=app.extensions[DELIVERER_EXTENSION],
+    )
     app.extensions[FEED_EXTENSION].channel.listen(lambda key: _changed(worker, key))
     return worker
 

@@ -22,6 +22,7 @@ from typing import Any
 from flask import Flask
 from flask.testing import FlaskClient
 
+from service import DELIVERER_EXTENSION
 from service.api.context import EXTENSION, QUEUE_EXTENSION
 from service.store import DatabaseUnavailable
 from service.worker.due import Worker
@@ -55,7 +56,7 @@ def keep_up(app: Flask) -> int:
         games = app.extensions[EXTENSION]
         worker = Worker(
             games, games.store.due, lambda: games.clock(), poll=0.01, queue=app.extensions[QUEUE_EXTENSION],
-            instance="tests",
+            instance="tests", webhooks=app.extensions.get(DELIVERER_EXTENSION),
         )  # fmt: skip
         app.extensions[_WORKER] = worker
     now = _now(app)

@@ -642,6 +642,63 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/players/me/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List your webhooks
+         * @description Your webhooks, oldest first, without their secrets.
+         */
+        get: operations["listWebhooks"];
+        put?: never;
+        /**
+         * Create a webhook
+         * @description A webhook for your player: each event of your feed of the `types` it takes (default
+         *     `your_turn`, `match_found`, `challenge_received`, `rematch_offered`, `game_result`) is POSTed
+         *     to `url`, its body the event's JSON as your feed gives it, signed as the Standard Webhooks
+         *     specification says (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64
+         *     HMAC-SHA256>` of `<id>.<timestamp>.<body>` with the secret). The secret is in this answer only.
+         *     An answer other than 2xx is retried with growing delays for more than 24 hours; `410` removes
+         *     the webhook; after 3 days of failures it is disabled. A delivery never delays the change that
+         *     caused it. At most 10 webhooks a player: `409 too_many_webhooks`.
+         *
+         *     **Rate limits** (`webhooks`: 10/minute per player key): over one, 429 `too_many_requests` with `Retry-After`. Answers say what is left in `RateLimit` and `RateLimit-Policy`.
+         */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/players/me/webhooks/{webhook_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The webhook's id (26 characters of Crockford base32; any other text is no webhook's: 404). */
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook
+         * @description Delete your webhook: nothing more is sent to it. Another player's webhook is `404
+         *     webhook_not_found`, as is one that does not exist.
+         */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/players/{player_id}": {
         parameters: {
             query?: never;
@@ -960,6 +1017,22 @@ export interface components {
             void: boolean;
             /** @description The seat that won the game. */
             winner: number | null;
+        };
+        CreatedWebhook: {
+            /** Format: date-time */
+            created_at: string;
+            /** @description `false` once deliveries have failed for 3 days: nothing more is sent (delete it and create it again). */
+            enabled: boolean;
+            /** @description The webhook's id: delete it with deleteWebhook. */
+            id: string;
+            /**
+             * @description The signing secret (`whsec_` and base64), shown in this answer only: verify each delivery's `webhook-signature` with it, as the Standard Webhooks specification says.
+             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
+             */
+            secret: string;
+            types: string[];
+            /** @example https://bots.example.com/coins */
+            url: string;
         };
         Credential: {
             /**
@@ -1406,6 +1479,18 @@ export interface components {
              */
             name: string;
         };
+        NewWebhook: {
+            /**
+             * @description The player-feed event types to deliver (default: `your_turn`, `match_found`, `challenge_received`, `rematch_offered`, `game_result`).
+             * @default null
+             */
+            types?: ("your_turn" | "match_found" | "challenge_received" | "rematch_offered" | "game_result" | "game_started")[] | null;
+            /**
+             * @description Where deliveries go: an `https` URL whose host resolves to public addresses only (no loopback, private, link-local, shared, multicast or metadata address), checked now and at every delivery; else `422 webhook_url_refused`.
+             * @example https://bots.example.com/coins
+             */
+            url: string;
+        };
         PendingReview: {
             game_id: string;
             /**
@@ -1577,7 +1662,7 @@ export interface components {
          * @description Every problem `code` the service returns: stable, to branch on.
          * @enum {string}
          */
-        ProblemCode: "already_queued" | "already_seated" | "bad_request" | "bot_seated_twice" | "card_not_in_hand" | "database_unavailable" | "game_finished" | "game_not_finished" | "game_not_found" | "hand_in_progress" | "header_fields_too_large" | "hints_off_in_rated" | "idempotency_key_in_use" | "idempotency_key_reused" | "internal_error" | "invalid_card" | "invalid_cursor" | "invalid_key" | "invalid_token" | "malformed_json" | "method_not_allowed" | "missing_token" | "no_hand_in_progress" | "not_acceptable" | "not_dealer" | "not_found" | "not_your_seat" | "not_your_turn" | "payload_too_large" | "player_not_found" | "player_required" | "precondition_failed" | "rated_needs_clock" | "rated_play_barred" | "review_needs_a_person" | "seat_taken" | "seats_full" | "seats_open" | "seeded_game_unrated" | "ticket_matched" | "ticket_not_found" | "too_many_requests" | "too_many_streams" | "unauthorized" | "unsupported_media_type" | "uri_too_long" | "validation_error";
+        ProblemCode: "already_queued" | "already_seated" | "bad_request" | "bot_seated_twice" | "card_not_in_hand" | "database_unavailable" | "game_finished" | "game_not_finished" | "game_not_found" | "hand_in_progress" | "header_fields_too_large" | "hints_off_in_rated" | "idempotency_key_in_use" | "idempotency_key_reused" | "internal_error" | "invalid_card" | "invalid_cursor" | "invalid_key" | "invalid_token" | "malformed_json" | "method_not_allowed" | "missing_token" | "no_hand_in_progress" | "not_acceptable" | "not_dealer" | "not_found" | "not_your_seat" | "not_your_turn" | "payload_too_large" | "player_not_found" | "player_required" | "precondition_failed" | "rated_needs_clock" | "rated_play_barred" | "review_needs_a_person" | "seat_taken" | "seats_full" | "seats_open" | "seeded_game_unrated" | "ticket_matched" | "ticket_not_found" | "too_many_requests" | "too_many_streams" | "too_many_webhooks" | "unauthorized" | "unsupported_media_type" | "uri_too_long" | "validation_error" | "webhook_not_found" | "webhook_url_refused";
         Queue: {
             /**
              * @description Seconds after which the server may fill your table with bots (default 60; 0 at once; `null` never), of different strengths, whose ratings are closest to yours; never the `random` bot in a rated game.
@@ -2162,6 +2247,21 @@ export interface components {
              * @example new_type
              */
             type: string;
+        };
+        Webhook: {
+            /** Format: date-time */
+            created_at: string;
+            /** @description `false` once deliveries have failed for 3 days: nothing more is sent (delete it and create it again). */
+            enabled: boolean;
+            /** @description The webhook's id: delete it with deleteWebhook. */
+            id: string;
+            types: string[];
+            /** @example https://bots.example.com/coins */
+            url: string;
+        };
+        WebhookList: {
+            /** @description Your webhooks, oldest first (at most 10). */
+            items: components["schemas"]["Webhook"][];
         };
         YourTurnEvent: {
             /** @description What is due: `deal` the next hand or `play` a card. */
@@ -5441,6 +5541,349 @@ export interface operations {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "database_unavailable",
+                     *       "detail": "The database is unavailable",
+                     *       "status": 503,
+                     *       "title": "The database is unavailable",
+                     *       "type": "urn:coins:problem:database_unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookList"];
+                };
+            };
+            /** @description `missing_token`: A player token is required; `invalid_key`: The player key is not valid */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "missing_token",
+                     *       "detail": "A player token is required",
+                     *       "status": 401,
+                     *       "title": "A player token is required",
+                     *       "type": "urn:coins:problem:missing_token"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `database_unavailable`: The database is unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "database_unavailable",
+                     *       "detail": "The database is unavailable",
+                     *       "status": 503,
+                     *       "title": "The database is unavailable",
+                     *       "type": "urn:coins:problem:database_unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A key of your own (1 to 255 printable ASCII characters; a random UUID) to retry this request safely: a retry with the same key and the same body gets the first response again (with `Idempotent-Replayed: true`) and nothing is applied twice. The same key with another body is 422 `idempotency_key_reused`; while the first request runs, 409 `idempotency_key_in_use`. Keys are kept 24 hours, per caller (the seat's token, else the client's address). */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "types": [
+                 *         "your_turn"
+                 *       ],
+                 *       "url": "https://bots.example.com/coins"
+                 *     }
+                 */
+                "application/json": components["schemas"]["NewWebhook"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedWebhook"];
+                };
+            };
+            /** @description `malformed_json`: The body is not valid JSON; `bad_request`: Bad request */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "malformed_json",
+                     *       "detail": "The body is not valid JSON",
+                     *       "status": 400,
+                     *       "title": "The body is not valid JSON",
+                     *       "type": "urn:coins:problem:malformed_json"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `missing_token`: A player token is required; `invalid_key`: The player key is not valid */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "missing_token",
+                     *       "detail": "A player token is required",
+                     *       "status": 401,
+                     *       "title": "A player token is required",
+                     *       "type": "urn:coins:problem:missing_token"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `too_many_webhooks`: You have as many webhooks as a player may; `idempotency_key_in_use`: A request with this Idempotency-Key is still running */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "too_many_webhooks",
+                     *       "detail": "You have as many webhooks as a player may",
+                     *       "status": 409,
+                     *       "title": "You have as many webhooks as a player may",
+                     *       "type": "urn:coins:problem:too_many_webhooks"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large`: The body is too large */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "payload_too_large",
+                     *       "detail": "The body is too large",
+                     *       "status": 413,
+                     *       "title": "The body is too large",
+                     *       "type": "urn:coins:problem:payload_too_large"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: The body must be application/json */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "unsupported_media_type",
+                     *       "detail": "The body must be application/json",
+                     *       "status": 415,
+                     *       "title": "The body must be application/json",
+                     *       "type": "urn:coins:problem:unsupported_media_type"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `webhook_url_refused`: Webhooks go only to https URLs on public addresses; `validation_error`: The request is not valid; `idempotency_key_reused`: This Idempotency-Key was used for another request */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "webhook_url_refused",
+                     *       "detail": "Webhooks go only to https URLs on public addresses",
+                     *       "status": 422,
+                     *       "title": "Webhooks go only to https URLs on public addresses",
+                     *       "type": "urn:coins:problem:webhook_url_refused"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `too_many_requests`: Too many requests */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "too_many_requests",
+                     *       "detail": "Too many requests",
+                     *       "status": 429,
+                     *       "title": "Too many requests",
+                     *       "type": "urn:coins:problem:too_many_requests"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `database_unavailable`: The database is unavailable */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "database_unavailable",
+                     *       "detail": "The database is unavailable",
+                     *       "status": 503,
+                     *       "title": "The database is unavailable",
+                     *       "type": "urn:coins:problem:database_unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The webhook's id (26 characters of Crockford base32; any other text is no webhook's: 404). */
+                webhook_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No Content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `missing_token`: A player token is required; `invalid_key`: The player key is not valid */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "missing_token",
+                     *       "detail": "A player token is required",
+                     *       "status": 401,
+                     *       "title": "A player token is required",
+                     *       "type": "urn:coins:problem:missing_token"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `webhook_not_found`: No such webhook of yours */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "webhook_not_found",
+                     *       "detail": "No such webhook of yours",
+                     *       "status": 404,
+                     *       "title": "No such webhook of yours",
+                     *       "type": "urn:coins:problem:webhook_not_found"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `database_unavailable`: The database is unavailable */
+            503: {
+                headers: {
                     /** @description Seconds to wait. */
                     "Retry-After"?: number;
                     [name: string]: unknown;

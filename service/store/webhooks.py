@@ -1,0 +1,310 @@
+"""Webhooks and their deliveries in the database (tables in :mod:`.webhook_models`).
+
+A player's requests add, list and delete their webhooks (:class:`Webhooks`, on a session's
+connection, joining a keyed unit of work's transaction when there is one). Deliveries are queued by
+:func:`queue_deliveries` in the very transaction that appends the player events they carry, so an
+event and what it owes the webhooks commit together. The worker then works them off as due work
+(:class:`WebhookDeliveries`): :meth:`~WebhookDeliveries.claim` takes the due rows in one short write
+transaction (``FOR UPDATE SKIP LOCKED`` on PostgreSQL, the write lock on SQLite) and moves each one's
+``next_attempt_at`` on by a lease, so that another worker skips it while it is sent and a worker
+that dies while sending leaves it due again; no transaction is open while it sends; the outcome is
+written in another short transaction, one for the batch (:meth:`~WebhookDeliveries.settle`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any, cast
+
+from sqlalchemy import Connection, Select, Table, and_, delete, func, insert, select, update
+
+from .db import Database
+from .player_models import PlayerEventRow, PlayerRow
+from .stored import StoredPlayerEvent
+from .webhook_models import WebhookDeliveryRow, WebhookRow
+
+__all__ = ["ClaimedDelivery", "Outcome", "StoredWebhook", "WebhookDeliveries", "Webhooks", "queue_deliveries"]
+
+WEBHOOKS = cast(Table, WebhookRow.__table__)
+DELIVERIES = cast(Table, WebhookDeliveryRow.__table__)
+EVENTS = cast(Table, PlayerEventRow.__table__)
+PLAYERS = cast(Table, PlayerRow.__table__)
+
+
+@dataclass(frozen=True, slots=True)
+class StoredWebhook:
+    """A webhook as stored: ``secret`` is the ciphertext of its signing secret."""
+
+    id: str
+    player_id: str
+    url: str
+    types: tuple[str, ...]
+    secret: str
+    enabled: bool
+    created_at: datetime
+    failing_since: datetime | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimedDelivery:
+    """A delivery claimed for sending: its webhook (url, encrypted secret), its attempts so far and
+    the player event it carries (None: the event is gone from the feed, nothing to send)."""
+
+    id: int
+    webhook_id: str
+    url: str
+    secret: str
+    attempts: int
+    event: StoredPlayerEvent | None
+
+
+DELIVERED, GONE, DROPPED, FAILED = "delivered", "gone", "dropped", "failed"
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """How one try ended: ``delivered`` (2xx), ``gone`` (410: the webhook goes), ``dropped`` (its
+    event is gone: nothing to send) or ``failed`` (due again at ``retry_at``; None: given up)."""
+
+    kind: str
+    delivery_id: int
+    webhook_id: str
+    retry_at: datetime | None = None
+
+
+_WEBHOOK_COLUMNS = (
+    WEBHOOKS.c.id,
+    WEBHOOKS.c.player_id,
+    WEBHOOKS.c.url,
+    WEBHOOKS.c.types,
+    WEBHOOKS.c.secret,
+    WEBHOOKS.c.enabled,
+    WEBHOOKS.c.created_at,
+    WEBHOOKS.c.failing_since,
+)
+
+
+def _webhook(row: Sequence[Any]) -> StoredWebhook:
+    values = list(row)
+    values[3] = tuple(values[3])
+    return StoredWebhook(*values)
+
+
+class Webhooks:
+    """A player's webhooks on one session's connection (:attr:`.StoreSession.webhooks`)."""
+
+    def __init__(self, db: Database, connection: Connection, *, inside: bool) -> None:
+        """``inside``: the connection is in a transaction its owner ends (a keyed unit of work's)."""
+        self._db = db
+        self._connection = connection
+        self._inside = inside
+
+    def add(self, webhook: StoredWebhook, *, most: int) -> bool:
+        """Insert ``webhook`` unless its player has ``most`` already (False: nothing written). The
+        count and the insert are one transaction, the player's row locked first on PostgreSQL (the
+        write lock on SQLite), so two requests at once cannot pass ``most`` together."""
+        with self._transaction():
+            if not self._db.is_sqlite:
+                self._connection.execute(
+                    select(PLAYERS.c.id).where(PLAYERS.c.id == webhook.player_id).with_for_update()
+                )
+            count = self._connection.execute(
+                select(func.count()).select_from(WEBHOOKS).where(WEBHOOKS.c.player_id == webhook.player_id)
+            ).scalar_one()
+            if count >= most:
+                return False
+            values = {column.name: getattr(webhook, column.name) for column in _WEBHOOK_COLUMNS}
+            values["types"] = list(webhook.types)
+            self._connection.execute(insert(WEBHOOKS).values(values))
+        return True
+
+    def of(self, player_id: str) -> list[StoredWebhook]:
+        """The player's webhooks, oldest first."""
+        statement = (
+            select(*_WEBHOOK_COLUMNS)
+            .where(WEBHOOKS.c.player_id == player_id)
+            .order_by(WEBHOOKS.c.created_at, WEBHOOKS.c.id)
+        )
+        with self._statement(write=False):
+            return [_webhook(row) for row in self._connection.execute(statement)]
+
+    def remove(self, player_id: str, webhook_id: str) -> bool:
+        """Delete the player's webhook and what it is owed; False if the player has none of that id."""
+        with self._transaction():
+            owned = and_(WEBHOOKS.c.id == webhook_id, WEBHOOKS.c.player_id == player_id)
+            if self._connection.execute(select(WEBHOOKS.c.id).where(owned)).first() is None:
+                return False
+            self._connection.execute(delete(DELIVERIES).where(DELIVERIES.c.webhook_id == webhook_id))
+            self._connection.execute(delete(WEBHOOKS).where(owned))
+        return True
+
+    def remove_all(self, player_id: str) -> None:
+        """Delete all the player's webhooks (their account is deleted)."""
+        with self._transaction():
+            mine = select(WEBHOOKS.c.id).where(WEBHOOKS.c.player_id == player_id)
+            self._connection.execute(delete(DELIVERIES).where(DELIVERIES.c.webhook_id.in_(mine)))
+            self._connection.execute(delete(WEBHOOKS).where(WEBHOOKS.c.player_id == player_id))
+
+    def _transaction(self) -> AbstractContextManager[object]:
+        if self._inside:
+            return self._db.within(self._connection, savepoint=True)
+        return self._db.begin(self._connection, write=True)
+
+    def _statement(self, *, write: bool) -> AbstractContextManager[object]:
+        if self._inside:
+            return self._db.within(self._connection, savepoint=False)
+        return self._db.begin(self._connection, write=write, one_statement=True)
+
+
+def queue_deliveries(connection: Connection, events: Sequence[StoredPlayerEvent]) -> int:
+    """In the transaction ``connection`` is in (the one appending ``events``, numbered), queue a
+    delivery of each event to each enabled webhook of its player that takes its type, due at
+    once; how many. One SELECT for all the events' players, one INSERT."""
+    players = {event.player_id for event in events}
+    if not players:
+        return 0
+    hooks = connection.execute(
+        select(WEBHOOKS.c.id, WEBHOOKS.c.player_id, WEBHOOKS.c.types).where(
+            WEBHOOKS.c.player_id.in_(sorted(players)), WEBHOOKS.c.enabled.is_(True)
+        )
+    ).all()
+    if not hooks:
+        return 0
+    rows = [
+        {
+            "webhook_id": hook_id,
+            "player_id": event.player_id,
+            "event_id": event.id,
+            "attempts": 0,
+            "next_attempt_at": event.created_at,
+        }
+        for event in events
+        for hook_id, player_id, types in hooks
+        if player_id == event.player_id and event.type in types
+    ]
+    if rows:
+        connection.execute(insert(DELIVERIES), rows)
+    return len(rows)
+
+
+class WebhookDeliveries:
+    """The deliveries owed to webhooks, as the worker's due work (see the module's docstring)."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    def claim(self, now: datetime, *, limit: int, lease: timedelta) -> list[ClaimedDelivery]:
+        """Up to ``limit`` deliveries due at ``now``, soonest first, each moved on to ``now + lease``
+        (another worker leaves them alone until then), with what sending them needs."""
+        due = (
+            select(DELIVERIES.c.id)
+            .where(DELIVERIES.c.next_attempt_at <= now)
+            .order_by(DELIVERIES.c.next_attempt_at)
+            .limit(limit)
+        )
+        with self._db.connect() as connection:
+            with self._db.begin(connection, write=False, one_statement=True):  # most passes find none:
+                if connection.execute(due).first() is None:  # then no write lock is taken (SQLite's one)
+                    return []
+            return self._claim(connection, due, now + lease)
+
+    def _claim(self, connection: Connection, due: Select[tuple[int]], until: datetime) -> list[ClaimedDelivery]:
+        if not self._db.is_sqlite:
+            due = due.with_for_update(skip_locked=True)
+        with self._db.begin(connection, write=True):
+            ids = list(connection.execute(due).scalars())
+            if not ids:
+                return []
+            connection.execute(update(DELIVERIES).where(DELIVERIES.c.id.in_(ids)).values(next_attempt_at=until))
+            rows = connection.execute(
+                select(
+                    DELIVERIES.c.id,
+                    DELIVERIES.c.webhook_id,
+                    WEBHOOKS.c.url,
+                    WEBHOOKS.c.secret,
+                    DELIVERIES.c.attempts,
+                    DELIVERIES.c.player_id,
+                    EVENTS.c.id,
+                    EVENTS.c.type,
+                    EVENTS.c.data,
+                    EVENTS.c.created_at,
+                )
+                .join(WEBHOOKS, WEBHOOKS.c.id == DELIVERIES.c.webhook_id)
+                .outerjoin(
+                    EVENTS,
+                    and_(EVENTS.c.player_id == DELIVERIES.c.player_id, EVENTS.c.id == DELIVERIES.c.event_id),
+                )
+                .where(DELIVERIES.c.id.in_(ids))
+                .order_by(DELIVERIES.c.id)
+            ).all()
+        return list(_claimed(rows))
+
+    def settle(self, outcomes: Sequence[Outcome], now: datetime, *, disable_after: timedelta) -> list[str]:
+        """Write the outcomes of one batch's tries at ``now``, in one short transaction (see
+        :class:`Outcome`); the ids of the webhooks disabled now, having failed for ``disable_after``."""
+        disabled: list[str] = []
+        with self._db.connect() as connection, self._db.begin(connection, write=True):
+            for outcome in outcomes:
+                if outcome.kind == DELIVERED:
+                    _succeeded(connection, outcome.delivery_id, outcome.webhook_id)
+                elif outcome.kind == GONE:
+                    _remove_webhook(connection, outcome.webhook_id)
+                elif outcome.kind == DROPPED:
+                    connection.execute(delete(DELIVERIES).where(DELIVERIES.c.id == outcome.delivery_id))
+                elif _failed(connection, outcome, now, disable_after):
+                    disabled.append(outcome.webhook_id)
+        return disabled
+
+    def pending(self) -> int:
+        """How many deliveries are owed (tests, benches)."""
+        with self._db.connect() as connection, self._db.begin(connection, write=False, one_statement=True):
+            return int(connection.execute(select(func.count()).select_from(DELIVERIES)).scalar_one())
+
+
+def _succeeded(connection: Connection, delivery_id: int, webhook_id: str) -> None:
+    """Delivered: the row goes, and the webhook is not failing any more."""
+    connection.execute(delete(DELIVERIES).where(DELIVERIES.c.id == delivery_id))
+    connection.execute(
+        update(WEBHOOKS)
+        .where(WEBHOOKS.c.id == webhook_id, WEBHOOKS.c.failing_since.is_not(None))
+        .values(failing_since=None)
+    )
+
+
+def _remove_webhook(connection: Connection, webhook_id: str) -> None:
+    """The receiver answered ``410 Gone``: the webhook and all it is owed go."""
+    connection.execute(delete(DELIVERIES).where(DELIVERIES.c.webhook_id == webhook_id))
+    connection.execute(delete(WEBHOOKS).where(WEBHOOKS.c.id == webhook_id))
+
+
+def _failed(connection: Connection, outcome: Outcome, now: datetime, disable_after: timedelta) -> bool:
+    """A try failed: due again at ``retry_at`` (None: given up, the row goes); the webhook is failing
+    since its first failure after its last success, and once that is ``disable_after`` ago it is
+    disabled and owed nothing more. True if it was disabled now."""
+    if outcome.retry_at is None:
+        connection.execute(delete(DELIVERIES).where(DELIVERIES.c.id == outcome.delivery_id))
+    else:
+        connection.execute(
+            update(DELIVERIES)
+            .where(DELIVERIES.c.id == outcome.delivery_id)
+            .values(attempts=DELIVERIES.c.attempts + 1, next_attempt_at=outcome.retry_at)
+        )
+    hook = WEBHOOKS.c.id == outcome.webhook_id
+    connection.execute(update(WEBHOOKS).where(hook, WEBHOOKS.c.failing_since.is_(None)).values(failing_since=now))
+    disabled = connection.execute(
+        update(WEBHOOKS)
+        .where(hook, WEBHOOKS.c.enabled.is_(True), WEBHOOKS.c.failing_since <= now - disable_after)
+        .values(enabled=False)
+    ).rowcount
+    if disabled:
+        connection.execute(delete(DELIVERIES).where(DELIVERIES.c.webhook_id == outcome.webhook_id))
+    return bool(disabled)
+
+
+def _claimed(rows: Sequence[Sequence[Any]]) -> Iterator[ClaimedDelivery]:
+    for delivery_id, webhook_id, url, secret, attempts, player_id, event_id, kind, data, created_at in rows:
+        event = None if event_id is None else StoredPlayerEvent(player_id, event_id, kind, data, created_at)
+        yield ClaimedDelivery(delivery_id, webhook_id, url, secret, attempts, event)

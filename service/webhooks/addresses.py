@@ -1,0 +1,155 @@
+"""Where a webhook may point: ``https`` URLs whose host resolves to public addresses only.
+
+A webhook's URL is a request the service makes on a stranger's behalf, so server-side request
+forgery is the first risk: a URL naming (or resolving to) a loopback, private, link-local, shared
+(CGNAT), multicast, reserved or cloud-metadata address would let a player reach what sits beside
+the service. :class:`AddressPolicy` checks a URL when the webhook is made and again before every
+delivery, and answers the one address the delivery then connects to (:mod:`.transport`), so that a
+DNS answer that changes between the check and the connection gains nothing. Every address the name
+resolves to must pass: one bad answer refuses the URL.
+
+``allowed`` (the operator setting ``WEBHOOK_ALLOW_NETWORKS``) names networks allowed besides the
+public ones: the tests' loopback receiver, never a production setting.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from urllib.parse import SplitResult, urlsplit
+
+from ..games.errors import ServiceError
+
+__all__ = ["AddressPolicy", "Resolver", "Target", "WebhookUrlRefused", "system_resolver"]
+
+IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
+IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
+#: A name and port -> the addresses it resolves to (the system's getaddrinfo; the tests' own).
+Resolver = Callable[[str, int], list[str]]
+
+MOST_URL = 2048
+# Refused even where ``is_global`` says public: addresses that reach something beside the service.
+DENIED: tuple[IPNetwork, ...] = tuple(
+    ipaddress.ip_network(network)
+    for network in (
+        "0.0.0.0/8",
+        "100.64.0.0/10",  # shared address space (CGNAT), and Alibaba's metadata 100.100.100.200
+        "169.254.0.0/16",  # link-local: AWS, GCP, Azure, OpenStack metadata 169.254.169.254
+        "168.63.129.16/32",  # Azure's host address
+        "192.0.0.0/24",
+        "198.18.0.0/15",
+        "224.0.0.0/4",  # multicast
+        "240.0.0.0/4",
+        "::/128",
+        "::1/128",
+        "64:ff9b::/96",  # NAT64: an IPv4 address inside
+        "64:ff9b:1::/48",
+        "2001::/32",  # Teredo
+        "2002::/16",  # 6to4: an IPv4 address inside
+        "fc00::/7",  # unique local, with AWS's metadata fd00:ec2::254
+        "fe80::/10",
+        "ff00::/8",  # multicast
+    )
+)
+
+
+class WebhookUrlRefused(ServiceError):
+    """The URL is not one a webhook may have (why, in the message: never an address it resolved to
+    beyond the one refused)."""
+
+    code = "webhook_url_refused"
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """A checked URL: the host name (for TLS and ``Host``), the port, the path with its query,
+    and the one address the delivery connects to."""
+
+    host: str
+    port: int
+    path: str
+    address: str
+
+
+def system_resolver(host: str, port: int) -> list[str]:
+    """The addresses ``host`` resolves to, by the system's resolver."""
+    infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, proto=socket.IPPROTO_TCP)
+    return [str(info[4][0]) for info in infos]
+
+
+class AddressPolicy:
+    """The rule for webhook URLs (see the module's docstring)."""
+
+    def __init__(self, allowed: Sequence[str] = (), resolver: Resolver = system_resolver) -> None:
+        self.allowed: tuple[IPNetwork, ...] = tuple(ipaddress.ip_network(network) for network in allowed)
+        self.resolver = resolver
+
+    def check_url(self, url: str) -> SplitResult:
+        """``url`` parsed, if its form is one a webhook may have (no resolution)."""
+        if len(url) > MOST_URL:
+            raise WebhookUrlRefused(f"the URL is longer than {MOST_URL} characters")
+        try:
+            parts = urlsplit(url)
+            port = parts.port
+        except ValueError:
+            raise WebhookUrlRefused("the URL cannot be read") from None
+        if parts.scheme != "https":
+            raise WebhookUrlRefused("the URL must be https")
+        if not parts.hostname:
+            raise WebhookUrlRefused("the URL has no host")
+        if parts.username is not None or parts.password is not None:
+            raise WebhookUrlRefused("the URL must not carry credentials")
+        if parts.fragment:
+            raise WebhookUrlRefused("the URL must not have a fragment")
+        if port == 0:
+            raise WebhookUrlRefused("the URL's port cannot be 0")
+        return parts
+
+    def target(self, url: str) -> Target:
+        """Check ``url`` now (its form, then every address its host resolves to) and answer the
+        address to connect to; :class:`WebhookUrlRefused` otherwise."""
+        parts = self.check_url(url)
+        host = cast_host(parts.hostname)
+        port = parts.port or 443
+        try:
+            found = self.resolver(host, port)
+        except (OSError, UnicodeError):
+            raise WebhookUrlRefused(f"the host {host!r} does not resolve") from None
+        if not found:
+            raise WebhookUrlRefused(f"the host {host!r} does not resolve")
+        for text in found:
+            if not self.is_allowed(text):
+                raise WebhookUrlRefused(f"the host {host!r} resolves to an address that is not public ({text})")
+        path = parts.path or "/"
+        if parts.query:
+            path += "?" + parts.query
+        return Target(host, port, path, found[0])
+
+    def is_allowed(self, text: str) -> bool:
+        """Whether a delivery may connect to the address ``text``."""
+        try:
+            address: IPAddress = ipaddress.ip_address(text.split("%", 1)[0])
+        except ValueError:
+            return False
+        if any(address in network for network in self.allowed):
+            return True
+        if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+            return self.is_allowed(str(address.ipv4_mapped))
+        if any(address in network for network in DENIED if network.version == address.version):
+            return False
+        return (
+            address.is_global
+            and not (address.is_private or address.is_loopback or address.is_link_local or address.is_multicast)
+            and not (address.is_reserved or address.is_unspecified)
+        )
+
+
+def cast_host(hostname: str | None) -> str:
+    """The host as the resolver and TLS want it: an IDN as its ASCII form; an IPv6 literal bare."""
+    assert hostname is not None
+    try:
+        return hostname.encode("idna").decode("ascii") if not hostname.isascii() else hostname
+    except UnicodeError:
+        raise WebhookUrlRefused("the URL's host is not a valid name") from None

@@ -1,0 +1,81 @@
+"""A webhook receiver for tests: a local HTTPS server with its own CA (trustme), on 127.0.0.1.
+
+Its certificate is for the name :data:`HOST` only, which resolves nowhere: the service reaches it
+only through the tests' resolver (which answers 127.0.0.1) and verifies it for that name, as a
+delivery to a real host does. It keeps every request it gets and answers the statuses queued in
+``answers`` (then 204).
+"""
+
+from __future__ import annotations
+
+import ssl
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import trustme
+
+__all__ = ["HOST", "Receiver", "Received", "receiver"]
+
+HOST = "hooks.test"
+
+
+@dataclass(frozen=True)
+class Received:
+    path: str
+    headers: dict[str, str]
+    body: bytes
+    at: float = 0.0  # time.monotonic() on arrival (bench/webhooks.py)
+
+
+@dataclass
+class Receiver:
+    port: int
+    ca_file: str
+    received: list[Received] = field(default_factory=list)
+    answers: list[int] = field(default_factory=list)
+
+    @property
+    def url(self) -> str:
+        return f"https://{HOST}:{self.port}/hook"
+
+
+@contextmanager
+def receiver(directory: Path) -> Iterator[Receiver]:
+    """A running receiver, its CA's certificate written in ``directory``."""
+    ca = trustme.CA()
+    ca_file = directory / "webhook-ca.pem"
+    ca.cert_pem.write_to_path(str(ca_file))
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    ca.issue_cert(HOST).configure_cert(context)
+
+    class Handler(BaseHTTPRequestHandler):
+        def setup(self) -> None:  # TLS in the connection's own thread, not in the accepting one
+            self.request = context.wrap_socket(self.request, server_side=True)
+            super().setup()
+
+        def do_POST(self) -> None:
+            body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+            headers = {k.lower(): v for k, v in self.headers.items()}
+            kept.received.append(Received(self.path, headers, body, time.monotonic()))
+            status = kept.answers.pop(0) if kept.answers else 204
+            self.send_response(status)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def log_message(self, format: str, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    kept = Receiver(server.server_address[1], str(ca_file))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield kept
+    finally:
+        server.shutdown()
+        server.server_close()

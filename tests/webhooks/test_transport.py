@@ -1,0 +1,56 @@
+"""A delivery's connection: to the checked address, TLS verified for the name, no redirect followed,
+bounded in time."""
+
+from __future__ import annotations
+
+import socket
+import ssl
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from service.webhooks import Target, tls_context
+from service.webhooks.transport import post
+from tests.support.webhook_receiver import HOST, Receiver, receiver
+
+
+@pytest.fixture
+def running(tmp_path: Path) -> Iterator[Receiver]:
+    with receiver(tmp_path) as kept:
+        yield kept
+
+
+def test_it_connects_to_the_checked_address_and_speaks_for_the_name(running: Receiver) -> None:
+    status = post(Target(HOST, running.port, "/hook?x=1", "127.0.0.1"), b"{}", {}, tls_context(running.ca_file))
+    assert status == 204
+    [got] = running.received
+    assert got.path == "/hook?x=1" and got.headers["host"] == f"{HOST}:{running.port}"
+
+
+def test_a_certificate_for_another_name_or_an_unknown_ca_is_refused(running: Receiver) -> None:
+    with pytest.raises(ssl.SSLCertVerificationError):
+        post(Target("other.test", running.port, "/", "127.0.0.1"), b"{}", {}, tls_context(running.ca_file))
+    with pytest.raises(ssl.SSLCertVerificationError):
+        post(Target(HOST, running.port, "/", "127.0.0.1"), b"{}", {}, tls_context())
+    assert running.received == []
+
+
+def test_a_redirect_is_an_answer_not_followed(running: Receiver) -> None:
+    running.answers.append(302)
+    assert post(Target(HOST, running.port, "/", "127.0.0.1"), b"{}", {}, tls_context(running.ca_file)) == 302
+    assert len(running.received) == 1
+
+
+def test_a_receiver_that_never_answers_is_given_up(running: Receiver) -> None:
+    silent = socket.create_server(("127.0.0.1", 0))  # accepts, never speaks TLS
+    accepted: list[socket.socket] = []
+    threading.Thread(target=lambda: accepted.append(silent.accept()[0]), daemon=True).start()
+    try:
+        with pytest.raises((OSError, ValueError)):
+            post(Target(HOST, silent.getsockname()[1], "/", "127.0.0.1"), b"{}", {}, tls_context(), seconds=0.5)
+    finally:
+        for connection in accepted:
+            connection.close()
+        silent.close()

@@ -29,7 +29,7 @@ MYPY=("mypy==1.19.1" "types-python-dateutil==2.9.0.20261122")  # mypy, the stubs
 WORK=$(mktemp -d -t coins-generators.XXXXXX)
 PIP_PID=
 cleanup() {  # the background install, if still running, then the work folder
-  [[ -n $PIP_PID ]] && kill "$PIP_PID" 2>/dev/null && wait "$PIP_PID" 2>/dev/null
+  if [[ -n $PIP_PID ]] && kill "$PIP_PID" 2>/dev/null; then wait "$PIP_PID" 2>/dev/null || true; fi
   rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -42,10 +42,10 @@ TSC=("$ROOT/node_modules/.bin/tsc" --strict --noEmit --skipLibCheck false --targ
 # WARN or ERROR line fails the step.
 # - OpenAPI 3.1 support is announced as beta on every 3.1 document: the spec is 3.1 by design
 #   (docs/compatibility.md), and the outputs below are type-checked instead.
-# - "Failed to get the schema name: null": logged once per run, without naming a schema, when the
-#   generator looks up the name of an inline schema (it then names it itself, e.g.
-#   `CreateGame_seats_inner`, as the INFO lines say). Bisecting the components did not find one
-#   schema that causes it (it needs several together); the outputs are type-checked below.
+# - "Failed to get the schema name: null": the generator asked for the name of a schema that has
+#   no $ref (an inline one), logged at most once at a time and without naming it; it names inline
+#   schemas itself (e.g. `CreateGame_seats_inner`, its INFO lines). Bisecting the components found
+#   no one schema that causes it (only several together); the outputs are type-checked below.
 GENERATOR_NOISE='OpenAPI 3\.1 support is still in beta|Failed to get the schema name: null'
 
 generate() {  # $1: generator name, $2: output folder; then the generator's own options

@@ -183,6 +183,8 @@ def init_api(app: Flask) -> Api:
     api.spec.components.schema("NewPerson", schema=NewPersonSchema)
     api.spec.components.schema("NewBot", schema=NewBotSchema)
     api.spec.components.schema("PlayerSeat", schema=PlayerSeatSchema)
+    for name, only_null in (("NewPerson", "bot"), ("NewBot", "age")):  # see NewPersonSchema.bot
+        api.spec.components.schemas[name]["properties"][only_null]["const"] = None
     api.spec.components.schemas.pop("NewSeat", None)
     # joinGame's body is documented as JoinGameAsPerson or JoinGameAsPlayer; JoinGame's schema loads it.
     api.spec.components.schema("JoinGameAsPerson", schema=JoinGameAsPersonSchema)

@@ -1444,9 +1444,9 @@ export interface components {
         NewBot: {
             /**
              * @description Absent, or null: bots have no age.
-             * @enum {integer|null}
+             * @constant
              */
-            age?: null;
+            age?: number | null;
             /** @description Its strength: it plays on the server as soon as it is its turn. */
             bot: components["schemas"]["BotStrength"];
             /**
@@ -1463,9 +1463,9 @@ export interface components {
             age?: number | null;
             /**
              * @description Absent, or null: a person.
-             * @enum {string|null}
+             * @constant
              */
-            bot?: null;
+            bot?: string | null;
             /**
              * @description Shown to the other players. A name for people to read (docs/players.md, "Names"): the PRECIS nickname profile (RFC 8266: width-mapped, NFKC, one plain space between words, none at the ends); something visible (not only blanks, fillers, joiners or marks); no line or paragraph separator; at most 40 characters (grapheme clusters) and 80 code points; not a bot's name, nor one that looks like it (Unicode TR39 skeletons). The name kept is the profile's output.
              * @example Ana

@@ -78,9 +78,10 @@ class NewSeatSchema(NewPlayerSchema):
 class NewPersonSchema(NewPlayerSchema):
     """A person taking a seat. Documents one form of NewSeatSchema, which does the loading."""
 
-    # Only null, said as a nullable string whose one value is null: `{type: "null"}` alone crashes
-    # openapi-generator's python generator.
-    bot = fields.Raw(metadata={"type": ["string", "null"], "enum": [None], "description": "Absent, or null: a person."})
+    # Only null, said as a nullable string whose `const` is null (added in service/api/__init__.py:
+    # apispec passes no `const`): `{type: "null"}` alone crashes openapi-generator's python
+    # generator, and `enum: [null]` fails its examples (ERROR lines, .ci/generators.sh).
+    bot = fields.Raw(metadata={"type": ["string", "null"], "description": "Absent, or null: a person."})
 
 
 class NewBotSchema(RequestSchema):
@@ -96,7 +97,7 @@ class NewBotSchema(RequestSchema):
     )
     name = PlayerName(metadata={"description": f"Optional: shown to the other players. {NAME_RULE}", "example": "Robo"})
     age = fields.Raw(  # only null, as NewPerson's bot
-        metadata={"type": ["integer", "null"], "enum": [None], "description": "Absent, or null: bots have no age."}
+        metadata={"type": ["integer", "null"], "description": "Absent, or null: bots have no age."}
     )
 
 

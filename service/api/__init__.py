@@ -18,7 +18,7 @@ from .hooks.limits import RATE_LIMIT_HEADERS, RateLimitDocs
 from .idempotency import HEADER as IDEMPOTENCY_KEY
 from .idempotency import REPLAYED, IdempotencyDocs
 from .problems import PROBLEMS, register_problem_handlers
-from .resources.games.schemas import NewBotSchema, NewPersonSchema, PlayerSeatSchema
+from .resources.games.schemas import ChallengedSeatSchema, NewBotSchema, NewPersonSchema, PlayerSeatSchema
 from .resources.queue.schemas import TICKET_STATUSES
 from .resources.seats.schemas import JOIN_GAME_COMPONENT, JoinGameAsPersonSchema, JoinGameAsPlayerSchema
 from .schemas import ACTION_KINDS, CAUSES, FIRST_DEALER_CHOICES, SEAT_KINDS, ResponseSchema
@@ -181,6 +181,7 @@ def init_api(app: Flask) -> Api:
     api.spec.components.schema("NewPerson", schema=NewPersonSchema)
     api.spec.components.schema("NewBot", schema=NewBotSchema)
     api.spec.components.schema("PlayerSeat", schema=PlayerSeatSchema)
+    api.spec.components.schema("ChallengedSeat", schema=ChallengedSeatSchema)
     api.spec.components.schemas.pop("NewSeat", None)
     # joinGame's body is documented as JoinGameAsPerson or JoinGameAsPlayer; JoinGame's schema loads it.
     api.spec.components.schema("JoinGameAsPerson", schema=JoinGameAsPersonSchema)
@@ -212,7 +213,18 @@ ENUMS: dict[str, dict[str, Any]] = {
     "GameStatus": {
         "type": "string",
         "enum": list(STATUSES),
-        "description": "Where a game stands: open seats, a hand to deal, a hand being played, or over.",
+        "description": "Where a game stands: open seats, a hand to deal, a hand being played, over, or "
+        "`cancelled` (it never started and never will: a reserved seat was declined or ran out).",
+    },
+    "CancelReason": {
+        "type": "string",
+        "enum": ["declined", "expired"],
+        "description": "Why a game was cancelled: a reserved seat was `declined`, or it `expired` (not taken in time).",
+    },
+    "ChallengeSetting": {
+        "type": "string",
+        "enum": ["everyone", "nobody"],
+        "description": "Who may challenge a player: `everyone` (the default) or `nobody`.",
     },
     "FirstDealerChoice": {
         "type": "string",

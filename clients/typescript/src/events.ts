@@ -37,6 +37,7 @@ export const FEED_EVENT_TYPES = [
   "hand_ended",
   "game_finished",
   "rematch_created",
+  "game_cancelled",
 ] as const satisfies readonly FeedEvent["type"][];
 export const PLAYER_EVENT_TYPES = [
   "player",
@@ -45,6 +46,8 @@ export const PLAYER_EVENT_TYPES = [
   "your_turn",
   "game_result",
   "rematch_offered",
+  "challenge_received",
+  "game_cancelled",
 ] as const satisfies readonly PlayerEvent["type"][];
 type Unknown<Listed, Known> = [Exclude<Listed, Known>] extends [never] ? true : Exclude<Listed, Known>;
 const everyFeedType: Unknown<FeedEvent["type"], (typeof FEED_EVENT_TYPES)[number]> = true;
@@ -155,7 +158,10 @@ class Follower {
     if (typeof raw.id === "number") this.lastEventId = raw.id;
     const listed = typeof raw.type === "string" && this.listed.includes(raw.type);
     if (this.gameFeed && listed) {
-      this.finished = raw.type === "game_finished" || (raw.type === "game" && raw.game?.status === "finished");
+      this.finished =
+        raw.type === "game_finished" ||
+        raw.type === "game_cancelled" ||
+        (raw.type === "game" && (raw.game?.status === "finished" || raw.game?.status === "cancelled"));
     }
     return listed || this.options.unlisted ? raw : null;
   }

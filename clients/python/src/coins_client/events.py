@@ -21,7 +21,8 @@ and resumes with ``Last-Event-ID``: no event is lost or repeated. A connection s
 After ``max_attempts`` failures in a row without an event it raises ``FeedLost``; an answer that
 retrying cannot change (``401 invalid_token``, ``404 game_not_found`` …) raises ``ProblemError``.
 
-A game's feed ends after ``game_finished`` (or, on a game already over, after its ``game`` event);
+A game's feed ends after ``game_finished`` or ``game_cancelled`` (or, on a game already over, after
+its ``game`` event);
 a player's feed goes on until you stop reading (``break``) or its key is replaced (then
 ``ProblemError`` with ``invalid_key``).
 
@@ -44,6 +45,8 @@ import httpx
 from .client import AuthenticatedClient, Client
 from .models import (
     CardPlayedEvent,
+    ChallengeReceivedEvent,
+    GameCancelledEvent,
     GameEvent,
     GameFinishedEvent,
     GameResultEvent,
@@ -53,6 +56,7 @@ from .models import (
     HandEndedEvent,
     HandEvent,
     MatchFoundEvent,
+    PlayerGameCancelledEvent,
     PlayerStateEvent,
     Problem,
     RematchCreatedEvent,
@@ -77,6 +81,7 @@ FeedEvent: TypeAlias = (
     | HandEndedEvent
     | GameFinishedEvent
     | RematchCreatedEvent
+    | GameCancelledEvent
     | UnlistedFeedEvent
 )
 """An event of a game's feed."""
@@ -88,6 +93,8 @@ PlayerEvent: TypeAlias = (
     | YourTurnEvent
     | GameResultEvent
     | RematchOfferedEvent
+    | ChallengeReceivedEvent
+    | PlayerGameCancelledEvent
     | UnlistedPlayerEvent
 )
 """An event of a player's own feed."""
@@ -104,6 +111,7 @@ FEED_EVENT_TYPES: Mapping[str, Any] = {
     "hand_ended": HandEndedEvent,
     "game_finished": GameFinishedEvent,
     "rematch_created": RematchCreatedEvent,
+    "game_cancelled": GameCancelledEvent,
 }
 PLAYER_EVENT_TYPES: Mapping[str, Any] = {
     "player": PlayerStateEvent,
@@ -112,6 +120,8 @@ PLAYER_EVENT_TYPES: Mapping[str, Any] = {
     "your_turn": YourTurnEvent,
     "game_result": GameResultEvent,
     "rematch_offered": RematchOfferedEvent,
+    "challenge_received": ChallengeReceivedEvent,
+    "game_cancelled": PlayerGameCancelledEvent,
 }
 
 DEFAULT_RETRY_SECONDS = 2.0  # until the server says (it sends `retry: 2000`)
@@ -235,10 +245,11 @@ class _Follower(Generic[Event]):
 
 
 def _ends_game_feed(event: object) -> bool:
-    """A game's stream closes after `game_finished`, or after the `game` event of a game already over."""
-    if isinstance(event, GameFinishedEvent):
+    """A game's stream closes after `game_finished` or `game_cancelled`, or after the `game` event of a
+    game already over (or cancelled)."""
+    if isinstance(event, GameFinishedEvent | GameCancelledEvent):
         return True
-    return isinstance(event, GameEvent) and event.game.status == GameStatus.FINISHED
+    return isinstance(event, GameEvent) and event.game.status in (GameStatus.FINISHED, GameStatus.CANCELLED)
 
 
 def _game_follower(

@@ -172,3 +172,21 @@ def test_at_most_so_many_challenges_a_day_to_one_player(client):
     assert 0 < int(refused.headers["Retry-After"]) <= 86401
     assert challenge(client, ana, cy.id).status_code == 201  # another target
     assert challenge(client, cy, bo.id).status_code == 201  # another challenger
+
+
+def test_a_challenger_who_leaves_before_the_start_withdraws_the_challenge(client):
+    ana, bo = new_player(client, "Ana"), new_player(client, "Bo")
+    game = challenge(client, ana, bo.id).json
+    left = client.post(f"/v1/games/{game['id']}/players/0/leave", headers=ana.auth)
+    assert left.status_code == 200 and left.json["status"] == "cancelled", left.json
+    [told] = [e for e in feed(client, bo) if e["type"] == "game_cancelled"]
+    assert told["reason"] == "declined"
+
+
+def test_a_challenge_to_a_deleted_account_is_declined(client):
+    ana, bo = new_player(client, "Ana"), new_player(client, "Bo")
+    game = challenge(client, ana, bo.id).json
+    assert client.delete("/v1/players/me", headers=bo.auth).status_code == 204
+    assert client.get(f"/v1/games/{game['id']}").json["status"] == "cancelled"
+    refused = challenge(client, ana, bo.id)
+    assert refused.status_code == 422 and refused.json["code"] == "challenged_player_not_found"

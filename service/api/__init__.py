@@ -18,7 +18,7 @@ from .hooks.limits import RATE_LIMIT_HEADERS, RateLimitDocs
 from .idempotency import HEADER as IDEMPOTENCY_KEY
 from .idempotency import REPLAYED, IdempotencyDocs
 from .problems import PROBLEMS, register_problem_handlers
-from .resources.games.schemas import ChallengedSeatSchema, NewBotSchema, NewPersonSchema, PlayerSeatSchema
+from .resources.games.schemas import NewBotSchema, NewPersonSchema, PlayerSeatSchema
 from .resources.queue.schemas import TICKET_STATUSES
 from .resources.seats.schemas import JOIN_GAME_COMPONENT, JoinGameAsPersonSchema, JoinGameAsPlayerSchema
 from .schemas import ACTION_KINDS, CAUSES, FIRST_DEALER_CHOICES, SEAT_KINDS, ResponseSchema
@@ -181,7 +181,6 @@ def init_api(app: Flask) -> Api:
     api.spec.components.schema("NewPerson", schema=NewPersonSchema)
     api.spec.components.schema("NewBot", schema=NewBotSchema)
     api.spec.components.schema("PlayerSeat", schema=PlayerSeatSchema)
-    api.spec.components.schema("ChallengedSeat", schema=ChallengedSeatSchema)
     api.spec.components.schemas.pop("NewSeat", None)
     # joinGame's body is documented as JoinGameAsPerson or JoinGameAsPlayer; JoinGame's schema loads it.
     api.spec.components.schema("JoinGameAsPerson", schema=JoinGameAsPersonSchema)

@@ -137,7 +137,7 @@ def test_who_cannot_be_challenged(client):
         refused = challenge(client, ana, target)
         assert refused.status_code == 422 and refused.json["code"] == code, refused.json
     not_an_id = challenge(client, ana, "nobody-at-all")
-    assert not_an_id.status_code == 422 and not_an_id.json["code"] == "challenged_player_not_found"
+    assert not_an_id.status_code == 422 and not_an_id.json["code"] == "validation_error"  # not an id's shape
     no_seat_of_mine = client.post("/v1/games", json={"seats": [{"player": bo.id}, None, None]}, headers=ana.auth)
     assert no_seat_of_mine.status_code == 422 and no_seat_of_mine.json["code"] == "validation_error"
     unrated_clock = challenge(client, ana, bo.id, rated=True, turn_timeout_seconds=None)

@@ -938,13 +938,6 @@ export interface components {
          * @enum {string}
          */
         ChallengeSetting: "everyone" | "nobody";
-        ChallengedSeat: {
-            /**
-             * @description The challenged player's id (`getPlayer`): the seat waits for them (`reserved_for`), who are told (`challenge_received`) and accept with `joinGame` as `me` or decline with `declineChallenge`. The request needs your key and your own seat as `me`. An unknown or deleted player is `422 challenged_player_not_found`, yourself `422 challenged_self`, a bot's player `422 challenged_bot`; a player who refuses challenges `403 challenges_refused`; the 21st challenge to one player within 24 hours `429 too_many_challenges` (with `Retry-After`).
-             * @example 01jf3v9k2m8q4r6t0w5x7y9z1b
-             */
-            player: string;
-        };
         CreateGame: {
             /**
              * @description Deal each hand as soon as it is due.
@@ -968,7 +961,7 @@ export interface components {
              */
             rated?: boolean;
             /**
-             * @description Exactly three entries, seats 0, 1, 2 clockwise: a person takes the seat now (their token is in `credentials`), `{"player": "me"}` takes it for the player whose key the request carries (no token: the key acts for it), a `bot` seats a computer player, `{"player": "<another player's id>"}` challenges that player (the seat is reserved for them), `null` leaves it open to join.
+             * @description Exactly three entries, seats 0, 1, 2 clockwise: a person takes the seat now (their token is in `credentials`), `{"player": "me"}` takes it for the player whose key the request carries (no token: the key acts for it), a `bot` seats a computer player, `{"player": "<another player's id>"}` challenges that player (the seat is reserved for them), `null` leaves it open to join. A challenge (contract 1.3) needs your key and your own seat as `me`; the challenged player is told (`challenge_received`) and accepts with `joinGame` as `me` or declines with `declineChallenge`. An unknown or deleted player is `422 challenged_player_not_found`, yourself `422 challenged_self`, a bot's player `422 challenged_bot`; a player who refuses challenges `403 challenges_refused`; the 21st challenge to one player within 24 hours `429 too_many_challenges`.
              * @example [
              *       {
              *         "age": 41,
@@ -981,7 +974,7 @@ export interface components {
              *       null
              *     ]
              */
-            seats?: (components["schemas"]["NewPerson"] | components["schemas"]["NewBot"] | components["schemas"]["PlayerSeat"] | components["schemas"]["ChallengedSeat"] | null)[];
+            seats?: (components["schemas"]["NewPerson"] | components["schemas"]["NewBot"] | components["schemas"]["PlayerSeat"] | null)[];
             /**
              * @description For tests, demos and replays only: every deal of the game follows from this string alone, so anyone who knows or guesses it knows every hand (each hand's public commitment lets a guess be checked offline). The game reports `seeded: true` and is never rated or matched. Leave it out for a real game: each hand then gets a secret random seed.
              * @example demo-1

@@ -216,7 +216,18 @@ ENUMS: dict[str, dict[str, Any]] = {
     "GameStatus": {
         "type": "string",
         "enum": list(STATUSES),
-        "description": "Where a game stands: open seats, a hand to deal, a hand being played, or over.",
+        "description": "Where a game stands: open seats, a hand to deal, a hand being played, over, or "
+        "`cancelled` (it never started and never will: a reserved seat was declined or ran out).",
+    },
+    "CancelReason": {
+        "type": "string",
+        "enum": ["declined", "expired"],
+        "description": "Why a game was cancelled: a reserved seat was `declined`, or it `expired` (not taken in time).",
+    },
+    "ChallengeSetting": {
+        "type": "string",
+        "enum": ["everyone", "nobody"],
+        "description": "Who may challenge a player: `everyone` (the default) or `nobody`.",
     },
     "FirstDealerChoice": {
         "type": "string",

@@ -112,7 +112,9 @@ class SeatRatingChangeSchema(ResponseSchema):
 class SeatSchema(ResponseSchema):
     seat = _seat("Seat number, clockwise.", required=True)
     name = fields.String(allow_none=True, required=True, metadata={"example": "Ana"})
-    open = fields.Boolean(required=True, metadata={"description": "Nobody has taken the seat yet."})
+    open = fields.Boolean(
+        required=True, metadata={"description": "Nobody has taken the seat yet, and it is reserved for nobody."}
+    )
     bot = fields.String(
         allow_none=True,
         required=True,
@@ -134,6 +136,15 @@ class SeatSchema(ResponseSchema):
             "description": "The id of the seat's player (`getPlayer`): a player's, a bot strength's, or, on a seat "
             "a player left to a bot, still the player who left; null for an anonymous person or an open seat.",
             "example": "01jf3v9k2m8q4r6t0w5x7y9z1b",
+        },
+    )
+    reserved_for = fields.String(
+        allow_none=True,
+        required=True,
+        metadata={
+            "description": "The player the seat is reserved for (a challenge): only they take it, and it is not "
+            "`open`; kept once they have. Null for a seat reserved for nobody.",
+            "example": None,
         },
     )
     rating = fields.Nested(

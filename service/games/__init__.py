@@ -29,6 +29,8 @@ from .idempotency import IdempotencyKeys, KeyClaim, KeyInUse, KeyReused, SavedRe
 from .operations import GameService
 from .player_events import (
     PLAYER_EVENT_TYPES,
+    ChallengeReceivedEvent,
+    GameCancelledPlayerEvent,
     GameResultEvent,
     GameStartedEvent,
     MatchFoundEvent,
@@ -53,6 +55,8 @@ __all__ = [
     "decode_player_event",
     "YourTurnEvent",
     "RematchOfferedEvent",
+    "ChallengeReceivedEvent",
+    "GameCancelledPlayerEvent",
     "ShownRatingChange",
     "PlayerEvent",
     "MatchFoundEvent",

@@ -22,12 +22,16 @@ class NewPlayer:
     player_id: str | None = None
     me: bool = False
     barred: bool = False  # the player is barred from rated play (an operator's decision)
+    #: A seat reserved for the player ``player_id`` (a challenge): kept for them until they take it.
+    reserved: bool = False
 
     def __post_init__(self) -> None:
         if self.bot is not None and self.bot not in STRENGTHS:
             raise ValueError(f"bot must be one of {', '.join(STRENGTHS)}")
-        if self.bot is None and not self.name and not self.me:
+        if self.bot is None and not self.name and not self.me and not self.reserved:
             raise ValueError("a player needs a name")
+        if self.reserved and self.player_id is None:
+            raise ValueError("a seat is reserved for a player named by id")
         if self.me and (self.bot is not None or self.player_id is not None):
             raise ValueError("the caller's seat is neither a bot's nor another player's")
 
@@ -50,3 +54,5 @@ class NewGame:
     seed: str | None = None
     turn_timeout_seconds: int | None = None
     rated: bool = False
+    #: How long the seats reserved for challenged players wait for them (then the game is cancelled).
+    challenge_seconds: int = 86400

@@ -28,6 +28,7 @@ __all__ = [
     "EventLog",
     "FeedStart",
     "GameEvent",
+    "GameCancelledEvent",
     "GameFinishedEvent",
     "HandDealtEvent",
     "HandEndedEvent",
@@ -145,6 +146,15 @@ class RematchCreatedEvent(DomainEvent):
     rematch: str
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class GameCancelledEvent(DomainEvent):
+    """The game will never start: a seat reserved for a player was ``declined``, or ``expired``
+    (contract 1.3). The game's last event, as ``game_finished`` is a played game's."""
+
+    TYPE = "game_cancelled"
+    reason: str  # "declined" or "expired"
+
+
 #: Every type of event, by its ``type``.
 EVENT_TYPES: dict[str, type[DomainEvent]] = {
     cls.TYPE: cls
@@ -159,6 +169,7 @@ EVENT_TYPES: dict[str, type[DomainEvent]] = {
         HandEndedEvent,
         GameFinishedEvent,
         RematchCreatedEvent,
+        GameCancelledEvent,
     )
 }
 

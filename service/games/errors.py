@@ -33,6 +33,13 @@ __all__ = [
     "RatedNeedsClock",
     "HintsOffInRated",
     "RatedPlayBarred",
+    "SeatReserved",
+    "GameCancelled",
+    "ChallengesRefused",
+    "ChallengedPlayerNotFound",
+    "ChallengedSelf",
+    "ChallengedBot",
+    "TooManyChallenges",
 ]
 
 
@@ -186,3 +193,45 @@ class RatedPlayBarred(ServiceError):
     """A player an operator barred from rated play asked for a seat at a rated game (or rated quick play)."""
 
     code = "rated_play_barred"
+
+
+class SeatReserved(ServiceError):
+    """The seat asked for is reserved for another player (contract 1.3, "Reserved seats")."""
+
+    code = "seat_reserved"
+
+
+class GameCancelled(ServiceError):
+    """The game was cancelled before it started (a challenge declined or run out): nothing acts on it."""
+
+    code = "game_cancelled"
+
+
+class ChallengesRefused(ServiceError):
+    """The player challenged refuses all challenges (``"challenges": "nobody"``)."""
+
+    code = "challenges_refused"
+
+
+class ChallengedPlayerNotFound(ServiceError):
+    """A seat of a new game names a player (a challenge) who does not exist."""
+
+    code = "challenged_player_not_found"
+
+
+class ChallengedSelf(ServiceError):
+    """A seat of a new game names the caller's own player as the one challenged: use ``me``."""
+
+    code = "challenged_self"
+
+
+class ChallengedBot(ServiceError):
+    """A seat of a new game names a bot's player as the one challenged: seat the bot instead."""
+
+    code = "challenged_bot"
+
+
+class TooManyChallenges(LimitReached):
+    """The challenger made as many challenges to this player in the last day as they may."""
+
+    code = "too_many_challenges"

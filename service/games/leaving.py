@@ -18,13 +18,14 @@ from typing import TYPE_CHECKING
 
 from ..engine import Game, GameFinished
 from ..store import StoredGame
+from .challenges import DECLINED, cancel
 from .domain_events import EventLog, SeatLeftEvent
 from .errors import NotYourSeat, TooManyBotGames
 from .preconditions import check_version
 from .projections import public_game
 from .rated import void_if_unplayed
 from .results import PublicGame
-from .seats import is_person
+from .seats import is_person, is_reserved
 from .server_moves import STAND_IN, changed, settle, stand_in
 from .tokens import authenticate
 
@@ -69,6 +70,13 @@ def vacate_seat(player_id: str, *, bot: str, name: str) -> Change[bool]:
 
     def change(stored: StoredGame, game: Game | None, now: datetime, log: EventLog) -> bool:
         held = [seat for seat in stored.seats if seat.player_id == player_id and seat.bot is None]
+        if (
+            not held
+            and game is None
+            and any(seat.reserved_for == player_id for seat in stored.seats if is_reserved(seat))
+        ):
+            cancel(stored, now, log, DECLINED)  # a challenge to a deleted account: declined
+            return True
         if not held or (game is not None and game.is_over):
             return False
         held[0].name = name
@@ -101,6 +109,9 @@ def _leave(stored: StoredGame, game: Game | None, now: datetime, log: EventLog, 
     leaving = stored.seats[seat]
     leaving.token_hash = None
     stored.changed_seats.add(seat)
+    if game is None and any(is_reserved(other) for other in stored.seats):  # a challenger leaves: withdrawn
+        cancel(stored, now, log, DECLINED)
+        return public_game(stored, game)
     if game is None:  # not started: the seat is open again
         leaving.name = leaving.age = leaving.joined_at = leaving.player_id = leaving.address_hash = None
         stored.open_seats += 1

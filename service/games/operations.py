@@ -21,6 +21,7 @@ from ..bots import make_bot
 from ..engine import Card, Game, GameFinished, NoHandInProgress, Status
 from ..ratings.apply import AppliedResult, RatingApplier, result_applied
 from ..store import GameStore, IdempotencyStore, StoredGame, StoreSession
+from .challenges import ChallengeUseCases
 from .cursors import ACTIONS, GAMES, TRICKS, decode_cursor, encode_cursor, number_cursor
 from .domain_events import EventLog, FeedStart, GameEvent
 from .errors import GameNotFinished, HintsOffInRated, InvalidCursor, SeatTaken
@@ -31,6 +32,7 @@ from .preconditions import check_version, running
 from .projections import action_state, hands_over, public_game, trick_state
 from .rematch import check_lineage, link_rematch, new_rematch, rematch_id
 from .results import (
+    CANCELLED,
     ActionPage,
     DealResult,
     GamePage,
@@ -60,9 +62,9 @@ def _now() -> datetime:
     return datetime.now(UTC)
 
 
-class GameService(SeatingUseCases):
+class GameService(SeatingUseCases, ChallengeUseCases):
     """The use cases over one store. Stateless between calls: any number can run side by side.
-    Taking seats (``create``, ``join``) is in :mod:`.seating`."""
+    Taking seats (``create``, ``join``) is in :mod:`.seating`, declining a challenge in :mod:`.challenges`."""
 
     def __init__(
         self,
@@ -354,7 +356,7 @@ class GameService(SeatingUseCases):
             if seat is not None and game is not None and game.status is Status.PLAYING:
                 hand = HandState(seat, game.hand_number, game.hand(seat), stored.version, stored.id)
             state = GameEvent(id=stored.event_count, version=stored.version, game=public_game(stored, game), hand=hand)
-            finished = game is not None and game.is_over
+            finished = (game is not None and game.is_over) or stored.status == CANCELLED
             return FeedStart(seat, stored.event_count, finished, state)
 
         start = self._games.read(None, game_id, read, token=token)

@@ -28,6 +28,7 @@ from .domain_events import (
     CardPlayedEvent,
     DomainEvent,
     EventLog,
+    GameCancelledEvent,
     GameFinishedEvent,
     HandDealtEvent,
     RematchCreatedEvent,
@@ -40,6 +41,8 @@ from .seats import has_left, is_person
 
 __all__ = [
     "PLAYER_EVENT_TYPES",
+    "ChallengeReceivedEvent",
+    "GameCancelledPlayerEvent",
     "GameResultEvent",
     "GameStartedEvent",
     "MatchFoundEvent",
@@ -134,9 +137,43 @@ class RematchOfferedEvent(PlayerEvent):
     rematch: str
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ChallengeReceivedEvent(PlayerEvent):
+    """Another player challenged the player: ``seat`` of the new game ``game`` is reserved for them
+    until ``expires_at`` (accept by joining it as ``me``, decline by leaving it as ``me``)."""
+
+    TYPE = "challenge_received"
+    game: str
+    version: int
+    seat: int
+    challenger: str  # the challenger's player id
+    expires_at: datetime
+    state: PublicGame
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class GameCancelledPlayerEvent(PlayerEvent):
+    """A game the player sat in, or had a seat reserved in, was cancelled before it started."""
+
+    TYPE = "game_cancelled"
+    game: str
+    version: int
+    seat: int
+    reason: str  # "declined" or "expired"
+
+
 #: Every type of stored player event, by its ``type`` (the ``player`` event is made when read).
 PLAYER_EVENT_TYPES: dict[str, type[PlayerEvent]] = {
-    cls.TYPE: cls for cls in (MatchFoundEvent, GameStartedEvent, YourTurnEvent, GameResultEvent, RematchOfferedEvent)
+    cls.TYPE: cls
+    for cls in (
+        MatchFoundEvent,
+        GameStartedEvent,
+        YourTurnEvent,
+        GameResultEvent,
+        RematchOfferedEvent,
+        ChallengeReceivedEvent,
+        GameCancelledPlayerEvent,
+    )
 }
 
 
@@ -177,7 +214,7 @@ def player_events_of(
     new_table = not stored.is_stored and stored.status != WAITING_FOR_PLAYERS
     if not seated or not (events or new_table):
         return []
-    new: list[tuple[str, PlayerEvent]] = []
+    new: list[tuple[str, PlayerEvent]] = _cancelled(stored, events)
     state = events[-1].game if events else public_game(stored, game)
     started = any(
         isinstance(event, SeatTakenEvent) and event.game.status != WAITING_FOR_PLAYERS for event in events
@@ -201,6 +238,18 @@ def player_events_of(
                 if player != stored.caller
             ]
     return [encode_player_event(player, event, now) for player, event in new]
+
+
+def _cancelled(stored: StoredGame, events: Sequence[DomainEvent]) -> list[tuple[str, PlayerEvent]]:
+    """The ``game_cancelled`` of every player seated in the game or with a seat reserved for them."""
+    told = {seat.seat: seat.player_id or seat.reserved_for for seat in stored.seats if not seat.bot}
+    return [
+        (player, GameCancelledPlayerEvent(game=stored.id, version=event.version, seat=seat, reason=event.reason))
+        for event in events
+        if isinstance(event, GameCancelledEvent)
+        for seat, player in told.items()
+        if player is not None
+    ]
 
 
 def _your_turn(stored: StoredGame, state: PublicGame, game: Game | None) -> tuple[str, PlayerEvent] | None:

@@ -6,8 +6,8 @@ from collections.abc import Sequence
 
 from ..engine import Game
 from ..store import StoredGame
-from .errors import SeatsOpen, VersionMismatch
-from .results import etag_for
+from .errors import GameCancelled, SeatsOpen, VersionMismatch
+from .results import CANCELLED, etag_for
 
 __all__ = ["check_version", "running"]
 
@@ -21,7 +21,10 @@ def check_version(stored: StoredGame, if_match: Sequence[str] | None) -> None:
 
 
 def running(stored: StoredGame, game: Game | None) -> Game:
-    """The engine's game, or :class:`.SeatsOpen` while a seat is still open."""
+    """The engine's game, or :class:`.SeatsOpen` while a seat is still open (:class:`.GameCancelled`
+    once it never will be taken)."""
+    if stored.status == CANCELLED:
+        raise GameCancelled("the game was cancelled before it started: it never will")
     if game is None:
         raise SeatsOpen(f"{stored.open_seats} seat(s) still open: the game starts when all three are taken")
     return game

@@ -5,7 +5,7 @@ from __future__ import annotations
 from .. import engine
 from ..engine import Game, Play, Status
 from ..store import StoredAction, StoredGame, StoredSeat, StoredTrick
-from .results import WAITING_FOR_PLAYERS, ActionState, PublicGame, SeatRating, SeatState, TrickState
+from .results import ActionState, PublicGame, SeatRating, SeatState, TrickState
 from .seats import is_open, owes_server_move
 
 __all__ = ["action_state", "hands_over", "public_game", "trick_state"]
@@ -15,10 +15,13 @@ def public_game(stored: StoredGame, game: Game | None) -> PublicGame:
     """The game as anyone may see it (``game`` is None until all three seats are taken)."""
     if game is None:
         seats = tuple(
-            SeatState(s.seat, s.name, is_open(s), s.bot, 0, 0, 0, s.player_id, _rating(stored, s)) for s in stored.seats
-        )
+            SeatState(
+                s.seat, s.name, is_open(s), s.bot, 0, 0, 0, s.player_id, _rating(stored, s), reserved_for=s.reserved_for
+            )
+            for s in stored.seats
+        )  # a game not started is waiting for players, or cancelled: its status is the stored one
         return PublicGame(
-            stored.id, WAITING_FOR_PLAYERS, stored.target_score, stored.seed is not None, stored.auto_deal,
+            stored.id, stored.status, stored.target_score, stored.seed is not None, stored.auto_deal,
             stored.turn_timeout_seconds, None, stored.version, stored.created_at, stored.updated_at, seats,
             0, None, None, None, None, None, None, None, None, stored.rematch_of, stored.rematch, stored.rated,
             stored.void,
@@ -35,6 +38,7 @@ def public_game(stored: StoredGame, game: Game | None) -> PublicGame:
             view.tricks_won[s.seat],
             s.player_id,
             _rating(stored, s),
+            reserved_for=s.reserved_for,
         )
         for s in stored.seats
     )

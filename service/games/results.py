@@ -13,6 +13,7 @@ from datetime import datetime
 from ..engine import Card, CompletedTrick, Play, Status
 
 __all__ = [
+    "CANCELLED",
     "WAITING_FOR_PLAYERS",
     "STATUSES",
     "SeatRating",
@@ -37,7 +38,9 @@ __all__ = [
 ]
 
 WAITING_FOR_PLAYERS = "waiting_for_players"
-STATUSES = (WAITING_FOR_PLAYERS, *(status.value for status in Status))
+#: A game that never started and never will: a reserved seat was declined or ran out (contract 1.3).
+CANCELLED = "cancelled"
+STATUSES = (WAITING_FOR_PLAYERS, *(status.value for status in Status), CANCELLED)
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +71,7 @@ class SeatState:
     player: str | None = None  # the seat's player's id (a bot's, or one who left it to a bot)
     rating: SeatRating | None = None  # a rated game's: the player's rating as the game began
     rating_change: ShownRatingChange | None = None  # once the rated result is applied to the player
+    reserved_for: str | None = None  # the player the seat is (or was) reserved for
 
 
 @dataclass(frozen=True, slots=True)

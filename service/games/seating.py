@@ -9,20 +9,22 @@ and writes the game.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from datetime import datetime
 
 from ..engine import Game
 from ..store import StoredGame, StoredSeat
+from .challenges import reserve, resolve_challenges
 from .commands import NewGame, NewPlayer
 from .domain_events import EventLog, SeatTakenEvent
-from .errors import AlreadySeated, SeatsFull, SeatTaken
+from .errors import AlreadySeated, MissingToken, SeatReserved, SeatsFull, SeatTaken
 from .ids import BOT_PLAYER_IDS, new_game_id
 from .preconditions import check_version
 from .projections import public_game
 from .rated import check_rated, check_rated_join
 from .results import Created, Credential, Joined
 from .seat_ratings import snapshot_ratings
-from .seats import is_open, name_bots_apart, take_seat
+from .seats import is_open, is_reserved, is_vacant, name_bots_apart, take_seat
 from .server_moves import begin, changed, new_stored_game, settle, start_full_table
 from .tokens import caller_player
 from .transactions import Transactions
@@ -43,10 +45,16 @@ class SeatingUseCases:
         """A new game, its seats taken as asked: ``me`` seats for the player of ``key``. ``address``:
         the keyed hash of the request's address, kept on the persons' seats (for the ratings)."""
         with self._games.work(uow) as work:
-            if any(player is not None and player.me for player in request.seats):
-                request = _with_caller(request, caller_player(work, key))
-            check_rated(request)
             now = self.clock()
+            if any(player is not None and player.me for player in request.seats):
+                caller = caller_player(work, key)
+                request = _with_caller(request, caller)
+                if any(player is not None and player.reserved for player in request.seats):
+                    with work.session() as session:
+                        request = resolve_challenges(session, caller, request, now)
+            elif any(player is not None and player.reserved for player in request.seats):
+                raise MissingToken('a challenge is made with your player key, taking your seat as {"player": "me"}')
+            check_rated(request)
             credentials: list[Credential] = []
             seats = []
             seated = []
@@ -73,6 +81,7 @@ class SeatingUseCases:
             # A full table starts at once (bots make their first moves here, within a request's
             # budget), before a connection is taken: the store is held for the INSERTs alone.
             game = start_full_table(stored, now) if stored.open_seats == 0 else None
+            reserve(stored, request.challenge_seconds, now)
             with work.session() as session:
                 if game is not None:
                     snapshot_ratings(session, stored, now)
@@ -103,15 +112,7 @@ def _with_caller(request: NewGame, caller: NewPlayer) -> NewGame:
     if sum(1 for player in request.seats if player is not None and player.me) > 1:
         raise AlreadySeated("a player holds one seat of a game at most")
     seats = tuple(caller if player is not None and player.me else player for player in request.seats)
-    return NewGame(
-        target_score=request.target_score,
-        seats=(seats[0], seats[1], seats[2]),
-        first_dealer=request.first_dealer,
-        auto_deal=request.auto_deal,
-        seed=request.seed,
-        turn_timeout_seconds=request.turn_timeout_seconds,
-        rated=request.rated,
-    )
+    return replace(request, seats=(seats[0], seats[1], seats[2]))
 
 
 def _joiner(
@@ -121,24 +122,20 @@ def _joiner(
 
     def change(stored: StoredGame, game: Game | None, now: datetime, log: EventLog) -> Joined:
         check_version(stored, if_match)
-        open_seats = [s for s in stored.seats if is_open(s)]
-        if not open_seats:
+        vacant = [s for s in stored.seats if is_vacant(s)]
+        if not vacant:
             raise SeatsFull("all three seats are taken")
         check_rated_join(stored.rated, player)
         if player.player_id is not None and player.player_id not in BOT_PLAYER_IDS.values():
             held = [s.seat for s in stored.seats if s.player_id == player.player_id]
             if held:
                 raise AlreadySeated(f"you hold seat {held[0]} of this game already")
-        if seat is None:
-            taken = open_seats[0]
-        else:
-            taken = stored.seats[seat]
-            if not is_open(taken):
-                free = ", ".join(str(s.seat) for s in open_seats)
-                raise SeatTaken(f"seat {seat} is taken; open: {free}")
+        taken = _seat_for(stored, vacant, player, seat)
         token = take_seat(taken, player, now, address)
         stored.changed_seats.add(taken.seat)
         stored.open_seats -= 1
+        if not any(is_reserved(s) for s in stored.seats):
+            stored.turn_deadline = None  # no reservation left to run out (a start sets the turn's)
         if stored.open_seats == 0:
             game = begin(stored)
             with uow.session() as session:  # the change's own session: the players' rows as the game begins
@@ -150,3 +147,21 @@ def _joiner(
         return Joined(taken.seat, token, public_game(stored, game))
 
     return change
+
+
+def _seat_for(stored: StoredGame, vacant: list[StoredSeat], player: NewPlayer, seat: int | None) -> StoredSeat:
+    """The seat ``player`` takes: ``seat``, else the one reserved for them, else the first open one.
+    A seat reserved for another player is theirs alone (:class:`.SeatReserved`)."""
+    mine = [s for s in vacant if s.reserved_for is not None and s.reserved_for == player.player_id]
+    if seat is None:
+        chosen = mine or [s for s in vacant if is_open(s)]
+        if not chosen:
+            raise SeatReserved("the seats not taken are reserved for other players")
+        return chosen[0]
+    taken = stored.seats[seat]
+    if not is_vacant(taken):
+        free = ", ".join(str(s.seat) for s in vacant if is_open(s) or s in mine) or "none"
+        raise SeatTaken(f"seat {seat} is taken; open: {free}")
+    if taken.reserved_for is not None and taken.reserved_for != player.player_id:
+        raise SeatReserved(f"seat {seat} is reserved for another player")
+    return taken

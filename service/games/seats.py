@@ -11,13 +11,33 @@ from .commands import NewPlayer
 from .ids import BOT_PLAYER_IDS
 from .tokens import hash_token, new_token
 
-__all__ = ["has_left", "is_open", "is_person", "name_bots_apart", "owes_server_move", "take_seat"]
+__all__ = [
+    "has_left",
+    "is_open",
+    "is_person",
+    "is_reserved",
+    "is_vacant",
+    "name_bots_apart",
+    "owes_server_move",
+    "take_seat",
+]
 
 BOT_LETTERS = "ABC"
 
 
-def is_open(seat: StoredSeat) -> bool:
+def is_vacant(seat: StoredSeat) -> bool:
+    """Nobody holds the seat yet: it is open, or reserved for a player who has not taken it."""
     return seat.token_hash is None and seat.bot is None and seat.player_id is None
+
+
+def is_open(seat: StoredSeat) -> bool:
+    """Anyone may take the seat: vacant and reserved for nobody (contract 1.3, "Reserved seats")."""
+    return is_vacant(seat) and seat.reserved_for is None
+
+
+def is_reserved(seat: StoredSeat) -> bool:
+    """The seat waits for the one player it is reserved for."""
+    return is_vacant(seat) and seat.reserved_for is not None
 
 
 def is_person(seat: StoredSeat) -> bool:
@@ -35,6 +55,10 @@ def take_seat(seat: StoredSeat, player: NewPlayer, now: datetime, address: str |
     for the seat) or a bot (its strength's player); None but for the anonymous person. ``address``:
     the keyed hash of the address the request came from (a person's seat keeps it, for the ratings)."""
     assert not player.me, "the use case resolves the caller to their player first"
+    if player.reserved:  # kept for the player, who takes it later (joinGame as ``me``)
+        seat.name = player.name
+        seat.reserved_for = player.player_id
+        return None
     seat.name = player.display_name
     seat.age = player.age
     seat.joined_at = now

@@ -35,7 +35,7 @@ from .player_events import queue_change
 from .projections import public_game
 from .rated_result import record_result
 from .results import WAITING_FOR_PLAYERS, TrickState
-from .seats import has_left, is_open, is_person, owes_server_move
+from .seats import has_left, is_person, is_vacant, owes_server_move
 
 __all__ = [
     "BOTS_ONLY_EXPERT_PLAYOUTS",
@@ -98,7 +98,7 @@ def new_stored_game(
         requested_first_dealer=first_dealer,
         turn_timeout_seconds=turn_timeout_seconds,
         turn_deadline=None,
-        open_seats=sum(1 for seat in seats if is_open(seat)),
+        open_seats=sum(1 for seat in seats if is_vacant(seat)),  # reserved ones too: the game waits for them
         trick_count=0,
         action_count=0,
         event_count=0,

@@ -17,10 +17,12 @@ from typing import TypeVar
 from .. import engine
 from ..engine import Game, Status
 from ..store import StoredGame, StoreSession
+from .challenges import expire
 from .domain_events import EventLog
-from .errors import GameNotFound
+from .errors import GameCancelled, GameNotFound
 from .leaving import lapse
 from .player_events import queue_change
+from .results import CANCELLED
 from .server_moves import owes_server_move, settle, timed_out, waits_for_worker
 from .tokens import player_key_hash
 from .unit_of_work import UnitOfWork, given_or_own
@@ -54,9 +56,21 @@ class Transactions:
         """The unit of work a call was handed, else one of its own, committed when the call returns."""
         return given_or_own(uow, self._unit_of_work)
 
-    def change(self, uow: UnitOfWork | None, game_id: str, change: Change[T], *, token: str | None = None) -> T:
+    def change(
+        self,
+        uow: UnitOfWork | None,
+        game_id: str,
+        change: Change[T],
+        *,
+        token: str | None = None,
+        cancelled: bool = False,
+    ) -> T:
         """:meth:`_change` in ``uow``, or in a unit of its own. With a player's key as ``token``,
-        the game is loaded with the key's player (its ``caller``, for :func:`.tokens.authenticate`)."""
+        the game is loaded with the key's player (its ``caller``, for :func:`.tokens.authenticate`).
+        A cancelled game refuses every change (:class:`.GameCancelled`) but those that say they
+        apply to one (``cancelled``: declining, which is repeatable)."""
+        if not cancelled:
+            change = _not_cancelled(change)
         with self.work(uow) as work:
             return self._change(work, game_id, change, player_key_hash(token))
 
@@ -153,8 +167,14 @@ class Transactions:
             stored = _found(locked, game_id)
             now = self.clock()
             game = restore(stored)
-            if game is None or not timed_out(stored, now):
+            if not timed_out(stored, now):
                 return False
+            if game is None:  # not started: a reservation ran out (the game is cancelled), or none is left
+                log = EventLog()
+                expired = expire(stored, now, log)
+                queue_change(log, stored, now)
+                session.save(stored)
+                return expired
             if not by_worker and waits_for_worker(stored, game):
                 return False
             log = EventLog()
@@ -164,6 +184,17 @@ class Transactions:
             queue_change(log, stored, now)
             session.save(stored)
             return True
+
+
+def _not_cancelled(change: Change[T]) -> Change[T]:
+    """``change``, refused on a cancelled game."""
+
+    def checked(stored: StoredGame, game: Game | None, now: datetime, log: EventLog) -> T:
+        if stored.status == CANCELLED:
+            raise GameCancelled("the game was cancelled before it started: it never will")
+        return change(stored, game, now, log)
+
+    return checked
 
 
 def _saved(session: StoreSession, stored: StoredGame, result: T) -> T:

@@ -17,7 +17,8 @@ from ..games.cursors import decode_cursor, encode_cursor
 from ..games.errors import InvalidCursor, InvalidKey, PlayerNotFound
 from ..games.ids import is_player_id, new_game_id
 from ..games.projections import public_game
-from ..games.seats import has_left
+from ..games.results import WAITING_FOR_PLAYERS
+from ..games.seats import has_left, is_reserved
 from ..games.tokens import hash_token, keyed_player, new_player_key
 from ..games.transactions import restore
 from ..games.unit_of_work import UnitOfWork, given_or_own
@@ -76,6 +77,15 @@ class PlayerService:
             player.key_hash = hash_token(new_key)
             return NewKey(_with_record(session, player), new_key)
 
+    def settle_challenges(self, key: str | None, challenges: str) -> Profile:
+        """Who may challenge the player of ``key`` from now on: ``everyone`` or ``nobody``."""
+        with self._work(None) as work, work.session() as session:
+            player = keyed_player(session, key)
+            if not session.change_player(player.id, {"challenges": challenges}, key_hash=player.key_hash):
+                raise InvalidKey("the player key was replaced by another request just now")
+            player.challenges = challenges
+            return _with_record(session, player)
+
     def games(self, player_id: str, *, status: str | None, cursor: str | None, limit: int) -> PlayerGamePage:
         """The player's games, newest first, a page at a time, of one ``status`` if given."""
         before = decode_cursor(cursor, PLAYER_GAMES) if cursor else None
@@ -107,16 +117,18 @@ def _with_record(session: StoreSession, player: StoredPlayer) -> Profile:
 
 def _profile(player: StoredPlayer, record: GamesRecord) -> Profile:
     rating = shown_rating(player, datetime.now(UTC))  # provisional again after time away
-    return Profile(player.id, player.name, player.created_at, player.bot, rating, record)
+    return Profile(player.id, player.name, player.created_at, player.bot, rating, record, player.challenges)
 
 
 def _player_game(stored: StoredGame, player_id: str) -> PlayerGame:
     """One game of the player's list: their seat (a bot's first), and whether it is theirs to act."""
     seats = [seat for seat in stored.seats if seat.player_id == player_id]
+    reserved = [seat for seat in stored.seats if seat.reserved_for == player_id and is_reserved(seat)]
     held = [seat.seat for seat in seats if not has_left(seat)]
     game = public_game(stored, restore(stored))
     your_turn = game.turn is not None and game.turn in held and game.status != "finished"
+    until = stored.turn_deadline if reserved and stored.status == WAITING_FOR_PLAYERS else None
     return PlayerGame(
-        stored.id, game.status, stored.rated, stored.version, seats[0].seat, not held, your_turn, game.turn,
-        game.turn_deadline, stored.created_at, stored.updated_at,
+        stored.id, game.status, stored.rated, stored.version, (seats or reserved)[0].seat, not held and not reserved,
+        your_turn, game.turn, game.turn_deadline, stored.created_at, stored.updated_at, bool(reserved), until,
     )  # fmt: skip

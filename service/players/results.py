@@ -28,6 +28,7 @@ class Profile:
     bot: str | None
     rating: Rating
     games: GamesRecord
+    challenges: str = "everyone"  # who may challenge the player: "everyone" or "nobody"
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +54,8 @@ class PlayerGame:
     turn_deadline: datetime | None
     created_at: datetime
     updated_at: datetime
+    reserved: bool = False  # the seat is reserved for the player, who has not taken it: a challenge to answer
+    reserved_until: datetime | None = None  # when such a seat's reservation runs out (the game is then cancelled)
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,7 +1,8 @@
 """What the worker reads to find due work, and the liveness marks the roles write (none is a change).
 
 - :meth:`DueWork.due_games`: the games whose turn deadline has passed (a stand-in's move, or the
-  server's own owed moves: bots, auto-deals), soonest first, by ``ix_games_turn_deadline``. A game
+  server's own owed moves: bots, auto-deals; or, in a game waiting for a reserved seat, the end of
+  the reservation: the game is cancelled), soonest first, by ``ix_games_turn_deadline``. A game
   of bots alone is due only while it is followed (contract 1.3: it pauses otherwise).
 - :meth:`DueWork.mark_followed`: the real-time role's mark on the games its streams follow.
 - :meth:`DueWork.beat` and :meth:`DueWork.roles_seen`: each process's sign of life, and the last
@@ -28,7 +29,9 @@ __all__ = ["DUE_STATUSES", "FORGET_INSTANCES_AFTER", "DueWork"]
 GAMES = cast(Table, GameRow.__table__)
 SEATS = cast(Table, SeatRow.__table__)
 HEARTBEATS = cast(Table, RoleHeartbeatRow.__table__)
-DUE_STATUSES = ("playing", "waiting_for_deal")  # a game with a turn: the others have no deadline
+# A game with a turn; or one waiting for a reserved seat, cancelled when its reservation runs out
+# (its turn_deadline then): the others have no deadline.
+DUE_STATUSES = ("playing", "waiting_for_deal", "waiting_for_players")
 FORGET_INSTANCES_AFTER = timedelta(days=1)  # a process not seen for this long is forgotten
 MARK_BATCH = 500  # games a mark names in one statement
 

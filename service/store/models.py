@@ -85,7 +85,8 @@ class GameRow(Base):
     seed: Mapped[str | None] = mapped_column(String(200))  # the caller's seed: never shown
     requested_first_dealer: Mapped[int | None] = mapped_column(SmallInteger)
     turn_timeout_seconds: Mapped[int | None] = mapped_column(Integer)
-    # When the player to act runs out of time (None: no timeout, a bot's turn, or no turn).
+    # When the player to act runs out of time (None: no timeout, a bot's turn, or no turn); in a game
+    # waiting for a reserved seat, when the reservation runs out (the game is then cancelled).
     turn_deadline: Mapped[datetime | None] = mapped_column(UTCDateTime())
     open_seats: Mapped[int] = mapped_column(SmallInteger, nullable=False)
     trick_count: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
@@ -125,8 +126,12 @@ class SeatRow(Base):
     """One of the three seats of a game: open, a player's (with a token hash), or a bot's."""
 
     __tablename__ = "seats"
-    # A player's games, newest first (game ids sort by creation time).
-    __table_args__ = (Index("ix_seats_player_id_game_id", "player_id", "game_id"), _CLUSTERED)
+    # A player's games, newest first (game ids sort by creation time); the seats reserved for a player.
+    __table_args__ = (
+        Index("ix_seats_player_id_game_id", "player_id", "game_id"),
+        Index("ix_seats_reserved_for_game_id", "reserved_for", "game_id"),
+        _CLUSTERED,
+    )
 
     game_id: Mapped[str] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), primary_key=True)
     seat: Mapped[int] = mapped_column(SmallInteger, primary_key=True)
@@ -150,6 +155,9 @@ class SeatRow(Base):
     # the game began (contract 1.3, "Ratings on the table"); null in an unrated game.
     rating: Mapped[int | None] = mapped_column(Integer)
     rating_provisional: Mapped[bool | None] = mapped_column()
+    # The player the seat is reserved for (contract 1.3, "Reserved seats": a challenge's, a rematch
+    # offer's): only they take it. Kept once they do (the day's challenges are counted by it).
+    reserved_for: Mapped[str | None] = mapped_column(String(26))
 
     game: Mapped[GameRow] = relationship(back_populates="seats", lazy="raise")
 
@@ -239,7 +247,7 @@ class OutboxRow(Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     game_id: Mapped[str] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), nullable=False)
     player_id: Mapped[str] = mapped_column(String(26), nullable=False)
-    type: Mapped[str] = mapped_column(String(16), nullable=False)
+    type: Mapped[str] = mapped_column(String(32), nullable=False)
     data: Mapped[str] = mapped_column(Text, nullable=False)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False)
 

@@ -63,6 +63,8 @@ class PlayerRow(Base):
     deleted_at: Mapped[datetime | None] = mapped_column(UTCDateTime())  # the account was deleted
     # The name predates the rule for names and would be refused now (kept as it was: coins-admin renames).
     legacy_name: Mapped[bool] = mapped_column(nullable=False, default=False, server_default=false())
+    # Who may challenge the player (contract 1.3): "everyone" or "nobody".
+    challenges: Mapped[str] = mapped_column(String(10), nullable=False, default="everyone", server_default="everyone")
 
     __table_args__ = (
         Index(
@@ -174,6 +176,6 @@ class PlayerEventRow(Base):
 
     player_id: Mapped[str] = mapped_column(String(26), primary_key=True)
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    type: Mapped[str] = mapped_column(String(16), nullable=False)
+    type: Mapped[str] = mapped_column(String(32), nullable=False)
     data: Mapped[str] = mapped_column(Text, nullable=False)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False)

@@ -14,7 +14,7 @@ from dataclasses import asdict
 from datetime import datetime
 from typing import Any, cast
 
-from sqlalchemy import Connection, Row, Table, bindparam, case, insert, select, update
+from sqlalchemy import Connection, Row, Table, bindparam, case, exists, insert, or_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 
 from .driver import Prepared
@@ -118,6 +118,11 @@ _INSERT_OUTBOX = _insert(OUTBOX, OUTBOX_COLUMNS)
 _GAME_WIDTH = len(_GAME_COLUMNS)
 
 
+CANCELLED = "cancelled"  # the status of a game cancelled before it started (contract 1.3)
+WAITING_FOR_PLAYERS = "waiting_for_players"
+_OPEN_SEAT = (
+    SEATS.c.token_hash.is_(None), SEATS.c.bot.is_(None), SEATS.c.player_id.is_(None), SEATS.c.reserved_for.is_(None)
+)  # fmt: skip
 _VERSION = select(GAMES.c.version, GAMES.c.status).where(GAMES.c.id == bindparam("game_id"))
 _HEADS = select(GAMES.c.id, GAMES.c.event_count, GAMES.c.turn_deadline).where(
     GAMES.c.id.in_(bindparam("ids", expanding=True))
@@ -235,8 +240,14 @@ class GameRepository:
         """Games newest first (ids sort by creation time), after the cursor ``before_id``, of one
         ``status`` and with a seat of ``player_id``'s if given; two statements."""
         query = select(GAMES).order_by(GAMES.c.id.desc()).limit(limit)
-        if player_id is not None:
-            query = query.where(GAMES.c.id.in_(select(SEATS.c.game_id).where(SEATS.c.player_id == player_id)))
+        if player_id is not None:  # their seats, and those reserved for them (a challenge's)
+            theirs = select(SEATS.c.game_id).where(SEATS.c.player_id == player_id)
+            reserved = select(SEATS.c.game_id).where(SEATS.c.reserved_for == player_id)
+            query = query.where(or_(GAMES.c.id.in_(theirs), GAMES.c.id.in_(reserved)))
+        else:  # a cancelled game is in its players' lists only; a game whose vacant seats are all reserved is not open
+            query = query.where(GAMES.c.status != CANCELLED)
+            if status == WAITING_FOR_PLAYERS:
+                query = query.where(exists().where(SEATS.c.game_id == GAMES.c.id, *_OPEN_SEAT))
         if status is not None:
             query = query.where(GAMES.c.status == status)
         if before_id is not None:

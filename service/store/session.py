@@ -25,6 +25,7 @@ from contextlib import AbstractContextManager, ExitStack, contextmanager
 from datetime import datetime
 from typing import Any
 
+from .challenges import count_challenges
 from .db import Database
 from .driver import driver_connection
 from .due import DueWork
@@ -293,6 +294,12 @@ class StoreSession:
         """The finished games the player sat in, and the ones they won (one statement)."""
         with self._statement(write=False, one_statement=True):
             return self._players.record(player_id)
+
+    def challenges_made(self, challenger: str, target: str, since: datetime) -> tuple[int, datetime | None]:
+        """The challenges ``challenger`` made to ``target`` since ``since``, and when the first of
+        them was made (:mod:`.challenges`)."""
+        with self._statement(write=False, one_statement=True):
+            return count_challenges(self._repository.connection, challenger, target, since)
 
     def announce(self, game_ids: Iterable[str]) -> None:
         """Tell the listeners that these games changed. Their change is already committed: a failure

@@ -43,6 +43,8 @@ class StoredSeat:
     #: A rated game's seat: its player's rating as shown (value, provisional) when the game began.
     rating: int | None = None
     rating_provisional: bool | None = None
+    #: The player the seat is reserved for (only they take it); kept once they have.
+    reserved_for: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,6 +206,7 @@ class StoredPlayer:
     barred_at: datetime | None = None  # barred from rated play by an operator
     deleted_at: datetime | None = None  # the account was deleted
     legacy_name: bool = False  # the name predates the rule for names, which would refuse it now
+    challenges: str = "everyone"  # who may challenge the player: "everyone" or "nobody"
 
     @property
     def barred(self) -> bool:

@@ -24,6 +24,7 @@ def test_join_takes_the_first_open_seat(client):
         "player": None,
         "rating": None,
         "rating_change": None,
+        "reserved_for": None,
     }
     assert joined["game"]["status"] == "waiting_for_players"
     assert response.headers["ETag"] == f'"{game["id"]}.2"'

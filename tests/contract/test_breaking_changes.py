@@ -132,7 +132,7 @@ ADDITIONS = {
     "a cause of moves": lambda spec: _schemas(spec)["ActionCause"]["enum"].append("leave"),
     "a field of a game": _add_response_field,
     "an optional field of a request": lambda spec: _schemas(spec)["CreateGame"]["properties"].update(
-        challenge_seconds={"type": "integer", "minimum": 60}
+        invitation_note={"type": "string", "maxLength": 200}
     ),
     "a type of game event": _add_event("FeedEvent", "RematchCreatedEvent", "game_cancelled"),
     "a type of player event": _add_event("PlayerEvent", "MatchFoundEvent", "challenge_received"),

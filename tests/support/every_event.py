@@ -11,7 +11,7 @@ from flask.testing import FlaskClient
 #: which is made when read, never stored).
 STORED_TYPES = {
     "seat_taken", "seat_left", "hand_dealt", "hand", "card_played", "trick_won", "hand_ended", "game_finished",
-    "rematch_created",
+    "rematch_created", "game_cancelled",
 }  # fmt: skip
 CAUSES = {"player", "bot", "auto", "timeout"}
 
@@ -54,9 +54,10 @@ def _play_to_the_end(client: FlaskClient, game_id: str, tokens: dict[int, str]) 
     raise AssertionError(f"game {game_id} did not finish")
 
 
-def play_every_kind_of_event(client: FlaskClient, clock: Clock) -> list[str]:
+def play_every_kind_of_event(client: FlaskClient, clock: Clock, *, cancelled: bool = True) -> list[str]:
     """Play games that store every type of event (:data:`STORED_TYPES`) and every cause of a move,
-    with names outside ASCII; ``clock`` is the app's ``GameService.clock``. Their ids."""
+    with names outside ASCII; ``clock`` is the app's ``GameService.clock``. Their ids. Without
+    ``cancelled``, no challenge (a database before players): every type but ``game_cancelled``."""
     # Seats taken and left before the start (open again), a person's turn timed out (a stand-in),
     # bots, the end, a rematch.
     game_id, tokens = _created(
@@ -88,4 +89,15 @@ def play_every_kind_of_event(client: FlaskClient, clock: Clock) -> list[str]:
     )
     assert left.status_code == 200, left.json
     _play_to_the_end(client, other_id, {0: other_tokens[0], 2: other_tokens[2]})
-    return [game_id, rematch.json["game"]["id"], other_id]
+
+    if not cancelled:
+        return [game_id, rematch.json["game"]["id"], other_id]
+    # A challenge, declined: the game is cancelled.
+    keys = [client.post("/v1/players", json={"name": name}).json for name in ("Éva", "Dao")]
+    seats = [{"player": "me"}, {"player": keys[1]["id"]}, {"bot": "basic"}]
+    challenged = client.post("/v1/games", json={"seats": seats}, headers=_bearer(keys[0]["key"]))
+    assert challenged.status_code == 201, challenged.json
+    cancelled_id = challenged.json["id"]
+    declined = client.delete(f"/v1/games/{cancelled_id}/players/me", headers=_bearer(keys[1]["key"]))
+    assert declined.status_code == 204, declined.json
+    return [game_id, rematch.json["game"]["id"], other_id, cancelled_id]

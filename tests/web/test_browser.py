@@ -76,6 +76,7 @@ def artifacts(tmp_path_factory: pytest.TempPathFactory) -> Path:
         "steady",
         "connection",
         "result",
+        "challenge",
     ],
 )
 def test_scenario(scenario: str, base_url: str, artifacts: Path) -> None:

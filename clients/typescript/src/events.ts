@@ -39,6 +39,7 @@ export const FEED_EVENT_TYPES = [
   "hand_ended",
   "game_finished",
   "rematch_created",
+  "game_cancelled",
 ] as const satisfies readonly FeedEvent["type"][];
 export const PLAYER_EVENT_TYPES = [
   "player",
@@ -47,6 +48,8 @@ export const PLAYER_EVENT_TYPES = [
   "your_turn",
   "game_result",
   "rematch_offered",
+  "challenge_received",
+  "game_cancelled",
 ] as const satisfies readonly PlayerEvent["type"][];
 type Unknown<Listed, Known> = [Exclude<Listed, Known>] extends [never] ? true : Exclude<Listed, Known>;
 const everyFeedType: Unknown<FeedEvent["type"], (typeof FEED_EVENT_TYPES)[number]> = true;
@@ -159,7 +162,10 @@ class Follower {
     if (typeof raw.id === "number") this.lastEventId = raw.id;
     const listed = typeof raw.type === "string" && this.listed.includes(raw.type);
     if (this.gameFeed && listed) {
-      this.finished = raw.type === "game_finished" || (raw.type === "game" && raw.game?.status === "finished");
+      this.finished =
+        raw.type === "game_finished" ||
+        raw.type === "game_cancelled" ||
+        (raw.type === "game" && (raw.game?.status === "finished" || raw.game?.status === "cancelled"));
     }
     return listed || this.options.unlisted ? raw : null;
   }
@@ -196,7 +202,7 @@ class Follower {
     const response = await (this.options.fetch ?? fetch)(url, init);
     if (!response.ok) return void (await response.body?.cancel());
     const game = (await response.json()) as { status?: unknown };
-    this.finished = game.status === "finished";
+    this.finished = game.status === "finished" || game.status === "cancelled";
   }
 
   /** After a failed or ended connection: how long to wait before the next one (or FeedLost). */

@@ -167,6 +167,13 @@ export async function runBot(options: BotOptions): Promise<Schemas["GameResultEv
       case "rematch_offered":
         log(`rematch of ${event.game} offered by seat ${event.seat} (not taken)`);
         break;
+      case "challenge_received":
+        log(`challenged by ${event.challenger} to game ${event.game} (not taken: it is cancelled at ${event.expires_at})`);
+        break;
+      case "game_cancelled":
+        log(`game ${event.game} cancelled (${event.reason})`);
+        active.delete(event.game);
+        break;
       default: {
         const unknown: never = event; // a type added to the spec fails to compile here until handled; at run time
         // an event of a type this build does not know (types are added within v1) is logged and skipped

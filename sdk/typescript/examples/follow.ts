@@ -154,6 +154,8 @@ export function describe(event: FeedEvent): string {
       return `game over: seat ${event.winner} wins; scores ${event.scores.join(" ")}`;
     case "rematch_created":
       return `a rematch was created: game ${event.rematch}`;
+    case "game_cancelled":
+      return `the game was cancelled (${event.reason}): it never starts`;
     default: {
       const unknown: never = event; // a new type of event in the spec fails to compile here
       return `unknown event ${JSON.stringify(unknown)}`;

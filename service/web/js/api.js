@@ -106,6 +106,12 @@ export const getMe = (key) => call("GET", me, { token: key });
 export const replaceKey = (key) => call("POST", `${me}/key`, { token: key });
 /** @returns {Promise<import("./types.js").Player>} */
 export const getPlayer = (id) => call("GET", `/players/${encodeURIComponent(id)}`);
+/** @returns {Promise<null>} decline the seat reserved for you (a challenge): the game is cancelled */
+export const declineChallenge = (id, key) => call("DELETE", `${game(id)}/players/me`, { token: key });
+/** @param {"everyone"|"nobody"} challenges @returns {Promise<import("./types.js").Player>} who may challenge you */
+export const setChallenges = (key, challenges) => call("PATCH", me, { token: key, body: { challenges } });
+/** @returns {Promise<import("./types.js").PlayerGamePage>} the games waiting for players that you sit in or have a seat reserved in */
+export const listMyWaitingGames = (key) => call("GET", `${me}/games?status=waiting_for_players&limit=20`, { token: key });
 /** @returns {Promise<import("./types.js").PlayerGamePage>} the player's games, newest first */
 export const listPlayerGames = (id, limit = 20) => call("GET", `/players/${encodeURIComponent(id)}/games?limit=${limit}`);
 /** @returns {Promise<import("./types.js").RatingHistory>} the player's rated games, newest first, each rating before and after */

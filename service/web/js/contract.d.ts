@@ -76,6 +76,11 @@ export interface paths {
          *     (`getGame`, any other read, or a stream of `getEvents`, which goes on by itself), until
          *     it is `finished`.
          *
+         *     A seat `{"player": "<id>"}` challenges another player (contract 1.3, "Challenges"): the seat
+         *     is reserved for them (`reserved_for`) and they are told (`challenge_received`); the game
+         *     starts once every reserved seat is taken (accepted with `joinGame` as `me`), and is
+         *     `cancelled` if one is declined (`declineChallenge`) or not taken within `challenge_seconds`.
+         *
          *     A rated game always has a turn clock: without `turn_timeout_seconds` it gets 60 seconds, and
          *     `"turn_timeout_seconds": null` is `422 rated_needs_clock`.
          *
@@ -276,7 +281,10 @@ export interface paths {
         put?: never;
         /**
          * Take an open seat
-         * @description Take `seat` (or the first open seat). The seat's token is returned once. When the
+         * @description Take `seat` (or the seat reserved for you, else the first open seat). The seat's token is returned once.
+         *     A seat reserved for another player is `409 seat_reserved` (with no `seat`, when no open seat
+         *     is left but reserved ones); a cancelled game is `409 game_cancelled`. Accept a challenge so:
+         *     `{"player": "me"}` takes the seat reserved for you. When the
          *     third seat is taken the game starts and its first dealer is chosen: the one named at
          *     creation, else the oldest player by age, else a random draw (reported in the game).
          *     With `{"player": "me"}` and your player key, the seat is your player's: named as your
@@ -286,6 +294,32 @@ export interface paths {
          */
         post: operations["joinGame"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/games/{game_id}/players/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The game's id: 26 characters of Crockford base32 (any other text is no game's id: 404). */
+                game_id: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Decline a challenge
+         * @description Decline the seat of this game reserved for you (a challenge, contract 1.3): the game is
+         *     `cancelled` (reason `declined`), and its players are told (`game_cancelled`). Repeatable: a
+         *     game already cancelled answers `204` too. A seat you took already is left with `leaveGame`
+         *     (`403 not_your_seat` here).
+         */
+        delete: operations["declineChallenge"];
         options?: never;
         head?: never;
         patch?: never;
@@ -584,7 +618,13 @@ export interface paths {
         delete: operations["deleteMyPlayer"];
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Change your settings
+         * @description Change your settings: `challenges`, who may challenge you to a game (`everyone`, the
+         *     default, or `nobody`: a challenge to you is then `403 challenges_refused`; challenges made
+         *     before stay as they are). Answers your profile.
+         */
+        patch: operations["updateMyPlayer"];
         trace?: never;
     };
     "/v1/players/me/events": {
@@ -876,6 +916,11 @@ export interface components {
          * @enum {string}
          */
         BotStrength: "random" | "basic" | "expert" | "master";
+        /**
+         * @description Why a game was cancelled: a reserved seat was `declined`, or it `expired` (not taken in time).
+         * @enum {string}
+         */
+        CancelReason: "declined" | "expired";
         CandidateValue: {
             card: components["schemas"]["Card"];
             /**
@@ -914,12 +959,54 @@ export interface components {
             /** @description The game's version after the change. */
             version: number;
         };
+        ChallengeReceivedEvent: {
+            /** @description The challenger's player id (`getPlayer`). */
+            challenger: string;
+            /**
+             * Format: date-time
+             * @description When the game is cancelled unless every reserved seat is taken.
+             */
+            expires_at: string;
+            /**
+             * @description The game's id.
+             * @example 01m8qhcrc96c9c2j46ep4my6k7
+             */
+            game: string;
+            /**
+             * @description The event's number in your feed (per player): resume after it.
+             * @example 7
+             */
+            id: number;
+            /** @description The seat reserved for you. */
+            seat: number;
+            /** @description The game as it stands: its clock, `rated`, its seats. */
+            state: components["schemas"]["Game"];
+            /**
+             * @description Another player challenged you: a seat of a new game is reserved for you. Accept with `joinGame` (`{"player": "me"}`), decline with `declineChallenge`; unanswered by `expires_at`, the game is cancelled.
+             * @example challenge_received
+             * @enum {string}
+             */
+            type: "challenge_received";
+            /** @description The game's version after the change. */
+            version: number;
+        };
+        /**
+         * @description Who may challenge a player: `everyone` (the default) or `nobody`.
+         * @enum {string}
+         */
+        ChallengeSetting: "everyone" | "nobody";
         CreateGame: {
             /**
              * @description Deal each hand as soon as it is due.
              * @default false
              */
             auto_deal?: boolean;
+            /**
+             * @description With a challenged seat: how long the reserved seats wait (60 s to 14 days; a day unless given). Not all taken by then, the game is `cancelled` (reason `expired`). Ignored without one.
+             * @default 86400
+             * @example 86400
+             */
+            challenge_seconds?: number;
             /**
              * @description Optional: the seat that deals first. Otherwise the oldest player by `age`, otherwise a random draw.
              * @example 0
@@ -931,7 +1018,7 @@ export interface components {
              */
             rated?: boolean;
             /**
-             * @description Exactly three entries, seats 0, 1, 2 clockwise: a person takes the seat now (their token is in `credentials`), `{"player": "me"}` takes it for the player whose key the request carries (no token: the key acts for it), a `bot` seats a computer player, `null` leaves it open to join.
+             * @description Exactly three entries, seats 0, 1, 2 clockwise: a person takes the seat now (their token is in `credentials`), `{"player": "me"}` takes it for the player whose key the request carries (no token: the key acts for it), a `bot` seats a computer player, `{"player": "<another player's id>"}` challenges that player (the seat is reserved for them), `null` leaves it open to join. A challenge (contract 1.3) needs your key and your own seat as `me`; the challenged player is told (`challenge_received`) and accepts with `joinGame` as `me` or declines with `declineChallenge`. An unknown or deleted player is `422 challenged_player_not_found`, yourself `422 challenged_self`, a bot's player `422 challenged_bot`; a player who refuses challenges `403 challenges_refused`; the 21st challenge to one player within 24 hours `429 too_many_challenges`.
              * @example [
              *       {
              *         "age": 41,
@@ -1077,7 +1164,7 @@ export interface components {
             last_id: number;
         };
         /** @description One change of a game (or, first, its whole state), told by its `type`: the types this version lists. A feed may also carry events of types added since (`UnlistedFeedEvent`): skip them. */
-        FeedEvent: components["schemas"]["GameEvent"] | components["schemas"]["SeatTakenEvent"] | components["schemas"]["SeatLeftEvent"] | components["schemas"]["HandDealtEvent"] | components["schemas"]["HandEvent"] | components["schemas"]["CardPlayedEvent"] | components["schemas"]["TrickWonEvent"] | components["schemas"]["HandEndedEvent"] | components["schemas"]["GameFinishedEvent"] | components["schemas"]["RematchCreatedEvent"];
+        FeedEvent: components["schemas"]["GameEvent"] | components["schemas"]["SeatTakenEvent"] | components["schemas"]["SeatLeftEvent"] | components["schemas"]["HandDealtEvent"] | components["schemas"]["HandEvent"] | components["schemas"]["CardPlayedEvent"] | components["schemas"]["TrickWonEvent"] | components["schemas"]["HandEndedEvent"] | components["schemas"]["GameFinishedEvent"] | components["schemas"]["RematchCreatedEvent"] | components["schemas"]["GameCancelledEvent"];
         /**
          * @description How the first dealer was chosen: `named` at creation, the `oldest` player, or `drawn`.
          * @enum {string}
@@ -1137,6 +1224,25 @@ export interface components {
             void: boolean;
             /** @description The seat that won the game. */
             winner: number | null;
+        };
+        GameCancelledEvent: {
+            /** @description The game's public state after the change. */
+            game: components["schemas"]["Game"];
+            /**
+             * @description The event's number in this game's feed: resume after it.
+             * @example 42
+             */
+            id: number;
+            /** @description `declined` (the player a seat was reserved for declined it) or `expired` (it was not taken in time). Open: later versions may add reasons. */
+            reason: components["schemas"]["CancelReason"] | string;
+            /**
+             * @description The game, not started, was cancelled (contract 1.3): a seat reserved for a player was declined, or its wait ran out. It never starts; the stream ends after this event.
+             * @example game_cancelled
+             * @enum {string}
+             */
+            type: "game_cancelled";
+            /** @description The game's version after the change. */
+            version: number;
         };
         GameEvent: {
             /** @description The game's public state after the change. */
@@ -1239,10 +1345,10 @@ export interface components {
             version: number;
         };
         /**
-         * @description Where a game stands: open seats, a hand to deal, a hand being played, or over.
+         * @description Where a game stands: open seats, a hand to deal, a hand being played, over, or `cancelled` (it never started and never will: a reserved seat was declined or ran out).
          * @enum {string}
          */
-        GameStatus: "waiting_for_players" | "waiting_for_deal" | "playing" | "finished";
+        GameStatus: "waiting_for_players" | "waiting_for_deal" | "playing" | "finished" | "cancelled";
         GamesRecord: {
             /** @description Finished games the player sat in. */
             played: number;
@@ -1528,6 +1634,8 @@ export interface components {
         Player: {
             /** @description A bot strength's own player: its strength; null for a person. */
             bot: components["schemas"]["BotStrength"] | string | null;
+            /** @description Who may challenge the player: `everyone` (the default) or `nobody` (a challenge is then `403 challenges_refused`); set with `updateMyPlayer`. */
+            challenges: components["schemas"]["ChallengeSetting"] | string;
             /** Format: date-time */
             created_at: string;
             games: components["schemas"]["GamesRecord"];
@@ -1538,7 +1646,7 @@ export interface components {
             rating: components["schemas"]["Rating"];
         };
         /** @description One event of your own feed (or, first, your state), told by its `type`: the types this version lists. Your feed may also carry events of types added since (`UnlistedPlayerEvent`): skip them. */
-        PlayerEvent: components["schemas"]["PlayerStateEvent"] | components["schemas"]["MatchFoundEvent"] | components["schemas"]["GameStartedEvent"] | components["schemas"]["YourTurnEvent"] | components["schemas"]["GameResultEvent"] | components["schemas"]["RematchOfferedEvent"];
+        PlayerEvent: components["schemas"]["PlayerStateEvent"] | components["schemas"]["MatchFoundEvent"] | components["schemas"]["GameStartedEvent"] | components["schemas"]["YourTurnEvent"] | components["schemas"]["GameResultEvent"] | components["schemas"]["RematchOfferedEvent"] | components["schemas"]["ChallengeReceivedEvent"] | components["schemas"]["PlayerGameCancelledEvent"];
         PlayerEventPage: {
             /** @description The events after `after`, oldest first (without `after`: the `player` event). */
             items: (components["schemas"]["PlayerEvent"] | components["schemas"]["UnlistedPlayerEvent"])[];
@@ -1556,6 +1664,13 @@ export interface components {
             /** @description The player left the seat to a bot. */
             left: boolean;
             rated: boolean;
+            /** @description The seat is reserved for the player, who has not taken it: a challenge to accept (`joinGame` with `{"player": "me"}`) or decline (`declineChallenge`). */
+            reserved: boolean;
+            /**
+             * Format: date-time
+             * @description When a reserved seat's wait runs out and the game is cancelled; null otherwise.
+             */
+            reserved_until: string | null;
             /**
              * @description The player's seat (a bot strength's player may hold several of an unrated game: the first).
              * @example 0
@@ -1583,6 +1698,30 @@ export interface components {
             /** @description The player's seat is the one to act now (to deal, or to play): the game waits on them. */
             your_turn: boolean;
         };
+        PlayerGameCancelledEvent: {
+            /**
+             * @description The game's id.
+             * @example 01m8qhcrc96c9c2j46ep4my6k7
+             */
+            game: string;
+            /**
+             * @description The event's number in your feed (per player): resume after it.
+             * @example 7
+             */
+            id: number;
+            /** @description `declined` or `expired`. Open: later versions may add reasons. */
+            reason: components["schemas"]["CancelReason"] | string;
+            /** @description Your seat (taken, or reserved for you). */
+            seat: number;
+            /**
+             * @description A game you sat in, or had a seat reserved in, was cancelled before it started: it never will.
+             * @example game_cancelled
+             * @enum {string}
+             */
+            type: "game_cancelled";
+            /** @description The game's version after the change. */
+            version: number;
+        };
         PlayerGamePage: {
             items: components["schemas"]["PlayerGame"][];
             /** @description Pass as `cursor` for the next page; null on the last. */
@@ -1595,6 +1734,13 @@ export interface components {
              * @enum {string}
              */
             player: "me";
+        };
+        PlayerSettings: {
+            /**
+             * @description `nobody` refuses every challenge (`403 challenges_refused`); `everyone` takes them.
+             * @example nobody
+             */
+            challenges: components["schemas"]["ChallengeSetting"];
         };
         PlayerStateEvent: {
             /** @description Your games in progress (`your_turn` says which wait for you), newest first by status. */
@@ -1616,6 +1762,8 @@ export interface components {
         PlayerWithKey: {
             /** @description A bot strength's own player: its strength; null for a person. */
             bot: components["schemas"]["BotStrength"] | string | null;
+            /** @description Who may challenge the player: `everyone` (the default) or `nobody` (a challenge is then `403 challenges_refused`); set with `updateMyPlayer`. */
+            challenges: components["schemas"]["ChallengeSetting"] | string;
             /** Format: date-time */
             created_at: string;
             games: components["schemas"]["GamesRecord"];
@@ -1662,7 +1810,7 @@ export interface components {
          * @description Every problem `code` the service returns: stable, to branch on.
          * @enum {string}
          */
-        ProblemCode: "already_queued" | "already_seated" | "bad_request" | "bot_seated_twice" | "card_not_in_hand" | "database_unavailable" | "game_finished" | "game_not_finished" | "game_not_found" | "hand_in_progress" | "header_fields_too_large" | "hints_off_in_rated" | "idempotency_key_in_use" | "idempotency_key_reused" | "internal_error" | "invalid_card" | "invalid_cursor" | "invalid_key" | "invalid_token" | "malformed_json" | "method_not_allowed" | "missing_token" | "no_hand_in_progress" | "not_acceptable" | "not_dealer" | "not_found" | "not_your_seat" | "not_your_turn" | "payload_too_large" | "player_not_found" | "player_required" | "precondition_failed" | "rated_needs_clock" | "rated_play_barred" | "review_needs_a_person" | "seat_taken" | "seats_full" | "seats_open" | "seeded_game_unrated" | "ticket_matched" | "ticket_not_found" | "too_many_requests" | "too_many_streams" | "too_many_webhooks" | "unauthorized" | "unsupported_media_type" | "uri_too_long" | "validation_error" | "webhook_not_found" | "webhook_url_refused";
+        ProblemCode: "already_queued" | "already_seated" | "bad_request" | "bot_seated_twice" | "card_not_in_hand" | "challenged_bot" | "challenged_player_not_found" | "challenged_self" | "challenges_refused" | "database_unavailable" | "game_cancelled" | "game_finished" | "game_not_finished" | "game_not_found" | "hand_in_progress" | "header_fields_too_large" | "hints_off_in_rated" | "idempotency_key_in_use" | "idempotency_key_reused" | "internal_error" | "invalid_card" | "invalid_cursor" | "invalid_key" | "invalid_token" | "malformed_json" | "method_not_allowed" | "missing_token" | "no_hand_in_progress" | "not_acceptable" | "not_dealer" | "not_found" | "not_your_seat" | "not_your_turn" | "payload_too_large" | "player_not_found" | "player_required" | "precondition_failed" | "rated_needs_clock" | "rated_play_barred" | "review_needs_a_person" | "seat_reserved" | "seat_taken" | "seats_full" | "seats_open" | "seeded_game_unrated" | "ticket_matched" | "ticket_not_found" | "too_many_challenges" | "too_many_requests" | "too_many_streams" | "too_many_webhooks" | "unauthorized" | "unsupported_media_type" | "uri_too_long" | "validation_error" | "webhook_not_found" | "webhook_url_refused";
         Queue: {
             /**
              * @description Seconds after which the server may fill your table with bots (default 60; 0 at once; `null` never), of different strengths, whose ratings are closest to yours; never the `random` bot in a rated game.
@@ -2041,7 +2189,7 @@ export interface components {
             cards_in_hand: number;
             /** @example Ana */
             name: string | null;
-            /** @description Nobody has taken the seat yet. */
+            /** @description Nobody has taken the seat yet, and it is reserved for nobody. */
             open: boolean;
             /**
              * @description The id of the seat's player (`getPlayer`): a player's, a bot strength's, or, on a seat a player left to a bot, still the player who left; null for an anonymous person or an open seat.
@@ -2052,6 +2200,11 @@ export interface components {
             rating: components["schemas"]["SeatRating"] | null;
             /** @description A finished rated game that is not `void`: the seat's player's rating before and after the game, once the result is applied to them (within a second of the game's end; a bot's may take a little longer); null until then, and in every other game. */
             rating_change: components["schemas"]["SeatRatingChange"] | null;
+            /**
+             * @description The player the seat is reserved for (a challenge): only they take it, and it is not `open`; kept once they have. Null for a seat reserved for nobody.
+             * @example null
+             */
+            reserved_for: string | null;
             /** @example 3 */
             score: number;
             /**
@@ -2402,7 +2555,7 @@ export interface operations {
     listGames: {
         parameters: {
             query?: {
-                /** @description Only games with this status: `waiting_for_players` finds open seats. */
+                /** @description Only games with this status: `waiting_for_players` finds open seats (a game whose seats not taken are all reserved is left out). Cancelled games are in no list but their players' own. */
                 status?: components["schemas"]["GameStatus"];
                 /** @description Page size. */
                 limit?: number;
@@ -2573,7 +2726,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `rated_play_barred`: You are barred from rated play */
+            /** @description `rated_play_barred`: You are barred from rated play; `challenges_refused`: The player refuses challenges */
             403: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -2653,7 +2806,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `validation_error`: The request is not valid; `seeded_game_unrated`: A seeded game cannot be rated; `bot_seated_twice`: A rated game seats each bot strength once at most; `rated_needs_clock`: A rated game has a turn clock; `idempotency_key_reused`: This Idempotency-Key was used for another request */
+            /** @description `validation_error`: The request is not valid; `seeded_game_unrated`: A seeded game cannot be rated; `bot_seated_twice`: A rated game seats each bot strength once at most; `rated_needs_clock`: A rated game has a turn clock; `challenged_player_not_found`: No such player to challenge; `challenged_self`: You cannot challenge yourself; `challenged_bot`: A bot is not challenged: seat it; `idempotency_key_reused`: This Idempotency-Key was used for another request */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -2673,7 +2826,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `too_many_requests`: Too many requests */
+            /** @description `too_many_requests`: Too many requests; `too_many_challenges`: Too many challenges to this player today */
             429: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -3295,7 +3448,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `seats_open`: Seats are still open; `hand_in_progress`: A hand is in progress; `game_finished`: The game is over; `idempotency_key_in_use`: A request with this Idempotency-Key is still running */
+            /** @description `seats_open`: Seats are still open; `game_cancelled`: The game was cancelled; `hand_in_progress`: A hand is in progress; `game_finished`: The game is over; `idempotency_key_in_use`: A request with this Idempotency-Key is still running */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3491,7 +3644,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `seats_open`: Seats are still open; `not_your_turn`: It is not your turn; `no_hand_in_progress`: No hand is in progress; `game_finished`: The game is over; `hints_off_in_rated`: Hints are off in rated games */
+            /** @description `seats_open`: Seats are still open; `game_cancelled`: The game was cancelled; `not_your_turn`: It is not your turn; `no_hand_in_progress`: No hand is in progress; `game_finished`: The game is over; `hints_off_in_rated`: Hints are off in rated games */
             409: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -3700,7 +3853,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `seats_full`: All seats are taken; `seat_taken`: That seat is taken; `already_seated`: The player holds a seat of this game already; `player_required`: A rated game's seats are for players and bots; `idempotency_key_in_use`: A request with this Idempotency-Key is still running */
+            /** @description `seats_full`: All seats are taken; `seat_taken`: That seat is taken; `seat_reserved`: That seat is reserved for another player; `game_cancelled`: The game was cancelled; `already_seated`: The player holds a seat of this game already; `player_required`: A rated game's seats are for players and bots; `idempotency_key_in_use`: A request with this Idempotency-Key is still running */
             409: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -3847,6 +4000,121 @@ export interface operations {
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
+    declineChallenge: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The game's id: 26 characters of Crockford base32 (any other text is no game's id: 404). */
+                game_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No Content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `missing_token`: A player token is required; `invalid_key`: The player key is not valid */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "missing_token",
+                     *       "detail": "A player token is required",
+                     *       "status": 401,
+                     *       "title": "A player token is required",
+                     *       "type": "urn:coins:problem:missing_token"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not_your_seat`: The token acts for another seat */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "not_your_seat",
+                     *       "detail": "The token acts for another seat",
+                     *       "status": 403,
+                     *       "title": "The token acts for another seat",
+                     *       "type": "urn:coins:problem:not_your_seat"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `game_not_found`: No such game */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "game_not_found",
+                     *       "detail": "No such game",
+                     *       "status": 404,
+                     *       "title": "No such game",
+                     *       "type": "urn:coins:problem:game_not_found"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `validation_error`: The request is not valid */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "validation_error",
+                     *       "detail": "The request is not valid",
+                     *       "status": 422,
+                     *       "title": "The request is not valid",
+                     *       "type": "urn:coins:problem:validation_error"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `database_unavailable`: The database is unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "database_unavailable",
+                     *       "detail": "The database is unavailable",
+                     *       "status": 503,
+                     *       "title": "The database is unavailable",
+                     *       "type": "urn:coins:problem:database_unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
     leaveGame: {
         parameters: {
             query?: never;
@@ -3959,7 +4227,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `game_finished`: The game is over; `idempotency_key_in_use`: A request with this Idempotency-Key is still running */
+            /** @description `game_finished`: The game is over; `game_cancelled`: The game was cancelled; `idempotency_key_in_use`: A request with this Idempotency-Key is still running */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4194,7 +4462,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `seats_open`: Seats are still open; `not_your_turn`: It is not your turn; `no_hand_in_progress`: No hand is in progress; `game_finished`: The game is over; `idempotency_key_in_use`: A request with this Idempotency-Key is still running */
+            /** @description `seats_open`: Seats are still open; `game_cancelled`: The game was cancelled; `not_your_turn`: It is not your turn; `no_hand_in_progress`: No hand is in progress; `game_finished`: The game is over; `idempotency_key_in_use`: A request with this Idempotency-Key is still running */
             409: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -5311,6 +5579,129 @@ export interface operations {
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
+    updateMyPlayer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "challenges": "nobody"
+                 *     }
+                 */
+                "application/json": components["schemas"]["PlayerSettings"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Player"];
+                };
+            };
+            /** @description `malformed_json`: The body is not valid JSON */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "malformed_json",
+                     *       "detail": "The body is not valid JSON",
+                     *       "status": 400,
+                     *       "title": "The body is not valid JSON",
+                     *       "type": "urn:coins:problem:malformed_json"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `missing_token`: A player token is required; `invalid_key`: The player key is not valid */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "missing_token",
+                     *       "detail": "A player token is required",
+                     *       "status": 401,
+                     *       "title": "A player token is required",
+                     *       "type": "urn:coins:problem:missing_token"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: The body must be application/json */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "unsupported_media_type",
+                     *       "detail": "The body must be application/json",
+                     *       "status": 415,
+                     *       "title": "The body must be application/json",
+                     *       "type": "urn:coins:problem:unsupported_media_type"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `validation_error`: The request is not valid */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "validation_error",
+                     *       "detail": "The request is not valid",
+                     *       "status": 422,
+                     *       "title": "The request is not valid",
+                     *       "type": "urn:coins:problem:validation_error"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `database_unavailable`: The database is unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "database_unavailable",
+                     *       "detail": "The database is unavailable",
+                     *       "status": 503,
+                     *       "title": "The database is unavailable",
+                     *       "type": "urn:coins:problem:database_unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
     getPlayerEvents: {
         parameters: {
             query?: {
@@ -5988,7 +6379,7 @@ export interface operations {
     listPlayerGames: {
         parameters: {
             query?: {
-                /** @description Only games with this status: `waiting_for_players` finds open seats. */
+                /** @description Only games with this status: `waiting_for_players` finds open seats (a game whose seats not taken are all reserved is left out). Cancelled games are in no list but their players' own. */
                 status?: components["schemas"]["GameStatus"];
                 /** @description Page size. */
                 limit?: number;

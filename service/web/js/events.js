@@ -100,7 +100,7 @@ const sleep = (ms, signal) =>
  * @returns {() => void} stop
  */
 export function followGame(gameId, { token, onEvent, onStatus = () => {} }) {
-  return followFeed(`/v1/games/${encodeURIComponent(gameId)}/events`, { token, onEvent, onStatus, ends: (event) => event.game.status === "finished" });
+  return followFeed(`/v1/games/${encodeURIComponent(gameId)}/events`, { token, onEvent, onStatus, ends: (event) => event.game.status === "finished" || event.game.status === "cancelled" });
 }
 
 /**

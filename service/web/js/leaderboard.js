@@ -30,7 +30,7 @@ export function mountLeaderboard(root) {
   }
 
   /** A bot's player is named as its seats are, in the current language. @param {import("./types.js").LeaderboardEntry} entry */
-  const nameOf = (entry) => seatName({ seat: 0, name: entry.player.name, bot: entry.player.bot, open: false, player: null, score: 0, tricks_won: 0, cards_in_hand: 0, rating: null, rating_change: null });
+  const nameOf = (entry) => seatName({ seat: 0, name: entry.player.name, bot: entry.player.bot, open: false, player: null, score: 0, tricks_won: 0, cards_in_hand: 0, rating: null, rating_change: null, reserved_for: null });
 
   function render() {
     const me = loadPlayer()?.id;

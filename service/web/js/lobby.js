@@ -5,6 +5,7 @@ import { h, replace } from "./dom.js";
 import { onLanguageChange, t } from "./i18n.js";
 import { seatName } from "./names.js";
 import { problemNotice, seededBadge } from "./notice.js";
+import { incomingChallenges } from "./challenge.js";
 import { playerPanel } from "./player-panel.js";
 import { playerSeat } from "./player.js";
 import { listSeats, loadName, loadPlayer, loadSeat, saveName, saveSeat } from "./store.js";
@@ -26,12 +27,13 @@ export function mountLobby(root) {
   const state = { games: null, playing: null, own: [], error: null, formError: null };
   /** @type {ReturnType<typeof createForm>|null} */
   let form = null;
-  const player = playerPanel({ onChange: () => form?.render(state.formError) }); // signed in or out: the form follows
+  const challenges = incomingChallenges(() => refresh());
+  const player = playerPanel({ onChange: () => (form?.render(state.formError), challenges.refresh()) }); // signed in or out: the form follows
   form = createForm();
   const listing = h("section", { class: "panel", "aria-labelledby": "open-title" });
   const watching = h("section", { class: "panel", "aria-labelledby": "playing-title" });
   const resume = h("div");
-  replace(root, player.element, form.element, listing, watching, resume);
+  replace(root, player.element, challenges.element, form.element, listing, watching, resume);
   render();
   refresh();
   let refreshes = 0;
@@ -40,7 +42,7 @@ export function mountLobby(root) {
 
   async function refresh() {
     try {
-      const [open, playing, own] = await Promise.all([api.listOpenGames(), api.listGamesInPlay(), ownGames()]);
+      const [open, playing, own] = await Promise.all([api.listOpenGames(), api.listGamesInPlay(), ownGames(), challenges.refresh()]);
       state.games = open.items;
       state.playing = playing.items;
       state.own = own;
@@ -57,7 +59,7 @@ export function mountLobby(root) {
    */
   async function ownGames() {
     const held = loadPlayer();
-    const players = held ? (await api.listPlayerGames(held.id, OWN_GAMES).catch(() => ({ items: [] }))).items.map((item) => item.id) : [];
+    const players = held ? (await api.listPlayerGames(held.id, OWN_GAMES).catch(() => ({ items: [] }))).items.filter((item) => !item.reserved).map((item) => item.id) : [];
     const ids = [...new Set([...players, ...listSeats().slice(-OWN_GAMES).reverse()])].slice(0, OWN_GAMES);
     const games = await Promise.all(ids.map((id) => api.getGame(id).catch(() => null)));
     return /** @type {import("./types.js").Game[]} */ (games.filter(Boolean));
@@ -110,6 +112,7 @@ export function mountLobby(root) {
     const href = `#/game/${encodeURIComponent(game.id)}`;
     const yourTurn = game.status !== "finished" && seat !== null && game.turn === seat;
     const resume = yourTurn ? `${t("profile.yourTurn")} — ${t("lobby.resume")}` : t("lobby.resume");
+    if (game.status === "cancelled") return h("li", { "data-game": game.id, "data-result": "cancelled" }, h("a", { href }, `${t("profile.status.cancelled")} · ${names}`));
     if (game.status !== "finished") return h("li", { "data-game": game.id, "data-your-turn": yourTurn ? "true" : "false" }, h("a", { href }, `${resume}: ${names}`), seededBadge(game));
     const result = game.winner === seat ? t("lobby.won") : t("lobby.lost", { name: seatName(game.seats[game.winner ?? 0], seat) });
     return h("li", { "data-game": game.id, "data-result": game.winner === seat ? "won" : "lost" }, h("a", { href }, `${result} · ${names}`), seededBadge(game));

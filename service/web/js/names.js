@@ -42,5 +42,6 @@ export function seatRating(seat) {
 /** What sits in a seat, besides its name: a bot of some strength, or nobody yet. @param {Seat} seat */
 export function seatKind(seat) {
   if (seat.open) return t("seat.open");
+  if (seat.reserved_for && !seat.player) return t("seat.reserved"); // a challenge's: waits for them
   return seat.bot ? t("seat.bot", { strength: t(`strength.${seat.bot}`) }) : "";
 }

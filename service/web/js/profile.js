@@ -1,6 +1,7 @@
 // A player's profile (#/player/<id>, or #/me for your own): rating, record and games; for you, your key to copy, replace or forget.
 
 import * as api from "./api.js";
+import { challengeForm, challengeSetting } from "./challenge.js";
 import { h, replace } from "./dom.js";
 import { onLanguageChange, t } from "./i18n.js";
 import { infoNotice, problemNotice } from "./notice.js";
@@ -84,6 +85,7 @@ export function mountProfile(root, playerId) {
       return;
     }
     const held = own();
+    const signedIn = loadPlayer() !== null;
     const rating = player.rating;
     replace(
       view,
@@ -104,6 +106,8 @@ export function mountProfile(root, playerId) {
         rating.provisional && h("p", { class: "hint-line" }, t("profile.provisionalWhy")),
       ),
       state.error ? problemNotice(state.error) : null,
+      !held && signedIn && !player.bot && challengeForm(player),
+      held && challengeSetting(player, held.key, (changed) => ((state.player = changed), render())),
       gamesPanel(state.games ?? []),
       held && keyPanel(held.key),
       h("p", {}, h("a", { href: "#/leaderboard" }, t("leaderboard.title")), " · ", h("a", { href: "#/" }, t("table.backToLobby"))),

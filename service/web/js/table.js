@@ -203,6 +203,9 @@ export function mountTable(root, gameId) {
         state.summary = event.hand_number;
         verify(event.hand_number, event.seed);
         break;
+      case "game_cancelled":
+        history.note(t(event.reason === "expired" ? "log.cancelledExpired" : "log.cancelledDeclined"));
+        break;
       case "game_finished":
         forgetRatings(); // the players' ratings change with this game
         history.note(t("log.gameFinished", { name: name(event.winner) }));
@@ -338,7 +341,7 @@ export function mountTable(root, gameId) {
     if (log && atBottom) log.scrollTop = log.scrollHeight; // follow the newest line unless the reader scrolled up
     restoreFocus(view, focused, cardIndex, ".card-button");
     const game = state.game;
-    const yourTurn = game !== null && game.status !== "finished" && game.turn === mine() && mine() !== null;
+    const yourTurn = game !== null && !over(game) && game.turn === mine() && mine() !== null;
     document.title = yourTurn ? `▶ ${t("title.yourTurn")} · Coins` : "Coins";
     clock.update(game, yourTurn);
     if (game) turnSound.update(yourTurn);
@@ -361,7 +364,7 @@ export function mountTable(root, gameId) {
         seat === null && !state.left && infoNotice(t("table.spectator")),
         seededNotice(game),
         feltView(game, seat, hands),
-        seat !== null && game.status !== "finished" && handPanel(game, seat),
+        seat !== null && !over(game) && handPanel(game, seat),
         notesView(game, seat),
       ),
       h(
@@ -372,7 +375,7 @@ export function mountTable(root, gameId) {
         fairnessView(game.status === "playing" ? game.commitment : null, [...state.checks.values()].reverse()),
         game.hand_number > 0 && record.view(game),
         logPanel(lines(), state.live),
-        seat !== null && game.status !== "finished" && settingsPanel({ sound: turnSoundOn(), onSound: (on) => (setTurnSound(on), render()) }),
+        seat !== null && !over(game) && settingsPanel({ sound: turnSoundOn(), onSound: (on) => (setTurnSound(on), render()) }),
         h("p", {}, h("a", { href: "#/" }, t("table.backToLobby"))),
       ),
     );
@@ -487,3 +490,6 @@ export function mountTable(root, gameId) {
     document.title = "Coins";
   };
 }
+
+/** The game will see no more moves: finished, or cancelled before it started. @param {import("./types.js").Game} game */
+const over = (game) => game.status === "finished" || game.status === "cancelled";

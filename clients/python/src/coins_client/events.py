@@ -21,10 +21,10 @@ and resumes with ``Last-Event-ID``: no event is lost or repeated. A connection s
 After ``max_attempts`` failures in a row without an event it raises ``FeedLost``; an answer that
 retrying cannot change (``401 invalid_token``, ``404 game_not_found`` …) raises ``ProblemError``.
 
-A game's feed ends after ``game_finished`` (or, on a game already over, after its ``game`` event,
-or at once when it resumes after the game's last event: a stream that ends with nothing new, or an
-empty long-poll page, makes the reader ask the game's state, and a game over ends the feed); a
-player's feed goes on until you stop reading (``break``) or its key is replaced (then
+A game's feed ends after ``game_finished`` or ``game_cancelled`` (or, on a game already over, after
+its ``game`` event, or at once when it resumes after the game's last event: a stream that ends with
+nothing new, or an empty long-poll page, makes the reader ask the game's state, and a game over ends
+the feed); a player's feed goes on until you stop reading (``break``) or its key is replaced (then
 ``ProblemError`` with ``invalid_key``).
 
 ``afollow_game`` and ``afollow_player`` are the same on asyncio (the client's async httpx client).
@@ -46,6 +46,8 @@ import httpx
 from .client import AuthenticatedClient, Client
 from .models import (
     CardPlayedEvent,
+    ChallengeReceivedEvent,
+    GameCancelledEvent,
     GameEvent,
     GameFinishedEvent,
     GameResultEvent,
@@ -55,6 +57,7 @@ from .models import (
     HandEndedEvent,
     HandEvent,
     MatchFoundEvent,
+    PlayerGameCancelledEvent,
     PlayerStateEvent,
     Problem,
     RematchCreatedEvent,
@@ -79,6 +82,7 @@ FeedEvent: TypeAlias = (
     | HandEndedEvent
     | GameFinishedEvent
     | RematchCreatedEvent
+    | GameCancelledEvent
     | UnlistedFeedEvent
 )
 """An event of a game's feed."""
@@ -90,6 +94,8 @@ PlayerEvent: TypeAlias = (
     | YourTurnEvent
     | GameResultEvent
     | RematchOfferedEvent
+    | ChallengeReceivedEvent
+    | PlayerGameCancelledEvent
     | UnlistedPlayerEvent
 )
 """An event of a player's own feed."""
@@ -106,6 +112,7 @@ FEED_EVENT_TYPES: Mapping[str, Any] = {
     "hand_ended": HandEndedEvent,
     "game_finished": GameFinishedEvent,
     "rematch_created": RematchCreatedEvent,
+    "game_cancelled": GameCancelledEvent,
 }
 PLAYER_EVENT_TYPES: Mapping[str, Any] = {
     "player": PlayerStateEvent,
@@ -114,6 +121,8 @@ PLAYER_EVENT_TYPES: Mapping[str, Any] = {
     "your_turn": YourTurnEvent,
     "game_result": GameResultEvent,
     "rematch_offered": RematchOfferedEvent,
+    "challenge_received": ChallengeReceivedEvent,
+    "game_cancelled": PlayerGameCancelledEvent,
 }
 
 DEFAULT_RETRY_SECONDS = 2.0  # until the server says (it sends `retry: 2000`)
@@ -175,7 +184,8 @@ class _Follower(Generic[Event]):
 
     def read_game(self, response: httpx.Response) -> None:
         """A game over ends its feed: resumed after its last event, the server has nothing more to send."""
-        if response.status_code == 200 and response.json().get("status") == GameStatus.FINISHED.value:
+        over = (GameStatus.FINISHED.value, GameStatus.CANCELLED.value)
+        if response.status_code == 200 and response.json().get("status") in over:
             self.finished = True
 
     def stream_request(self) -> dict[str, Any]:
@@ -253,10 +263,11 @@ class _Follower(Generic[Event]):
 
 
 def _ends_game_feed(event: object) -> bool:
-    """A game's stream closes after `game_finished`, or after the `game` event of a game already over."""
-    if isinstance(event, GameFinishedEvent):
+    """A game's stream closes after `game_finished` or `game_cancelled`, or after the `game` event of a
+    game already over (or cancelled)."""
+    if isinstance(event, GameFinishedEvent | GameCancelledEvent):
         return True
-    return isinstance(event, GameEvent) and event.game.status == GameStatus.FINISHED
+    return isinstance(event, GameEvent) and event.game.status in (GameStatus.FINISHED, GameStatus.CANCELLED)
 
 
 def _game_follower(

@@ -18,6 +18,7 @@ from ....games.domain_events import (
     EVENT_TYPES,
     CardPlayedEvent,
     DomainEvent,
+    GameCancelledEvent,
     GameEvent,
     GameFinishedEvent,
     HandDealtEvent,
@@ -171,6 +172,26 @@ class RematchCreatedEventSchema(_EventSchema):
     )
 
 
+CANCEL_REASONS = ("declined", "expired")
+
+
+class GameCancelledEventSchema(_EventSchema):
+    type = _type(
+        GameCancelledEvent,
+        "The game, not started, was cancelled (contract 1.3): a seat reserved for a player was declined, or "
+        "its wait ran out. It never starts; the stream ends after this event.",
+    )
+    reason = fields.String(
+        required=True,
+        validate=validate.OneOf(CANCEL_REASONS),
+        metadata={
+            "description": "`declined` (the player a seat was reserved for declined it) or `expired` (it was not "
+            "taken in time). Open: later versions may add reasons.",
+            "enum_schema": "CancelReason",
+        },
+    )
+
+
 class UnlistedFeedEventSchema(_EventSchema):
     """An event of a type this version of the spec does not list: types are added within v1, and a
     client skips those it does not know (docs/compatibility.md). Every game event carries its `id`,
@@ -198,6 +219,7 @@ EVENT_SCHEMAS: dict[str, type[ResponseSchema]] = {
     HandEndedEvent.TYPE: HandEndedEventSchema,
     GameFinishedEvent.TYPE: GameFinishedEventSchema,
     RematchCreatedEvent.TYPE: RematchCreatedEventSchema,
+    GameCancelledEvent.TYPE: GameCancelledEventSchema,
 }
 assert EVENT_SCHEMAS.keys() == EVENT_TYPES.keys(), "every type of event has its schema"
 

@@ -64,7 +64,12 @@ class GameViews(MethodView):
         "bot_seated_twice",
         "rated_needs_clock",
         "rated_play_barred",
+        "challenged_player_not_found",
+        "challenged_self",
+        "challenged_bot",
+        "challenges_refused",
         "too_many_requests",
+        "too_many_challenges",
         "database_unavailable",
     )
     def post(self, body: dict[str, Any], uow: UnitOfWork) -> Any:
@@ -79,6 +84,11 @@ class GameViews(MethodView):
         played out here: its first moves are, and the rest over the following reads of the game
         (`getGame`, any other read, or a stream of `getEvents`, which goes on by itself), until
         it is `finished`.
+
+        A seat `{"player": "<id>"}` challenges another player (contract 1.3, "Challenges"): the seat
+        is reserved for them (`reserved_for`) and they are told (`challenge_received`); the game
+        starts once every reserved seat is taken (accepted with `joinGame` as `me`), and is
+        `cancelled` if one is declined (`declineChallenge`) or not taken within `challenge_seconds`.
 
         A rated game always has a turn clock: without `turn_timeout_seconds` it gets 60 seconds, and
         `"turn_timeout_seconds": null` is `422 rated_needs_clock`.
@@ -95,6 +105,7 @@ class GameViews(MethodView):
             seed=body.get("seed"),
             turn_timeout_seconds=clock,
             rated=rated,
+            challenge_seconds=body["challenge_seconds"],
         )
         created: Created = games().create(request, key=bearer_token(), address=client_address_hash(), uow=uow)
         location = url_for("games.GameByIdViews", game_id=created.game.id)
@@ -131,6 +142,8 @@ class ScoresViews(MethodView):
 def _new_player(seat: dict[str, Any]) -> NewPlayer:
     if seat.get("player") == ME:
         return NewPlayer(me=True)
+    if seat.get("player") is not None:  # a challenge: the seat is reserved for that player
+        return NewPlayer(player_id=seat["player"], reserved=True)
     return NewPlayer(name=seat.get("name"), age=seat.get("age"), bot=seat.get("bot"))
 
 

@@ -38,6 +38,20 @@ PLAYER_ME = fields.String(
 )
 
 
+SEAT_PLAYER_PATTERN = "^(me|[0-9A-Za-z]{26})$"  # the caller, or a player's id (a challenge)
+SEAT_PLAYER = fields.String(
+    validate=validate.Regexp(SEAT_PLAYER_PATTERN),
+    metadata={
+        "description": "`me`: the seat is taken for the player whose key the request carries "
+        "(`Authorization: Bearer <player key>`), named as their profile; their key acts for it (no seat token). "
+        "Another player's id: a challenge, the seat reserved for them.",
+        "example": ME,
+    },
+)
+MIN_CHALLENGE_SECONDS = 60
+MAX_CHALLENGE_SECONDS = 14 * 24 * 60 * 60
+DEFAULT_CHALLENGE_SECONDS = 24 * 60 * 60
+
 MIN_TURN_SECONDS = 5
 MAX_TURN_SECONDS = 14 * 24 * 60 * 60  # contract 1.3: correspondence clocks up to 14 days
 
@@ -59,7 +73,7 @@ class NewSeatSchema(NewPlayerSchema):
         },
     )
 
-    player = PLAYER_ME
+    player = SEAT_PLAYER
 
     @ma.validates_schema
     def _name_or_bot(self, data: dict[str, Any], **_kwargs: Any) -> None:
@@ -102,7 +116,10 @@ class NewBotSchema(RequestSchema):
 
 
 class PlayerSeatSchema(RequestSchema):
-    """The caller taking a seat as a player. Documents the third form of NewSeatSchema."""
+    """The caller taking a seat as a player. Documents the third form of NewSeatSchema. (A challenge's
+    seat, ``{"player": "<another player's id>"}``, is told in ``CreateGame.seats``' description: a
+    fourth form with the same required field would trip generators, and widening this one's enum to
+    a pattern is one the breaking-change check does not accept yet.)"""
 
     player = fields.String(
         required=True,
@@ -121,15 +138,22 @@ class CreateGameSchema(RequestSchema):
         # Documented as "NewPerson, NewBot or null": the rules that tell them apart (a person
         # has a name, a bot no age) are not expressible on the one loading schema.
         fields.Nested(
-            NewSeatSchema, allow_none=True, metadata={"any_of_schemas": ["NewPerson", "NewBot", "PlayerSeat"]}
+            NewSeatSchema,
+            allow_none=True,
+            metadata={"any_of_schemas": ["NewPerson", "NewBot", "PlayerSeat"]},
         ),
         validate=validate.Length(equal=3),
         load_default=lambda: [None, None, None],
         metadata={
             "description": "Exactly three entries, seats 0, 1, 2 clockwise: a person takes the seat now "
             '(their token is in `credentials`), `{"player": "me"}` takes it for the player whose key '
-            "the request carries (no token: the key acts for it), a `bot` seats a computer player, `null` "
-            "leaves it open to join.",
+            "the request carries (no token: the key acts for it), a `bot` seats a computer player, "
+            '`{"player": "<another player\'s id>"}` challenges that player (the seat is reserved for them), `null` '
+            "leaves it open to join. A challenge (contract 1.3) needs your key and your own seat as `me`; the "
+            "challenged player is told (`challenge_received`) and accepts with `joinGame` as `me` or declines with "
+            "`declineChallenge`. An unknown or deleted player is `422 challenged_player_not_found`, yourself "
+            "`422 challenged_self`, a bot's player `422 challenged_bot`; a player who refuses challenges "
+            "`403 challenges_refused`; the 21st challenge to one player within 24 hours `429 too_many_challenges`.",
             "example": [{"name": "Ana", "age": 41}, {"bot": "expert", "name": "Robo"}, None],
         },
     )
@@ -159,6 +183,15 @@ class CreateGameSchema(RequestSchema):
             "example": 60,
         },
     )
+    challenge_seconds = JsonInteger(
+        load_default=DEFAULT_CHALLENGE_SECONDS,
+        validate=validate.Range(MIN_CHALLENGE_SECONDS, MAX_CHALLENGE_SECONDS),
+        metadata={
+            "description": "With a challenged seat: how long the reserved seats wait (60 s to 14 days; a day unless "
+            "given). Not all taken by then, the game is `cancelled` (reason `expired`). Ignored without one.",
+            "example": 86400,
+        },
+    )
     seed = Text(
         validate=validate.Length(1, 200),
         allow_none=True,
@@ -171,12 +204,19 @@ class CreateGameSchema(RequestSchema):
         },
     )
 
+    @ma.validates_schema
+    def _challenger_seated(self, data: dict[str, Any], **_kwargs: Any) -> None:
+        players = [seat.get("player") for seat in data.get("seats") or [] if seat is not None]
+        if any(player not in (None, ME) for player in players) and ME not in players:
+            raise ma.ValidationError('a challenger takes a seat of the game: {"player": "me"}', "seats")
+
 
 class ListGamesQuerySchema(RequestSchema):
     status = fields.String(
         validate=validate.OneOf(STATUSES),
         metadata={
-            "description": "Only games with this status: `waiting_for_players` finds open seats.",
+            "description": "Only games with this status: `waiting_for_players` finds open seats (a game whose "
+            "seats not taken are all reserved is left out). Cancelled games are in no list but their players' own.",
             "enum_schema": "GameStatus",
         },
     )

@@ -32,6 +32,7 @@ class HandViews(MethodView):
         "not_dealer",
         "game_not_found",
         "seats_open",
+        "game_cancelled",
         "hand_in_progress",
         "game_finished",
         "precondition_failed",

@@ -27,6 +27,7 @@ class HintViews(MethodView):
         "not_your_seat",
         "game_not_found",
         "seats_open",
+        "game_cancelled",
         "not_your_turn",
         "no_hand_in_progress",
         "game_finished",

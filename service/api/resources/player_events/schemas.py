@@ -12,6 +12,8 @@ from marshmallow import fields, validate
 
 from .... import jsonio
 from ....games import (
+    ChallengeReceivedEvent,
+    GameCancelledPlayerEvent,
     GameResultEvent,
     GameStartedEvent,
     MatchFoundEvent,
@@ -171,6 +173,40 @@ class RematchOfferedEventSchema(_PlayerEventSchema):
     )
 
 
+class ChallengeReceivedEventSchema(_PlayerEventSchema):
+    type = _type(
+        ChallengeReceivedEvent,
+        "Another player challenged you: a seat of a new game is reserved for you. Accept with `joinGame` "
+        '(`{"player": "me"}`), decline with `declineChallenge`; unanswered by `expires_at`, the game is cancelled.',
+    )
+    game = _game()
+    version = _version()
+    seat = _seat("The seat reserved for you.")
+    challenger = fields.String(required=True, metadata={"description": "The challenger's player id (`getPlayer`)."})
+    expires_at = fields.DateTime(
+        required=True, metadata={"description": "When the game is cancelled unless every reserved seat is taken."}
+    )
+    state = fields.Nested(
+        GameSchema, required=True, metadata={"description": "The game as it stands: its clock, `rated`, its seats."}
+    )
+
+
+class PlayerGameCancelledEventSchema(_PlayerEventSchema):
+    type = _type(
+        GameCancelledPlayerEvent,
+        "A game you sat in, or had a seat reserved in, was cancelled before it started: it never will.",
+    )
+    game = _game()
+    version = _version()
+    seat = _seat("Your seat (taken, or reserved for you).")
+    reason = fields.String(
+        required=True,
+        validate=validate.OneOf(("declined", "expired")),
+        metadata={"description": "`declined` or `expired`. Open: later versions may add reasons.",
+                  "enum_schema": "CancelReason"},
+    )  # fmt: skip
+
+
 class UnlistedPlayerEventSchema(_PlayerEventSchema):
     """An event of a type this version of the spec does not list: types are added within v1, and a
     client skips those it does not know (docs/compatibility.md). Documents the feed's openness: the
@@ -193,6 +229,8 @@ PLAYER_EVENT_SCHEMAS: dict[str, type[ResponseSchema]] = {
     YourTurnEvent.TYPE: YourTurnEventSchema,
     GameResultEvent.TYPE: GameResultEventSchema,
     RematchOfferedEvent.TYPE: RematchOfferedEventSchema,
+    ChallengeReceivedEvent.TYPE: ChallengeReceivedEventSchema,
+    GameCancelledPlayerEvent.TYPE: PlayerGameCancelledEventSchema,
 }
 
 

@@ -18,6 +18,7 @@ from .schemas import (
     NewPlayerProfileSchema,
     PlayerGamePageSchema,
     PlayerSchema,
+    PlayerSettingsSchema,
     PlayerWithKeySchema,
 )
 
@@ -61,6 +62,23 @@ class MeViews(MethodView):
         """The profile of the player whose key the request carries: `getPlayer` with `me` as the
         player id (this path is that value of `getPlayer`'s path, named as 1.2 released it)."""
         return players().me(bearer_token()), 200, private_if_me("me", {})
+
+    @blp.doc(operationId="updateMyPlayer", summary="Change your settings", security=KEY_SECURITY)
+    @blp.arguments(PlayerSettingsSchema(), example={"challenges": "nobody"})
+    @blp.response(200, PlayerSchema)
+    @blp.problems(
+        "malformed_json",
+        "missing_token",
+        "invalid_key",
+        "unsupported_media_type",
+        "validation_error",
+        "database_unavailable",
+    )
+    def patch(self, body: dict[str, Any]) -> Any:
+        """Change your settings: `challenges`, who may challenge you to a game (`everyone`, the
+        default, or `nobody`: a challenge to you is then `403 challenges_refused`; challenges made
+        before stay as they are). Answers your profile."""
+        return players().settle_challenges(bearer_token(), body["challenges"]), 200, private_if_me("me", {})
 
     @blp.doc(operationId="deleteMyPlayer", summary="Delete your account", security=KEY_SECURITY)
     @blp.response(204)

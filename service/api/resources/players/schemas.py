@@ -43,6 +43,9 @@ class GamesRecordSchema(ResponseSchema):
     won = fields.Integer(required=True, metadata={"description": "Of those, the games a seat of theirs won."})
 
 
+CHALLENGE_SETTINGS = ("everyone", "nobody")
+
+
 class PlayerSchema(ResponseSchema):
     id = fields.String(required=True, metadata={"example": PLAYER_ID_EXAMPLE})
     name = fields.String(required=True, metadata={"example": "Ana"})
@@ -58,6 +61,27 @@ class PlayerSchema(ResponseSchema):
     )
     rating = fields.Nested(RatingSchema, required=True)
     games = fields.Nested(GamesRecordSchema, required=True)
+    challenges = fields.String(
+        required=True,
+        validate=validate.OneOf(CHALLENGE_SETTINGS),
+        metadata={
+            "description": "Who may challenge the player: `everyone` (the default) or `nobody` (a challenge is then "
+            "`403 challenges_refused`); set with `updateMyPlayer`.",
+            "enum_schema": "ChallengeSetting",
+        },
+    )
+
+
+class PlayerSettingsSchema(RequestSchema):
+    challenges = fields.String(
+        required=True,
+        validate=validate.OneOf(CHALLENGE_SETTINGS),
+        metadata={
+            "description": "`nobody` refuses every challenge (`403 challenges_refused`); `everyone` takes them.",
+            "example": "nobody",
+            "enum_schema": "ChallengeSetting",
+        },
+    )
 
 
 # The player's fields at the top level (read from ``NewKey.player``), next to the key.
@@ -105,6 +129,18 @@ class PlayerGameSchema(ResponseSchema):
     )
     created_at = fields.DateTime(required=True)
     updated_at = fields.DateTime(required=True, metadata={"description": "The game's last change."})
+    reserved = fields.Boolean(
+        required=True,
+        metadata={
+            "description": "The seat is reserved for the player, who has not taken it: a challenge to accept "
+            '(`joinGame` with `{"player": "me"}`) or decline (`declineChallenge`).'
+        },
+    )
+    reserved_until = fields.DateTime(
+        allow_none=True,
+        required=True,
+        metadata={"description": "When a reserved seat's wait runs out and the game is cancelled; null otherwise."},
+    )
 
 
 class PlayerGamePageSchema(ResponseSchema):

@@ -30,6 +30,7 @@ class PlayViews(MethodView):
         "not_your_seat",
         "game_not_found",
         "seats_open",
+        "game_cancelled",
         "not_your_turn",
         "no_hand_in_progress",
         "game_finished",

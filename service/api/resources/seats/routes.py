@@ -10,7 +10,7 @@ from ....games import NewPlayer, UnitOfWork
 from ...common import Blueprint, bearer_token, if_match, with_etag
 from ...context import GAME_ID, SEAT, bot_games, client_address_hash, games
 from ...idempotency import idempotent
-from ...openapi import JOINED_GAME_LINKS, OPTIONAL_KEY_SECURITY, SEAT_SECURITY
+from ...openapi import JOINED_GAME_LINKS, KEY_SECURITY, OPTIONAL_KEY_SECURITY, SEAT_SECURITY
 from ...schemas import GameSchema
 from .schemas import JoinedGameSchema, JoinGameSchema, LeaveSchema
 
@@ -37,6 +37,8 @@ class PlayerViews(MethodView):
         "game_not_found",
         "seats_full",
         "seat_taken",
+        "seat_reserved",
+        "game_cancelled",
         "already_seated",
         "player_required",
         "rated_play_barred",
@@ -48,7 +50,10 @@ class PlayerViews(MethodView):
         "database_unavailable",
     )
     def post(self, body: dict[str, Any], game_id: str, uow: UnitOfWork) -> Any:
-        """Take `seat` (or the first open seat). The seat's token is returned once. When the
+        """Take `seat` (or the seat reserved for you, else the first open seat). The seat's token is returned once.
+        A seat reserved for another player is `409 seat_reserved` (with no `seat`, when no open seat
+        is left but reserved ones); a cancelled game is `409 game_cancelled`. Accept a challenge so:
+        `{"player": "me"}` takes the seat reserved for you. When the
         third seat is taken the game starts and its first dealer is chosen: the one named at
         creation, else the oldest player by age, else a random draw (reported in the game).
         With `{"player": "me"}` and your player key, the seat is your player's: named as your
@@ -66,6 +71,22 @@ class PlayerViews(MethodView):
         return joined, 201, with_etag(joined.game.etag)
 
 
+@blp.route("/<game_id>/players/me", parameters=[GAME_ID])
+class ChallengeViews(MethodView):
+    @blp.doc(operationId="declineChallenge", summary="Decline a challenge", security=KEY_SECURITY)
+    @blp.response(204)
+    @blp.problems(
+        "missing_token", "invalid_key", "not_your_seat", "game_not_found", "validation_error", "database_unavailable"
+    )
+    def delete(self, game_id: str) -> Any:
+        """Decline the seat of this game reserved for you (a challenge, contract 1.3): the game is
+        `cancelled` (reason `declined`), and its players are told (`game_cancelled`). Repeatable: a
+        game already cancelled answers `204` too. A seat you took already is left with `leaveGame`
+        (`403 not_your_seat` here)."""
+        games().decline(game_id, bearer_token())
+        return None
+
+
 @blp.route("/<game_id>/players/<int:seat>/leave", parameters=[GAME_ID, SEAT, "IfMatch"])
 class LeaveViews(MethodView):
     @idempotent
@@ -80,6 +101,7 @@ class LeaveViews(MethodView):
         "not_your_seat",
         "game_not_found",
         "game_finished",
+        "game_cancelled",
         "precondition_failed",
         "unsupported_media_type",
         "validation_error",

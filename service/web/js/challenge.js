@@ -1,0 +1,167 @@
+// Challenges (contract 1.3): challenge a player to a game from their profile (clock, target, rated), answer
+// the challenges made to you in the lobby (Accept takes the seat reserved for you; Decline cancels the game),
+// and choose whether others may challenge you at all.
+
+import * as api from "./api.js";
+import { h, replace } from "./dom.js";
+import { t } from "./i18n.js";
+import { seatName } from "./names.js";
+import { problemNotice } from "./notice.js";
+import { loadPlayer } from "./store.js";
+
+const THIRD_SEATS = ["bot:basic", "bot:expert", "bot:random", "open"];
+
+/**
+ * "Challenge to a game" on another player's profile: the game is made with your seat, theirs reserved
+ * for them, and a third (a bot, or open); you wait at the table for their answer.
+ * @param {import("./types.js").Player} target
+ * @returns {HTMLElement}
+ */
+export function challengeForm(target) {
+  const element = h("form", { class: "panel form-grid", id: "challenge-form", "aria-labelledby": "challenge-title" });
+  if (target.challenges === "nobody") {
+    replace(element, h("h2", { id: "challenge-title" }, t("challenge.title")), h("p", { id: "challenge-refused" }, t("challenge.refused", { name: target.name })));
+    return element;
+  }
+  const fields = {
+    clock: h("input", { id: "challenge-clock", name: "clock", type: "number", min: 5, max: 1209600, value: "60", required: true }),
+    target: h("input", { id: "challenge-target", name: "target", type: "number", min: 1, max: 100, value: "15", required: true }),
+    rated: h("input", { id: "challenge-rated", name: "rated", type: "checkbox" }),
+    third: h("select", { id: "challenge-third", name: "third" }, THIRD_SEATS.map((choice) => h("option", { value: choice }, thirdLabel(choice)))),
+  };
+  const message = h("div");
+  const label = (input, text) => h("label", { for: input.id }, text);
+  element.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const held = loadPlayer();
+    if (!held) return;
+    const third = fields.third.value === "open" ? null : { bot: fields.third.value.slice(4) };
+    const body = {
+      target_score: Number(fields.target.value),
+      turn_timeout_seconds: Number(fields.clock.value),
+      rated: fields.rated.checked,
+      seats: [{ player: "me" }, { player: target.id }, third],
+    };
+    replace(message);
+    try {
+      const game = await api.createGame(body, held.key);
+      location.hash = `#/game/${encodeURIComponent(game.id)}`;
+    } catch (error) {
+      replace(message, problemNotice(error));
+    }
+  });
+  replace(
+    element,
+    h("h2", { id: "challenge-title" }, t("challenge.title")),
+    h("p", {}, t("challenge.intro", { name: target.name })),
+    h("div", {}, label(fields.clock, t("challenge.clock")), fields.clock),
+    h("div", {}, label(fields.target, t("challenge.target")), fields.target),
+    h("div", {}, label(fields.third, t("challenge.third")), fields.third),
+    h("div", { class: "check" }, fields.rated, label(fields.rated, t("quick.rated"))),
+    message,
+    h("div", { class: "actions" }, h("button", { type: "submit", class: "primary", id: "challenge-send" }, t("challenge.send"))),
+  );
+  return element;
+}
+
+/** @param {string} choice */
+function thirdLabel(choice) {
+  return choice === "open" ? t("lobby.seatOpen") : t("lobby.seatBot", { strength: t(`strength.${choice.slice(4)}`) });
+}
+
+/**
+ * Your own setting: whether other players may challenge you.
+ * @param {import("./types.js").Player} me
+ * @param {string} key
+ * @param {(player: import("./types.js").Player) => void} changed
+ */
+export function challengeSetting(me, key, changed) {
+  const box = h("input", { id: "challenge-take", type: "checkbox", checked: me.challenges !== "nobody" });
+  const message = h("div");
+  box.addEventListener("change", async () => {
+    try {
+      changed(await api.setChallenges(key, box.checked ? "everyone" : "nobody"));
+    } catch (error) {
+      replace(message, problemNotice(error));
+    }
+  });
+  return h(
+    "section",
+    { class: "panel", "aria-labelledby": "challenge-settings" },
+    h("h2", { id: "challenge-settings" }, t("challenge.settings")),
+    h("div", { class: "check" }, box, h("label", { for: box.id }, t("challenge.takeThem"))),
+    message,
+  );
+}
+
+/**
+ * The lobby's list of the challenges made to the signed-in player, each with Accept / Decline.
+ * @param {() => void} changed called after an answer (the lists refresh)
+ * @returns {{element: HTMLElement, refresh: () => Promise<void>}}
+ */
+export function incomingChallenges(changed) {
+  const element = h("div");
+  /** @type {{games: import("./types.js").Game[], error: unknown}} */
+  const state = { games: [], error: null };
+
+  async function refresh() {
+    const held = loadPlayer();
+    if (!held) return void ((state.games = []), render());
+    try {
+      const waiting = (await api.listMyWaitingGames(held.key)).items.filter((item) => item.reserved);
+      state.games = /** @type {import("./types.js").Game[]} */ ((await Promise.all(waiting.map((item) => api.getGame(item.id).catch(() => null)))).filter(Boolean));
+      state.error = null;
+    } catch (error) {
+      state.error = error;
+    }
+    render();
+  }
+
+  /** @param {string} id @param {boolean} accept */
+  async function answer(id, accept) {
+    const held = loadPlayer();
+    if (!held) return;
+    try {
+      if (accept) {
+        await api.joinGame(id, { player: "me" }, held.key);
+        location.hash = `#/game/${encodeURIComponent(id)}`;
+        return;
+      }
+      await api.declineChallenge(id, held.key);
+      state.games = state.games.filter((game) => game.id !== id);
+    } catch (error) {
+      state.error = error;
+    }
+    render();
+    changed();
+  }
+
+  /** @param {import("./types.js").Game} game */
+  function item(game) {
+    const challenger = game.seats.find((seat) => seat.player !== null && seat.bot === null && seat.reserved_for === null);
+    const text = t("challenge.from", { name: challenger ? seatName(challenger) : "?", clock: game.turn_timeout_seconds ?? "—", target: game.target_score });
+    return h(
+      "li",
+      { class: "panel", "data-game": game.id, "data-challenge": "incoming" },
+      h("span", {}, text),
+      game.rated && h("span", { class: "badge" }, t("profile.rated")),
+      h("button", { type: "button", class: "primary", "data-key": "accept", onclick: () => answer(game.id, true) }, t("challenge.accept")),
+      h("button", { type: "button", "data-key": "decline", onclick: () => answer(game.id, false) }, t("challenge.decline")),
+    );
+  }
+
+  function render() {
+    replace(
+      element,
+      (state.games.length > 0 || state.error !== null) &&
+        h(
+          "section",
+          { class: "panel", id: "challenges", "aria-labelledby": "challenges-title" },
+          h("h2", { id: "challenges-title" }, t("challenge.incoming")),
+          state.error ? problemNotice(state.error) : null,
+          h("ul", { class: "open-games" }, state.games.map(item)),
+        ),
+    );
+  }
+  return { element, refresh };
+}

@@ -1,0 +1,83 @@
+// Challenges in two browsers: Ana challenges Bo from his profile (clock, target, rated); Bo sees the challenge in
+// his lobby and accepts, and the game starts; Ana challenges him again, Bo declines, and Ana's table shows the game
+// cancelled; Bo then refuses challenges, and his profile says so to Ana.
+
+import assert from "node:assert/strict";
+
+import { STEP_MS, assertAccessible, assertNoConsoleErrors, openPage, scenario, screenshot } from "./browser.mjs";
+
+/** Create a player by name in the lobby's player panel; returns the player's id. */
+async function createPlayer(page, name) {
+  await page.fill("#player-name", name);
+  await page.click("#player-create button[type=submit]");
+  await page.locator("#play-now").waitFor();
+  return page.evaluate(() => JSON.parse(localStorage.getItem("coins.player") ?? "null").id);
+}
+
+const base = (page) => page.url().split("#")[0];
+const gameIdOf = (page) => decodeURIComponent(new URL(page.url()).hash.split("/")[2]);
+
+/** From Bo's profile, Ana challenges him; she lands at the game's table, waiting for him. */
+async function challenge(ana, boId, { shoot = false } = {}) {
+  await ana.goto(`${base(ana)}#/player/${boId}`);
+  await ana.locator("#challenge-form").waitFor();
+  await ana.fill("#challenge-clock", "120");
+  await ana.fill("#challenge-target", "5");
+  await ana.selectOption("#challenge-third", "bot:basic");
+  await ana.check("#challenge-rated");
+  if (shoot) {
+    await screenshot(ana, "challenge-profile");
+    await assertAccessible(ana, "a profile's challenge form");
+  }
+  await ana.click("#challenge-send");
+  await ana.locator(".table[data-status=waiting_for_players]").waitFor({ timeout: STEP_MS });
+  return gameIdOf(ana);
+}
+
+await scenario(async (browser) => {
+  const ana = await openPage(browser);
+  const bo = await openPage(browser);
+  await createPlayer(ana, "Ana");
+  const boId = await createPlayer(bo, "Bo");
+
+  // Accepted: the game starts, rated, with Ana's clock.
+  const accepted = await challenge(ana, boId, { shoot: true });
+  const incoming = bo.locator(`[data-challenge=incoming][data-game="${accepted}"]`);
+  await incoming.waitFor({ timeout: STEP_MS }); // the lobby's lists refresh themselves
+  assert.match(await incoming.innerText(), /Ana challenges you: 120 s a turn, to 5 points/);
+  await screenshot(bo, "challenge-lobby");
+  await assertAccessible(bo, "the lobby with a challenge");
+  await incoming.locator("[data-key=accept]").click();
+  await bo.locator(".table:not([data-status=waiting_for_players])").waitFor({ timeout: STEP_MS });
+  assert.equal(gameIdOf(bo), accepted);
+  await ana.locator(".table:not([data-status=waiting_for_players])").waitFor({ timeout: STEP_MS });
+  const game = await bo.evaluate(async (id) => (await fetch(`/v1/games/${id}`)).json(), accepted);
+  assert.equal(game.rated, true);
+  assert.equal(game.turn_timeout_seconds, 120);
+  assert.equal(game.seats[1].player, boId);
+
+  // Declined: the game is cancelled, and Ana's table says so.
+  await bo.goto(`${base(bo)}#/`);
+  const declined = await challenge(ana, boId);
+  const again = bo.locator(`[data-challenge=incoming][data-game="${declined}"]`);
+  await again.waitFor({ timeout: STEP_MS });
+  await again.locator("[data-key=decline]").click();
+  await again.waitFor({ state: "detached", timeout: STEP_MS });
+  await ana.locator(".table[data-status=cancelled]").waitFor({ timeout: STEP_MS });
+  assert.match(await ana.locator(".table").innerText(), /cancelled before it started/);
+  await ana.locator(".log", { hasText: "The challenge was declined" }).waitFor({ timeout: STEP_MS });
+  await screenshot(ana, "challenge-cancelled");
+  await assertAccessible(ana, "a cancelled game's table");
+
+  // Bo refuses challenges: his profile tells Ana, with no form.
+  await bo.goto(`${base(bo)}#/me`);
+  await bo.locator("#challenge-take").uncheck();
+  await bo.waitForFunction(async () => {
+    const key = JSON.parse(localStorage.getItem("coins.player") ?? "null").key;
+    return (await (await fetch("/v1/players/me", { headers: { Authorization: `Bearer ${key}` } })).json()).challenges === "nobody";
+  }, null, { timeout: STEP_MS });
+  await ana.goto(`${base(ana)}#/player/${boId}`);
+  await ana.locator("#challenge-refused").waitFor();
+  assert.equal(await ana.locator("#challenge-send").count(), 0);
+  assertNoConsoleErrors(ana, bo);
+});

@@ -18,9 +18,10 @@ events to deliver, it judges plays of the reviews readers asked for
 (:meth:`.GameService.review_due`), for at most ``review_seconds`` of CPU: the next pass's moves
 wait that long at most.
 
-Between passes it waits ``poll`` seconds, or less: :meth:`Worker.wake` (called when a change is
-signalled, see :mod:`.main`) starts the next pass at once, and a pass that found a full batch is
-followed by another. When the database does not answer it logs so, waits longer each time (up to
+Between passes it waits ``poll`` seconds, or less: until the next game falls due
+(:meth:`.DueWork.next_due`: a bot's move a pace away is made on time, not at the next poll),
+:meth:`Worker.wake` (called when a change is signalled, see :mod:`.main`) starts the next pass at
+once, and a pass that found a full batch is followed by another. When the database does not answer it logs so, waits longer each time (up to
 :data:`MAX_BACKOFF_SECONDS`) and tries again. Every :data:`BEAT_SECONDS` it leaves a sign of life for ``/readyz`` (:meth:`.DueWork.beat`).
 """
 
@@ -135,6 +136,7 @@ class Worker:
                     beaten = time.monotonic()
                 self._woken.clear()
                 full = self.run_due(self._clock()) >= BATCH
+                wait = 0.0 if full else self.pause()
             except DatabaseUnavailable as error:
                 backoff = min(max(2 * backoff, self.poll), MAX_BACKOFF_SECONDS)
                 log.warning(
@@ -151,5 +153,13 @@ class Worker:
             if backoff:
                 log.info("the database answers again: due moves resume")
                 backoff = 0.0
-            if not full:
-                self._woken.wait(self.poll)  # stopping wakes it too (see .main)
+            if wait > 0:
+                self._woken.wait(wait)  # stopping wakes it too (see .main)
+
+    def pause(self) -> float:
+        """Seconds until the next pass: until the next game falls due, ``poll`` at most."""
+        now = self._clock()
+        due = self._due.next_due(now)
+        if due is None:
+            return self.poll
+        return min(self.poll, max((due - now).total_seconds(), 0.0))

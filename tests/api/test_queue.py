@@ -16,7 +16,7 @@ from service.games import GameService
 from service.quickplay import QueueService
 from service.quickplay.matching import EXPIRE_SECONDS
 from service.quickplay.queue import QUEUE_TURN_TIMEOUT_SECONDS, RESTART_AFTER
-from tests.support.working_client import keep_up
+from tests.support.working_client import NO_PACE, keep_up
 
 START = datetime.now(UTC).replace(microsecond=0)
 
@@ -316,7 +316,7 @@ def test_posting_the_queue_is_rate_limited_per_key(database_url: str, player: An
     from service import create_app
     from service.config import Settings
 
-    limited = create_app(Settings(database_url=database_url, rate_limits="on"))
+    limited = create_app(Settings(database_url=database_url, rate_limits="on", **NO_PACE))
     try:
         client = limited.test_client()
         headers = [

@@ -24,23 +24,28 @@ from sqlalchemy.dialects import postgresql, sqlite
 
 from .db import Database
 from .models import GameRow, RoleHeartbeatRow, SeatRow
+from .player_models import PlayerRow
 
 __all__ = ["DUE_STATUSES", "FORGET_INSTANCES_AFTER", "DueWork"]
 
 GAMES = cast(Table, GameRow.__table__)
 SEATS = cast(Table, SeatRow.__table__)
 HEARTBEATS = cast(Table, RoleHeartbeatRow.__table__)
+PLAYERS = cast(Table, PlayerRow.__table__)
 DUE_STATUSES = ("playing", "waiting_for_deal")  # a game with a turn: the others have no deadline
 FORGET_INSTANCES_AFTER = timedelta(days=1)  # a process not seen for this long is forgotten
 MARK_BATCH = 500  # games a mark names in one statement
 
-_A_PERSON_SEATED = exists().where(SEATS.c.game_id == GAMES.c.id, SEATS.c.bot.is_(None))
+# A person at the table, or a player named there (seated, or left to a bot: their rating awaits the
+# result): such a game moves followed or not. Without one (bots alone), only while followed.
+_A_PLAYER = exists().where(PLAYERS.c.id == SEATS.c.player_id, PLAYERS.c.bot.is_(None))
+_A_PERSON_OR_PLAYER = exists().where(SEATS.c.game_id == GAMES.c.id, or_(SEATS.c.bot.is_(None), _A_PLAYER))
 
 
 def _movable(now: datetime) -> tuple[ColumnElement[bool], ...]:
-    """A game the worker moves at ``now`` when its time comes: one with a turn, and a person seated
-    or someone following it."""
-    return GAMES.c.status.in_(DUE_STATUSES), or_(_A_PERSON_SEATED, GAMES.c.followed_until >= now)
+    """A game the worker moves at ``now`` when its time comes: one with a turn, and a person or a
+    player at the table or someone following it."""
+    return GAMES.c.status.in_(DUE_STATUSES), or_(_A_PERSON_OR_PLAYER, GAMES.c.followed_until >= now)
 
 
 class DueWork:

@@ -14,10 +14,11 @@ from flask import Flask
 from flask.testing import FlaskClient
 from sqlalchemy import text
 
-from service.config import Settings
+from service.config import ConfigError, Settings
 from service.games import GameService
 from service.worker import Worker
 from tests.support.every_event import Clock
+from tests.support.players import new_player
 from tests.support.working_client import bare_client
 
 PACE = timedelta(seconds=1)
@@ -146,3 +147,25 @@ def test_a_game_of_bots_alone_moves_a_pace_at_a_time_only_while_followed(app, ht
         assert worker.run_due(clock.now) == 1 and _actions(app, game_id) == moves
     clock.now += 2 * PACE  # the mark has lapsed: nobody follows it any more
     assert worker.run_due(clock.now) == 0 and _actions(app, game_id) == 3
+
+
+def test_the_pace_settings_are_read_from_the_environment_and_bounded():
+    assert (Settings().bot_pace_ms, Settings().trick_pause_ms) == (1000, 1500)  # the web client pauses 1200 ms
+    read = Settings.from_env({"BOT_PACE_MS": " 0 ", "TRICK_PAUSE_MS": "2000"})
+    assert (read.bot_pace_ms, read.trick_pause_ms) == (0, 2000)
+    for name in ("BOT_PACE_MS", "TRICK_PAUSE_MS"):
+        for raw in ("-1", "10001", "fast"):
+            with pytest.raises(ConfigError, match=name):
+                Settings.from_env({name: raw})
+
+
+def test_a_game_a_player_left_to_bots_plays_on_unfollowed(app, http, clock, worker):
+    ana = new_player(http, "Ana")
+    seats = [{"player": "me"}, {"bot": "basic"}, {"bot": "random"}]
+    game_id = http.post("/v1/games", json={"seats": seats, "seed": "left"}, headers=ana.auth).json["id"]
+    assert http.post(f"/v1/games/{game_id}/players/0/leave", headers=ana.auth).status_code == 200
+    for moves in (1, 2, 3):  # a pace apart, with nobody following: Ana's seat still names her
+        assert worker.run_due(clock.now + PACE - JUST_BEFORE) == 0 or _actions(app, game_id) == moves - 1
+        clock.now += PACE
+        worker.run_due(clock.now)  # its moves, and Ana's feed's events
+        assert _actions(app, game_id) == moves

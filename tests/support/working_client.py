@@ -34,7 +34,10 @@ PAUSE = timedelta(milliseconds=500)  # the worker's pause between passes (WORKER
 READS = ("GET", "HEAD", "OPTIONS")
 # The settings of tests' apps: the server's moves due at once (no pace, no trick pause), so that the
 # pass after a request makes them.
-NO_PACE: dict[str, Any] = {"bot_pace_ms": 0, "trick_pause_ms": 0}  # requests that change nothing: no signal, no pass after them
+NO_PACE: dict[str, Any] = {
+    "bot_pace_ms": 0,
+    "trick_pause_ms": 0,
+}  # requests that change nothing: no signal, no pass after them
 
 
 class WorkingClient(FlaskClient):

@@ -4,9 +4,9 @@ Serves every role (``honcho`` runs the ``Procfile``: the real-time role answerin
 worker beside it, as ``tests/support/server.py``'s ``serve_roles`` does) on a fresh SQLite database,
 with the production pace (``BOT_PACE_MS`` 1000, ``TRICK_PAUSE_MS`` 1500 unless given). One player,
 Ana, queues for a rated quick-play game with a short clock (``--clock`` seconds, 5) and bots at once;
-the wave seats the two bots of different strengths closest to her rating: the script first sets her
-rating (in the database, before she queues) between the ``basic`` and the ``expert`` bot's, so
-that those two are hers. Once matched, she stops reading (with ``--first-card``, once she has
+the wave seats the two bots of different strengths closest to her rating: the script first rates
+the bots in their order of strength and Ana between the ``basic`` and the ``expert`` bot (in the
+database, before she queues), so that those two are hers. Once matched, she stops reading (with ``--first-card``, once she has
 played one card: a rated game a seat leaves before its holder played is void, and rates nobody):
 nobody reads the game or follows its events until it is over (the script looks at the database
 file alone, for its status). Ana lets her deadlines pass: a stand-in plays for her at the first,
@@ -40,6 +40,7 @@ from typing import Any
 from tests.support.server import serve_roles
 
 ROOT = Path(__file__).resolve().parent.parent
+BOT_MU = {"random": 15.0, "basic": 25.0, "expert": 30.0, "master": 35.0}  # the ratings' scale: 25 a new player
 
 
 def call(base: str, method: str, path: str, body: Any = None, key: str | None = None) -> Any:
@@ -54,10 +55,15 @@ def call(base: str, method: str, path: str, body: Any = None, key: str | None = 
 
 
 def rated_between_basic_and_expert(database: Path, player_id: str) -> None:
-    """Ana's rating halfway between the basic and the expert bot's: quick play seats those two."""
+    """The bots rated in their order of strength, as a service's ratings come to rank them (a fresh
+    database rates all four alike), and Ana halfway between the basic and the expert bot: quick play
+    seats those two beside her."""
     with sqlite3.connect(database, timeout=30) as connection:
-        mu = dict(connection.execute("SELECT bot, mu FROM players WHERE bot IN ('basic', 'expert')").fetchall())
-        connection.execute("UPDATE players SET mu = ? WHERE id = ?", ((mu["basic"] + mu["expert"]) / 2, player_id))
+        for bot, mu in BOT_MU.items():
+            connection.execute("UPDATE players SET mu = ? WHERE bot = ?", (mu, bot))
+        connection.execute(
+            "UPDATE players SET mu = ? WHERE id = ?", ((BOT_MU["basic"] + BOT_MU["expert"]) / 2, player_id)
+        )
 
 
 def first_card(base: str, key: str, player_id: str, game_id: str) -> None:
@@ -137,7 +143,7 @@ def report(log: list[dict[str, Any]], game: dict[str, Any], profile: dict[str, A
     first = _at(log[0])
     seats = [(seat.get("bot") or "person", seat["score"]) for seat in game["seats"]]
     print(f"game {game['id']}: {game['status']}, winner seat {game.get('winner')}; seats (holder, score) {seats}")
-    for action in [*log[:12], {"seq": "…"}, *log[-4:]]:
+    for action in log if len(log) <= 16 else [*log[:12], {"seq": "…"}, *log[-4:]]:
         if "kind" not in action:
             print("   …")
             continue

@@ -2,8 +2,9 @@
 
 Each pass reads the due games (:meth:`.DueWork.due_games`: a turn deadline passed, soonest first;
 a game of bots alone only while the real-time role marks it followed) and makes each one's moves
-with :meth:`.GameService.make_due_moves`, in the game's own transaction under its lock, the same
-catch-up a read or a change makes when it finds them due. The lock and the deadline read again
+with :meth:`.GameService.make_due_moves`, in the game's own transaction under its lock: the
+server's move due (a bot's, an auto-deal: no request makes one), the next then due a pace later,
+or a stand-in's (which a change that finds it due makes too; a read never moves). The lock and the deadline read again
 under it are what make a move happen once: two workers (or a worker and a request) that find the
 same game due make its moves once, the second finds nothing due. A worker killed at any instant
 loses nothing: what it had not committed is still due, by the deadline stored with the game.

@@ -287,6 +287,7 @@ def test_a_game_whose_maker_stopped_after_the_match_is_not_made_by_a_reader_but_
     assert client.get(f"/v1/games/{first['game']}").status_code == 404  # a read makes no game
     clock.now += RESTART_AFTER + timedelta(seconds=1)
     keep_up(app)  # the worker's wave makes the game a matched ticket names
+    keep_up(app)  # and its next pass deals it (no request makes a server move)
     game = client.get(f"/v1/games/{first['game']}")
     assert game.status_code == 200 and game.json["status"] == "playing"
     again = [ticket_of(client, auth, t) for (_, auth), t in zip(players, tickets, strict=True)]

@@ -165,19 +165,26 @@ def settle(stored: StoredGame, game: Game, now: datetime, log: EventLog, pace: P
 
 
 def make_due_moves(
-    stored: StoredGame, game: Game, now: datetime, log: EventLog, pace: Pace, *, first_due: bool = True
+    stored: StoredGame,
+    game: Game,
+    now: datetime,
+    log: EventLog,
+    pace: Pace,
+    *,
+    first_due: bool = True,
+    more: bool = True,
 ) -> None:
     """The worker's step: make the server's move that is due at ``now`` (``first_due``; else a
-    stand-in just moved, and the next is due a pace later), and the ones after it that ``pace`` puts
-    at the same moment (none, at a pace above 0), within the step's budget; then :func:`settle` marks
-    the next one due. One step makes a move once: the caller holds the game's lock and read the
-    deadline under it."""
+    stand-in just moved, and the next is due a pace later), and, with ``more`` (the worker's; a
+    request's stand-in makes none), the ones after it that ``pace`` puts at the same moment (none,
+    at a pace above 0), within the step's budget; then :func:`settle` marks the next one due. One
+    step makes a move once: the caller holds the game's lock and read the deadline under it."""
     started = time.thread_time()
     for number in range(SERVER_MOVES_PER_REQUEST):
         spent = time.thread_time() - started
         if spent >= SERVER_MOVE_SECONDS or not owes_server_move(stored, game):
             break
-        if (number > 0 or not first_due) and pace.before_next(game) > timedelta(0):
+        if (number > 0 or not first_due) and (not more or pace.before_next(game) > timedelta(0)):
             break  # a pace from now: the next step's
         assert game.turn is not None
         actor = stored.seats[game.turn]  # the dealer while waiting for a deal

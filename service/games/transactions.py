@@ -166,7 +166,7 @@ class Transactions:
                 lapsed = game.turn
                 lapse(stored, game, now, log, self.pace)
                 first_due = game.turn == lapsed and owes_server_move(stored, game)  # left: its bot moves now
-            make_due_moves(stored, game, now, log, self.pace, first_due=first_due)
+            make_due_moves(stored, game, now, log, self.pace, first_due=first_due, more=by_worker)
             queue_change(log, stored, now)
             session.save(stored)
             return True

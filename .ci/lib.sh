@@ -32,7 +32,9 @@ stop_server() {  # SIGTERM, up to 10 s, then SIGKILL; reaped, so its port is fre
 PORT=$("$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 URL=http://127.0.0.1:$PORT
 start_server() {  # $1: DATABASE_URL, $2: the log file; serves it on $URL once /readyz answers
+  # Bots' moves at once (no pace, no trick pause), as in the tests, unless the caller sets them.
   PATH="$VENV/bin:$PATH" BIND=127.0.0.1:$PORT REALTIME_THREADS=8 WORKER_POLL_MS=100 DATABASE_URL="$1" \
+    BOT_PACE_MS="${BOT_PACE_MS:-0}" TRICK_PAUSE_MS="${TRICK_PAUSE_MS:-0}" \
     "$VENV/bin/honcho" -f Procfile start -p "$PORT" >"$2" 2>&1 &
   SERVER_PID=$!
   for i in $(seq 150); do

@@ -69,7 +69,9 @@ def measure(
     from service.config import Settings
 
     with _database(database_url) as url:
-        settings = Settings(database_url=url, log_level="WARNING", rate_limits=rate_limits)
+        # No pace: the worker's steps here make the moves due at once (a tree before it has none).
+        no_pace = {"bot_pace_ms": 0, "trick_pause_ms": 0} if "bot_pace_ms" in Settings.__dataclass_fields__ else {}
+        settings = Settings(database_url=url, log_level="WARNING", rate_limits=rate_limits, **no_pace)
         app = create_app(settings)
         client = app.test_client()
         times: dict[str, list[float]] = {kind: [] for kind in KINDS}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from datetime import timedelta
 from typing import Any
 
 from flask import Flask, request
@@ -33,7 +34,7 @@ from .api.resources.events.schemas import render_event
 from .api.resources.player_events.schemas import render_player_event
 from .config import Settings
 from .events import EventFeed, channel_for
-from .games import GameService
+from .games import GameService, Pace
 from .games.player_events import decode_player_event
 from .observability import init_observability
 from .players import Accounts, PlayerFeeds, PlayerService, connect_quick_play, connect_ratings
@@ -77,7 +78,8 @@ def create_app(settings: Settings | None = None) -> Flask:
     channel = channel_for(db, listen_url=settings.database_listen_url, redis_url=settings.redis_url)
     store = GameStore(db, channel)
     lineage = LINEAGE_GAMES_PER_MINUTE if settings.rate_limits == "on" else 0
-    games = GameService(store, key_hours=settings.idempotency_key_hours, rematches_per_minute=lineage)
+    pace = Pace(timedelta(milliseconds=settings.bot_pace_ms), timedelta(milliseconds=settings.trick_pause_ms))
+    games = GameService(store, key_hours=settings.idempotency_key_hours, rematches_per_minute=lineage, pace=pace)
     app.extensions[EXTENSION] = games
     players = PlayerService(games.unit_of_work, lambda: games.clock())
     app.extensions[PLAYERS_EXTENSION] = players

@@ -60,6 +60,13 @@ class Settings:
     # e.g. 127.0.0.0/8), and a CA bundle (a file) deliveries trust instead of the system's.
     webhook_allow_networks: tuple[str, ...] = ()
     webhook_ca_bundle: str = ""
+    # The bots' pace: a server move (a bot's, an auto-deal) falls due this long after the move before
+    # it, so that people can follow (milliseconds, 0 to 10000; 0 in tests: at once).
+    bot_pace_ms: int = 1000
+    # The pause after a trick completes (and before the deal after a hand), instead of the pace: at
+    # least the web client's pause after a trick (1200 ms, service/web/js/pacing.js), so that the
+    # next card never lands while the last trick is still shown (milliseconds, 0 to 10000).
+    trick_pause_ms: int = 1500
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -67,7 +74,8 @@ class Settings:
         ``MAX_REQUEST_BYTES``, ``DB_POOL_SIZE``, ``DB_BUSY_TIMEOUT_MS``, ``AUTO_MIGRATE``, ``STREAMS_PER_PROCESS``,
         ``STREAMS_PER_ADDRESS``, ``STREAMS_PER_TOKEN``, ``STREAM_HEARTBEAT_SECONDS``, ``IDEMPOTENCY_KEY_HOURS``, ``RECORD_CACHE_BYTES``, ``RATE_LIMITS``,
         ``TRUSTED_PROXY_HOPS``, ``QUEUE_MATCH_SECONDS``, ``REDIS_URL``, ``ADDRESS_HASH_KEY``, ``WORKER_POLL_MS``,
-        ``WEBHOOK_SECRETS_KEY``, ``WEBHOOK_ALLOW_NETWORKS`` (comma-separated) and ``WEBHOOK_CA_BUNDLE``."""
+        ``BOT_PACE_MS``, ``TRICK_PAUSE_MS``, ``WEBHOOK_SECRETS_KEY``, ``WEBHOOK_ALLOW_NETWORKS`` (comma-separated)
+        and ``WEBHOOK_CA_BUNDLE``."""
         env = os.environ if env is None else env
         values: dict[str, object] = {}
         for f in fields(cls):
@@ -115,6 +123,10 @@ class Settings:
             raise ConfigError("REDIS_URL must be a redis://, rediss:// or unix:// URL")
         if not 10 <= self.worker_poll_ms <= 10_000:
             raise ConfigError("WORKER_POLL_MS must be between 10 and 10000")
+        if not 0 <= self.bot_pace_ms <= 10_000:
+            raise ConfigError("BOT_PACE_MS must be between 0 and 10000")
+        if not 0 <= self.trick_pause_ms <= 10_000:
+            raise ConfigError("TRICK_PAUSE_MS must be between 0 and 10000")
         if self.address_hash_key and len(self.address_hash_key) < 32:
             raise ConfigError("ADDRESS_HASH_KEY must be at least 32 characters (a random secret)")
         self._validate_webhooks()
@@ -159,6 +171,8 @@ def _parse(name: str, raw: str) -> object:
         "trusted_proxy_hops",
         "queue_match_seconds",
         "worker_poll_ms",
+        "bot_pace_ms",
+        "trick_pause_ms",
     ):
         try:
             return int(raw)

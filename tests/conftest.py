@@ -23,9 +23,14 @@ from service import create_app
 from service.config import Settings
 from tests.support.fresh_apps import empty_schema
 from tests.support.realtime import Realtime, realtime_role
-from tests.support.working_client import WorkingClient
+from tests.support.working_client import NO_PACE, WorkingClient
 
 POSTGRES_URL = os.environ.get("TEST_DATABASE_URL")
+# The servers the tests start (every role, as the README serves them) inherit this environment: their
+# server moves fall due at once too, unless a test or the caller gives a pace (bench/unread_game.py
+# shows the production pace).
+for _setting in ("BOT_PACE_MS", "TRICK_PAUSE_MS"):
+    os.environ.setdefault(_setting, "0")
 # Every app's test client has a worker keeping up with its requests, as in production (see
 # tests/support/working_client.py; bare_client there for a request alone).
 Flask.test_client_class = WorkingClient
@@ -70,8 +75,10 @@ def database_url(postgres_url: str | None, tmp_path: Path) -> Iterator[str]:
 
 @pytest.fixture
 def settings(database_url: str) -> Settings:
-    """Rate limits off: tests create and play many games at once (tests/api/test_limits.py turns them on)."""
-    return Settings(database_url=database_url, rate_limits="off")
+    """Rate limits off: tests create and play many games at once (tests/api/test_limits.py turns them on).
+    The bots' pace and the trick pause 0: the worker's pass after a request makes the server's moves
+    (tests/worker/test_pace.py sets them)."""
+    return Settings(database_url=database_url, rate_limits="off", **NO_PACE)
 
 
 @pytest.fixture

@@ -43,11 +43,12 @@ from .player_events import (
 from .rated import RATED_TURN_TIMEOUT_SECONDS
 from .results import STATUSES, WAITING_FOR_PLAYERS, etag_for
 from .reviews import CandidateValue, GameReview, PendingReview, ReviewedPlay
-from .server_moves import BOTS_ONLY_EXPERT_PLAYOUTS, STAND_IN, WORKER_STRENGTHS
+from .server_moves import BOTS_ONLY_EXPERT_PLAYOUTS, STAND_IN, WORKER_STRENGTHS, Pace
 from .tokens import hash_token, player_key_hash
 from .unit_of_work import KeyedRequest, UnitOfWork
 
 __all__ = [
+    "Pace",
     "CandidateValue",
     "GameReview",
     "PendingReview",

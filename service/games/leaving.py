@@ -26,7 +26,7 @@ from .projections import public_game
 from .rated import void_if_unplayed
 from .results import PublicGame
 from .seats import is_person, is_reserved
-from .server_moves import STAND_IN, changed, settle, stand_in
+from .server_moves import STAND_IN, Pace, changed, settle, stand_in
 from .tokens import authenticate
 
 if TYPE_CHECKING:  # transactions makes the moves a lapse owes (lapse): a type only, here
@@ -39,7 +39,13 @@ CORRESPONDENCE_SECONDS = 3600  # a turn clock from which a game is a corresponde
 
 
 def leave_seat(
-    seat: int, token: str | None, *, bot: str, if_match: Sequence[str] | None, bots_alone_wait: int | None
+    seat: int,
+    token: str | None,
+    *,
+    bot: str,
+    if_match: Sequence[str] | None,
+    bots_alone_wait: int | None,
+    pace: Pace,
 ) -> Change[PublicGame]:
     """The change by which ``token``'s ``seat`` leaves, to a bot of strength ``bot`` once the game
     has started. With ``bots_alone_wait`` (seconds) a leave that would leave the game to bots alone
@@ -58,12 +64,12 @@ def leave_seat(
                 f"this minute: leaving would start another; retry in {bots_alone_wait} s",
                 retry_after=bots_alone_wait,
             )
-        return _leave(stored, game, now, log, seat, bot)
+        return _leave(stored, game, now, log, seat, bot, pace)
 
     return change
 
 
-def vacate_seat(player_id: str, *, bot: str, name: str) -> Change[bool]:
+def vacate_seat(player_id: str, *, bot: str, name: str, pace: Pace) -> Change[bool]:
     """The change by which ``player_id``'s seat is left without their key, as :func:`leave_seat` leaves
     it, named ``name`` from now on (their account was deleted); False, changing nothing, when the
     game is over or the player holds no seat of it. No limit applies: the service does it."""
@@ -80,13 +86,13 @@ def vacate_seat(player_id: str, *, bot: str, name: str) -> Change[bool]:
         if not held or (game is not None and game.is_over):
             return False
         held[0].name = name
-        _leave(stored, game, now, log, held[0].seat, bot)
+        _leave(stored, game, now, log, held[0].seat, bot, pace)
         return True
 
     return change
 
 
-def lapse(stored: StoredGame, game: Game, now: datetime, log: EventLog) -> None:
+def lapse(stored: StoredGame, game: Game, now: datetime, log: EventLog, pace: Pace) -> None:
     """The seat to act let its deadline pass: a stand-in moves for it, or, when this lapse is one
     too many (:data:`LIVE_LAPSES` in a row; one in a correspondence game), the seat has left: a
     bot of the stand-in's strength takes it for good (a rated game is void if the seat had not
@@ -98,12 +104,14 @@ def lapse(stored: StoredGame, game: Game, now: datetime, log: EventLog) -> None:
     timeout = stored.turn_timeout_seconds or 0
     allowed = 1 if timeout >= CORRESPONDENCE_SECONDS else LIVE_LAPSES
     if is_person(seat) and seat.lapses >= allowed:
-        _leave(stored, game, now, log, seat.seat, STAND_IN)
+        _leave(stored, game, now, log, seat.seat, STAND_IN, pace)
     else:
         stand_in(stored, game, now, log)
 
 
-def _leave(stored: StoredGame, game: Game | None, now: datetime, log: EventLog, seat: int, bot: str) -> PublicGame:
+def _leave(
+    stored: StoredGame, game: Game | None, now: datetime, log: EventLog, seat: int, bot: str, pace: Pace
+) -> PublicGame:
     """``seat`` leaves: to a bot of strength ``bot`` for good once the game has started (a rated game
     is void if the seat had not played yet), else the seat opens again."""
     leaving = stored.seats[seat]
@@ -121,7 +129,7 @@ def _leave(stored: StoredGame, game: Game | None, now: datetime, log: EventLog, 
     changed(stored, game, now)
     log.add(stored, SeatLeftEvent, public_game(stored, game), seat=seat, bot=leaving.bot)
     if game is not None:
-        settle(stored, game, now, log)
+        settle(stored, game, now, log, pace)
     return public_game(stored, game)
 
 

@@ -3,9 +3,9 @@
 No Flask here: the API turns HTTP into these calls and their results (public information only,
 :mod:`.results`) back into JSON. Each call works in the unit of work it is handed (``uow=``, a keyed
 request's, say), else in one of its own (:mod:`.unit_of_work`), and touches one game
-(:class:`.transactions.Transactions`); the server's own moves (:mod:`.server_moves`) happen in the
-request that makes them due, as many as its budget allows, and the rest by the worker role
-(:meth:`GameService.make_due_moves`), or by the next change that finds them due (never by a read).
+(:class:`.transactions.Transactions`); the server's own moves (:mod:`.server_moves`) are the
+worker role's (:meth:`GameService.make_due_moves`), each a :class:`.Pace` after the move before it:
+a request only marks the next one due (and makes a stand-in's move when a person's time is up).
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ from .results import (
 from .reviews import GameReview, GameReviews, PendingReview
 from .seat_ratings import rated_seats, snapshot_ratings, with_rating_changes
 from .seating import SeatingUseCases
-from .server_moves import STAND_IN, record_deal, record_play, settle
+from .server_moves import STAND_IN, Pace, record_deal, record_play, settle
 from .tokens import authenticate, hash_token, reader_seat, rematch_token
 from .transactions import Transactions, restore
 from .unit_of_work import KeyedRequest, UnitOfWork
@@ -73,14 +73,15 @@ class GameService(SeatingUseCases, ChallengeUseCases):
         key_hours: int = 24,
         rematches_per_minute: int = 0,
         clock: Callable[[], datetime] = _now,
+        pace: Pace | None = None,
     ) -> None:
         """``key_hours``: how long a response is kept for the retries of its ``Idempotency-Key``;
         ``rematches_per_minute``: the games a line of rematches makes at most (0: no limit, see
-        :func:`.check_lineage`)."""
+        :func:`.check_lineage`); ``pace``: when the server's moves fall due (none: at once)."""
         self.store = store
         self.rematches_per_minute = rematches_per_minute
         self.keys = IdempotencyKeys(IdempotencyStore(store), hours=key_hours)
-        self._games = Transactions(clock, self.unit_of_work)
+        self._games = Transactions(clock, self.unit_of_work, pace)
         self._reviews = GameReviews(store, self._games)
         self._rated_listeners: list[Callable[[AppliedResult], None]] = []
 
@@ -109,6 +110,11 @@ class GameService(SeatingUseCases, ChallengeUseCases):
     def clock(self, clock: Callable[[], datetime]) -> None:
         self._games.clock = clock
 
+    @property
+    def pace(self) -> Pace:
+        """When the server's moves fall due after a move (see :class:`.Pace`)."""
+        return self._games.pace
+
     # -- writes -----------------------------------------------------------------------
 
     def deal(
@@ -120,7 +126,7 @@ class GameService(SeatingUseCases, ChallengeUseCases):
             game = running(stored, game)
             dealt = game.deal(seat)
             record_deal(stored, game, dealt, "player", now, log)
-            settle(stored, game, now, log)
+            settle(stored, game, now, log, self._games.pace)
             return DealResult(
                 dealt.hand_number,
                 dealt.dealer,
@@ -154,7 +160,7 @@ class GameService(SeatingUseCases, ChallengeUseCases):
             else:
                 assert leader is not None
                 trick = TrickState(leader, played.trick, played.hand_number, played.trick_number)
-            settle(stored, game, now, log)
+            settle(stored, game, now, log, self._games.pace)
             return PlayResult(seat, card, trick, public_game(stored, game))
 
         return self._games.change(uow, game_id, change, token=token)
@@ -172,13 +178,15 @@ class GameService(SeatingUseCases, ChallengeUseCases):
     ) -> PublicGame:
         """Hand a seat to a bot for good (or, before the game starts, give it up): see :func:`.leave_seat`
         (``bots_alone_wait``: the seconds the caller must wait before leaving a game to bots alone)."""
-        leave = leave_seat(seat, token, bot=bot, if_match=if_match, bots_alone_wait=bots_alone_wait)
+        leave = leave_seat(
+            seat, token, bot=bot, if_match=if_match, bots_alone_wait=bots_alone_wait, pace=self._games.pace
+        )
         return self._games.change(uow, game_id, leave, token=token)
 
     def vacate(self, game_id: str, player_id: str, *, name: str, bot: str = STAND_IN) -> bool:
         """Leave ``player_id``'s seat of a game without their key (:func:`.vacate_seat`: their account
         is being deleted), named ``name`` from now on; whether there was one to leave."""
-        return self._games.change(None, game_id, vacate_seat(player_id, bot=bot, name=name))
+        return self._games.change(None, game_id, vacate_seat(player_id, bot=bot, name=name, pace=self._games.pace))
 
     def rematch(self, game_id: str, token: str | None, *, uow: UnitOfWork | None = None) -> Rematch:
         """The rematch of a finished game, for one of its seats: created by the first call, the
@@ -202,7 +210,7 @@ class GameService(SeatingUseCases, ChallengeUseCases):
             new_id, now = rematch_id(finished), self.clock()
             barred = finished.rated and _seats_barred(uow, finished)
             new_game = new_rematch(
-                finished, seat, None if as_player else rematch_token(token, new_id), now, barred=barred
+                finished, seat, None if as_player else rematch_token(token, new_id), now, self.pace, barred=barred
             )
             with uow.session() as session:  # 429 once this line of rematches made its games of the minute
                 snapshot_ratings(session, new_game, now)

@@ -31,7 +31,7 @@ from .errors import TooManyRematches
 from .ids import BOT_PLAYER_IDS, derived_game_id
 from .projections import public_game
 from .rated import RATED_TURN_TIMEOUT_SECONDS
-from .server_moves import changed, new_stored_game, start_full_table
+from .server_moves import Pace, changed, new_stored_game, start_full_table
 from .tokens import hash_token, new_token
 
 __all__ = ["LINEAGE_WINDOW", "check_lineage", "link_rematch", "new_rematch", "rematch_id"]
@@ -48,7 +48,13 @@ def rematch_id(finished: StoredGame) -> str:
 
 
 def new_rematch(
-    finished: StoredGame, caller: int, caller_token: str | None, now: datetime, *, barred: bool = False
+    finished: StoredGame,
+    caller: int,
+    caller_token: str | None,
+    now: datetime,
+    pace: Pace,
+    *,
+    barred: bool = False,
 ) -> StoredGame:
     """The rematch of ``finished``, started, its server moves made and its events queued.
 
@@ -92,7 +98,7 @@ def new_rematch(
         rematch_of=finished.id,
         rated=rated,
     )
-    start_full_table(stored, now)
+    start_full_table(stored, now, pace)
     return stored
 
 

@@ -25,7 +25,7 @@ from .rated import check_rated, check_rated_join
 from .results import Created, Credential, Joined
 from .seat_ratings import snapshot_ratings
 from .seats import is_open, is_reserved, is_vacant, name_bots_apart, take_seat
-from .server_moves import begin, changed, new_stored_game, settle, start_full_table
+from .server_moves import Pace, begin, changed, new_stored_game, settle, start_full_table
 from .tokens import caller_player
 from .transactions import Transactions
 from .unit_of_work import UnitOfWork
@@ -78,9 +78,9 @@ class SeatingUseCases:
                 turn_timeout_seconds=request.turn_timeout_seconds,
                 rated=request.rated,
             )
-            # A full table starts at once (bots make their first moves here, within a request's
-            # budget), before a connection is taken: the store is held for the INSERTs alone.
-            game = start_full_table(stored, now) if stored.open_seats == 0 else None
+            # A full table starts at once (its first server move falls due a pace later: the
+            # worker's), before a connection is taken: the store is held for the INSERTs alone.
+            game = start_full_table(stored, now, self._games.pace) if stored.open_seats == 0 else None
             reserve(stored, request.challenge_seconds, now)
             with work.session() as session:
                 if game is not None:
@@ -104,7 +104,7 @@ class SeatingUseCases:
         with self._games.work(uow) as work:
             if player.me:
                 player = caller_player(work, key)
-            return self._games.change(work, game_id, _joiner(player, seat, if_match, address, work))
+            return self._games.change(work, game_id, _joiner(player, seat, if_match, address, work, self._games.pace))
 
 
 def _with_caller(request: NewGame, caller: NewPlayer) -> NewGame:
@@ -116,7 +116,12 @@ def _with_caller(request: NewGame, caller: NewPlayer) -> NewGame:
 
 
 def _joiner(
-    player: NewPlayer, seat: int | None, if_match: Sequence[str] | None, address: str | None, uow: UnitOfWork
+    player: NewPlayer,
+    seat: int | None,
+    if_match: Sequence[str] | None,
+    address: str | None,
+    uow: UnitOfWork,
+    pace: Pace,
 ) -> Callable[[StoredGame, Game | None, datetime, EventLog], Joined]:
     """The change that seats ``player`` in ``seat`` (or the first open one) of a game."""
 
@@ -143,7 +148,7 @@ def _joiner(
         changed(stored, game, now)
         log.add(stored, SeatTakenEvent, public_game(stored, game), seat=taken.seat, name=taken.name, bot=None)
         if game is not None:
-            settle(stored, game, now, log)
+            settle(stored, game, now, log, pace)
         return Joined(taken.seat, token, public_game(stored, game))
 
     return change

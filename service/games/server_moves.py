@@ -1,21 +1,24 @@
 """The server's own moves: auto-deals, bot seats, and stand-ins for a player whose turn timed out.
 
-They happen on the game in memory, before it is saved, with no state kept in the process: in the
-request that makes them due, within a budget (:data:`SERVER_MOVES_PER_REQUEST` moves,
-:data:`SERVER_MOVE_SECONDS` of CPU); what is left stays owed, marked by a turn deadline of the
-moment it fell due, and the worker role (:mod:`service.worker`), or a change that finds it due
-first, goes on with it (a read never does). So a game of three bots plays to the end
-over many short steps of the worker's, never inside one long one. A master's plays
-(:data:`WORKER_STRENGTHS`: up to a second of CPU each) are the worker's alone: a request stops
-before one and leaves it owed. Each move, the server's or a player's, is
-recorded here: queued on the stored game as an entry of its action log (a completed trick as a
-trick), given a new version, and logged for the feed as its events.
+They happen on the game in memory, before it is saved, with no state kept in the process. A request
+makes none of them (contract 1.3: the web role answers requests, and only that): a change that
+makes one owed (:func:`settle`) marks it due at a :class:`Pace` from then, in the game's turn
+deadline, and the worker role (:mod:`service.worker`) makes it when it falls due
+(:func:`make_due_moves`), whether or not anybody reads the game: bots a pace apart (about a
+second), and a longer pause after a trick, so that people can follow. A worker's step makes the
+move due, and those after it the pace puts at the same moment (a pace of 0, in tests: a run of
+them, within a budget of :data:`SERVER_MOVES_PER_REQUEST` moves and :data:`SERVER_MOVE_SECONDS`
+of CPU, the rest left due). The one server move a request still makes is a stand-in's for a person
+whose own deadline passed (:func:`stand_in`). Each move, the server's or a player's, is recorded
+here: queued on the stored game as an entry of its action log (a completed trick as a trick), given
+a new version, and logged for the feed as its events.
 """
 
 from __future__ import annotations
 
 import random
 import time
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from .. import engine
@@ -39,12 +42,14 @@ from .seats import has_left, is_person, is_vacant, owes_server_move
 
 __all__ = [
     "BOTS_ONLY_EXPERT_PLAYOUTS",
+    "Pace",
     "SERVER_MOVES_PER_REQUEST",
     "SERVER_MOVE_SECONDS",
     "STAND_IN",
     "WORKER_STRENGTHS",
     "begin",
     "changed",
+    "make_due_moves",
     "owes_server_move",
     "record_deal",
     "record_play",
@@ -52,11 +57,10 @@ __all__ = [
     "start_full_table",
     "stand_in",
     "timed_out",
-    "waits_for_worker",
 ]
 
 STAND_IN = "basic"  # the strength that plays for a player whose turn timed out
-# The server's moves one request makes at most: a count, and this thread's CPU time (settle stops
+# The server's moves one step of the worker's makes at most: a count, and this thread's CPU time (settle stops
 # before a move once it is spent; an expert's search stops at what is left, at least
 # EXPERT_MIN_SECONDS). A request then costs at most some 40 ms of CPU in all (docs/benchmarks.md).
 SERVER_MOVES_PER_REQUEST = 24
@@ -69,8 +73,28 @@ EXPERT_MIN_SECONDS = 0.008
 # no CPU cap), so that its moves, and so the ratings, are the same whatever the machine and its
 # load; the request's budget may leave a move to the worker, never shorten its search.
 BOTS_ONLY_EXPERT_PLAYOUTS = 25
-# The strengths whose plays only the worker makes (a request that finds one due leaves it owed).
+# The strengths whose plays are a second of CPU each (all server moves are the worker's: quick play
+# counts these when it seats bots).
 WORKER_STRENGTHS = frozenset({"master"})
+
+
+@dataclass(frozen=True, slots=True)
+class Pace:
+    """How long after a move the server's next one falls due (``BOT_PACE_MS`` and ``TRICK_PAUSE_MS``):
+    people follow the bots' moves, never a burst of them. Both 0 in tests, where the worker's pass
+    after a request makes the moves at once."""
+
+    move: timedelta = timedelta(0)  # between two moves
+    trick: timedelta = timedelta(0)  # after a trick completes (and before the deal after a hand)
+
+    def before_next(self, game: Game) -> timedelta:
+        """The pause before the move now owed: the trick pause when the table has just completed a
+        trick (the web client shows a trick that long before it gathers it), else the move pace."""
+        if game.status is Status.WAITING_FOR_DEAL and game.hand_number > 0:
+            return self.trick
+        if game.status is Status.PLAYING and not game.trick and game.hand_tricks:
+            return self.trick
+        return self.move
 
 
 def new_stored_game(
@@ -120,47 +144,60 @@ def begin(stored: StoredGame) -> Game:
     return Game(setup)
 
 
-def start_full_table(stored: StoredGame, now: datetime) -> Game:
-    """A game stored with all three seats taken (a new game, a rematch): begin it, make the server's
-    first moves (within the request's budget), and queue their events."""
+def start_full_table(stored: StoredGame, now: datetime, pace: Pace) -> Game:
+    """A game stored with all three seats taken (a new game, a rematch): begin it, mark the server's
+    first move due (an auto-deal, a bot's: the worker makes it), and queue its events."""
     game = begin(stored)
     log = EventLog()
-    settle(stored, game, now, log)
+    settle(stored, game, now, log, pace)
     queue_change(log, stored, now, game)
     return game
 
 
-def settle(stored: StoredGame, game: Game, now: datetime, log: EventLog, *, by_worker: bool = False) -> None:
-    """Make the moves the server owes (auto-deals, bot seats) within this request's budget, then
-    store the new state. Moves left over stay owed: the turn deadline is ``now``, already due. Only
-    ``by_worker`` are a master's plays made (:func:`waits_for_worker`)."""
+def settle(stored: StoredGame, game: Game, now: datetime, log: EventLog, pace: Pace) -> None:
+    """Store the game's new state, and mark the move the server now owes (auto-deal, bot seat), if
+    any, due at ``pace`` from ``now`` in the turn deadline: the worker makes it then. A request
+    makes no server move (nor a read)."""
+    stored.state = engine.snapshot(game)
+    _set_status(stored, game, now)
+    if owes_server_move(stored, game):
+        stored.turn_deadline = now + pace.before_next(game)
+
+
+def make_due_moves(
+    stored: StoredGame,
+    game: Game,
+    now: datetime,
+    log: EventLog,
+    pace: Pace,
+    *,
+    first_due: bool = True,
+    more: bool = True,
+) -> None:
+    """The worker's step: make the server's move that is due at ``now`` (``first_due``; else a
+    stand-in just moved, and the next is due a pace later), and, with ``more`` (the worker's; a
+    request's stand-in makes none), the ones after it that ``pace`` puts at the same moment (none,
+    at a pace above 0), within the step's budget; then :func:`settle` marks the next one due. One
+    step makes a move once: the caller holds the game's lock and read the deadline under it."""
     started = time.thread_time()
-    for _ in range(SERVER_MOVES_PER_REQUEST):
+    for number in range(SERVER_MOVES_PER_REQUEST):
         spent = time.thread_time() - started
         if spent >= SERVER_MOVE_SECONDS or not owes_server_move(stored, game):
             break
-        if not by_worker and waits_for_worker(stored, game):
-            break
+        if (number > 0 or not first_due) and (not more or pace.before_next(game) > timedelta(0)):
+            break  # a pace from now: the next step's
         assert game.turn is not None
         actor = stored.seats[game.turn]  # the dealer while waiting for a deal
         if actor.bot is not None:
             _server_move(stored, game, now, actor.bot, "bot", log, max(SERVER_MOVE_SECONDS - spent, EXPERT_MIN_SECONDS))
         else:
             _server_move(stored, game, now, STAND_IN, "auto", log)
-    stored.state = engine.snapshot(game)
-    _set_status(stored, game, now)
+    settle(stored, game, now, log, pace)
 
 
 def stand_in(stored: StoredGame, game: Game, now: datetime, log: EventLog) -> None:
     """The player to act let their time pass: the stand-in bot moves for them, once."""
     _server_move(stored, game, now, STAND_IN, "timeout", log)
-
-
-def waits_for_worker(stored: StoredGame, game: Game) -> bool:
-    """The move due is a play of a strength whose plays are the worker's (:data:`WORKER_STRENGTHS`)."""
-    if game.status is not Status.PLAYING or game.turn is None:
-        return False
-    return stored.seats[game.turn].bot in WORKER_STRENGTHS
 
 
 def timed_out(stored: StoredGame, now: datetime) -> bool:
@@ -277,8 +314,8 @@ def _bot_rng(stored: StoredGame) -> random.Random:
 
 
 def _set_status(stored: StoredGame, game: Game, now: datetime) -> None:
-    """The status, and the turn deadline: ``now`` while the server owes a move (a later request
-    makes it), else the time the person to act has, if the game gives one."""
+    """The status, and the turn deadline: ``now`` while the server owes a move (:func:`settle` then
+    puts it a pace later), else the time the person to act has, if the game gives one."""
     stored.status = game.status.value
     stored.winner = game.winner
     timeout = stored.turn_timeout_seconds

@@ -2,9 +2,9 @@
 
 Every call reads one game through the sessions of the unit of work it is handed
 (:mod:`.unit_of_work`), and a change writes it back once: a refusal (an exception from the
-change) writes nothing. Moves that are due are made, and committed, before the change or read
-that finds them due: an overdue stand-in's, and the server's own moves that an earlier request
-left owed (bots, auto-deals; a bounded number per request, see :mod:`.server_moves`).
+change) writes nothing. The server's own moves (bots, auto-deals) are the worker's
+(:meth:`Transactions.make_due_moves`, at their due time, see :mod:`.server_moves`); a change that
+finds a person's deadline passed first commits the stand-in's move for them (a read never does).
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from .errors import GameCancelled, GameNotFound
 from .leaving import lapse
 from .player_events import queue_change
 from .results import CANCELLED
-from .server_moves import owes_server_move, settle, timed_out, waits_for_worker
+from .server_moves import Pace, make_due_moves, owes_server_move, timed_out
 from .tokens import player_key_hash
 from .unit_of_work import UnitOfWork, given_or_own
 
@@ -47,9 +47,13 @@ def restore(stored: StoredGame) -> Game | None:
 class Transactions:
     """Runs changes and reads of one game each in a unit of work."""
 
-    def __init__(self, clock: Callable[[], datetime], unit_of_work: Callable[..., UnitOfWork]) -> None:
-        """``unit_of_work()``: a plain unit of work, for a call handed none."""
+    def __init__(
+        self, clock: Callable[[], datetime], unit_of_work: Callable[..., UnitOfWork], pace: Pace | None = None
+    ) -> None:
+        """``unit_of_work()``: a plain unit of work, for a call handed none; ``pace``: when the
+        server's moves fall due after a move (none: at once)."""
         self.clock = clock
+        self.pace = pace or Pace()
         self._unit_of_work = unit_of_work
 
     def work(self, uow: UnitOfWork | None) -> AbstractContextManager[UnitOfWork]:
@@ -88,8 +92,7 @@ class Transactions:
             return self._read(work, game_id, read, player_key_hash(token), several_statements=several_statements)
 
     def make_due_moves(self, game_id: str) -> bool:
-        """The moves due in the game now, committed (as a read or a change that finds them due makes
-        them first): what the worker calls for each due game. False when none was due (another
+        """The moves due in the game now, committed: what the worker calls for each due game. False when none was due (another
         process made them, or the game changed meanwhile); :class:`.GameNotFound` without the game."""
         with self.work(None) as work:
             return self._catch_up(work, game_id, by_worker=True)
@@ -158,11 +161,11 @@ class Transactions:
         return result
 
     def _catch_up(self, uow: UnitOfWork, game_id: str, *, by_worker: bool = False) -> bool:
-        """Make the moves now due, committed: the server's owed ones (bots and auto-deals, at their
-        own strength, within one request's budget), or, if the person to act has let their time
-        pass, the stand-in's for them (or their leave, :func:`.leaving.lapse`) and then what the server
-        owes after it. A master's play is left to the worker (``by_worker``): a request's catch-up
-        that finds one due changes nothing."""
+        """Make the moves now due, committed: the server's owed one (a bot's or an auto-deal, at its
+        own strength: the worker's alone, ``by_worker``) and the ones the pace puts at the same
+        moment, or, if the person to act has let their time pass, the stand-in's for them (or their
+        leave, :func:`.leaving.lapse`, and their bot's move then); the server's next move is then due
+        a pace later. A request's catch-up that finds a server move due changes nothing."""
         with uow.session() as session, session.locked(game_id) as locked:
             stored = _found(locked, game_id)
             now = self.clock()
@@ -175,12 +178,15 @@ class Transactions:
                 queue_change(log, stored, now)
                 session.save(stored)
                 return expired
-            if not by_worker and waits_for_worker(stored, game):
+            first_due = owes_server_move(stored, game)
+            if first_due and not by_worker:
                 return False
             log = EventLog()
-            if not owes_server_move(stored, game):
-                lapse(stored, game, now, log)
-            settle(stored, game, now, log, by_worker=by_worker)
+            if not first_due:
+                lapsed = game.turn
+                lapse(stored, game, now, log, self.pace)
+                first_due = game.turn == lapsed and owes_server_move(stored, game)  # left: its bot moves now
+            make_due_moves(stored, game, now, log, self.pace, first_due=first_due, more=by_worker)
             queue_change(log, stored, now)
             session.save(stored)
             return True

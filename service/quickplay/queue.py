@@ -262,7 +262,7 @@ class QueueService:
             turn_timeout_seconds=turn_timeout_seconds,
             rated=rated,
         )
-        start_full_table(stored, now)
+        start_full_table(stored, now, self._games.pace)
         snapshot_ratings(session, stored, now)
         session.create(stored)  # False: another request made it first, the same game
         session.tickets.started(game_id)

@@ -4,6 +4,8 @@
   server's own owed moves: bots, auto-deals; or, in a game waiting for a reserved seat, the end of
   the reservation: the game is cancelled), soonest first, by ``ix_games_turn_deadline``. A game
   of bots alone is due only while it is followed (contract 1.3: it pauses otherwise).
+- :meth:`DueWork.next_due`: when the next of them falls due (a bot's move a pace away, say), by the
+  same index: the worker sleeps until then rather than a whole pause.
 - :meth:`DueWork.mark_followed`: the real-time role's mark on the games its streams follow.
 - :meth:`DueWork.beat` and :meth:`DueWork.roles_seen`: each process's sign of life, and the last
   sign of each role, for ``/readyz``.
@@ -18,24 +20,35 @@ from collections.abc import Collection
 from datetime import datetime, timedelta
 from typing import cast
 
-from sqlalchemy import Table, delete, exists, func, or_, select, update
+from sqlalchemy import ColumnElement, Table, delete, exists, func, or_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 
 from .db import Database
 from .models import GameRow, RoleHeartbeatRow, SeatRow
+from .player_models import PlayerRow
 
 __all__ = ["DUE_STATUSES", "FORGET_INSTANCES_AFTER", "DueWork"]
 
 GAMES = cast(Table, GameRow.__table__)
 SEATS = cast(Table, SeatRow.__table__)
 HEARTBEATS = cast(Table, RoleHeartbeatRow.__table__)
+PLAYERS = cast(Table, PlayerRow.__table__)
 # A game with a turn; or one waiting for a reserved seat, cancelled when its reservation runs out
 # (its turn_deadline then): the others have no deadline.
 DUE_STATUSES = ("playing", "waiting_for_deal", "waiting_for_players")
 FORGET_INSTANCES_AFTER = timedelta(days=1)  # a process not seen for this long is forgotten
 MARK_BATCH = 500  # games a mark names in one statement
 
-_A_PERSON_SEATED = exists().where(SEATS.c.game_id == GAMES.c.id, SEATS.c.bot.is_(None))
+# A person at the table, or a player named there (seated, or left to a bot: their rating awaits the
+# result): such a game moves followed or not. Without one (bots alone), only while followed.
+_A_PLAYER = exists().where(PLAYERS.c.id == SEATS.c.player_id, PLAYERS.c.bot.is_(None))
+_A_PERSON_OR_PLAYER = exists().where(SEATS.c.game_id == GAMES.c.id, or_(SEATS.c.bot.is_(None), _A_PLAYER))
+
+
+def _movable(now: datetime) -> tuple[ColumnElement[bool], ...]:
+    """A game the worker moves at ``now`` when its time comes: one with a turn, and a person or a
+    player at the table or someone following it."""
+    return GAMES.c.status.in_(DUE_STATUSES), or_(_A_PERSON_OR_PLAYER, GAMES.c.followed_until >= now)
 
 
 class DueWork:
@@ -48,16 +61,24 @@ class DueWork:
         """The ids of at most ``limit`` games whose moves are due at ``now``, soonest first."""
         statement = (
             select(GAMES.c.id)
-            .where(
-                GAMES.c.turn_deadline <= now,
-                GAMES.c.status.in_(DUE_STATUSES),
-                or_(_A_PERSON_SEATED, GAMES.c.followed_until >= now),
-            )
+            .where(GAMES.c.turn_deadline <= now, *_movable(now))
             .order_by(GAMES.c.turn_deadline)
             .limit(limit)
         )
         with self._db.connect() as connection, self._db.begin(connection, write=False, one_statement=True):
             return list(connection.execute(statement).scalars())
+
+    def next_due(self, now: datetime) -> datetime | None:
+        """The soonest due time after ``now`` of a game :meth:`due_games` would then return (a game
+        of bots alone only if it is followed now), None when there is none."""
+        statement = (
+            select(GAMES.c.turn_deadline)
+            .where(GAMES.c.turn_deadline > now, *_movable(now))
+            .order_by(GAMES.c.turn_deadline)
+            .limit(1)
+        )
+        with self._db.connect() as connection, self._db.begin(connection, write=False, one_statement=True):
+            return cast(datetime | None, connection.execute(statement).scalar())
 
     def mark_followed(self, game_ids: Collection[str], until: datetime) -> None:
         """The games ``game_ids`` are followed until ``until`` (a later mark is kept)."""

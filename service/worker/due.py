@@ -2,8 +2,9 @@
 
 Each pass reads the due games (:meth:`.DueWork.due_games`: a turn deadline passed, soonest first;
 a game of bots alone only while the real-time role marks it followed) and makes each one's moves
-with :meth:`.GameService.make_due_moves`, in the game's own transaction under its lock, the same
-catch-up a read or a change makes when it finds them due. The lock and the deadline read again
+with :meth:`.GameService.make_due_moves`, in the game's own transaction under its lock: the
+server's move due (a bot's, an auto-deal: no request makes one), the next then due a pace later,
+or a stand-in's (which a change that finds it due makes too; a read never moves). The lock and the deadline read again
 under it are what make a move happen once: two workers (or a worker and a request) that find the
 same game due make its moves once, the second finds nothing due. A worker killed at any instant
 loses nothing: what it had not committed is still due, by the deadline stored with the game.
@@ -20,9 +21,10 @@ events to deliver, it judges plays of the reviews readers asked for
 (:meth:`.GameService.review_due`), for at most ``review_seconds`` of CPU: the next pass's moves
 wait that long at most.
 
-Between passes it waits ``poll`` seconds, or less: :meth:`Worker.wake` (called when a change is
-signalled, see :mod:`.main`) starts the next pass at once, and a pass that found a full batch is
-followed by another. When the database does not answer it logs so, waits longer each time (up to
+Between passes it waits ``poll`` seconds, or less: until the next game falls due
+(:meth:`.DueWork.next_due`: a bot's move a pace away is made on time, not at the next poll),
+:meth:`Worker.wake` (called when a change is signalled, see :mod:`.main`) starts the next pass at
+once, and a pass that found a full batch is followed by another. When the database does not answer it logs so, waits longer each time (up to
 :data:`MAX_BACKOFF_SECONDS`) and tries again. Every :data:`BEAT_SECONDS` it leaves a sign of life for ``/readyz`` (:meth:`.DueWork.beat`).
 """
 
@@ -158,6 +160,7 @@ class Worker:
                     beaten = time.monotonic()
                 self._woken.clear()
                 full = self.run_due(self._clock()) >= BATCH
+                wait = 0.0 if full else self.pause()
             except DatabaseUnavailable as error:
                 backoff = min(max(2 * backoff, self.poll), MAX_BACKOFF_SECONDS)
                 log.warning(
@@ -174,8 +177,16 @@ class Worker:
             if backoff:
                 log.info("the database answers again: due moves resume")
                 backoff = 0.0
-            if not full:
-                self._woken.wait(self.poll)  # stopping wakes it too (see .main)
+            if wait > 0:
+                self._woken.wait(wait)  # stopping wakes it too (see .main)
+
+    def pause(self) -> float:
+        """Seconds until the next pass: until the next game falls due, ``poll`` at most."""
+        now = self._clock()
+        due = self._due.next_due(now)
+        if due is None:
+            return self.poll
+        return min(self.poll, max((due - now).total_seconds(), 0.0))
 
     def _deliver(self, webhooks: Webhooks, stop: threading.Event) -> None:
         """The webhooks' deliveries, batch after batch, until ``stop``: woken by each pass, else

@@ -15,6 +15,7 @@ from service.players import Operators
 from tests.support.players import Player, new_player
 from tests.support.rated_games import play_out, rated_game_played, rated_table
 from tests.support.realtime import Realtime
+from tests.support.working_client import NO_PACE
 
 ME = {"player": "me"}
 
@@ -22,7 +23,7 @@ ME = {"player": "me"}
 @pytest.fixture
 def settings(database_url: str) -> Settings:
     """Rate limits off, and a one-second heartbeat (a stream's idle reader checks its key on each)."""
-    return Settings(database_url=database_url, rate_limits="off", stream_heartbeat_seconds=1)
+    return Settings(database_url=database_url, rate_limits="off", stream_heartbeat_seconds=1, **NO_PACE)
 
 
 @pytest.fixture

@@ -66,18 +66,22 @@ def test_seeded_bot_games_replay_exactly(client):
     assert cards[0] == cards[1] and first["winner"] == second["winner"]
 
 
-def test_bots_answer_within_the_players_request(client):
+def test_bots_answer_after_the_players_request_not_within_it(client):
     game = _bot_game(client, seats=[{"name": "Ana"}, {"bot": "basic"}, {"bot": "expert"}], seed="mixed", first_dealer=0)
     token = {"Authorization": f"Bearer {game['credentials'][0]['token']}"}
-    dealt = client.post(f"/v1/games/{game['id']}/hands", headers=token).json
-    # Ana dealt; the bots on her left (1) and (2) lead and follow at once: it is her turn again.
-    assert dealt["game"]["turn"] == 0
-    assert [p["seat"] for p in dealt["game"]["trick"]["plays"]] == [1, 2]
+    reader = bare_client(client.application)
+    dealt = reader.post(f"/v1/games/{game['id']}/hands", headers=token).json
+    assert dealt["game"]["turn"] == 1 and dealt["game"]["trick"]["plays"] == []  # the request made no bot move
+    keep_up(client.application)  # the worker: the bots on Ana's left (1) and (2) lead and follow
+    state = client.get(f"/v1/games/{game['id']}").json
+    assert state["turn"] == 0 and [p["seat"] for p in state["trick"]["plays"]] == [1, 2]
     hand = client.get(f"/v1/games/{game['id']}/hand", headers=token).json["cards"]
-    played = client.post(f"/v1/games/{game['id']}/plays", json={"card": hand[0]}, headers=token).json
-    assert played["trick"]["complete"] is True
-    assert played["game"]["turn"] == 0  # whoever won, the bots have played up to Ana again
-    assert len(played["game"]["trick"]["plays"]) in (0, 2)
+    played = reader.post(f"/v1/games/{game['id']}/plays", json={"card": hand[0]}, headers=token).json
+    assert played["trick"]["complete"] is True and played["game"]["version"] == state["version"] + 1
+    keep_up(client.application)
+    state = client.get(f"/v1/games/{game['id']}").json
+    assert state["turn"] == 0  # whoever won, the bots have played up to Ana again
+    assert len(state["trick"]["plays"]) in (0, 2)
 
 
 def test_hint_gives_a_card_from_your_hand_with_a_reason(client, new_table):
@@ -163,9 +167,9 @@ def test_leaving_hands_the_seat_to_a_bot(client, new_table):
     assert wrong.status_code == 403 and wrong.json["code"] == "not_your_seat"
     response = client.post(f"/v1/games/{table.id}/players/1/leave", json={"bot": "expert"}, headers=table.auth(1))
     assert response.status_code == 200, response.json
-    game = response.json
-    assert game["seats"][1]["bot"] == "expert"
-    assert game["turn"] == 2 and game["trick"]["plays"][0]["seat"] == 1  # the bot played at once
+    assert response.json["seats"][1]["bot"] == "expert" and response.json["turn"] == 1  # the bot's move: due
+    game = table.state()  # the worker's pass after the request made it
+    assert game["turn"] == 2 and game["trick"]["plays"][0]["seat"] == 1
     assert client.get(f"/v1/games/{table.id}/hand", headers=table.auth(1)).status_code == 401  # token retired
 
 
@@ -241,11 +245,15 @@ def _all_actions(client, game_id):
             return items
 
 
-def test_a_stream_keeps_a_bots_game_moving(client):
-    """A long poll of a game the server owes moves makes them, a pace at a time, until it ends."""
+def test_a_followed_bots_game_moves_on_until_it_ends_its_events_in_order(client):
+    """A game of bots alone moves while followed (the real-time role's mark), by the worker's passes
+    alone, until it ends; its events read a page at a time come in order."""
     created = _created(client, target_score=5, seats=[{"bot": "random"}] * 3, seed="watched")
+    assert created["version"] == 1  # the request made no move
+    follow(client.application, [created["id"]])
     last, finished = 0, False
     for _ in range(MAX_READS):
+        keep_up(client.application)
         page = client.get(f"/v1/games/{created['id']}/events", query_string={"after": last}).json
         assert [event["id"] for event in page["items"]] == list(range(last + 1, page["last_id"] + 1))
         last = page["last_id"]

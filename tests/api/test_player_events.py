@@ -24,7 +24,7 @@ from service.config import Settings
 from tests.support.rated_games import play_out, rated_table
 from tests.support.realtime import Realtime, realtime_role
 from tests.support.sse import Event
-from tests.support.working_client import keep_up
+from tests.support.working_client import NO_PACE, keep_up
 
 FEED = "/v1/players/me/events"
 EVENT_TYPES = {"player", "match_found", "game_started", "your_turn", "game_result", "rematch_offered"}
@@ -33,7 +33,7 @@ EVENT_TYPES = {"player", "match_found", "game_started", "your_turn", "game_resul
 @pytest.fixture
 def settings(database_url: str) -> Settings:
     """Rate limits off, and a one-second heartbeat (a stream's idle reader checks its key on each)."""
-    return Settings(database_url=database_url, rate_limits="off", stream_heartbeat_seconds=1)
+    return Settings(database_url=database_url, rate_limits="off", stream_heartbeat_seconds=1, **NO_PACE)
 
 
 def new_player(client: FlaskClient, name: str) -> tuple[str, str]:
@@ -278,7 +278,7 @@ def test_an_anonymous_game_writes_no_players_event(app: Flask, client: FlaskClie
 
 
 def test_a_keys_streams_are_capped_like_a_seats(database_url: str) -> None:
-    settings = Settings(database_url=database_url, rate_limits="on", streams_per_token=1)
+    settings = Settings(database_url=database_url, rate_limits="on", streams_per_token=1, **NO_PACE)
     app = create_app(settings)
     try:
         _, key = new_player(app.test_client(), "Ana")

@@ -72,5 +72,7 @@ def test_join_validates_its_body(client):
 def test_auto_deal_deals_when_the_game_starts(client):
     game = _open_game(client, seats=({"name": "A"}, {"name": "B"}, None), auto_deal=True)
     joined = client.post(f"/v1/games/{game['id']}/players", json={"name": "C"}).json
-    assert joined["game"]["status"] == "playing" and joined["game"]["hand_number"] == 1
-    assert [seat["cards_in_hand"] for seat in joined["game"]["seats"]] == [16, 16, 16]
+    assert joined["game"]["status"] == "waiting_for_deal"  # the deal is the worker's, a pace later
+    state = client.get(f"/v1/games/{game['id']}").json  # after the worker's pass
+    assert state["status"] == "playing" and state["hand_number"] == 1
+    assert [seat["cards_in_hand"] for seat in state["seats"]] == [16, 16, 16]

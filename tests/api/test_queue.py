@@ -16,7 +16,7 @@ from service.games import GameService
 from service.quickplay import QueueService
 from service.quickplay.matching import EXPIRE_SECONDS
 from service.quickplay.queue import QUEUE_TURN_TIMEOUT_SECONDS, RESTART_AFTER
-from tests.support.working_client import keep_up
+from tests.support.working_client import NO_PACE, keep_up
 
 START = datetime.now(UTC).replace(microsecond=0)
 
@@ -287,6 +287,7 @@ def test_a_game_whose_maker_stopped_after_the_match_is_not_made_by_a_reader_but_
     assert client.get(f"/v1/games/{first['game']}").status_code == 404  # a read makes no game
     clock.now += RESTART_AFTER + timedelta(seconds=1)
     keep_up(app)  # the worker's wave makes the game a matched ticket names
+    keep_up(app)  # and its next pass deals it (no request makes a server move)
     game = client.get(f"/v1/games/{first['game']}")
     assert game.status_code == 200 and game.json["status"] == "playing"
     again = [ticket_of(client, auth, t) for (_, auth), t in zip(players, tickets, strict=True)]
@@ -316,7 +317,7 @@ def test_posting_the_queue_is_rate_limited_per_key(database_url: str, player: An
     from service import create_app
     from service.config import Settings
 
-    limited = create_app(Settings(database_url=database_url, rate_limits="on"))
+    limited = create_app(Settings(database_url=database_url, rate_limits="on", **NO_PACE))
     try:
         client = limited.test_client()
         headers = [

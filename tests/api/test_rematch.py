@@ -132,7 +132,9 @@ def test_bots_keep_their_seats_and_strengths(client):
     ]
     assert game["auto_deal"] is True
     assert game["first_dealer_chosen_by"] == "drawn"  # bots have no age: the rules draw
-    assert game["status"] == "playing"  # dealt at once (auto_deal), bots play until Ana's turn
+    assert game["status"] == "waiting_for_deal"  # the request makes no server move: the worker deals
+    game = client.get(f"/v1/games/{game['id']}").json  # after the worker's pass
+    assert game["status"] == "playing"  # dealt (auto_deal), the bots played until Ana's turn
     assert game["turn"] == 0
 
 

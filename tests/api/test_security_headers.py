@@ -6,6 +6,7 @@ import pytest
 from flask import Flask, Response
 
 from service.api.hooks.security_headers import DEFAULT_CSP, add_security_headers
+from tests.support.working_client import follow, keep_up
 
 EXPECTED = {
     "X-Content-Type-Options": "nosniff",
@@ -47,6 +48,11 @@ def test_errors_304s_and_streams_carry_them(client, new_table):
     assert unchanged.status_code == 304
     _check(unchanged)
     finished = new_table(seats=[{"bot": "random"}, {"bot": "random"}, {"bot": "random"}], target_score=1)
+    follow(client.application, [finished.id])  # a game of bots alone moves while followed: to its end
+    for _ in range(50):
+        if finished.state()["status"] == "finished":
+            break
+        keep_up(client.application)
     stream = client.get(f"/v1/games/{finished.id}/events", headers={"Accept": "text/event-stream"})
     assert stream.mimetype == "text/event-stream"
     _check(stream)

@@ -11,6 +11,7 @@ from flask import Flask
 from service import create_app
 from service.config import Settings
 from tests.support.realtime import realtime_role
+from tests.support.working_client import NO_PACE
 
 
 def _page(client, game_id: str, *, after: int | None = None, token: str | None = None, wait: int = 0) -> dict:
@@ -160,7 +161,7 @@ def test_bad_requests_are_problems(client, new_table, path, headers, status, cod
 
 
 def test_when_every_stream_slot_is_taken_the_answer_is_503_with_retry_after(database_url):
-    settings = Settings(database_url=database_url, streams_per_process=0)
+    settings = Settings(database_url=database_url, streams_per_process=0, **NO_PACE)
     app: Flask = create_app(settings)
     game = app.test_client().post("/v1/games", json={}).json
     with realtime_role(app, settings) as realtime:

@@ -13,6 +13,7 @@ from service import create_app
 from service.config import Settings
 from tests.events.test_streams import call, realtime_process
 from tests.support.sse import Event, EventStream
+from tests.support.working_client import NO_PACE
 
 pytestmark = pytest.mark.slow
 
@@ -23,7 +24,7 @@ def test_a_players_stream_hears_changes_made_in_another_process_until_its_key_is
     database_url: str, tmp_path: Path
 ) -> None:
     with realtime_process(database_url, tmp_path) as server:
-        other = create_app(Settings(database_url=database_url, rate_limits="off")).test_client()
+        other = create_app(Settings(database_url=database_url, rate_limits="off", **NO_PACE)).test_client()
 
         def act(method: str, path: str, key: str, body: Any = None) -> Any:
             response = other.open(path, method=method, json=body, headers={"Authorization": f"Bearer {key}"})

@@ -22,6 +22,7 @@ from service.config import Settings
 from tests.support.server import LiveServer
 from tests.support.sse import Comment, Event, EventStream
 from tests.support.topology import realtime, service
+from tests.support.working_client import NO_PACE
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.slow
@@ -82,7 +83,7 @@ def over_http(port: int) -> Callable[[str, str, Any, str | None], Any]:
 def in_another_process_of_ours(database_url: str) -> Callable[[str, str, Any, str | None], Any]:
     """Requests served by an app of this test process: its changes reach the server's workers only
     through the notifications between processes."""
-    client = create_app(Settings(database_url=database_url)).test_client()
+    client = create_app(Settings(database_url=database_url, **NO_PACE)).test_client()
 
     def act(method: str, path: str, body: Any, token: str | None) -> Any:
         headers = {"Authorization": f"Bearer {token}"} if token else {}
@@ -256,7 +257,7 @@ def test_a_killed_process_loses_no_event_its_clients_resume_on_another(database_
 
 
 def all_events_in_process(database_url: str, game_id: str) -> list[dict[str, Any]]:
-    app = create_app(Settings(database_url=database_url))
+    app = create_app(Settings(database_url=database_url, **NO_PACE))
     return app.test_client().get(f"/v1/games/{game_id}/events?after=0").json["items"]
 
 

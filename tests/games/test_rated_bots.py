@@ -1,5 +1,5 @@
-"""In a rated game an expert searches its full, fixed budget whatever the request's CPU budget: its moves
-are the same on a slow machine as on a fast one (the budget only moves them to later requests)."""
+"""In a rated game an expert searches its full, fixed budget whatever the worker step's CPU budget: its
+moves are the same on a slow machine as on a fast one (the budget only moves them to later steps)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from service import bots
 from service.games import server_moves
 from service.games.domain_events import EventLog
-from service.games.server_moves import new_stored_game, settle, start_full_table
+from service.games.server_moves import Pace, make_due_moves, new_stored_game, start_full_table
 from service.games.transactions import restore
 from service.store import StoredGame, StoredSeat
 
@@ -32,15 +32,15 @@ def _bots_game(*, rated: bool) -> StoredGame:
 
 
 def _moves(*, rated: bool) -> list[tuple[int, str | None]]:
-    """The game's first :data:`MOVES` actions, made over as many requests as the budget needs."""
+    """The game's first :data:`MOVES` actions, made over as many of the worker's steps as the budget needs."""
     stored = _bots_game(rated=rated)
-    start_full_table(stored, NOW)
-    for _ in range(10 * MOVES):  # a request makes a move at least when the budget is not spent before it
+    start_full_table(stored, NOW, Pace())
+    for _ in range(10 * MOVES):  # a step makes the move due, and more while the budget is not spent
         if len(stored.new_actions) >= MOVES:
             break
         game = restore(stored)
         assert game is not None
-        settle(stored, game, NOW, EventLog())
+        make_due_moves(stored, game, NOW, EventLog(), Pace())
     return [(action.seat, action.card) for action in stored.new_actions[:MOVES]]
 
 

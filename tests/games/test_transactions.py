@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -170,30 +169,16 @@ def test_sqlite_writers_take_turns_on_the_write_lock(tmp_path: Path) -> None:
         db.dispose()
 
 
-def test_a_table_of_bots_plays_before_a_connection_is_taken(app, client, monkeypatch) -> None:
-    """createGame with three bots makes its first moves in memory, then takes a connection to save it."""
+def test_a_table_of_bots_makes_no_move_in_its_creating_request(app, monkeypatch) -> None:
+    """createGame with three bots saves the game and marks its first move (the deal) due: the worker
+    makes it, never the request (issue 34: the web role answers requests, and only that)."""
     from service.games import server_moves
-    from service.store import GameStore
+    from tests.support.working_client import bare_client
 
-    holding = [False]
-    moves_while_holding = []
-    real_session, real_make_bot = GameStore.session, server_moves.make_bot
-
-    @contextmanager
-    def session(self, **options):
-        holding[0] = True
-        try:
-            with real_session(self, **options) as opened:
-                yield opened
-        finally:
-            holding[0] = False
-
-    def make_bot(*args, **kwargs):
-        moves_while_holding.append(holding[0])
-        return real_make_bot(*args, **kwargs)
-
-    monkeypatch.setattr(GameStore, "session", session)
-    monkeypatch.setattr(server_moves, "make_bot", make_bot)
-    created = client.post("/v1/games", json={"seats": [{"bot": "random"}] * 3, "target_score": 5, "seed": "pool"})
-    assert created.status_code == 201 and created.json["status"] == "playing"
-    assert moves_while_holding and not any(moves_while_holding)
+    moves: list[object] = []
+    real_deal = server_moves.record_deal
+    monkeypatch.setattr(server_moves, "record_deal", lambda *args: moves.append(args) or real_deal(*args))
+    body = {"seats": [{"bot": "random"}] * 3, "target_score": 5, "seed": "pool"}
+    created = bare_client(app).post("/v1/games", json=body)
+    assert created.status_code == 201 and created.json["status"] == "waiting_for_deal"
+    assert created.json["version"] == 1 and moves == []

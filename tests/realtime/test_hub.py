@@ -17,6 +17,7 @@ from service.config import Settings
 from service.realtime import StoreLiveness
 from service.realtime.hub import MARK_SECONDS
 from tests.support.realtime import Realtime, realtime_role
+from tests.support.working_client import NO_PACE
 
 FEED = "/v1/players/me/events"
 
@@ -104,7 +105,7 @@ def test_the_metrics_count_the_streams_held(client: FlaskClient, realtime: Realt
 def test_a_refusal_and_a_stream_carry_what_every_answer_carries(database_url: str) -> None:
     """Through the real-time role: problems with their codes, CORS (a preflight too), the security
     headers and a request id, as the web role answers them."""
-    settings = Settings(database_url=database_url, rate_limits="off", cors_origins=("https://app.example",))
+    settings = Settings(database_url=database_url, rate_limits="off", cors_origins=("https://app.example",), **NO_PACE)
     app = create_app(settings)
     origin = {"Origin": "https://app.example"}
     try:

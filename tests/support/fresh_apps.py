@@ -17,6 +17,7 @@ from sqlalchemy import create_engine, text
 from service import create_app
 from service.api.resources.events.routes import FEED_EXTENSION
 from service.config import Settings
+from tests.support.working_client import NO_PACE
 
 
 class FreshApps:
@@ -30,7 +31,7 @@ class FreshApps:
 
     def new(self) -> Flask:
         """An app on an empty database, migrated; rate limits off, as the ``settings`` fixture has them."""
-        app = create_app(Settings(database_url=self._empty_database(), rate_limits="off"))
+        app = create_app(Settings(database_url=self._empty_database(), rate_limits="off", **NO_PACE))
         app.config["TESTING"] = True
         return app
 

@@ -27,12 +27,18 @@ from service.api.context import EXTENSION, QUEUE_EXTENSION
 from service.store import DatabaseUnavailable
 from service.worker.due import Worker
 
-__all__ = ["WorkingClient", "bare_client", "follow", "keep_up"]
+__all__ = ["NO_PACE", "WorkingClient", "bare_client", "follow", "keep_up"]
 
 _WORKER = "coins.test_worker"
 _LAST_PASS = "coins.test_worker_last_pass"
 PAUSE = timedelta(milliseconds=500)  # the worker's pause between passes (WORKER_POLL_MS's default)
-READS = ("GET", "HEAD", "OPTIONS")  # requests that change nothing: no signal, no pass after them
+READS = ("GET", "HEAD", "OPTIONS")
+# The settings of tests' apps: the server's moves due at once (no pace, no trick pause), so that the
+# pass after a request makes them.
+NO_PACE: dict[str, Any] = {
+    "bot_pace_ms": 0,
+    "trick_pause_ms": 0,
+}  # requests that change nothing: no signal, no pass after them
 
 
 class WorkingClient(FlaskClient):

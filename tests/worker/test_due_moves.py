@@ -150,6 +150,9 @@ def test_a_worker_that_cannot_reach_the_database_backs_off_and_goes_on(app, cloc
         def beat(self, role: str, instance: str, now: datetime) -> None:
             real.beat(role, instance, now)
 
+        def next_due(self, now: datetime) -> datetime | None:
+            return real.next_due(now)
+
     worker = Worker(games, Unreachable(), clock, poll=0.01, instance="test:4")  # type: ignore[arg-type]
     stop = threading.Event()
     thread = threading.Thread(target=worker.run, args=(stop,))

@@ -44,10 +44,10 @@ def test_a_changes_events_wait_in_its_outbox_until_the_worker_delivers_them_once
     game_id = _game_against_bots(client, ana.auth)
     owed = _count(app, "SELECT count(*) FROM outbox WHERE game_id = :g", g=game_id)
     assert owed >= 1 and _feed(client, ana.auth) == []  # committed with the game, not yet in the feed
-    keep_up(app)
+    keep_up(app)  # the bots' moves too (the worker's): their events, in the same pass
     delivered = _feed(client, ana.auth)
-    assert len(delivered) == owed and {event["game"] for event in delivered} == {game_id}
-    assert [event["id"] for event in delivered] == list(range(1, owed + 1))
+    assert len(delivered) >= owed and {event["game"] for event in delivered} == {game_id}
+    assert [event["id"] for event in delivered] == list(range(1, len(delivered) + 1))
     assert _count(app, "SELECT count(*) FROM outbox") == 0
     keep_up(app)
     assert _feed(client, ana.auth) == delivered  # delivered once
@@ -112,9 +112,9 @@ def test_a_delivery_that_fails_delivers_nothing_and_loses_nothing(app, monkeypat
     assert _count(app, "SELECT count(*) FROM outbox") == owed
     assert _count(app, "SELECT count(*) FROM player_events") == 0  # the first player's append rolled back too
     monkeypatch.setattr(store_player_events, "_numbered_in", real)
-    keep_up(app)
+    keep_up(app)  # the bots' moves (the worker's) owe events of their own, delivered with them
     assert _count(app, "SELECT count(*) FROM outbox") == 0
-    assert len(_feed(client, ana.auth)) + len(_feed(client, bo.auth)) == owed
+    assert len(_feed(client, ana.auth)) + len(_feed(client, bo.auth)) >= owed
 
 
 def test_a_read_makes_no_move_even_a_due_one_and_the_worker_makes_it(app):

@@ -76,14 +76,11 @@ class GameViews(MethodView):
         """Create a game of three seats. Each seat given a player is taken now and its token
         returned once in `credentials`; a `bot` seat gets a computer player; `null` seats stay
         open for `joinGame`. With all three seats taken the game starts at once
-        (`waiting_for_deal`, or `playing` with `auto_deal` or a bot dealer). Bots act on the
-        server, each request making a bounded share of the moves owed (a few dozen at most, some
-        30 ms of CPU): usually all of them, up to a person's turn.
+        (`waiting_for_deal`). Bots act on the server, at a pace people can follow (about a
+        second apart, longer after a trick), never inside a request: their moves come as events.
         A seat `{"player": "me"}` is taken for the player whose key the request carries (their
-        key acts for it); `rated` games seat players and bots only. A game of three bots is not
-        played out here: its first moves are, and the rest over the following reads of the game
-        (`getGame`, any other read, or a stream of `getEvents`, which goes on by itself), until
-        it is `finished`.
+        key acts for it); `rated` games seat players and bots only. A game of three bots moves
+        only while someone follows its events (a stream of `getEvents`), until it is `finished`.
 
         A seat `{"player": "<id>"}` challenges another player (contract 1.3, "Challenges"): the seat
         is reserved for them (`reserved_for`) and they are told (`challenge_received`); the game

@@ -112,33 +112,49 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1, help="seed of the deals and the bots' RNGs (default 1)")
     parser.add_argument("--workers", type=int, default=2, help="processes (default 2)")
     parser.add_argument("--matches", default="all", help=f"comma-separated, from {', '.join(MATCHES)} (default all)")
+    parser.add_argument("--every", type=int, default=0, help="also print each match's standing every N of its games")
     args = parser.parse_args()
     names = list(MATCHES) if args.matches == "all" else args.matches.split(",")
 
+    # The matches' games interleaved, so that a run stopped early has played them all alike far.
+    tasks = [(name, Game_(*MATCHES[name], number, args.seed)) for number in range(args.games) for name in names]
+    results: dict[str, list[Result]] = {name: [] for name in names}
+    start = time.perf_counter()
     with multiprocessing.Pool(args.workers) as pool:
-        for name in names:
-            tested, other = MATCHES[name]
-            tasks = [Game_(tested, other, number, args.seed) for number in range(args.games)]
-            start = time.perf_counter()
-            results = pool.map(play, tasks, chunksize=1)
-            elapsed = time.perf_counter() - start
-            wins = sum(result.won for result in results)
-            low, high = wilson(wins, args.games)
-            print(
-                f"{name:18} {wins:4}/{args.games} won = {wins / args.games:6.1%}  "
-                f"95% CI [{low:6.1%}, {high:6.1%}]  ({elapsed:.0f} s)",
-                flush=True,
-            )
-            for clock, values in (
-                ("CPU", [t for result in results for t in result.cpu_seconds]),
-                ("wall-clock", [t for result in results for t in result.seconds]),
-            ):
-                print(
-                    f"  {tested} {clock} time per move over {len(values)} moves: median"
-                    f" {statistics.median(values) * 1000:.1f} ms, p99 {percentile(values, 0.99) * 1000:.1f} ms,"
-                    f" max {max(values) * 1000:.1f} ms",
-                    flush=True,
-                )
+        for name, result in pool.imap(_play_named, tasks, chunksize=1):
+            results[name].append(result)
+            if args.every and len(results[name]) % args.every == 0:
+                report(name, results[name], time.perf_counter() - start)
+    for name in names:
+        report(name, results[name], time.perf_counter() - start, timings=True)
+
+
+def _play_named(task: tuple[str, Game_]) -> tuple[str, Result]:
+    return task[0], play(task[1])
+
+
+def report(name: str, results: list[Result], elapsed: float, *, timings: bool = False) -> None:
+    """One match's win share with its 95% Wilson interval, and the tested player's time per move."""
+    games = len(results)
+    wins = sum(result.won for result in results)
+    low, high = wilson(wins, games)
+    print(
+        f"{name:20} {wins:4}/{games} won = {wins / games:6.1%}  95% CI [{low:6.1%}, {high:6.1%}]  ({elapsed:.0f} s)",
+        flush=True,
+    )
+    if not timings:
+        return
+    tested = MATCHES[name][0]
+    for clock, values in (
+        ("CPU", [t for result in results for t in result.cpu_seconds]),
+        ("wall-clock", [t for result in results for t in result.seconds]),
+    ):
+        print(
+            f"  {tested} {clock} time per move over {len(values)} moves: median"
+            f" {statistics.median(values) * 1000:.1f} ms, p99 {percentile(values, 0.99) * 1000:.1f} ms,"
+            f" max {max(values) * 1000:.1f} ms",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

@@ -32,7 +32,7 @@ from service.engine import PrivateView
 
 from .bits import bits_in, card_of
 from .endgame import SPREAD, Memo, standing, value_of_play
-from .inference import Clue, clues, likelihood
+from .inference import Clue, Weigher, clues
 from .knowledge import Knowledge, knowledge_of
 from .playout import play_out
 from .protocol import Decision, check_turn
@@ -153,6 +153,7 @@ def _halve(
     passed it stops after the current deal.
     """
     rounds = max(1, math.ceil(math.log2(len(options))))
+    weigh = Weigher(found)
     alive = list(options)
     totals = dict.fromkeys(options, 0.0)
     weights = 0.0
@@ -161,7 +162,7 @@ def _halve(
         per_option = max(1, budget // (rounds * len(alive)))
         for _ in range(per_option):
             hands = deal_unseen(know, rng)
-            weight = likelihood(found, hands) if found else 1.0
+            weight = weigh(hands) if found else 1.0
             for option in alive:
                 totals[option] += weight * _playout(know, hands, option)
             weights += weight
@@ -181,6 +182,7 @@ def _solve_all(know: Knowledge, options: list[int], found: tuple[Clue, ...]) -> 
     left, right = (know.seat + 1) % 3, (know.seat + 2) % 3
     unseen = list(bits_in(know.unseen))
     totals = dict.fromkeys(options, 0.0)
+    weigh = Weigher(found)
     weights = 0.0
     deals = 0
     for chosen in itertools.combinations(unseen, know.cards_in_hand[left]):
@@ -188,7 +190,7 @@ def _solve_all(know: Knowledge, options: list[int], found: tuple[Clue, ...]) -> 
         hands[know.seat] = know.hand
         hands[left] = sum(1 << bit for bit in chosen)
         hands[right] = know.unseen & ~hands[left]
-        weight = likelihood(found, hands) if found else 1.0
+        weight = weigh(hands) if found else 1.0
         position = (hands[0], hands[1], hands[2])
         memo: Memo = {}
         for option in options:

@@ -18,7 +18,7 @@ from .bits import ALL_CARDS, SUIT_MASKS
 from .knowledge import Knowledge
 from .policy import choose
 
-__all__ = ["MISMATCH", "Clue", "clues", "likelihood"]
+__all__ = ["MISMATCH", "Clue", "clues", "likelihood", "Weigher"]
 
 MISMATCH = 0.5
 """The weight a deal keeps for each play of another seat that the greedy policy would not have made."""
@@ -62,6 +62,28 @@ def likelihood(found: tuple[Clue, ...], hands: list[int]) -> float:
         if chosen != clue.bit and not _alike(chosen, clue.bit, held | clue.before):
             weight *= MISMATCH
     return weight
+
+
+class Weigher:
+    """:func:`likelihood` for many deals of one decision, remembering each seat's factor for each hand it is dealt.
+
+    A seat's plays depend on its own hand only, so a deal's weight is the product of one factor
+    per seat; late in a hand few hands are possible and most deals repeat one already weighed.
+    """
+
+    def __init__(self, found: tuple[Clue, ...]) -> None:
+        self.by_seat = {seat: tuple(clue for clue in found if clue.seat == seat) for seat in {c.seat for c in found}}
+        self.known: dict[tuple[int, int], float] = {}
+
+    def __call__(self, hands: list[int]) -> float:
+        weight = 1.0
+        for seat, found in self.by_seat.items():
+            key = (seat, hands[seat])
+            factor = self.known.get(key)
+            if factor is None:
+                factor = self.known[key] = likelihood(found, hands)
+            weight *= factor
+        return weight
 
 
 def _alike(one: int, other: int, known: int) -> bool:

@@ -113,6 +113,7 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2, help="processes (default 2)")
     parser.add_argument("--matches", default="all", help=f"comma-separated, from {', '.join(MATCHES)} (default all)")
     parser.add_argument("--every", type=int, default=0, help="also print each match's standing every N of its games")
+    parser.add_argument("--minutes", type=float, default=0, help="stop after this long and report the games played")
     args = parser.parse_args()
     names = list(MATCHES) if args.matches == "all" else args.matches.split(",")
 
@@ -120,13 +121,18 @@ def main() -> None:
     tasks = [(name, Game_(*MATCHES[name], number, args.seed)) for number in range(args.games) for name in names]
     results: dict[str, list[Result]] = {name: [] for name in names}
     start = time.perf_counter()
+    stop = start + args.minutes * 60 if args.minutes else math.inf
     with multiprocessing.Pool(args.workers) as pool:
         for name, result in pool.imap(_play_named, tasks, chunksize=1):
             results[name].append(result)
             if args.every and len(results[name]) % args.every == 0:
                 report(name, results[name], time.perf_counter() - start)
+            if time.perf_counter() > stop:
+                print(f"stopped after {args.minutes:g} minutes (--minutes): the games finished so far", flush=True)
+                break
     for name in names:
-        report(name, results[name], time.perf_counter() - start, timings=True)
+        if results[name]:
+            report(name, results[name], time.perf_counter() - start, timings=True)
 
 
 def _play_named(task: tuple[str, Game_]) -> tuple[str, Result]:

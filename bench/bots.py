@@ -1,9 +1,16 @@
 """Benchmark of the computer players: seat-rotated matches through the engine, with Wilson intervals.
 
-Each match seats the tested strength against two copies of another, rotating the tested
+Each match seats the tested player against two copies of another, rotating the tested
 bot's seat and the first dealer over all nine combinations, and plays every game to a
 target of 15 through the engine's :class:`Game` (seeded deals). It prints each match's win
-rate with a 95% Wilson interval (a fair share is 33.3%) and the expert's time per move.
+rate with a 95% Wilson interval (a fair share is 33.3%) and the tested player's CPU time per
+move (p50, p99, max).
+
+Players: the service's strengths by name (``random``, ``basic``, ``expert``, ``master``);
+``expert-35``, the expert as it was before issue 35 (its search without inference-weighted
+deals or the exact endgame, the same code path and budget); ``pimc``, an independent
+perfect-information Monte Carlo player (:mod:`bench.pimc`: 40 sampled deals a move, every card
+tried, greedy playouts).
 
     .venv/bin/python -m bench.bots [--games 300] [--seed 1] [--workers 2] [--matches all]
 """
@@ -18,7 +25,8 @@ import statistics
 import time
 from dataclasses import dataclass
 
-from service.bots import make_bot
+from bench.pimc import PimcBot
+from service.bots import Bot, ExpertBot, make_bot
 from service.engine import Game, GameSetup, Status, private_view
 
 MATCHES = {
@@ -26,6 +34,9 @@ MATCHES = {
     "basic-vs-random": ("basic", "random"),
     "expert-vs-random": ("expert", "random"),
     "expert-vs-basic": ("expert", "basic"),
+    "expert-vs-expert-35": ("expert", "expert-35"),
+    "expert-vs-pimc": ("expert", "pimc"),
+    "expert-35-vs-pimc": ("expert-35", "pimc"),
 }
 TARGET = 15
 
@@ -43,8 +54,17 @@ class Game_:
 @dataclass(frozen=True)
 class Result:
     won: bool
-    expert_seconds: tuple[float, ...]  # wall-clock time of each expert decision in the game
-    expert_cpu_seconds: tuple[float, ...]  # the same decisions in CPU time (unaffected by other load)
+    seconds: tuple[float, ...]  # wall-clock time of each decision of the tested player in the game
+    cpu_seconds: tuple[float, ...]  # the same decisions in CPU time (unaffected by other load)
+
+
+def player(name: str, seat: int, rng: random.Random) -> Bot:
+    """A bench player by name: a strength of the service, ``expert-35`` or ``pimc``."""
+    if name == "expert-35":
+        return ExpertBot(seat, rng, inference=False, endgame=False)
+    if name == "pimc":
+        return PimcBot(seat, rng)
+    return make_bot(name, seat, rng)
 
 
 def play(task: Game_) -> Result:
@@ -54,7 +74,7 @@ def play(task: Game_) -> Result:
     game = Game(setup)
     strengths = [task.other] * 3
     strengths[seat] = task.tested
-    bots = [make_bot(s, i, random.Random(f"{task.seed}/{task.number}/{i}")) for i, s in enumerate(strengths)]
+    bots = [player(s, i, random.Random(f"{task.seed}/{task.number}/{i}")) for i, s in enumerate(strengths)]
     timings: list[float] = []
     cpu_timings: list[float] = []
     while game.status is not Status.FINISHED:
@@ -65,7 +85,7 @@ def play(task: Game_) -> Result:
         assert turn is not None
         start, cpu_start = time.perf_counter(), time.process_time()
         decision = bots[turn].decide(private_view(game, turn))
-        if strengths[turn] == "expert":
+        if turn == seat:
             timings.append(time.perf_counter() - start)
             cpu_timings.append(time.process_time() - cpu_start)
         game.play(turn, decision.card)
@@ -92,32 +112,55 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1, help="seed of the deals and the bots' RNGs (default 1)")
     parser.add_argument("--workers", type=int, default=2, help="processes (default 2)")
     parser.add_argument("--matches", default="all", help=f"comma-separated, from {', '.join(MATCHES)} (default all)")
+    parser.add_argument("--every", type=int, default=0, help="also print each match's standing every N of its games")
+    parser.add_argument("--minutes", type=float, default=0, help="stop after this long and report the games played")
     args = parser.parse_args()
     names = list(MATCHES) if args.matches == "all" else args.matches.split(",")
 
-    timings: dict[str, list[float]] = {"wall-clock": [], "CPU": []}
+    # The matches' games interleaved, so that a run stopped early has played them all alike far.
+    tasks = [(name, Game_(*MATCHES[name], number, args.seed)) for number in range(args.games) for name in names]
+    results: dict[str, list[Result]] = {name: [] for name in names}
+    start = time.perf_counter()
+    stop = start + args.minutes * 60 if args.minutes else math.inf
     with multiprocessing.Pool(args.workers) as pool:
-        for name in names:
-            tested, other = MATCHES[name]
-            tasks = [Game_(tested, other, number, args.seed) for number in range(args.games)]
-            start = time.perf_counter()
-            results = pool.map(play, tasks, chunksize=1)
-            elapsed = time.perf_counter() - start
-            wins = sum(result.won for result in results)
-            low, high = wilson(wins, args.games)
-            print(
-                f"{name:18} {wins:4}/{args.games} won = {wins / args.games:6.1%}  "
-                f"95% CI [{low:6.1%}, {high:6.1%}]  ({elapsed:.0f} s)",
-                flush=True,
-            )
-            timings["wall-clock"].extend(t for result in results for t in result.expert_seconds)
-            timings["CPU"].extend(t for result in results for t in result.expert_cpu_seconds)
-    for clock, values in timings.items():
-        if values:
-            print(
-                f"expert {clock} time per move over {len(values)} moves: median {statistics.median(values) * 1000:.1f}"
-                f" ms, p99 {percentile(values, 0.99) * 1000:.1f} ms, max {max(values) * 1000:.1f} ms"
-            )
+        for name, result in pool.imap(_play_named, tasks, chunksize=1):
+            results[name].append(result)
+            if args.every and len(results[name]) % args.every == 0:
+                report(name, results[name], time.perf_counter() - start)
+            if time.perf_counter() > stop:
+                print(f"stopped after {args.minutes:g} minutes (--minutes): the games finished so far", flush=True)
+                break
+    for name in names:
+        if results[name]:
+            report(name, results[name], time.perf_counter() - start, timings=True)
+
+
+def _play_named(task: tuple[str, Game_]) -> tuple[str, Result]:
+    return task[0], play(task[1])
+
+
+def report(name: str, results: list[Result], elapsed: float, *, timings: bool = False) -> None:
+    """One match's win share with its 95% Wilson interval, and the tested player's time per move."""
+    games = len(results)
+    wins = sum(result.won for result in results)
+    low, high = wilson(wins, games)
+    print(
+        f"{name:20} {wins:4}/{games} won = {wins / games:6.1%}  95% CI [{low:6.1%}, {high:6.1%}]  ({elapsed:.0f} s)",
+        flush=True,
+    )
+    if not timings:
+        return
+    tested = MATCHES[name][0]
+    for clock, values in (
+        ("CPU", [t for result in results for t in result.cpu_seconds]),
+        ("wall-clock", [t for result in results for t in result.seconds]),
+    ):
+        print(
+            f"  {tested} {clock} time per move over {len(values)} moves: median"
+            f" {statistics.median(values) * 1000:.1f} ms, p99 {percentile(values, 0.99) * 1000:.1f} ms,"
+            f" max {max(values) * 1000:.1f} ms",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

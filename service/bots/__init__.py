@@ -23,9 +23,9 @@ A hint for a human player is the same call: build a bot for the player's seat an
   strength, a seat other than 0, 1, 2, or an option the strength does not take. Only the
   expert and the master take options: ``playouts: int`` (default :data:`DEFAULT_PLAYOUTS`, the playouts of
   one decision at the start of a hand, scaled up as the hand shortens) and ``max_seconds:
-  float | None`` (default None: a cap on the CPU time of one decision, this thread's
-  :func:`time.thread_time`, which makes decisions depend on the machine's speed once it
-  bites, so leave it off where they must be reproducible).
+  float | None`` (default None: a safety net on the CPU time of one decision, this thread's
+  :func:`time.thread_time`; when it bites the search stops early, which is logged and counted,
+  :func:`service.bots.expert.capped_decisions`, and the decision then depends on the machine).
 - ``Bot.decide(view) -> Decision``: always one of ``view.legal_cards``. It raises
   :class:`~service.engine.NotYourTurn` when the seat has no legal card (not its turn) and
   :class:`ValueError` when given another seat's view.
@@ -39,8 +39,9 @@ A hint for a human player is the same call: build a bot for the player's seat an
 - Strengths: ``random`` plays any legal card; ``basic`` follows greedy rules (take coins as
   cheaply as possible, never give a coin away when a plain card will do, track the cards
   gone and what unseen cards could beat); ``expert`` searches hundreds of random deals of the
-  unseen cards, playing each out with the basic rules, and picks the card that leaves it the
-  best chance of reaching the target first; ``master`` is the expert's search with
+  unseen cards, each weighted by how well it explains the other seats' plays this hand, playing
+  each out with the basic rules, and picks the card that leaves it the best chance of reaching
+  the target first; in the last three tricks it plays every possible deal out exactly; ``master`` is the expert's search with
   :data:`MASTER_PLAYOUTS` (16 times the expert's playouts): up to about a second of CPU a move.
 - ``review_play(view, played, rng) -> PlayReview`` (:mod:`.review`): one play judged by the same
   search, every legal card valued by the points the seat could expect in the rest of the hand.

@@ -24,6 +24,7 @@ class Knowledge:
     scores: tuple[int, int, int]
     target: int
     cards_in_hand: tuple[int, int, int]
+    history: tuple[tuple[int, int], ...] = ()  # (seat, bit) of every play this hand, in order, the trick's too
 
     @property
     def unseen(self) -> int:
@@ -35,8 +36,10 @@ def knowledge_of(view: PrivateView) -> Knowledge:
     """Read a seat's private view into masks."""
     public = view.public
     trick = tuple(bit_of(play.card) for play in public.trick)
-    played = mask_of(play.card for done in public.hand_tricks for play in done.plays)
-    for bit in trick:
+    history = tuple((play.seat, bit_of(play.card)) for done in public.hand_tricks for play in done.plays)
+    history += tuple((play.seat, bit_of(play.card)) for play in public.trick)
+    played = 0
+    for _, bit in history:
         played |= 1 << bit
     leader = public.leader if public.leader is not None else view.seat
     return Knowledge(
@@ -49,4 +52,5 @@ def knowledge_of(view: PrivateView) -> Knowledge:
         scores=public.scores,
         target=public.target_score,
         cards_in_hand=public.cards_in_hand,
+        history=history,
     )

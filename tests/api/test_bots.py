@@ -211,7 +211,7 @@ def test_experts_search_less_only_when_no_person_is_at_the_table(client, monkeyp
     game = _bot_game(client, target_score=3, seats=[{"bot": "expert"}] * 3, seed="budget")
     assert game["status"] == "finished"
     assert seen and all(s["playouts"] == games.BOTS_ONLY_EXPERT_PLAYOUTS for s in seen)
-    assert all(s["strength"] == "expert" and 0 < s["max_seconds"] <= games.SERVER_MOVE_SECONDS for s in seen)
+    assert all(s["strength"] == "expert" and s["max_seconds"] == games.EXPERT_SAFETY_SECONDS for s in seen)
     seen.clear()
     mixed = _bot_game(client, seats=[{"name": "Ana"}, {"bot": "expert"}, {"bot": "expert"}], first_dealer=0)
     client.post(

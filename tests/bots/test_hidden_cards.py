@@ -39,8 +39,8 @@ def test_a_private_view_holds_only_its_own_seats_cards() -> None:
 
 def test_what_a_bot_reads_from_the_view_holds_no_hidden_card() -> None:
     assert {field.name for field in dataclasses.fields(Knowledge)} == {
-        "seat", "hand", "legal", "played", "trick", "leader", "scores", "target", "cards_in_hand",
-    }  # fmt: skip
+        "seat", "hand", "legal", "played", "trick", "leader", "scores", "target", "cards_in_hand", "history",
+    }  # fmt: skip  # history: the plays of this hand, public
 
 
 def _cards_reachable(value: object, seen: set[int] | None = None) -> set[Card]:

@@ -47,7 +47,6 @@ def _moves(*, rated: bool) -> list[tuple[int, str | None]]:
 def test_a_rated_experts_moves_do_not_depend_on_the_cpu_budget(monkeypatch: pytest.MonkeyPatch) -> None:
     normal = _moves(rated=True)
     monkeypatch.setattr(server_moves, "SERVER_MOVE_SECONDS", 0.001)  # a move or two a request
-    monkeypatch.setattr(server_moves, "EXPERT_MIN_SECONDS", 0.0001)
     assert _moves(rated=True) == normal
     assert len(normal) == MOVES and sum(1 for _, card in normal if card is not None) > 3
 

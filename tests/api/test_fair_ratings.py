@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 import pytest
 from sqlalchemy import text
 
+from service import ADDRESS_KEY_SECRET as ADDRESS_KEY
 from service.games.ids import BOT_PLAYER_IDS
 from service.ratings.fairness import SHARED_ADDRESS_WEIGHT
 from tests.support.players import Player, new_player
@@ -274,6 +275,9 @@ def test_the_address_key_is_made_before_a_keyed_requests_transaction(client, app
     created = client.post("/v1/players", json={"name": "Ana"}, headers={"Idempotency-Key": "first"})
     assert created.status_code == 201, created.json
     with app.extensions["coins.db"].engine.connect() as connection:
-        assert connection.execute(text("SELECT count(*) FROM service_secrets")).scalar_one() == 1
+        kept = connection.execute(
+            text("SELECT count(*) FROM service_secrets WHERE name = :name"), {"name": ADDRESS_KEY}
+        )
+        assert kept.scalar_one() == 1
         hashed = connection.execute(text("SELECT address_hash FROM players WHERE id = :id"), {"id": created.json["id"]})
         assert len(hashed.scalar_one()) == 32  # a keyed hash, never the address

@@ -6,6 +6,7 @@ from marshmallow import fields, validate
 
 from ....webhooks import DEFAULT_TYPES, MOST_WEBHOOKS, TYPES
 from ....webhooks.addresses import MOST_URL
+from ...fields import Text
 from ...schemas import RequestSchema, ResponseSchema
 
 URL_DESCRIPTION = (
@@ -17,7 +18,7 @@ TYPE_FIELD = fields.String(validate=validate.OneOf(TYPES), metadata={"example": 
 
 
 class NewWebhookSchema(RequestSchema):
-    url = fields.String(
+    url = Text(
         required=True,
         validate=validate.Length(1, MOST_URL),
         metadata={"description": URL_DESCRIPTION, "example": "https://bots.example.com/coins"},

@@ -11,6 +11,7 @@ whenever, and by whichever worker, it is computed.
 
 from __future__ import annotations
 
+import logging
 import math
 import random
 import time
@@ -21,7 +22,7 @@ from typing import Any
 from .. import engine
 from ..bots import review_play
 from ..engine import CARD_BY_CODE, Card, DealAction, Game, PlayAction, Status
-from ..store import GameStore, StoredAction, StoredGame, StoredReview, StoreSession
+from ..store import DatabaseUnavailable, GameStore, StoredAction, StoredGame, StoredReview, StoreSession
 from .errors import GameNotFinished, ReviewNeedsAPerson
 from .seats import has_left, is_person
 from .transactions import Transactions
@@ -39,6 +40,8 @@ __all__ = [
 REVIEWER = "master"  # the strength whose search judges the plays: the strongest
 SECONDS_A_PLAY = 0.1  # the mean CPU of a judged play (docs/bots.md): what Retry-After counts on
 PENDING_BATCH = 10  # reviews the worker reads in a pass at most
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,13 +111,20 @@ class GameReviews:
     def review_due(self, seconds: float) -> int:
         """The worker's step: judge the plays of the reviews asked for, oldest first, until ``seconds``
         of this thread's CPU are spent (each review read gets at least one play). How many were judged.
-        The budget bounds how long the worker's next moves wait, never a play's search."""
+        The budget bounds how long the worker's next moves wait, never a play's search. A review that
+        fails (a bug in its replay, its game gone) is logged and passed over: the reviews asked for
+        after it go on, and it is tried again on the next pass."""
         started = time.thread_time()
         judged = 0
         for review in self._store.reviews.pending(PENDING_BATCH):
             if time.thread_time() - started >= seconds:
                 break
-            judged += self._extend(review, lambda: time.thread_time() - started >= seconds)
+            try:
+                judged += self._extend(review, lambda: time.thread_time() - started >= seconds)
+            except DatabaseUnavailable:
+                raise  # every review would fail alike: the worker backs off
+            except Exception:
+                log.exception("the review of game %s failed: the next reviews go on", review.game_id)
         return judged
 
     def _extend(self, review: StoredReview, spent: Callable[[], bool]) -> int:

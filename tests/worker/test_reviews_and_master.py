@@ -114,3 +114,27 @@ def test_a_masters_play_is_made_by_the_worker_alone(app, client, new_table, cloc
     assert _action_count(app, table.id) == owed + 1
     last = client.get(f"/v1/games/{table.id}/actions?limit=500").json["items"][-1]
     assert (last["seat"], last["kind"], last["cause"]) == (1, "play", "bot")
+
+
+def test_a_review_that_fails_is_passed_over_and_the_next_ones_go_on(app, client, new_table, clock, monkeypatch, caplog):
+    from service.games import reviews as game_reviews
+
+    broken, sound = (new_table(seats=PEOPLE, target_score=2, seed=f"review-{n}", first_dealer=0) for n in (1, 2))
+    for table in (broken, sound):
+        play_to_end(table)
+        assert client.get(f"/v1/games/{table.id}/review").status_code == 202  # asked for in this order
+        clock.now += timedelta(seconds=1)
+    replay = game_reviews.review_entries
+
+    def review_entries(game_id: str, *args: Any, **kwargs: Any) -> Any:
+        if game_id == broken.id:
+            raise RuntimeError("a bug in this game's replay")
+        return replay(game_id, *args, **kwargs)
+
+    monkeypatch.setattr(game_reviews, "review_entries", review_entries)
+    _worker(app, clock).run_due(clock.now)
+    assert _reviewed(app, broken.id) == 0 and _reviewed(app, sound.id) >= 1
+    assert f"the review of game {broken.id} failed" in caplog.text
+    monkeypatch.setattr(game_reviews, "review_entries", replay)  # fixed: tried again, it goes on
+    _worker(app, clock).run_due(clock.now)
+    assert _reviewed(app, broken.id) >= 1

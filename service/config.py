@@ -53,6 +53,10 @@ class Settings:
     address_hash_key: str = field(default="", repr=False)
     # The worker role's pause between two passes over the due games (milliseconds, 10 to 10000).
     worker_poll_ms: int = 500
+    # How often each worker runs the retention purge (minutes, 0 to 10080; 0: never, e.g. where
+    # `coins-purge` runs from cron instead). What it deletes: PURGE_FINISHED_AFTER_DAYS and
+    # PURGE_ABANDONED_AFTER_DAYS (service/store/purge.py).
+    purge_every_minutes: int = 60
     # The key that encrypts webhooks' signing secrets at rest (a Fernet key: 32 bytes, url-safe
     # base64). Empty: one the service makes and keeps in its database (set it in production).
     webhook_secrets_key: str = field(default="", repr=False)
@@ -74,7 +78,7 @@ class Settings:
         ``MAX_REQUEST_BYTES``, ``DB_POOL_SIZE``, ``DB_BUSY_TIMEOUT_MS``, ``AUTO_MIGRATE``, ``STREAMS_PER_PROCESS``,
         ``STREAMS_PER_ADDRESS``, ``STREAMS_PER_TOKEN``, ``STREAM_HEARTBEAT_SECONDS``, ``IDEMPOTENCY_KEY_HOURS``, ``RECORD_CACHE_BYTES``, ``RATE_LIMITS``,
         ``TRUSTED_PROXY_HOPS``, ``QUEUE_MATCH_SECONDS``, ``REDIS_URL``, ``ADDRESS_HASH_KEY``, ``WORKER_POLL_MS``,
-        ``BOT_PACE_MS``, ``TRICK_PAUSE_MS``, ``WEBHOOK_SECRETS_KEY``, ``WEBHOOK_ALLOW_NETWORKS`` (comma-separated)
+        ``PURGE_EVERY_MINUTES``, ``BOT_PACE_MS``, ``TRICK_PAUSE_MS``, ``WEBHOOK_SECRETS_KEY``, ``WEBHOOK_ALLOW_NETWORKS`` (comma-separated)
         and ``WEBHOOK_CA_BUNDLE``."""
         env = os.environ if env is None else env
         values: dict[str, object] = {}
@@ -123,6 +127,8 @@ class Settings:
             raise ConfigError("REDIS_URL must be a redis://, rediss:// or unix:// URL")
         if not 10 <= self.worker_poll_ms <= 10_000:
             raise ConfigError("WORKER_POLL_MS must be between 10 and 10000")
+        if not 0 <= self.purge_every_minutes <= 10_080:
+            raise ConfigError("PURGE_EVERY_MINUTES must be between 0 and 10080")
         if not 0 <= self.bot_pace_ms <= 10_000:
             raise ConfigError("BOT_PACE_MS must be between 0 and 10000")
         if not 0 <= self.trick_pause_ms <= 10_000:
@@ -171,6 +177,7 @@ def _parse(name: str, raw: str) -> object:
         "trusted_proxy_hops",
         "queue_match_seconds",
         "worker_poll_ms",
+        "purge_every_minutes",
         "bot_pace_ms",
         "trick_pause_ms",
     ):

@@ -17,11 +17,12 @@ from .models import (
     TicketRow,
     TrickRow,
 )
+from .player_events import PLAYER_FEED, player_feed_key
 from .player_models import PlayerRow
 from .ratings import RatingStore, RatingTransaction
 from .repository import ConcurrentUpdate
 from .reviews import Reviews, StoredReview
-from .session import PLAYER_FEED, GameStore, StoreSession, WriteTransaction, player_feed_key
+from .session import GameStore, StoreSession, WriteTransaction
 from .stored import StoredAction, StoredEvent, StoredGame, StoredPlayer, StoredPlayerEvent, StoredSeat, StoredTrick
 from .stored_ratings import StoredEntry, StoredHistory, StoredResult
 from .tickets import MatchedSeat, StoredTicket, Tickets

@@ -27,7 +27,16 @@ from .player_models import PlayerEventRow, PlayerFeedRow
 from .stored import StoredPlayerEvent
 from .webhooks import queue_deliveries
 
-__all__ = ["append_player_events", "deliver_outbox", "player_heads", "read_player_events"]
+__all__ = [
+    "PLAYER_FEED",
+    "append_player_events",
+    "deliver_outbox",
+    "player_feed_key",
+    "player_heads",
+    "read_player_events",
+]
+
+PLAYER_FEED = "player:"  # notifications of a player's feed: "player:<id>", beside games' ids
 
 EVENTS = cast(Table, PlayerEventRow.__table__)
 FEEDS = cast(Table, PlayerFeedRow.__table__)
@@ -35,6 +44,11 @@ OUTBOX = cast(Table, OutboxRow.__table__)
 APPEND_ATTEMPTS = 3
 # The advisory lock of the outbox's one deliverer, per schema (as the migrations' lock, service.store.db).
 _TRY_DELIVERER_LOCK = text("SELECT pg_try_advisory_xact_lock(hashtext('coins.outbox.' || current_schema()))")
+
+
+def player_feed_key(player_id: str) -> str:
+    """What tells the processes that the player's feed changed (a game's id tells of the game)."""
+    return PLAYER_FEED + player_id
 
 
 def append_player_events(

@@ -30,7 +30,7 @@ from .db import Database
 from .driver import driver_connection
 from .due import DueWork
 from .notifications import Notifications, Unheard
-from .player_events import append_player_events, deliver_outbox, player_heads, read_player_events
+from .player_events import append_player_events, deliver_outbox, player_feed_key, player_heads, read_player_events
 from .players import PlayerRepository
 from .ratings import RatingStore
 from .repository import ConcurrentUpdate, GameRepository
@@ -39,15 +39,7 @@ from .stored import StoredAction, StoredEvent, StoredGame, StoredPlayer, StoredP
 from .tickets import Tickets
 from .webhooks import WebhookDeliveries, Webhooks
 
-__all__ = ["PLAYER_FEED", "GameStore", "StoreSession", "WriteTransaction", "player_feed_key"]
-
-PLAYER_FEED = "player:"  # notifications of a player's feed: "player:<id>", beside games' ids
-
-
-def player_feed_key(player_id: str) -> str:
-    """What tells the processes that the player's feed changed (a game's id tells of the game)."""
-    return PLAYER_FEED + player_id
-
+__all__ = ["GameStore", "StoreSession", "WriteTransaction"]
 
 log = logging.getLogger(__name__)
 

@@ -41,6 +41,7 @@ from typing import Any, Protocol
 
 from ..games import GameService, ServiceError
 from ..store import DatabaseUnavailable, DueWork
+from .retention import Retention
 
 __all__ = ["BATCH", "BEAT_SECONDS", "MAX_BACKOFF_SECONDS", "REVIEW_SECONDS", "ROLE", "Worker"]
 
@@ -80,16 +81,19 @@ class Worker:
         instance: str | None = None,
         review_seconds: float = REVIEW_SECONDS,
         webhooks: Webhooks | None = None,
+        retention: Retention | None = None,
     ) -> None:
         """``queue``: quick play, whose matching waves each pass runs (none: not run here);
         ``review_seconds``: the CPU a pass spends on reviews at most (0: none); ``webhooks``: the
         deliveries to webhooks, sent by each pass after the results (or, once :meth:`run` runs, by a
-        thread of their own beside the passes: a slow receiver never holds up a move)."""
+        thread of their own beside the passes: a slow receiver never holds up a move); ``retention``:
+        the purge :meth:`run` runs on its interval (none: not here)."""
         self._games = games
         self._webhooks = webhooks
         self._webhooks_beside = False  # True once a thread of their own sends them (see run)
         self._webhooks_woken = threading.Event()
         self._queue = queue
+        self._retention = retention
         self._due = due
         self._clock = clock
         self.poll = poll
@@ -160,6 +164,8 @@ class Worker:
                     beaten = time.monotonic()
                 self._woken.clear()
                 full = self.run_due(self._clock()) >= BATCH
+                if self._retention is not None:
+                    self._retention.run_if_due(self._clock())
                 wait = 0.0 if full else self.pause()
             except DatabaseUnavailable as error:
                 backoff = min(max(2 * backoff, self.poll), MAX_BACKOFF_SECONDS)

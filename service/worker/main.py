@@ -11,14 +11,18 @@ signal delays it by one pause at most.
 from __future__ import annotations
 
 import logging
+import os
 import signal
 import sys
 import threading
+from datetime import timedelta
 from types import FrameType
 
 from ..config import ConfigError, Settings
-from ..store import PLAYER_FEED
+from ..store import PLAYER_FEED, Database
+from ..store.purge import DEFAULT_ABANDONED_AFTER_DAYS, DEFAULT_FINISHED_AFTER_DAYS, days_from_env
 from .due import Worker
+from .retention import Retention
 
 __all__ = ["main", "worker_for"]
 
@@ -41,9 +45,24 @@ def worker_for(settings: Settings) -> Worker:
         poll=settings.worker_poll_ms / 1000,
         queue=queue,
         webhooks=app.extensions[DELIVERER_EXTENSION],
+        retention=_retention(settings, app.extensions["coins.db"]),
     )
     app.extensions[FEED_EXTENSION].channel.listen(lambda key: _changed(worker, key))
     return worker
+
+
+def _retention(settings: Settings, db: Database) -> Retention | None:
+    """The purge on its interval (``PURGE_EVERY_MINUTES``; 0: none), of what ``coins-purge`` deletes."""
+    if settings.purge_every_minutes == 0:
+        return None
+    finished = days_from_env(os.environ, "PURGE_FINISHED_AFTER_DAYS", DEFAULT_FINISHED_AFTER_DAYS)
+    abandoned = days_from_env(os.environ, "PURGE_ABANDONED_AFTER_DAYS", DEFAULT_ABANDONED_AFTER_DAYS)
+    return Retention(
+        db,
+        every=timedelta(minutes=settings.purge_every_minutes),
+        finished_after=timedelta(days=finished),
+        abandoned_after=timedelta(days=abandoned),
+    )
 
 
 def _changed(worker: Worker, key: str | None) -> None:

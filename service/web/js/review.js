@@ -21,7 +21,7 @@ const MAX_RETRY_S = 15;
 
 /**
  * Each seat's largest mistakes: its plays whose card gave up expected points against the master's choice
- * (a play the master would have made, or one as good, is none), largest loss first, then in play order;
+ * (a play the master would have made, or one as good, is none; nor is a loss shown as +0.0), largest loss first, then in play order;
  * at most `limit` a seat. Pure: the review's body in, one list per seat (0, 1, 2) out.
  * @param {Pick<Review, "plays">} review @param {number} [limit]
  * @returns {ReviewedPlay[][]}
@@ -29,7 +29,7 @@ const MAX_RETRY_S = 15;
 export function largestMistakes(review, limit = MISTAKES_SHOWN) {
   /** @type {ReviewedPlay[][]} */
   const seats = [[], [], []];
-  for (const play of review.plays) if (play.card !== play.choice && play.loss > 0) seats[play.seat]?.push(play);
+  for (const play of review.plays) if (play.card !== play.choice && Math.round(play.loss * 10) > 0) seats[play.seat]?.push(play);
   return seats.map((plays) => plays.sort((a, b) => b.loss - a.loss || a.seq - b.seq).slice(0, limit));
 }
 

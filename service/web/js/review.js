@@ -15,8 +15,10 @@ import { problemNotice } from "./notice.js";
 export const MISTAKES_SHOWN = 3;
 /** How long the panel waits for a review being computed before it says so and stops asking. */
 const WAIT_MS = 120_000;
-/** The pause between two asks when the answer names none, and the bounds of one it names. */
-const DEFAULT_RETRY_S = 2;
+/** The pause between two asks when the answer names none, and the bounds of one it names: at least 3 s keeps a
+ *  page well under the `reviews` rate limit (30 a minute per address); over it (429), the longest pause. */
+const DEFAULT_RETRY_S = 3;
+const MIN_RETRY_S = 3;
 const MAX_RETRY_S = 15;
 
 /**
@@ -72,18 +74,23 @@ export function reviewPanel(gameId, { render }) {
       if (answer.status === 200) status = { state: "ready", review: /** @type {Review} */ (answer.body) };
       else {
         const pending = /** @type {import("./types.js").PendingReview} */ (answer.body);
-        const pause = Math.min(Math.max(answer.retryAfter ?? DEFAULT_RETRY_S, 1), MAX_RETRY_S) * 1000;
-        if (Date.now() + pause > deadline) status = { state: "late" };
-        else {
-          status = { state: "waiting", reviewed: pending?.reviewed ?? 0, total: pending?.total ?? 0 };
-          timer = setTimeout(ask, pause);
-        }
+        wait(Math.min(Math.max(answer.retryAfter ?? DEFAULT_RETRY_S, MIN_RETRY_S), MAX_RETRY_S), pending?.reviewed ?? 0, pending?.total ?? 0);
       }
     } catch (error) {
       if (stopped) return;
-      status = { state: "failed", error };
+      if (error instanceof api.ApiProblem && error.code === "too_many_requests" && status.state === "waiting") wait(MAX_RETRY_S, status.reviewed, status.total);
+      else status = { state: "failed", error };
     }
     render();
+  }
+
+  /** Ask again in `seconds`, unless that passes the deadline: then say the review is late. @param {number} seconds @param {number} reviewed @param {number} total */
+  function wait(seconds, reviewed, total) {
+    if (Date.now() + seconds * 1000 > deadline) status = { state: "late" };
+    else {
+      status = { state: "waiting", reviewed, total };
+      timer = setTimeout(ask, seconds * 1000);
+    }
   }
 
   const start = () => {

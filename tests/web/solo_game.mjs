@@ -47,6 +47,7 @@ await scenario(async (browser) => {
   assert.match(await page.locator("#review-waiting").innerText(), /^The review is being prepared…/);
   await page.locator("#review-ready").waitFor({ timeout: 4 * STEP_MS });
   assert.equal(await page.locator("#review .review-seat").count(), 3);
+  assert.equal(await page.evaluate(() => document.activeElement?.getAttribute("data-key")), "review", "the focus stays in the review");
   const lines = await page.locator("#review .review-mistakes li").allInnerTexts();
   assert.ok(lines.length <= 9);
   for (const line of lines) assert.match(line, /^Hand \d+, trick \d+: .+ played the .+; the master would have played the .+: \+\d+\.\d points expected$/);

@@ -118,7 +118,8 @@ export function reviewPanel(gameId, { render }) {
       case "idle":
         return again(t("review.ask"));
       case "waiting":
-        return h("p", { role: "status", id: "review-waiting" }, t("review.waiting"), status.total ? ` ${t("review.progress", { reviewed: status.reviewed, total: status.total })}` : "");
+        // Each state holds the focus that the button had (data-key "review", restored by the table's render).
+        return h("p", { role: "status", id: "review-waiting", tabindex: "-1", "data-key": "review" }, t("review.waiting"), status.total ? ` ${t("review.progress", { reviewed: status.reviewed, total: status.total })}` : "");
       case "late":
         return [h("p", { role: "status", class: "warning-note" }, t("review.late")), again(t("review.askAgain"))];
       case "failed":
@@ -134,7 +135,7 @@ export function reviewPanel(gameId, { render }) {
     return h(
       "div",
       { id: "review-ready" },
-      h("p", { class: "review-intro" }, t("review.intro")),
+      h("p", { class: "review-intro", tabindex: "-1", "data-key": "review" }, t("review.intro")),
       game.seats.map((seat) => {
         const titleId = `review-seat-${seat.seat}`;
         const lines = mistakes[seat.seat] ?? [];

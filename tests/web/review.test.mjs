@@ -1,5 +1,6 @@
 // The review panel's choice of mistakes (service/web/js/review.js): each seat's largest losses against the
 // master's choice, largest first (ties in play order), at most three; plays the master would have made are none.
+// And getReview (service/web/js/api.js): a 202 is an answer to wait on, not an error.
 
 import assert from "node:assert/strict";
 import { test } from "node:test";
@@ -31,4 +32,19 @@ test("the limit is the caller's; the review is not changed", () => {
   const before = structuredClone(plays);
   assert.deepEqual(largestMistakes({ plays }, 1)[1].map((item) => item.loss), [3]);
   assert.deepEqual(plays, before);
+});
+
+test("getReview answers a 202 (with Retry-After) and a 200 as results, a 409 as a problem", async (context) => {
+  const answers = [
+    new Response(JSON.stringify({ game_id: "g", reviewed: 4, total: 96 }), { status: 202, headers: { "Retry-After": "7" } }),
+    new Response(JSON.stringify({ game_id: "g", strength: "master", plays: [] }), { status: 200 }),
+    new Response(JSON.stringify({ code: "review_needs_a_person", detail: "bots alone" }), { status: 409 }),
+  ];
+  const paths = [];
+  context.mock.method(globalThis, "fetch", async (path) => (paths.push(path), answers.shift()));
+  const { ApiProblem, getReview } = await import("../../service/web/js/api.js");
+  assert.deepEqual(await getReview("g 1"), { status: 202, body: { game_id: "g", reviewed: 4, total: 96 }, retryAfter: 7 });
+  assert.deepEqual(await getReview("g 1"), { status: 200, body: { game_id: "g", strength: "master", plays: [] }, retryAfter: null });
+  await assert.rejects(getReview("g 1"), (error) => error instanceof ApiProblem && error.code === "review_needs_a_person" && error.status === 409);
+  assert.deepEqual(paths, ["/v1/games/g%201/review", "/v1/games/g%201/review", "/v1/games/g%201/review"]);
 });

@@ -1,9 +1,10 @@
-// A person plays a whole game against two bots, asking for a hint once, then checks and downloads the game record; the lobby, the table and the end are photographed.
+// A person plays a whole game against two bots, asking for a hint once, then checks and downloads the game record and
+// asks for the game's review (shown once the worker has computed it); the lobby, the table, the end and the review are photographed.
 
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
 
-import { assertNoConsoleErrors, assertNoTokenInUrls, createGame, fairDealMarks, openPage, playToTheEnd, scenario, screenshot, tableState } from "./browser.mjs";
+import { STEP_MS, assertAccessible, assertNoConsoleErrors, assertNoTokenInUrls, createGame, fairDealMarks, openPage, playToTheEnd, scenario, screenshot, tableState } from "./browser.mjs";
 
 await scenario(async (browser) => {
   const page = await openPage(browser);
@@ -39,6 +40,21 @@ await scenario(async (browser) => {
   assert.equal(saved.format, "coins-record");
   assert.equal(saved.status, "finished");
   await screenshot(page, "finished");
+  // The review: asked for at the end, prepared by the worker (202 meanwhile), then each seat's largest mistakes.
+  const table = await page.locator(".table-main").boundingBox();
+  await page.click("button[data-key=review]");
+  // The first ask is always answered 202: the panel says so until an ask after Retry-After gets the review.
+  assert.match(await page.locator("#review-waiting").innerText(), /^The review is being prepared…/);
+  await page.locator("#review-ready").waitFor({ timeout: 4 * STEP_MS });
+  assert.equal(await page.locator("#review .review-seat").count(), 3);
+  assert.equal(await page.evaluate(() => document.activeElement?.getAttribute("data-key")), "review", "the focus stays in the review");
+  const lines = await page.locator("#review .review-mistakes li").allInnerTexts();
+  assert.ok(lines.length <= 9);
+  for (const line of lines) assert.match(line, /^Hand \d+, trick \d+: .+ played the .+; the master would have played the .+: \+\d+\.\d points expected$/);
+  assert.deepEqual(await page.locator(".table-main").boundingBox(), table, "the review moves nothing on the table");
+  await page.locator("#review").scrollIntoViewIfNeeded();
+  await screenshot(page, "review");
+  await assertAccessible(page, "the review");
   await assertNoTokenInUrls(page);
   assertNoConsoleErrors(page);
 });

@@ -35,10 +35,11 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
  * reach the service gets that try's answer and nothing is applied twice.
  * @param {string} method
  * @param {string} path under /v1
- * @param {{token?: string|null, body?: unknown, text?: boolean, key?: string}} [options] `text`: answer the body's text, not
- *   its JSON; `key`: a POST's Idempotency-Key, when the caller keeps it to send the same intent again later
+ * @param {{token?: string|null, body?: unknown, text?: boolean, key?: string, full?: boolean}} [options] `text`: answer the body's text, not
+ *   its JSON; `key`: a POST's Idempotency-Key, when the caller keeps it to send the same intent again later; `full`: answer
+ *   `{status, body, retryAfter}`, for an operation whose successes differ by status (a 202 is a success, not an error)
  */
-async function call(method, path, { token, body, text = false, key } = {}) {
+async function call(method, path, { token, body, text = false, key, full = false } = {}) {
   /** @type {Record<string, string>} */
   const headers = { Accept: "application/json" };
   if (token) headers.Authorization = `Bearer ${token}`;
@@ -63,6 +64,7 @@ async function call(method, path, { token, body, text = false, key } = {}) {
     } catch {
       data = null;
     }
+    if (response.ok && full) return { status: response.status, body: data, retryAfter: Number(response.headers.get("Retry-After")) || null };
     if (response.ok) return text ? raw : data;
     if (data?.code === "idempotency_key_in_use" && !last) {
       await sleep(FIRST_RETRY_MS * 2 ** (attempt - 1));
@@ -92,6 +94,11 @@ export const getHand = (id, token) => call("GET", `${game(id)}/hand`, { token })
 export const dealHand = (id, token) => call("POST", `${game(id)}/hands`, { token });
 /** @param {string} [key] the play's Idempotency-Key (one per intent) @returns {Promise<import("./types.js").PlayResult>} */
 export const playCard = (id, token, card, key) => call("POST", `${game(id)}/plays`, { token, body: { card }, key });
+/**
+ * A finished game's review: `202` (PendingReview, `retryAfter` seconds) while the worker computes it, then `200` (Review).
+ * @returns {Promise<{status: 202, body: import("./types.js").PendingReview, retryAfter: number|null} | {status: 200, body: import("./types.js").Review, retryAfter: number|null}>}
+ */
+export const getReview = (id) => call("GET", `${game(id)}/review`, { full: true });
 /** @returns {Promise<Hint>} */
 export const getHint = (id, token) => call("GET", `${game(id)}/hint?strength=expert`, { token });
 /** @returns {Promise<Game>} */

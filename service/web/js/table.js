@@ -8,6 +8,7 @@ import { h, replace, restoreFocus } from "./dom.js";
 import { cardName, onLanguageChange, t } from "./i18n.js";
 import { inviteView } from "./invite.js";
 import { recordPanel } from "./record-panel.js";
+import { reviewPanel } from "./review.js";
 import { seatName } from "./names.js";
 import { infoNotice, problemNotice, seededNotice } from "./notice.js";
 import { isMissingGame, missingGameView } from "./missing.js";
@@ -72,6 +73,7 @@ export function mountTable(root, gameId) {
   const clock = turnClock();
   const turnSound = turnAlert();
   const record = recordPanel(gameId, { render, onError: (error) => ((state.error = error), render()) });
+  const review = reviewPanel(gameId, { render });
   let stopEvents = () => {};
   let unmounted = false;
   const stopLanguage = onLanguageChange(render);
@@ -371,6 +373,7 @@ export function mountTable(root, gameId) {
         "aside",
         { class: "table-side" },
         h("section", { class: "panel" }, h("h2", {}, t("table.scores")), scoresView(game, seat, hands)),
+        review.view(game, seat),
         game.status === "waiting_for_players" && inviteView(game),
         fairnessView(game.status === "playing" ? game.commitment : null, [...state.checks.values()].reverse()),
         game.hand_number > 0 && record.view(game),
@@ -484,6 +487,7 @@ export function mountTable(root, gameId) {
     stopRatings();
     paced.stop();
     clock.stop();
+    review.stop();
     clearTimeout(awaitTimer);
     clearTimeout(ratingsTimer);
     unmounted = true;

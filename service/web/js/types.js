@@ -26,6 +26,9 @@
 /** @typedef {Schema<"ActionPage">} ActionPage */
 /** @typedef {Schema<"Record">} GameRecord The game record of `GET /v1/games/{id}/record` (docs/records.md). */
 /** @typedef {Schema<"RecordHand">} RecordHand */
+/** @typedef {Schema<"Review">} Review */
+/** @typedef {Schema<"ReviewedPlay">} ReviewedPlay */
+/** @typedef {Schema<"PendingReview">} PendingReview */
 /** @typedef {Schema<"Player">} Player */
 /** @typedef {Schema<"PlayerWithKey">} CreatedPlayer */
 /** @typedef {Schema<"PlayerGame">} PlayerGame */

@@ -179,7 +179,7 @@ def test_leaving_before_the_start_reopens_the_seat(client):
     left = client.post(f"/v1/games/{game['id']}/players/0/leave", headers=headers, json={}).json
     assert left["seats"][0] == {
         "seat": 0, "name": None, "open": True, "bot": None, "score": 0, "cards_in_hand": 0, "tricks_won": 0,
-        "player": None, "rating": None, "rating_change": None,
+        "player": None, "reserved_for": None, "rating": None, "rating_change": None,
     }  # fmt: skip
 
 

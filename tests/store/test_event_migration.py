@@ -24,7 +24,7 @@ from service.games import GameService, decode_event, domain_events, encode_event
 from service.store import Database, StoredEvent
 from service.store.migrate import alembic_config
 from tests.support.every_event import STORED_TYPES, Clock, play_every_kind_of_event
-from tests.support.working_client import bare_client
+from tests.support.working_client import NO_PACE, bare_client
 
 Row = tuple[str, int, str, int, int | None, str]  # game_id, id, type, version, seat, data
 
@@ -68,7 +68,9 @@ def _rows(db: Database) -> list[Row]:
 @pytest.fixture
 def old_app(database_url: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[Flask]:
     """An app on a database at 0007 that stores events as the code before 0008 did: rendered."""
-    settings = Settings(database_url=database_url, rate_limits="off", auto_migrate=False, address_hash_key="k" * 32)
+    settings = Settings(
+        database_url=database_url, rate_limits="off", auto_migrate=False, address_hash_key="k" * 32, **NO_PACE
+    )
     app = create_app(settings)
     _migrate(app.extensions["coins.db"], "0007")
     _add_later_columns(app.extensions["coins.db"])

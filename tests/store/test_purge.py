@@ -17,10 +17,11 @@ CHILD_TABLES = ("seats", "actions", "tricks", "events")
 
 
 def _game(client, db: Database, *, status: str, days_ago: float) -> str:
-    """A game of three bots (its first moves made: seats, actions, tricks, events), then aged."""
+    """A game of three bots (its first moves made by the worker: seats, actions, tricks, events), then aged."""
     created = client.post("/v1/games", json={"seats": [{"bot": "random"}] * 3, "target_score": 100})
     assert created.status_code == 201, created.json
     game_id = created.json["id"]
+    assert client.application.extensions["coins.games"].make_due_moves(game_id)  # unfollowed, it would wait
     with db.engine.begin() as connection:
         connection.execute(
             text("UPDATE games SET status = :status, updated_at = :at WHERE id = :id"),

@@ -272,7 +272,7 @@ class GameModel:
             "score": game.scores[number] if game else 0,
             "cards_in_hand": game.cards_in_hand[number] if game else 0,
             "tricks_won": game.tricks_won[number] if game else 0, "player": seat.player,
-            "rating": None, "rating_change": None,  # the model's games are not rated
+            "reserved_for": None, "rating": None, "rating_change": None,  # no challenges, no rated games
         }  # fmt: skip
 
     def _begin(self) -> None:

@@ -7,7 +7,7 @@ deadline, and the worker role (:mod:`service.worker`) makes it when it falls due
 (:func:`make_due_moves`), whether or not anybody reads the game: bots a pace apart (about a
 second), and a longer pause after a trick, so that people can follow. A worker's step makes the
 move due, and those after it the pace puts at the same moment (a pace of 0, in tests: a run of
-them, within a budget of :data:`SERVER_MOVES_PER_REQUEST` moves and :data:`SERVER_MOVE_SECONDS`
+them, within a budget of :data:`SERVER_MOVES_PER_STEP` moves and :data:`SERVER_MOVE_SECONDS`
 of CPU, the rest left due). The one server move a request still makes is a stand-in's for a person
 whose own deadline passed (:func:`stand_in`). Each move, the server's or a player's, is recorded
 here: queued on the stored game as an entry of its action log (a completed trick as a trick), given
@@ -43,7 +43,7 @@ from .seats import has_left, is_person, is_vacant, owes_server_move
 __all__ = [
     "BOTS_ONLY_EXPERT_PLAYOUTS",
     "Pace",
-    "SERVER_MOVES_PER_REQUEST",
+    "SERVER_MOVES_PER_STEP",
     "SERVER_MOVE_SECONDS",
     "STAND_IN",
     "WORKER_STRENGTHS",
@@ -64,7 +64,7 @@ STAND_IN = "basic"  # the strength that plays for a player whose turn timed out
 # starts no move once it is spent; a move begun is finished: an expert's search is a fixed amount of
 # work, so its moves do not depend on the machine, issue 35). A step then costs at most the budget
 # and one move more (docs/benchmarks.md).
-SERVER_MOVES_PER_REQUEST = 24
+SERVER_MOVES_PER_STEP = 24
 SERVER_MOVE_SECONDS = 0.030
 # Outside rated games, an expert's CPU cap is a safety net only, far above its fixed search's p99
 # (docs/bots.md): when it bites the search stops early, which the bots log and count
@@ -184,7 +184,7 @@ def make_due_moves(
     at a pace above 0), within the step's budget; then :func:`settle` marks the next one due. One
     step makes a move once: the caller holds the game's lock and read the deadline under it."""
     started = time.thread_time()
-    for number in range(SERVER_MOVES_PER_REQUEST):
+    for number in range(SERVER_MOVES_PER_STEP):
         spent = time.thread_time() - started
         if spent >= SERVER_MOVE_SECONDS or not owes_server_move(stored, game):
             break

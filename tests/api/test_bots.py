@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from service.games import GameService
-from service.games.server_moves import SERVER_MOVES_PER_REQUEST
+from service.games.server_moves import SERVER_MOVES_PER_STEP
 from tests.support.working_client import bare_client, follow, keep_up
 
 MAX_READS = 2_000  # a game to 100 of three bots is some 1,300 moves: finished well before this
@@ -26,14 +26,14 @@ def _bot_game(client, **body):
     game = created = _created(client, **body)
     follow(client.application, [created["id"]])  # a game of bots alone moves while followed
     reader = bare_client(client.application)  # the reads: one pass between two of them, no more
-    assert game["version"] <= 1 + SERVER_MOVES_PER_REQUEST
+    assert game["version"] <= 1 + SERVER_MOVES_PER_STEP
     for _ in range(MAX_READS):
         if not _owed(game):
             return {**game, "credentials": created["credentials"]}
         version = game["version"]
         keep_up(client.application)  # the worker's next pass
         game = reader.get(f"/v1/games/{created['id']}").json
-        assert 0 < game["version"] - version <= SERVER_MOVES_PER_REQUEST  # bounded work, and progress
+        assert 0 < game["version"] - version <= SERVER_MOVES_PER_STEP  # bounded work, and progress
     raise AssertionError(f"the bots of game {created['id']} did not finish within {MAX_READS} reads")
 
 

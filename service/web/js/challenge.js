@@ -112,7 +112,10 @@ export function incomingChallenges(changed) {
       state.games = /** @type {import("./types.js").Game[]} */ ((await Promise.all(waiting.map((item) => api.getGame(item.id).catch(() => null)))).filter(Boolean));
       state.error = null;
     } catch (error) {
-      state.error = error;
+      // A key refused (replaced elsewhere) is the player panel's to say, once: nothing shows here.
+      const refused = error instanceof api.ApiProblem && error.code === "invalid_key";
+      state.games = refused ? [] : state.games;
+      state.error = refused ? null : error;
     }
     render();
   }

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tests.support.server import HOST, LiveServer, free_port, serve
+from tests.support.server import HOST, LiveServer, free_port, serve, worker_beside
 
 ROOT = Path(__file__).resolve().parents[2]
 SHIPPED_CONFIG = ROOT / "deploy" / "haproxy.cfg"
@@ -51,13 +51,16 @@ def _environment(database_url: str, port: int, env: dict[str, str]) -> dict[str,
 
 @contextmanager
 def service(database_url: str, tmp_path: Path, **env: str) -> Iterator[LiveServer]:
-    """The web role, ``gunicorn -c gunicorn.conf.py wsgi:app`` with its defaults (workers included), on a free port."""
+    """The web role, ``gunicorn -c gunicorn.conf.py wsgi:app`` with its defaults (workers included), on a free port,
+    and a worker role beside it (``coins-worker``: the web role makes no bot moves, the worker does)."""
     port = free_port()
     command = [str(Path(sys.executable).with_name("gunicorn")), "-c", "gunicorn.conf.py", "wsgi:app"]
     log = tmp_path / f"gunicorn-{port}.log"
-    with serve(
-        command, port=port, env=_environment(database_url, port, env), cwd=ROOT, log=log, start_seconds=60
-    ) as live:
+    environment = _environment(database_url, port, env)
+    with (
+        serve(command, port=port, env=environment, cwd=ROOT, log=log, start_seconds=60) as live,
+        worker_beside(environment, cwd=ROOT, log=tmp_path / f"worker-{port}.log"),
+    ):
         yield live
 
 

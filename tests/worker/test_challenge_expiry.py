@@ -7,29 +7,13 @@ from __future__ import annotations
 import threading
 from datetime import timedelta
 
-import pytest
 from flask import Flask
 
 from service.games import GameService
 from service.worker import Worker
-from tests.support.every_event import Clock
 from tests.support.players import new_player
 
 WAIT = 120  # seconds a challenge waits
-
-
-@pytest.fixture
-def clock(app: Flask) -> Clock:
-    clock = Clock()
-    service: GameService = app.extensions["coins.games"]
-    service.clock = clock
-    return clock
-
-
-@pytest.fixture
-def worker(app: Flask, clock: Clock) -> Worker:
-    games: GameService = app.extensions["coins.games"]
-    return Worker(games, games.store.due, clock, poll=0.01, instance="test:1")
 
 
 def _challenge(client, seats=None):

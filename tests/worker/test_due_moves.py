@@ -9,30 +9,14 @@ import time
 from datetime import datetime, timedelta
 from typing import Any
 
-import pytest
 from flask import Flask
 from sqlalchemy import text
 
 from service.games import GameService
 from service.store import DatabaseUnavailable
 from service.worker import Worker
-from tests.support.every_event import Clock
 
 TURN = 30  # seconds a turn
-
-
-@pytest.fixture
-def clock(app: Flask) -> Clock:
-    clock = Clock()
-    service: GameService = app.extensions["coins.games"]
-    service.clock = clock
-    return clock
-
-
-@pytest.fixture
-def worker(app: Flask, clock: Clock) -> Worker:
-    games: GameService = app.extensions["coins.games"]
-    return Worker(games, games.store.due, clock, poll=0.01, instance="test:1")
 
 
 def _stored(app: Flask, game_id: str) -> tuple[int, int]:

@@ -15,10 +15,10 @@ import logging
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Protocol
 
 from ..games.errors import GameNotFinished, GameNotFound
-from ..games.player_events import PlayerEvent, ShownRatingChange, game_result_events, match_found_events, stamped
+from ..games.player_events import PlayerEvent, ShownRatingChange, game_result_events, stamped
 from ..games.tokens import player_key_hash
 from ..games.transactions import restore
 from ..ratings import display
@@ -120,10 +120,6 @@ class PlayerFeeds:
         if new:
             self._store.append_player_events(new)
 
-    def match_found(self, matches: Iterable[tuple[str, str, str]]) -> None:
-        """Quick play matched these (player id, ticket id, game id): tell each player."""
-        self.append(match_found_events(matches))
-
     def game_result(self, game_id: str, ratings: Mapping[str, ShownRatingChange]) -> None:
         """A rated game's ratings are applied: tell each player who sat in it their place, scores
         and rating change (``ratings``, by player id). The ratings step calls this once per game."""
@@ -138,25 +134,18 @@ class PlayerFeeds:
 
 
 class QuickPlay(Protocol):
-    """What the player feeds need of quick play (the queue's :class:`QueueService`): its matches'
-    callbacks, and its tickets kept alive by the feeds' heartbeats."""
-
-    on_match: list[Callable[[Any], None]]
+    """What the player feeds need of quick play (the queue's :class:`QueueService`): its tickets
+    kept alive by the feeds' heartbeats."""
 
     def touch_tickets(self, player_id: str, now: datetime | None = None) -> int: ...
 
 
 def connect_quick_play(queue: QuickPlay, feeds: PlayerFeeds) -> None:
-    """Join quick play to the players' feeds (``create_app`` calls it once both exist): each match
-    tells its ticket holders ``match_found`` (the match's ``game_id``, and each ticket's seat in
-    its ``lineup``); each heartbeat of a player's feed keeps the player's tickets alive (a
-    ticket whose player neither follows the feed nor reads it for 30 s expires). The matching
-    waves are the worker role's (:mod:`service.worker.due`), never a reader's."""
-
-    def told(match: Any) -> None:
-        feeds.match_found((match.lineup[seat].player, ticket, match.game_id) for ticket, seat in match.tickets)
-
-    queue.on_match.append(told)
+    """Join quick play to the players' feeds (``create_app`` calls it once both exist): each
+    heartbeat of a player's feed keeps the player's tickets alive (a ticket whose player neither
+    follows the feed nor reads it for 30 s expires). A match's ``match_found`` is written with its
+    game, in the game's outbox (:mod:`service.quickplay.queue`); the matching waves are the worker
+    role's (:mod:`service.worker.due`), never a reader's."""
     feeds.heartbeat_hooks.append(lambda player_id, now: queue.touch_tickets(player_id, now))
 
 

@@ -7,8 +7,9 @@ its own, so every transaction that changes a game touches that game alone:
    (:func:`.matching.plan_wave`) with a game id chosen for each, and commits the tickets as
    matched, each with the game's id, its seat and the game's lineup: the commit point;
 2. then each game is created (every seat taken for its player or bot, dealt by the server,
-   started at once) and stored if no game of its id is (:meth:`.StoreSession.create`), and its
-   tickets marked started.
+   started at once) and stored if no game of its id is (:meth:`.StoreSession.create`), with each
+   ticket holder's ``match_found`` in the game's outbox (the worker delivers it to their feeds), and
+   its tickets marked started.
 
 Whoever finds a matched ticket whose game is not stored (its reader, or a later wave for one
 matched some seconds ago) makes step 2 again, alike from the ticket's lineup: a crash between the
@@ -22,7 +23,7 @@ from __future__ import annotations
 
 import logging
 import random
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
@@ -30,6 +31,7 @@ from ..engine import DEFAULT_TARGET
 from ..games.errors import AlreadyQueued, InvalidKey, MissingToken, RatedPlayBarred, TicketMatched, TicketNotFound
 from ..games.ids import BOT_PLAYER_IDS, is_game_id, new_game_id
 from ..games.operations import GameService
+from ..games.player_events import match_found_events, stamped
 from ..games.rated import BARRED
 from ..games.seat_ratings import snapshot_ratings
 from ..games.server_moves import WORKER_STRENGTHS, new_stored_game, start_full_table
@@ -106,8 +108,6 @@ class QueueService:
         self._games = games
         self.window_seconds = window_seconds
         self.expire_seconds = expire_seconds
-        #: Called with every match whose game this process stored (the player feed's ``match_found``).
-        self.on_match: list[Callable[[Match], None]] = []
 
     def _now(self) -> datetime:
         return self._games.clock()
@@ -211,13 +211,9 @@ class QueueService:
                 matches = list(plan.matches)
         for match in matches:
             self._start(
-                session, match.game_id, match.lineup, match.target_score, match.rated, match.turn_timeout_seconds, now
-            )
-            for listener in self.on_match:
-                try:
-                    listener(match)
-                except Exception:  # the match and its game are stored: a listener's failure undoes nothing
-                    log.exception("a listener of matches failed")
+                session, match.game_id, match.lineup, match.target_score, match.rated, match.turn_timeout_seconds, now,
+                tickets=match.tickets,
+            )  # fmt: skip
         for ticket in _one_each(tickets.unstarted(matched_before=now - RESTART_AFTER, limit=UNSTARTED_PER_WAVE)):
             self._start_matched(session, ticket, now)
         return matches
@@ -229,9 +225,12 @@ class QueueService:
 
     def _start_matched(self, session: StoreSession, ticket: StoredTicket, now: datetime) -> None:
         """Store the game a matched ticket names, from the ticket's lineup and options (:meth:`_start`)."""
+        assert ticket.game_id is not None, "a matched ticket names its game"
+        tickets = [(each.id, each.seat) for each in session.tickets.of_game(ticket.game_id) if each.seat is not None]
         self._start(
-            session, ticket.game_id, ticket.lineup, ticket.target_score, ticket.rated, ticket.turn_timeout_seconds, now
-        )
+            session, ticket.game_id, ticket.lineup, ticket.target_score, ticket.rated, ticket.turn_timeout_seconds, now,
+            tickets=tickets,
+        )  # fmt: skip
 
     def _start(
         self,
@@ -242,8 +241,12 @@ class QueueService:
         rated: bool,
         turn_timeout_seconds: int,
         now: datetime,
+        *,
+        tickets: Iterable[tuple[str, int]],
     ) -> None:
-        """Store the matched game (unless a game of its id is), started, and mark its tickets started."""
+        """Store the matched game (unless a game of its id is), started, with each of its ``tickets``'
+        holders told ``match_found`` in its outbox (so in the game's own write: never one without the
+        other), and mark its tickets started."""
         assert game_id is not None and lineup is not None, "a matched ticket names its game and lineup"
         seats = [
             StoredSeat(
@@ -263,6 +266,8 @@ class QueueService:
             rated=rated,
         )
         start_full_table(stored, now, self._games.pace)
+        found = match_found_events((seats[seat].player_id or "", ticket_id, game_id) for ticket_id, seat in tickets)
+        stored.new_player_events += stamped(found, now)
         snapshot_ratings(session, stored, now)
         session.create(stored)  # False: another request made it first, the same game
         session.tickets.started(game_id)

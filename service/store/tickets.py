@@ -182,6 +182,11 @@ class Tickets:
         with self._statement(write=False):
             return [_ticket(row) for row in self._connection.execute(statement)]
 
+    def of_game(self, game_id: str) -> list[StoredTicket]:
+        """The tickets matched into ``game_id``."""
+        with self._statement(write=False):
+            return [_ticket(row) for row in self._connection.execute(_SELECT.where(TICKETS.c.game_id == game_id))]
+
     def started(self, game_id: str) -> None:
         """The game these tickets were matched into is stored."""
         statement = update(TICKETS).where(TICKETS.c.game_id == game_id).values(game_started=True)

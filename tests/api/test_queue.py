@@ -64,6 +64,13 @@ def ticket_of(client: FlaskClient, auth: dict[str, str], ticket_id: str) -> dict
     return response.json  # type: ignore[no-any-return]
 
 
+def matches_found(client: FlaskClient, auth: dict[str, str], game_id: str) -> int:
+    """How many ``match_found`` for ``game_id`` the player's feed holds (once the worker has delivered them)."""
+    page = client.get("/v1/players/me/events?after=0&wait=0", headers=auth)
+    assert page.status_code == 200, page.json
+    return sum(1 for event in page.json["items"] if event["type"] == "match_found" and event["game"] == game_id)
+
+
 def waiting_count(app: Flask) -> int:
     queue_service: QueueService = app.extensions["coins.queue"]
     with queue_service._games.unit_of_work() as uow, uow.session() as session:
@@ -104,6 +111,7 @@ def test_three_players_are_matched_into_one_started_game_with_a_seat_each(
         assert game["seats"][t["seat"]]["player"] == player_id
         hand = client.get(f"/v1/games/{t['game']}/hand", headers=auth)  # the key acts for the seat
         assert hand.status_code == 200, hand.json
+        assert matches_found(client, auth, t["game"]) == 1  # from the game's outbox, written with it
     assert waiting_count(app) == 0
 
 
@@ -293,6 +301,8 @@ def test_a_game_whose_maker_stopped_after_the_match_is_not_made_by_a_reader_but_
     again = [ticket_of(client, auth, t) for (_, auth), t in zip(players, tickets, strict=True)]
     assert {t["game"] for t in again} == {first["game"]}
     assert sorted(t["seat"] for t in again) == [0, 1, 2]
+    for _, auth in players:  # the game made late tells each player as the wave's own would
+        assert matches_found(client, auth, first["game"]) == 1
 
 
 def test_a_later_wave_makes_a_game_nobody_read(

@@ -76,7 +76,8 @@ export function mountTable(root, gameId) {
   const review = reviewPanel(gameId, { render });
   let stopEvents = () => {};
   let unmounted = false;
-  const stopLanguage = onLanguageChange(render);
+  // The hidden announcer speaks the page's language: after a switch its last line is said again in the new one.
+  const stopLanguage = onLanguageChange(() => (announcer.textContent && (announcer.textContent = lines().at(-1) ?? ""), render()));
   const stopRatings = onRatings(render); // a player seat's rating, once read
   forgetRatings(); // every table reads the players' ratings as they stand now
   const motion = cardMotion(view);

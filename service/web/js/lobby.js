@@ -79,7 +79,7 @@ export function mountLobby(root) {
    */
   function renderIntro() {
     if (loadPlayer()) return replace(intro);
-    const play = () => create({ target_score: 15, turn_timeout_seconds: null, rated: false, seats: [{ name: loadName() || t("home.guest") }, { bot: "basic" }, { bot: "expert" }] }, 0, true);
+    const play = () => create({ target_score: 15, turn_timeout_seconds: null, rated: false, auto_deal: true, seats: [{ name: loadName() || t("home.guest") }, { bot: "basic" }, { bot: "expert" }] }, 0, true);
     replace(
       intro,
       h(

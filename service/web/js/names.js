@@ -52,5 +52,6 @@ export function seatRatingShort(seat) {
 export function seatKind(seat) {
   if (seat.open) return seat.name ? t("seat.open") : ""; // unnamed, it is called "open seat" already
   if (seat.reserved_for && !seat.player) return t("seat.reserved"); // a challenge's: waits for them
+  if (seat.bot && botName(seat)) return ""; // "Basic bot" says it already
   return seat.bot ? t("seat.bot", { strength: t(`strength.${seat.bot}`) }) : "";
 }

@@ -57,7 +57,7 @@ export default {
   "seat.bot": "bot, {strength}",
   "seat.you": "tú",
   "seat.number": "Asiento {n}",
-  "role.dealer": "repartidor",
+  "role.dealer": "reparte",
   "role.shuffler": "baraja",
   "role.cutter": "corta",
   "role.turn": "le toca",

@@ -127,8 +127,7 @@ export function mountLobby(root) {
     return h(
       "li",
       { class: "panel", "data-game": game.id },
-      h("span", {}, t("lobby.inPlay", { scores, target: game.target_score })),
-      idleText(game.updated_at) && h("span", { class: "idle", "data-idle": "true" }, ` · ${idleText(game.updated_at)}`),
+      h("span", {}, t("lobby.inPlay", { scores, target: game.target_score }), idleText(game.updated_at) && h("span", { class: "idle", "data-idle": "true" }, ` · ${idleText(game.updated_at)}`)),
       seededBadge(game),
       h("a", { class: "button", href: `#/game/${encodeURIComponent(game.id)}`, "data-key": "watch" }, t("lobby.watch")),
     );

@@ -4,6 +4,12 @@
 
 import assert from "node:assert/strict";
 
+import en from "../../service/web/js/messages/en.js";
+import es from "../../service/web/js/messages/es.js";
+import fr from "../../service/web/js/messages/fr.js";
+import nl from "../../service/web/js/messages/nl.js";
+import uk from "../../service/web/js/messages/uk.js";
+import zhHant from "../../service/web/js/messages/zh-Hant.js";
 import { BASE_URL, STEP_MS, actIfMyTurn, assertAccessible, assertNoConsoleErrors, assertOnScreen, openPage, scenario, screenshot } from "./browser.mjs";
 
 await scenario(async (browser) => {
@@ -21,6 +27,14 @@ await scenario(async (browser) => {
   assert.equal(await phone.locator(".intro button").count(), 1, "one Play button");
   await screenshot(phone, "first-screen-phone", { fullPage: false });
   await assertAccessible(phone, "the first screen on a phone");
+  // In every language, the line and Play fit the phone's first screen.
+  for (const [code, messages] of Object.entries({ es, nl, "zh-Hant": zhHant, fr, uk, en })) {
+    await phone.selectOption("#language", code);
+    assert.equal(await phone.locator("#intro-title").innerText(), messages["home.pitch"], code);
+    assert.equal(await phone.locator("#play-first").innerText(), messages["home.play"], code);
+    await assertOnScreen(phone, "#intro-title, #play-first", `the phone's first screen in ${code}`);
+  }
+  await assertAccessible(phone, "the first screen on a phone (back in English)");
 
   // Play: a game at once, you against two bots (as a guest: no name was asked).
   await phone.click("#play-first");

@@ -144,6 +144,16 @@ await scenario(async (browser) => {
   await screenshot(phone, "seat-lines-phone", { fullPage: false });
   await assertAccessible(phone, "a finished rated game's seat lines on a phone");
 
+  // The same pages on the phone.
+  for (const [hash, shot, what] of [["#/", "lobby-results-phone", `#own-results [data-game="${finished[0].id}"]`], ["#/me", "profile-lines-phone", `.own-games [data-game="${finished[0].id}"]`], ["#/leaderboard", "leaderboard-rising-phone", `.ranking.rising tr[data-player="${id}"]`]]) {
+    await phone.goto(`${BASE_URL}/${hash}`);
+    await phone.locator(what).waitFor();
+    if (hash === "#/me") await phone.locator(what).scrollIntoViewIfNeeded();
+    await screenshot(phone, shot, { fullPage: false });
+    await assertAccessible(phone, `${hash} on a phone`);
+  }
+  assert.equal(await phone.evaluate(() => document.documentElement.scrollWidth <= innerWidth), true, "the leaderboard is wider than the phone");
+
   // The page does not scroll by itself when a game ends: scrolled down to the hand, the reader stays put while the
   // last cards are played (by the API, so that nothing in the test scrolls the page).
   const ending = await newGame(key, ["random", "basic"]);

@@ -1,4 +1,4 @@
-// The lobby: you as a player (Play now), create a game (seats for you, people and bots), games with open seats and games to watch (kept fresh), your own seats and results.
+// The lobby: what Coins is and Play (before you sign in), you as a player (Play now), your games and results, create a game (seats for you, people and bots), games with open seats and games to watch (kept fresh).
 
 import * as api from "./api.js";
 import { idleText, isIdle } from "./age.js";
@@ -169,7 +169,7 @@ export function mountLobby(root) {
       const game = await api.createGame(body, loadPlayer()?.key ?? null);
       const credential = game.credentials.find((item) => item.seat === yourSeat);
       if (credential) saveSeat(game.id, credential);
-      if (body.seats[yourSeat]?.name) saveName(body.seats[yourSeat].name);
+      if (body.seats[yourSeat]?.name && !fromIntro) saveName(body.seats[yourSeat].name); // not "Guest"
       location.hash = `#/game/${encodeURIComponent(game.id)}`;
     } catch (error) {
       state.formError = error;

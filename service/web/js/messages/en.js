@@ -419,7 +419,7 @@ export default {
   "home.play": "Play",
   "home.guest": "Guest",
   "leaderboard.rising": "Rising players",
-  "leaderboard.risingIntro": "Players whose rating is still provisional (fewer than 10 rated games), best first, ranked apart.",
+  "leaderboard.risingIntro": "Players whose rating is still provisional (fewer than 10 rated games, or not yet certain enough), best first, ranked apart.",
   "leaderboard.noRising": "No rising player yet: play rated games against three different opponents to appear here.",
   "seat.ratingShort": "{after} ({delta})",
 };

@@ -419,7 +419,7 @@ export default {
   "home.play": "Jugar",
   "home.guest": "Invitado",
   "leaderboard.rising": "Jugadores en ascenso",
-  "leaderboard.risingIntro": "Jugadores cuya puntuación aún es provisional (menos de 10 partidas puntuadas), de mejor a peor, en una clasificación aparte.",
+  "leaderboard.risingIntro": "Jugadores cuya puntuación aún es provisional (menos de 10 partidas puntuadas, o aún poco segura), de mejor a peor, en una clasificación aparte.",
   "leaderboard.noRising": "Aún no hay jugadores en ascenso: juega partidas puntuadas contra tres rivales distintos para aparecer aquí.",
   "seat.ratingShort": "{after} ({delta})",
 };

@@ -419,7 +419,7 @@ export default {
   "home.play": "Jouer",
   "home.guest": "Invité",
   "leaderboard.rising": "Joueurs en progression",
-  "leaderboard.risingIntro": "Joueurs dont le classement est encore provisoire (moins de 10 parties classées), du meilleur au moins bon, classés à part.",
+  "leaderboard.risingIntro": "Joueurs dont le classement est encore provisoire (moins de 10 parties classées, ou pas encore assez sûr), du meilleur au moins bon, classés à part.",
   "leaderboard.noRising": "Aucun joueur en progression pour l’instant : jouez des parties classées contre trois adversaires différents pour apparaître ici.",
   "seat.ratingShort": "{after} ({delta})",
 };

@@ -419,7 +419,7 @@ export default {
   "home.play": "Spelen",
   "home.guest": "Gast",
   "leaderboard.rising": "Opkomende spelers",
-  "leaderboard.risingIntro": "Spelers van wie de rating nog voorlopig is (minder dan 10 gewaardeerde spellen), de beste eerst, apart gerangschikt.",
+  "leaderboard.risingIntro": "Spelers van wie de rating nog voorlopig is (minder dan 10 gewaardeerde spellen, of nog niet zeker genoeg), de beste eerst, apart gerangschikt.",
   "leaderboard.noRising": "Nog geen opkomende spelers: speel gewaardeerde spellen tegen drie verschillende tegenstanders om hier te verschijnen.",
   "seat.ratingShort": "{after} ({delta})",
 };

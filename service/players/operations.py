@@ -22,10 +22,10 @@ from ..games.seats import has_left, is_reserved
 from ..games.tokens import hash_token, keyed_player, new_player_key
 from ..games.transactions import restore
 from ..games.unit_of_work import UnitOfWork, given_or_own
-from ..ratings import MU_0, SIGMA_0
+from ..ratings import MU_0, SIGMA_0, finishing_order
 from ..ratings.reads import shown_rating
 from ..store import StoredGame, StoredPlayer, StoreSession
-from .results import GamesRecord, NewKey, PlayerGame, PlayerGamePage, Profile
+from .results import GamesRecord, NewKey, Opponent, PlayerGame, PlayerGamePage, Profile
 
 __all__ = ["PLAYER_GAMES", "PlayerService"]
 
@@ -128,7 +128,17 @@ def _player_game(stored: StoredGame, player_id: str) -> PlayerGame:
     game = public_game(stored, restore(stored))
     your_turn = game.turn is not None and game.turn in held and game.status != "finished"
     until = stored.turn_deadline if reserved and stored.status == WAITING_FOR_PLAYERS else None
+    seat = (seats or reserved)[0].seat
+    scores = [state.score for state in game.seats]
+    left = [stored_seat.seat for stored_seat in stored.seats if has_left(stored_seat)]
+    place = finishing_order(game.winner, scores, left)[seat] if game.winner is not None else None
+    opponents = tuple(
+        Opponent(state.seat, state.name, state.bot, state.player, state.score)
+        for state in game.seats
+        if state.seat != seat
+    )
     return PlayerGame(
-        stored.id, game.status, stored.rated, stored.version, (seats or reserved)[0].seat, not held and not reserved,
+        stored.id, game.status, stored.rated, stored.version, seat, not held and not reserved,
         your_turn, game.turn, game.turn_deadline, stored.created_at, stored.updated_at, bool(reserved), until,
+        scores[seat], place, opponents,
     )  # fmt: skip

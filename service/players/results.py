@@ -7,7 +7,7 @@ from datetime import datetime
 
 from ..ratings.reads import Rating
 
-__all__ = ["GamesRecord", "NewKey", "PlayerGame", "PlayerGamePage", "Profile", "Rating"]
+__all__ = ["GamesRecord", "NewKey", "Opponent", "PlayerGame", "PlayerGamePage", "Profile", "Rating"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,6 +40,17 @@ class NewKey:
 
 
 @dataclass(frozen=True, slots=True)
+class Opponent:
+    """Another seat of one of a player's games, as their list names it: who sits there, and their score."""
+
+    seat: int
+    name: str | None  # None: an open seat (or one reserved for a player not yet seated)
+    bot: str | None
+    player: str | None
+    score: int
+
+
+@dataclass(frozen=True, slots=True)
 class PlayerGame:
     """One of a player's games, as their list shows it: where it stands and whether they are to act."""
 
@@ -56,6 +67,9 @@ class PlayerGame:
     updated_at: datetime
     reserved: bool = False  # the seat is reserved for the player, who has not taken it: a challenge to answer
     reserved_until: datetime | None = None  # when such a seat's reservation runs out (the game is then cancelled)
+    score: int = 0  # the player's seat's score
+    place: int | None = None  # the player's place once the game is finished (1 is first; a leaver is last)
+    opponents: tuple[Opponent, ...] = ()  # the other seats, in seat order
 
 
 @dataclass(frozen=True, slots=True)

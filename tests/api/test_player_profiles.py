@@ -138,6 +138,15 @@ def test_a_players_games_newest_first_with_their_seat_and_turn(client):
     assert newest["seat"] == 0 and newest["status"] == "waiting_for_deal" and newest["your_turn"] is True
     assert newest["turn"] == 0 and newest["left"] is False and newest["rated"] is False
     assert oldest["seat"] == 1 and oldest["status"] == "waiting_for_players" and oldest["your_turn"] is False
+    assert newest["score"] == 0 and newest["place"] is None
+    assert newest["opponents"] == [
+        {"seat": 1, "name": "Random bot", "bot": "random", "player": BOT_PLAYER_IDS["random"], "score": 0},
+        {"seat": 2, "name": "Basic bot", "bot": "basic", "player": BOT_PLAYER_IDS["basic"], "score": 0},
+    ]
+    assert [(item["seat"], item["bot"], item["name"]) for item in oldest["opponents"]] == [
+        (0, "basic", "Basic bot"),
+        (2, None, None),
+    ]
     waiting = client.get(f"/v1/players/{ana.id}/games", query_string={"status": "waiting_for_players"}).json
     assert [item["id"] for item in waiting["items"]] == [first["id"]]
     one = client.get(f"/v1/players/{ana.id}/games", query_string={"limit": 1})
@@ -171,5 +180,12 @@ def test_played_and_won_count_finished_games(client):
     assert state["status"] == "finished"
     won = 1 if state["winner"] == seat else 0
     assert client.get(f"/v1/players/{ana.id}").json["games"] == {"played": 1, "won": won}
+    [listed] = client.get(f"/v1/players/{ana.id}/games").json["items"]
+    scores = [seat["score"] for seat in state["seats"]]
+    others = [other for other in (1, 2) if other != state["winner"]]
+    assert listed["score"] == scores[seat] and listed["place"] == (
+        1 if won else 2 + sum(scores[o] > scores[seat] for o in others)
+    )
+    assert [(item["seat"], item["score"]) for item in listed["opponents"]] == [(1, scores[1]), (2, scores[2])]
     expert = client.get(f"/v1/players/{BOT_PLAYER_IDS['expert']}").json["games"]
     assert expert == {"played": 1, "won": 1 if state["winner"] == 2 else 0}

@@ -443,3 +443,49 @@ def test_the_master_never_completes_a_table(app: Flask, client: FlaskClient, clo
     assert ticket["status"] == "matched"
     bots = [seat["bot"] for seat in client.get(f"/v1/games/{ticket['game']}").json["seats"] if seat["bot"]]
     assert len(bots) == 2 and "master" not in bots
+
+
+#: The bots' mu in the test below; shown as 1500 + 24·(mu − 25): random 1572, basic 1452, expert 1524, master 1548.
+BOT_MUS = {"random": 28.0, "basic": 23.0, "expert": 26.0, "master": 27.0}
+
+
+@pytest.mark.parametrize(
+    ("rated", "humans", "expected"),
+    [
+        (True, [27.0], ["basic", "expert"]),  # random (1572) is the nearest of all, but never at a rated table
+        (False, [27.0], ["expert", "random"]),  # a casual table takes it: 1524 and 1572 are nearest 1548
+        (False, [22.0], ["basic", "expert"]),  # 1428: basic (1452) and expert (1524) before random (1572)
+        (True, [22.0, 24.0], ["basic"]),  # two waiting: their mean, 1476; basic (1452) is nearest
+        (True, [27.2, 28.0], ["expert"]),  # mean 1562: random (1572) nearer than expert (1524), but rated
+        (False, [27.2, 28.0], ["random"]),
+    ],
+)
+def test_quick_play_completes_a_table_with_the_bots_whose_shown_ratings_are_nearest_the_players(
+    app: Flask, client: FlaskClient, clock: Clock, player: Any, rated: bool, humans: list[float], expected: list[str]
+) -> None:
+    """#32 item 6: the bots completing a quick-play table are those whose ratings, as profiles and tables show them
+    (linear in mu: the mean of the waiting players' is the rating nearest all of them), are nearest the waiting
+    players' mean; never the random bot at a rated table, nor the master at any."""
+    from sqlalchemy import text
+
+    from service.games.ids import BOT_PLAYER_IDS
+
+    people = [player(name) for name in ("Ana", "Bo")[: len(humans)]]
+    with app.extensions["coins.db"].engine.begin() as connection:
+        for strength, mu in BOT_MUS.items():
+            connection.execute(
+                text("UPDATE players SET mu = :mu WHERE id = :id"), {"mu": mu, "id": BOT_PLAYER_IDS[strength]}
+            )
+        for (player_id, _), mu in zip(people, humans, strict=True):
+            connection.execute(text("UPDATE players SET mu = :mu WHERE id = :id"), {"mu": mu, "id": player_id})
+    shown = {
+        strength: client.get(f"/v1/players/{BOT_PLAYER_IDS[strength]}").json["rating"]["value"] for strength in BOT_MUS
+    }
+    assert shown == {"random": 1572, "basic": 1452, "expert": 1524, "master": 1548}
+    tickets = [queue(client, auth, bots_after=5, rated=rated).json["id"] for _, auth in people]
+    clock.advance(5)
+    matched = [ticket_of(client, auth, ticket_id) for (_, auth), ticket_id in zip(people, tickets, strict=True)]
+    assert {ticket["status"] for ticket in matched} == {"matched"} and len({ticket["game"] for ticket in matched}) == 1
+    game = client.get(f"/v1/games/{matched[0]['game']}").json
+    assert game["rated"] is rated
+    assert sorted(seat["bot"] for seat in game["seats"] if seat["bot"]) == expected

@@ -59,12 +59,16 @@ await scenario(async (browser) => {
     assert.deepEqual(await page.evaluate(() => window.dealSeen), [], "no Deal button, no 'press Deal' where the server deals");
     // Each seat's change, beside its name, once applied (within a second or two).
     await page.waitForFunction(() => document.querySelectorAll(".seat-rating[data-rating-change]").length === 3, null, { timeout: STEP_MS });
+    // The whole line at 1280×720; on a phone's narrow seat line the change in few words ("1517 (+17)"), whole in the result.
     const lines = await page.locator(".seat-rating").allInnerTexts();
-    for (const line of lines) assert.match(line, /^Rating \d+ → \d+ \([+−±]\d+\)$/, line);
-    assert.match(lines[0], /^Rating 1500 → /);
+    for (const line of lines) assert.match(line, label === "desktop" ? /^Rating \d+ → \d+ \([+−±]\d+\)$/ : /^\d+ \([+−±]\d+\)$/, line);
+    const results = await page.locator("#rating-changes li").allInnerTexts();
+    assert.equal(results.length, 3);
+    for (const line of results) assert.match(line, / · Rating \d+ → \d+ \([+−±]\d+\)$/, line);
+    assert.match(results[0], / · Rating 1500 → /);
     assert.equal(await page.locator("#ratings-pending").count(), 0);
     // The next table reads the ratings as they stand now: the profile's.
-    const mine = lines[0].match(/→ (\d+)/)?.[1];
+    const mine = results[0].match(/→ (\d+)/)?.[1];
     await page.goto(`${BASE_URL}/#/me`);
     await page.locator("#profile-rating").waitFor();
     assert.ok((await page.locator("#profile-rating").innerText()).startsWith(`${mine} `));

@@ -77,6 +77,8 @@ def artifacts(tmp_path_factory: pytest.TempPathFactory) -> Path:
         "connection",
         "result",
         "challenge",
+        "home",
+        "your_games",
     ],
 )
 def test_scenario(scenario: str, base_url: str, artifacts: Path) -> None:

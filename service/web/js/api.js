@@ -129,8 +129,9 @@ export const enterQueue = (key, body) => call("POST", "/queue", { token: key, bo
 export const getTicket = (key, id) => call("GET", `/queue/${encodeURIComponent(id)}`, { token: key });
 /** @returns {Promise<null>} */
 export const cancelTicket = (key, id) => call("DELETE", `/queue/${encodeURIComponent(id)}`, { token: key });
-/** @param {string|null} [cursor] @returns {Promise<import("./types.js").Leaderboard>} */
-export const getLeaderboard = (cursor = null) => call("GET", `/leaderboard?limit=50${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`);
+/** @param {string|null} [cursor] @param {boolean} [provisional] the rising players instead @returns {Promise<import("./types.js").Leaderboard>} */
+export const getLeaderboard = (cursor = null, provisional = false) =>
+  call("GET", `/leaderboard?limit=50${provisional ? "&provisional=true" : ""}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`);
 
 /**
  * The game's record (getRecord), as served: its text, to save byte for byte, and the document.

@@ -1594,6 +1594,27 @@ export interface components {
              */
             url: string;
         };
+        Opponent: {
+            /** @description A computer player's strength; null for a person or an open seat. */
+            bot: components["schemas"]["BotStrength"] | string | null;
+            /**
+             * @description Who sits there (as the game's seat names them); null for an open seat.
+             * @example Ana
+             */
+            name: string | null;
+            /**
+             * @description The seat's player's id (as the game's seat gives it); null for an anonymous person or an open seat.
+             * @example 01jf3v9k2m8q4r6t0w5x7y9z1b
+             */
+            player: string | null;
+            /** @example 9 */
+            score: number;
+            /**
+             * @description The other seat's number.
+             * @example 0
+             */
+            seat: number;
+        };
         PendingReview: {
             game_id: string;
             /**
@@ -1660,6 +1681,13 @@ export interface components {
             id: string;
             /** @description The player left the seat to a bot. */
             left: boolean;
+            /** @description The game's other seats, in seat order: who sits there, and their score. */
+            opponents: components["schemas"]["Opponent"][];
+            /**
+             * @description The player's place in a finished game (1 is first; equal finishes share the better place; a player who left is last); null until the game is finished.
+             * @example 1
+             */
+            place: number | null;
             rated: boolean;
             /** @description The seat is reserved for the player, who has not taken it: a challenge to accept (`joinGame` with `{"player": "me"}`) or decline (`declineChallenge`). */
             reserved: boolean;
@@ -1668,6 +1696,11 @@ export interface components {
              * @description When a reserved seat's wait runs out and the game is cancelled; null otherwise.
              */
             reserved_until: string | null;
+            /**
+             * @description The player's seat's score.
+             * @example 15
+             */
+            score: number;
             /**
              * @description The player's seat (a bot strength's player may hold several of an unrated game: the first).
              * @example 0

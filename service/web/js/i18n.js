@@ -72,7 +72,21 @@ export function t(key, params = {}) {
   /** @type {Message} */
   const message = MESSAGES[current][key] ?? en[key] ?? key;
   const template = typeof message === "string" ? message : pluralForm(message, Number(params.count ?? 0));
-  return template.replace(/\{(\w+)\}/g, (whole, name) => (name in params ? String(params[name]) : whole));
+  const text = template.replace(/\{(\w+)\}/g, (whole, name) => (name in params ? String(params[name]) : whole));
+  return current === "es" ? agreeInSpanish(text) : text;
+}
+
+/**
+ * Spanish articles agree with the card they name: the knave is "la sota" ("jugó la sota de oros", "de la sota"),
+ * where the templates say "el {card}" for the others (el as, el rey, el caballo, el 7).
+ * @param {string} text
+ */
+const FEMININE = { el: "la", del: "de la", al: "a la" };
+export function agreeInSpanish(text) {
+  return text.replace(/\b([Ee]l|[Dd]el|[Aa]l) sota\b/g, (_, article) => {
+    const fixed = FEMININE[/** @type {"el"|"del"|"al"} */ (article.toLowerCase())];
+    return `${article[0] === "E" || article[0] === "D" || article[0] === "A" ? fixed[0].toUpperCase() + fixed.slice(1) : fixed} sota`;
+  });
 }
 
 /** @param {Partial<Record<Intl.LDMLPluralRule, string>>} forms @param {number} count */

@@ -1,6 +1,7 @@
-// The lobby: you as a player (Play now), create a game (seats for you, people and bots), games with open seats and games to watch (kept fresh), your own seats and results.
+// The lobby: what Coins is and Play (before you sign in), you as a player (Play now), your games and results, create a game (seats for you, people and bots), games with open seats and games to watch (kept fresh).
 
 import * as api from "./api.js";
+import { idleText, isIdle } from "./age.js";
 import { h, replace } from "./dom.js";
 import { onLanguageChange, t } from "./i18n.js";
 import { seatName } from "./names.js";
@@ -22,18 +23,19 @@ const OWN_GAMES = 10;
 export function mountLobby(root) {
   /**
    * @type {{games: import("./types.js").Game[]|null, playing: import("./types.js").Game[]|null,
-   *         own: import("./types.js").Game[], error: unknown, formError: unknown}}
+   *         own: import("./types.js").Game[], error: unknown, formError: unknown, introError: boolean}}
    */
-  const state = { games: null, playing: null, own: [], error: null, formError: null };
+  const state = { games: null, playing: null, own: [], error: null, formError: null, introError: false };
   /** @type {ReturnType<typeof createForm>|null} */
   let form = null;
   const challenges = incomingChallenges(() => refresh());
-  const player = playerPanel({ onChange: () => (form?.render(state.formError), challenges.refresh()) }); // signed in or out: the form follows
+  const player = playerPanel({ onChange: () => (form?.render(state.introError ? null : state.formError), challenges.refresh()) }); // signed in or out: the form follows
   form = createForm();
   const listing = h("section", { class: "panel", "aria-labelledby": "open-title" });
   const watching = h("section", { class: "panel", "aria-labelledby": "playing-title" });
   const resume = h("div");
-  replace(root, player.element, challenges.element, form.element, listing, watching, resume);
+  const intro = h("div");
+  replace(root, intro, player.element, challenges.element, resume, form.element, listing, watching);
   render();
   refresh();
   let refreshes = 0;
@@ -67,7 +69,27 @@ export function mountLobby(root) {
 
   function render() {
     player.render(); // the form follows it (onChange)
+    renderIntro();
     renderListing();
+  }
+
+  /**
+   * The first screen's one line of what Coins is, with one Play button: a game at once against two bots, as the
+   * name this browser remembers (or a guest). Signed in, the player panel's "Play now" is the way in instead.
+   */
+  function renderIntro() {
+    if (loadPlayer()) return replace(intro);
+    const play = () => create({ target_score: 15, turn_timeout_seconds: null, rated: false, auto_deal: true, seats: [{ name: loadName() || t("home.guest") }, { bot: "basic" }, { bot: "expert" }] }, 0, true);
+    replace(
+      intro,
+      h(
+        "section",
+        { class: "panel intro", "aria-labelledby": "intro-title" },
+        h("h2", { id: "intro-title" }, t("home.pitch")),
+        h("button", { type: "button", class: "primary", id: "play-first", onclick: play }, t("home.play")),
+        state.formError && state.introError ? problemNotice(state.formError) : null,
+      ),
+    );
   }
 
   /** The open games and this browser's own seats; the form is left alone, so typing is not disturbed. */
@@ -84,12 +106,18 @@ export function mountLobby(root) {
       watching,
       h("h2", { id: "playing-title" }, t("lobby.playing")),
       state.playing && !state.playing.length && h("p", {}, t("lobby.nonePlaying")),
-      h("ul", { class: "open-games" }, (state.playing ?? []).map(playingItem)),
+      h("ul", { class: "open-games" }, inPlayFirst(state.playing ?? []).map(playingItem)),
     );
+    // Your games in play (yours to resume), then your results: a finished game leaves the games in play.
+    const over = (game) => game.status === "finished" || game.status === "cancelled";
+    const playing = inPlayFirst(state.own.filter((game) => !over(game)));
+    const results = state.own.filter(over);
     replace(
       resume,
-      state.own.length > 0 &&
-        h("section", { class: "panel", "aria-labelledby": "own-title" }, h("h2", { id: "own-title" }, t(loadPlayer() ? "lobby.yourGames" : "lobby.rejoin")), h("ul", { class: "own-games" }, state.own.map(ownItem))),
+      playing.length > 0 &&
+        h("section", { class: "panel", "aria-labelledby": "own-title" }, h("h2", { id: "own-title" }, t(loadPlayer() ? "lobby.yourGames" : "lobby.rejoin")), h("ul", { class: "own-games", id: "own-playing" }, playing.map(ownItem))),
+      results.length > 0 &&
+        h("section", { class: "panel", "aria-labelledby": "results-title" }, h("h2", { id: "results-title" }, t("lobby.results")), h("ul", { class: "own-games", id: "own-results" }, results.map(ownItem))),
     );
   }
 
@@ -99,7 +127,7 @@ export function mountLobby(root) {
     return h(
       "li",
       { class: "panel", "data-game": game.id },
-      h("span", {}, t("lobby.inPlay", { scores, target: game.target_score })),
+      h("span", {}, t("lobby.inPlay", { scores, target: game.target_score }), idleText(game.updated_at) && h("span", { class: "idle", "data-idle": "true" }, ` · ${idleText(game.updated_at)}`)),
       seededBadge(game),
       h("a", { class: "button", href: `#/game/${encodeURIComponent(game.id)}`, "data-key": "watch" }, t("lobby.watch")),
     );
@@ -113,7 +141,9 @@ export function mountLobby(root) {
     const yourTurn = game.status !== "finished" && seat !== null && game.turn === seat;
     const resume = yourTurn ? `${t("profile.yourTurn")} — ${t("lobby.resume")}` : t("lobby.resume");
     if (game.status === "cancelled") return h("li", { "data-game": game.id, "data-result": "cancelled" }, h("a", { href }, `${t("profile.status.cancelled")} · ${names}`));
-    if (game.status !== "finished") return h("li", { "data-game": game.id, "data-your-turn": yourTurn ? "true" : "false" }, h("a", { href }, `${resume}: ${names}`), seededBadge(game));
+    const idle = idleText(game.updated_at);
+    if (game.status !== "finished")
+      return h("li", { "data-game": game.id, "data-your-turn": yourTurn ? "true" : "false" }, h("a", { href }, `${resume}: ${names}`), idle && h("span", { class: "idle", "data-idle": "true" }, ` · ${idle}`), seededBadge(game));
     const result = game.winner === seat ? t("lobby.won") : t("lobby.lost", { name: seatName(game.seats[game.winner ?? 0], seat) });
     return h("li", { "data-game": game.id, "data-result": game.winner === seat ? "won" : "lost" }, h("a", { href }, `${result} · ${names}`), seededBadge(game));
   }
@@ -132,17 +162,19 @@ export function mountLobby(root) {
   }
 
   /** Create the game; the seat is this browser's (a token kept) or, signed in, the player's (their key acts). */
-  async function create(body, yourSeat) {
+  async function create(body, yourSeat, fromIntro = false) {
     state.formError = null;
+    state.introError = fromIntro;
     try {
       const game = await api.createGame(body, loadPlayer()?.key ?? null);
       const credential = game.credentials.find((item) => item.seat === yourSeat);
       if (credential) saveSeat(game.id, credential);
-      if (body.seats[yourSeat]?.name) saveName(body.seats[yourSeat].name);
+      if (body.seats[yourSeat]?.name && !fromIntro) saveName(body.seats[yourSeat].name); // not "Guest"
       location.hash = `#/game/${encodeURIComponent(game.id)}`;
     } catch (error) {
       state.formError = error;
-      form?.render(error);
+      if (fromIntro) renderIntro();
+      else form?.render(error);
     }
   }
 
@@ -209,6 +241,9 @@ export function mountLobby(root) {
     player.stop();
   };
 }
+
+/** Games being played before those nobody has touched for a day (each keeps its order). @param {import("./types.js").Game[]} games */
+const inPlayFirst = (games) => [...games.filter((game) => !isIdle(game)), ...games.filter((game) => isIdle(game))];
 
 /** @param {string} choice */
 function choiceLabel(choice) {

@@ -39,9 +39,19 @@ export function seatRating(seat) {
   return rating ? t("seat.rating", { rating: ratingText(rating) }) : "";
 }
 
-/** What sits in a seat, besides its name: a bot of some strength, or nobody yet. @param {Seat} seat */
+/**
+ * A seat's rating change in few words, for a phone's narrow seat line: "1517 (+17)" (the whole line in `seatRating`);
+ * "" when the seat shows no change. @param {Seat} seat
+ */
+export function seatRatingShort(seat) {
+  const change = seat.rating_change;
+  return change ? t("seat.ratingShort", { after: change.after, delta: signed(change.after - change.before) }) : "";
+}
+
+/** What sits in a seat, besides its name: a bot of some strength (an open seat's name says it is open). @param {Seat} seat */
 export function seatKind(seat) {
-  if (seat.open) return t("seat.open");
+  if (seat.open) return seat.name ? t("seat.open") : ""; // unnamed, it is called "open seat" already
   if (seat.reserved_for && !seat.player) return t("seat.reserved"); // a challenge's: waits for them
+  if (seat.bot && botName(seat)) return ""; // "Basic bot" says it already
   return seat.bot ? t("seat.bot", { strength: t(`strength.${seat.bot}`) }) : "";
 }

@@ -4,6 +4,8 @@ import * as api from "./api.js";
 import { challengeForm, challengeSetting } from "./challenge.js";
 import { h, replace } from "./dom.js";
 import { onLanguageChange, t } from "./i18n.js";
+import { idleText } from "./age.js";
+import { seatName } from "./names.js";
 import { infoNotice, problemNotice } from "./notice.js";
 import { replaceKey, signOut } from "./player.js";
 import { ratingText, signed } from "./ratings.js";
@@ -125,15 +127,23 @@ export function mountProfile(root, playerId) {
     );
   }
 
-  /** @param {PlayerGame} game */
+  /**
+   * A game of the list: when, where it stands (whose turn; its age once nobody has touched it for a day), the
+   * player's place once finished, their score against each opponent's, rated or not, and a rated game's change.
+   * @param {PlayerGame} game
+   */
   function gameItem(game) {
     const whose = game.status !== "playing" ? "" : game.your_turn ? t("profile.yourTurn") : t("profile.theirTurn", { n: (game.turn ?? 0) + 1 });
     const change = state.changes.get(game.id);
     const moved = change && t("profile.change", { place: change.place, before: change.before.value, after: change.after.value, delta: signed(change.after.value - change.before.value) });
-    const parts = [t(`profile.status.${game.status}`), whose, game.rated ? t("profile.rated") : "", game.left ? t("profile.left") : "", moved].filter(Boolean);
+    const place = game.place !== null && !moved ? t("profile.place", { place: game.place }) : ""; // a rated change says the place itself
+    const idle = game.status === "finished" || game.status === "cancelled" ? "" : idleText(game.updated_at);
+    const others = game.opponents.map((seat) => `${seatName({ ...seat, open: seat.name === null && seat.bot === null && seat.player === null, cards_in_hand: 0, tricks_won: 0, rating: null, rating_change: null, reserved_for: null })} ${seat.score}`).join(", ");
+    const scores = game.status === "waiting_for_players" || game.status === "cancelled" ? "" : t("profile.scores", { score: game.score, others });
+    const parts = [t(`profile.status.${game.status}`), whose, idle, place, scores, game.rated ? t("profile.rated") : "", game.left ? t("profile.left") : "", moved].filter(Boolean);
     return h(
       "li",
-      { "data-game": game.id, "data-your-turn": game.your_turn ? "true" : "false" },
+      { "data-game": game.id, "data-your-turn": game.your_turn ? "true" : "false", "data-place": game.place ?? null },
       h("a", { href: `#/game/${encodeURIComponent(game.id)}` }, `${t("profile.game", { date: new Date(game.created_at).toLocaleString() })} · ${parts.join(" · ")}`),
     );
   }

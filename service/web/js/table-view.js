@@ -3,7 +3,7 @@
 import { SUITS, cardFace, suitIcon } from "./cards.js";
 import { h } from "./dom.js";
 import { cardName, suitName, t } from "./i18n.js";
-import { seatKind, seatName, seatRating } from "./names.js";
+import { seatKind, seatName, seatRating, seatRatingShort } from "./names.js";
 import { trickReason } from "./trick.js";
 
 /** @typedef {import("./types.js").Game} Game */
@@ -42,7 +42,8 @@ export function seatsView(game, mine) {
         h(
           "div",
           { class: "seat-rating", "data-player": seat.player, "data-rating-change": seat.rating_change ? seat.rating_change.after - seat.rating_change.before : null },
-          seatRating(seat) || "\u00a0",
+          // A phone's seat line is narrow: it shows the change in few words, so that it is never cut off.
+          seatRatingShort(seat) ? [h("span", { class: "rating-long" }, seatRating(seat)), h("span", { class: "rating-short" }, seatRatingShort(seat))] : seatRating(seat) || "\u00a0",
         ),
         h(
           "div",

@@ -76,7 +76,8 @@ export function mountTable(root, gameId) {
   const review = reviewPanel(gameId, { render });
   let stopEvents = () => {};
   let unmounted = false;
-  const stopLanguage = onLanguageChange(render);
+  // The hidden announcer speaks the page's language: after a switch its last line is said again in the new one.
+  const stopLanguage = onLanguageChange(() => (announcer.textContent && (announcer.textContent = lines().at(-1) ?? ""), render()));
   const stopRatings = onRatings(render); // a player seat's rating, once read
   forgetRatings(); // every table reads the players' ratings as they stand now
   const motion = cardMotion(view);
@@ -331,6 +332,19 @@ export function mountTable(root, gameId) {
       return game;
     });
 
+  /**
+   * The table never grows shorter while it is shown (cards played, a hand's or the game's end, the settings gone at
+   * the end): a shorter page would move a reader scrolled down to the hand, as if it scrolled by itself. A new
+   * window size measures again.
+   */
+  let tallest = 0;
+  const remeasure = () => ((tallest = 0), (view.style.minHeight = ""), keepHeight());
+  addEventListener("resize", remeasure);
+  function keepHeight() {
+    tallest = Math.max(tallest, view.getBoundingClientRect().height);
+    view.style.minHeight = `${tallest}px`;
+  }
+
   function render() {
     const focused = document.activeElement instanceof HTMLElement ? document.activeElement.dataset.key : undefined;
     const cardIndex = state.hand?.cards.findIndex((card) => `card:${card}` === focused) ?? -1;
@@ -342,6 +356,7 @@ export function mountTable(root, gameId) {
     const log = view.querySelector(".log");
     if (log && atBottom) log.scrollTop = log.scrollHeight; // follow the newest line unless the reader scrolled up
     restoreFocus(view, focused, cardIndex, ".card-button");
+    keepHeight();
     const game = state.game;
     const yourTurn = game !== null && !over(game) && game.turn === mine() && mine() !== null;
     document.title = yourTurn ? `▶ ${t("title.yourTurn")} · Coins` : "Coins";
@@ -481,6 +496,7 @@ export function mountTable(root, gameId) {
   }
 
   return () => {
+    removeEventListener("resize", remeasure);
     turnSound.stop();
     stopEvents();
     stopLanguage();

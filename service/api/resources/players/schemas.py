@@ -100,6 +100,34 @@ PlayerWithKeySchema = ResponseSchema.from_dict(
 )
 
 
+class OpponentSchema(ResponseSchema):
+    seat = _seat("The other seat's number.", required=True)
+    name = fields.String(
+        allow_none=True,
+        required=True,
+        metadata={
+            "description": "Who sits there (as the game's seat names them); null for an open seat.",
+            "example": "Ana",
+        },
+    )
+    bot = fields.String(
+        allow_none=True,
+        required=True,
+        validate=validate.OneOf(STRENGTHS),
+        metadata={
+            "description": "A computer player's strength; null for a person or an open seat.",
+            "enum_schema": "BotStrength",
+        },
+    )
+    player = fields.String(
+        allow_none=True,
+        required=True,
+        metadata={"description": "The seat's player's id (as the game's seat gives it); null for an anonymous person or an open seat.",
+                  "example": PLAYER_ID_EXAMPLE},
+    )  # fmt: skip
+    score = fields.Integer(required=True, metadata={"example": 9})
+
+
 class PlayerGameSchema(ResponseSchema):
     id = fields.String(
         required=True, metadata={"description": "The game's id.", "example": "01jf3v9k2m8q4r6t0w5x7y9z1a"}
@@ -140,6 +168,21 @@ class PlayerGameSchema(ResponseSchema):
         allow_none=True,
         required=True,
         metadata={"description": "When a reserved seat's wait runs out and the game is cancelled; null otherwise."},
+    )
+    score = fields.Integer(required=True, metadata={"description": "The player's seat's score.", "example": 15})
+    place = fields.Integer(
+        allow_none=True,
+        required=True,
+        metadata={
+            "description": "The player's place in a finished game (1 is first; equal finishes share the better "
+            "place; a player who left is last); null until the game is finished.",
+            "example": 1,
+        },
+    )
+    opponents = fields.List(
+        fields.Nested(OpponentSchema),
+        required=True,
+        metadata={"description": "The game's other seats, in seat order: who sits there, and their score."},
     )
 
 

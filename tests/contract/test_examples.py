@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.client_package import environment
+
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 GAME_SECONDS = 120
 
@@ -25,6 +27,7 @@ def run(script: str, *args: str) -> subprocess.CompletedProcess[str]:
         text=True,
         timeout=GAME_SECONDS,
         check=False,
+        env=environment(),  # the examples on coins-client (clients/python)
     )
 
 
@@ -93,7 +96,8 @@ def test_verify_record_downloads_a_record_and_checks_it(server_url: str, tmp_pat
 def _together(commands: list[list[str]]) -> list[str]:
     """Run the commands at once; their outputs, once each has exited 0."""
     processes = [
-        subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for command in commands
+        subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=environment())
+        for command in commands
     ]
     outputs = []
     try:
@@ -161,7 +165,8 @@ def test_a_bot_player_with_a_key_no_player_has_stops_with_the_problem(server_url
     key = tmp_path / "bad.key"
     key.write_text("cpk_" + "0" * 43 + "\n")
     key.chmod(0o600)
-    done = subprocess.run(_bot(server_url, key, "X", "--timeout", "30"), capture_output=True, text=True, timeout=60)
+    command = _bot(server_url, key, "X", "--timeout", "30")
+    done = subprocess.run(command, capture_output=True, text=True, timeout=60, env=environment())
     assert done.returncode == 1
     assert "401 invalid_key" in done.stderr, done.stderr
 

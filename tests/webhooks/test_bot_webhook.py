@@ -10,6 +10,7 @@ import pytest
 import trustme
 
 from tests.contract.live import ROOT, START_SECONDS
+from tests.support.client_package import environment
 from tests.support.server import free_port, serve_roles
 
 EXAMPLES = ROOT / "examples"
@@ -38,7 +39,9 @@ def test_a_bot_plays_a_game_from_verified_deliveries(tmp_path: Path) -> None:
             "--bots-after", "0", "--timeout", str(GAME_SECONDS), "--webhook", f"https://127.0.0.1:{port}/hook",
             "--listen", f"127.0.0.1:{port}", "--tls-cert", str(cert_file), "--tls-key", str(key_file),
         ]  # fmt: skip
-        done = subprocess.run(command, capture_output=True, text=True, timeout=GAME_SECONDS + 30, check=False)
+        done = subprocess.run(
+            command, capture_output=True, text=True, timeout=GAME_SECONDS + 30, check=False, env=environment()
+        )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "webhook " in done.stdout and "game 1/1 " in done.stdout, done.stdout
     assert done.stdout.rstrip().splitlines()[-1].startswith("1 games played"), done.stdout

@@ -14,7 +14,7 @@ game, like a password: keep the file private). The bot then follows its own play
 - ``player`` (first on every stream that does not resume): its games in progress; it acts in the
   ones that wait for it, and queues (``POST /v1/queue``) when it has none and no ticket;
 - ``match_found`` / ``game_started``: a new table, printed;
-- ``your_turn``: it deals, or reads its hand and plays a random card of it (any card held is legal);
+- ``your_turn``: it deals, or plays a random card of the hand the event carries (any card held is legal);
 - ``game_result``: its place, the scores and the rating change (``before -> after``, or
   "unrated"); after ``--games`` results it stops, else it queues again.
 

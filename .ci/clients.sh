@@ -23,14 +23,16 @@ export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_PROGRESS_BAR=off
 WORK=$(mktemp -d -t coins-clients.XXXXXX)
 trap 'stop_server; rm -rf "$WORK"' EXIT
 
-step "Python: generate from openapi.yaml (openapi-python-client), build the wheel and the sdist, mypy --strict"
+step "Python: generate from openapi.yaml (openapi-python-client), build the wheel and the sdist, mypy --strict (with the examples)"
 "$PY" -m pip install -q "openapi-python-client==0.29.1" "build==1.3.0"
 PATH="$VENV/bin:$PATH" "$PY" clients/python/generate.py
 "$PY" -m build --outdir "$WORK/dist" clients/python >"$WORK/build.log" 2>&1 || { cat "$WORK/build.log"; exit 1; }
 ls "$WORK/dist"
-# The hand-written modules and the quickstart, strict (the generated part is openapi-python-client's).
-MYPYPATH=clients/python/src "$VENV/bin/mypy" --strict --follow-imports=silent --no-incremental \
-  clients/python/src/coins_client/events.py clients/python/src/coins_client/sse.py clients/python/examples/quickstart.py
+# The hand-written modules, the quickstart and the examples on the package, strict (the generated
+# part is openapi-python-client's).
+MYPYPATH=clients/python/src:examples "$VENV/bin/mypy" --strict --follow-imports=silent --no-incremental \
+  clients/python/src/coins_client/events.py clients/python/src/coins_client/sse.py clients/python/examples/quickstart.py \
+  examples/bot_player.py examples/play_random.py examples/coins_http.py examples/webhook_receiver.py
 
 step "Python: the wheel in a clean venv"
 python3.11 -m venv "$WORK/venv"

@@ -15,7 +15,10 @@
 //   to a feed's union is an addition, which the tool, reading every enum as closed, calls breaking;
 //   their removal breaks the contract's promise (nothing is removed within v1), which the tool, for a
 //   response, does not flag; and so does a property's `type` replaced by another (api-smart-diff
-//   1.0.6 reverses its request rule for responses, and a replaced type becomes "non-breaking").
+//   1.0.6 reverses its request rule for responses, and a replaced type becomes "non-breaking");
+// - a union of events made a `oneOf` from an `anyOf`, used by responses only (narrowResponseUnions):
+//   what a oneOf admits its anyOf admitted, so the server's answers only narrow (here they stay the
+//   same: each event has its own one-value `type`); the released union is given the oneOf first.
 // Every other change the tool calls breaking fails the check. Exit 0: compatible; 1: breaking; 2: misuse.
 
 import { apiCompare } from "api-smart-diff";
@@ -77,13 +80,20 @@ export function applyAccepted(released, current, accepted) {
     schemas[component].properties[property] = { ...rest, anyOf: open };
   }
   for (const [site, unlisted] of Object.entries(accepted.opened_feeds ?? {})) {
+    // A feed's items: the released union (a $ref), now its forms then the unlisted event, flat (an
+    // anyOf of the union's forms is the union: the same events). The released spec gets the same
+    // shape over its own forms, so an event type added since is judged as one added to a union.
     const [component, property] = site.split(".");
     const items = schemas[component]?.properties?.[property]?.items;
     const after = now[component]?.properties?.[property]?.items?.anyOf ?? [];
-    if (!items?.$ref || after.length !== 2 || after[0].$ref !== items.$ref || refName(after[1]) !== unlisted) {
-      fail(`${site} is not "${refName(items)} or ${unlisted}"`);
+    const union = refName(items);
+    const unionForms = now[union]?.oneOf ?? now[union]?.anyOf ?? [];
+    const flat = JSON.stringify(after.slice(0, -1)) === JSON.stringify(unionForms);
+    if (!items?.$ref || !flat || refName(after.at(-1)) !== unlisted) {
+      fail(`${site} is not "the forms of ${union ?? "?"}, then ${unlisted}"`);
     }
-    schemas[component].properties[property].items = { anyOf: [items, { $ref: `#/components/schemas/${unlisted}` }] };
+    const released = schemas[union]?.anyOf ?? schemas[union]?.oneOf ?? [];
+    schemas[component].properties[property].items = { anyOf: [...clone(released), { $ref: `#/components/schemas/${unlisted}` }] };
     schemas[unlisted] = clone(now[unlisted]);
   }
   for (const [site, reason] of Object.entries(accepted.narrowed_requests ?? {})) {
@@ -120,7 +130,58 @@ export function applyAccepted(released, current, accepted) {
     }
     if (!sites) fail(`${name} is no path parameter of the released spec`);
   }
+  narrowResponseUnions(base, current);
   return base;
+}
+
+/**
+ * A union of events made a oneOf from an anyOf, in what only responses use, is the same union
+ * (docs/compatibility.md, "Unions of responses"): every value a oneOf admits its anyOf admitted (a
+ * oneOf narrows, never widens, what the server may send, so no client of the anyOf meets anything
+ * new), and here it admits exactly the same ones, each form having its own one-value `type`. Such a
+ * component is given its current oneOf in the released spec before the comparison; in a request (a
+ * body a client sends) a oneOf would refuse one matching two forms, and is judged by the tool.
+ */
+function narrowResponseUnions(base, current) {
+  const schemas = base.components.schemas;
+  const now = current.components.schemas;
+  const inRequests = requestComponents(current);
+  for (const [name, schema] of Object.entries(now)) {
+    if (!schema.oneOf || !schemas[name]?.anyOf || inRequests.has(name)) continue;
+    const forms = schema.oneOf.map(refName);
+    const types = forms.map((form) => now[form]?.properties?.type?.enum);
+    const disjoint = types.every((values) => values?.length === 1) && new Set(types.map((values) => values[0])).size === forms.length;
+    const released = schemas[name].anyOf.map(refName);
+    if (!disjoint || !released.every((form) => forms.includes(form))) continue;
+    const { anyOf: _anyOf, ...rest } = schemas[name];
+    schemas[name] = { ...rest, oneOf: clone(schemas[name].anyOf), discriminator: clone(schema.discriminator) };
+    console.log(`  ${name}: anyOf made oneOf in responses only, the same events (docs/compatibility.md)`);
+  }
+}
+
+/** The components a request (a body or a parameter) of `document` uses, directly or through others. */
+function requestComponents(document) {
+  const found = new Set();
+  const visit = (node) => {
+    if (Array.isArray(node)) return node.forEach(visit);
+    if (node === null || typeof node !== "object") return;
+    const name = node.$ref?.startsWith("#/components/schemas/") ? refName(node) : undefined;
+    if (name && !found.has(name)) {
+      found.add(name);
+      visit(document.components.schemas[name]);
+    }
+    Object.values(node).forEach(visit);
+  };
+  for (const item of Object.values(document.paths ?? {})) {
+    visit(item.parameters);
+    for (const operation of Object.values(item)) {
+      if (operation && typeof operation === "object" && !Array.isArray(operation)) {
+        visit(operation.requestBody);
+        visit(operation.parameters);
+      }
+    }
+  }
+  return found;
 }
 
 /** Whether string schema `after` takes every value `before` took, by the one form allowed: its
@@ -172,7 +233,7 @@ function contractVerdict(diff, merged, before, after) {
   const path = diff.path;
   if (!path.includes("responses")) return undefined;
   const added = diff.action === "add";
-  const event = path.at(-2) === "anyOf" ? eventType(added ? diff.after : diff.before, added ? after : before) : undefined;
+  const event = ["anyOf", "oneOf"].includes(path.at(-2)) ? eventType(added ? diff.after : diff.before, added ? after : before) : undefined;
   if (diff.action === "add" && (inOpenEnum(path, merged) || event)) return "allowed";
   if (diff.action === "remove" && (inOpenEnum(path, merged) || event)) return "breaking";
   if (diff.action === "replace" && path.at(-1) === "type") return "breaking";

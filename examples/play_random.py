@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Play a whole game of Coins against a Coins server: three seats, random cards, every trick printed.
 
-Standard library only. Usage:
+On the coins-client package (clients/python, docs/sdk.md: its generated operations) and coins_http.py
+beside it (retries with one Idempotency-Key per POST). Usage:
 
     python examples/play_random.py --base-url http://127.0.0.1:8000 --target-score 10 --seed 7
 
@@ -13,123 +14,64 @@ suit: any card you hold is legal), prints each trick as it completes and the fin
 from __future__ import annotations
 
 import argparse
-import json
 import random
 import sys
-import time
-import urllib.error
-import urllib.request
-import uuid
-from typing import Any
 
-MAX_REQUESTS = 5_000  # a game to 100 points takes well under this; stops a runaway loop
-RETRIES = 4  # a POST is tried at most 5 times, always with the same Idempotency-Key
-
-
-class Problem(Exception):
-    """An error answer: RFC 9457 problem details with a stable ``code``."""
-
-    def __init__(self, status: int, body: dict[str, Any]) -> None:
-        super().__init__(f"{status} {body.get('code')}: {body.get('detail')}")
-        self.status = status
-        self.code = body.get("code")
+from coins_client.api.games import create_game, get_scores
+from coins_client.api.hands import deal_hand, get_hand
+from coins_client.api.plays import play_card
+from coins_client.api.tricks import list_tricks
+from coins_client.models import CreateGame, GameStatus, NewPerson, PlayCard, Trick
+from coins_client.types import UNSET
+from coins_http import Problem, anonymous, connect, ok
 
 
-class Coins:
-    """Just enough of an HTTP client: JSON in, JSON out, problems raised."""
-
-    def __init__(self, base_url: str) -> None:
-        self.base_url = base_url.rstrip("/")
-        self.requests = 0
-
-    def call(self, method: str, path: str, body: Any = None, token: str | None = None) -> Any:
-        """One request. A POST carries an ``Idempotency-Key`` and is retried with the same key on a
-        connection error, a 5xx or a 429 (after ``Retry-After``): the server applies it once."""
-        self.requests += 1
-        if self.requests > MAX_REQUESTS:
-            raise SystemExit(f"gave up after {MAX_REQUESTS} requests")
-        headers = {"Accept": "application/json"}
-        data = None
-        if body is not None:
-            data = json.dumps(body).encode()
-            headers["Content-Type"] = "application/json"
-        if token:
-            headers["Authorization"] = f"Bearer {token}"
-        if method == "POST":
-            headers["Idempotency-Key"] = str(uuid.uuid4())
-        for attempt in range(RETRIES + 1):
-            request = urllib.request.Request(self.base_url + path, data=data, headers=headers, method=method)
-            try:
-                with urllib.request.urlopen(request, timeout=30) as response:
-                    return json.load(response)
-            except urllib.error.HTTPError as error:
-                retriable = error.code >= 500 or error.code == 429
-                if not retriable or attempt == RETRIES:
-                    raise Problem(error.code, json.load(error)) from None
-                wait = _retry_after(error.headers.get("Retry-After"), attempt)
-            except (urllib.error.URLError, ConnectionError, TimeoutError):
-                if attempt == RETRIES:
-                    raise
-                wait = _retry_after(None, attempt)
-            time.sleep(wait)
-        raise AssertionError("unreachable")
-
-
-def _retry_after(header: str | None, attempt: int) -> float:
-    """The server's ``Retry-After`` (seconds), else an exponential backoff with jitter, at most 30 s."""
-    if header and header.isdigit():
-        return min(float(header), 30.0)
-    return min(0.25 * 2**attempt, 30.0) * (0.5 + random.random() / 2)
-
-
-def describe(trick: dict[str, Any], names: dict[int, str]) -> str:
-    cards = ", ".join(f"{names[play['seat']]} {play['card']}" for play in trick["plays"])
-    points = trick["points"]
+def describe(trick: Trick, names: dict[int, str]) -> str:
+    cards = ", ".join(f"{names[play.seat]} {play.card}" for play in trick.plays)
+    points, winner = trick.points, trick.winner if trick.winner is not None else -1
     return (
-        f"hand {trick['hand_number']} trick {trick['trick_number']:2}: {cards}"
-        f" -> {names[trick['winner']]} takes {points} coin{'s' if points != 1 else ''}"
+        f"hand {trick.hand_number} trick {trick.trick_number:2}: {cards}"
+        f" -> {names[winner]} takes {points} coin{'s' if points != 1 else ''}"
     )
 
 
 def play(base_url: str, target_score: int, rng: random.Random, game_seed: str | None) -> int:
-    coins = Coins(base_url)
-    body: dict[str, Any] = {
-        "target_score": target_score,
-        "seats": [{"name": "Ana", "age": 41}, {"name": "Bo", "age": 35}, {"name": "Cy", "age": 29}],
-    }
-    if game_seed:
-        body["seed"] = game_seed
-    game = coins.call("POST", "/v1/games", body)
-    game_id = game["id"]
-    tokens = {credential["seat"]: credential["token"] for credential in game["credentials"]}
-    names = {seat["seat"]: seat["name"] for seat in game["seats"]}
-    print(f"game {game_id}: first to {target_score}, {names[game['dealer']]} deals first")
+    coins = anonymous(base_url)
+    seats = [NewPerson(name="Ana", age=41), NewPerson(name="Bo", age=35), NewPerson(name="Cy", age=29)]
+    body = CreateGame(target_score=target_score, seats=list(seats), seed=game_seed if game_seed else UNSET)
+    # The key is optional here (`security: [{}, playerKey]`); openapi-python-client 0.29.1 still types
+    # the client as an AuthenticatedClient: a plain Client is what it takes at run time.
+    created = ok(create_game.sync(client=coins, body=body))  # type: ignore[arg-type]
+    game_id = created.id
+    seat_clients = {credential.seat: connect(base_url, credential.token) for credential in created.credentials}
+    names = {seat.seat: seat.name or f"seat {seat.seat}" for seat in created.seats}
+    print(f"game {game_id}: first to {target_score}, {names[created.dealer or 0]} deals first")
 
-    while game["status"] != "finished":
-        turn = game["turn"]
-        if game["status"] == "waiting_for_deal":
-            dealt = coins.call("POST", f"/v1/games/{game_id}/hands", token=tokens[turn])
-            print(f"hand {dealt['hand_number']}: {names[dealt['dealer']]} deals, {names[dealt['leader']]} leads")
-            game = dealt["game"]
+    status, turn = created.status, created.turn
+    while status != GameStatus.FINISHED:
+        seat = seat_clients[turn if turn is not None else 0]
+        if status == GameStatus.WAITING_FOR_DEAL:
+            dealt = ok(deal_hand.sync(game_id, client=seat))
+            print(f"hand {dealt.hand_number}: {names[dealt.dealer]} deals, {names[dealt.leader]} leads")
+            status, turn = dealt.game.status, dealt.game.turn
             continue
-        hand = coins.call("GET", f"/v1/games/{game_id}/hand", token=tokens[turn])
-        card = rng.choice(hand["cards"])
-        result = coins.call("POST", f"/v1/games/{game_id}/plays", {"card": card}, token=tokens[turn])
-        if result["trick"]["winner"] is not None:
-            print(describe(result["trick"], names))
-        game = result["game"]
+        hand = ok(get_hand.sync(game_id, client=seat))
+        result = ok(play_card.sync(game_id, client=seat, body=PlayCard(card=rng.choice(hand.cards))))
+        if result.trick.winner is not None:
+            print(describe(result.trick, names))
+        status, turn = result.game.status, result.game.turn
 
-    scores = coins.call("GET", f"/v1/games/{game_id}/scores")
-    print("final scores: " + ", ".join(f"{s['name']} {s['score']}" for s in scores["scores"]))
-    print(f"winner: {names[scores['winner']]}")
-    tricks, cursor = 0, None
+    scores = ok(get_scores.sync(game_id, client=coins))
+    print("final scores: " + ", ".join(f"{s.name} {s.score}" for s in scores.scores))
+    print(f"winner: {names[scores.winner if scores.winner is not None else -1]}")
+    tricks, cursor = 0, UNSET
     while True:  # the trick history, a page at a time
-        page = coins.call("GET", f"/v1/games/{game_id}/tricks?limit=200" + (f"&cursor={cursor}" if cursor else ""))
-        tricks += len(page["items"])
-        cursor = page["next_cursor"]
-        if cursor is None:
+        page = ok(list_tricks.sync(game_id, client=coins, limit=200, cursor=cursor))
+        tricks += len(page.items)
+        if page.next_cursor is None:
             break
-    print(f"{tricks} tricks in {coins.requests} requests")
+        cursor = page.next_cursor
+    print(f"{tricks} tricks")
     return 0
 
 

@@ -6,37 +6,16 @@ sys.path: the tests import ``coins_client`` and use its public API only."""
 
 from __future__ import annotations
 
-import atexit
-import importlib.util
-import shutil
 import sys
-import tempfile
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from tests.contract.live import live_server
+from tests.support.client_package import PYTHON_CLIENT as PYTHON_CLIENT  # for test_live
+from tests.support.client_package import package_directory
 
-ROOT = Path(__file__).resolve().parents[2]
-PYTHON_CLIENT = ROOT / "clients" / "python"
-
-
-def _build_package() -> Path:
-    """The package, generated, in a directory of its own; removed when the tests end."""
-    spec = importlib.util.spec_from_file_location("coins_client_generate", PYTHON_CLIENT / "generate.py")
-    assert spec is not None and spec.loader is not None
-    generate = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(generate)
-    directory = Path(tempfile.mkdtemp(prefix="coins-client-"))
-    atexit.register(shutil.rmtree, directory, True)
-    package = directory / "coins_client"
-    shutil.copytree(PYTHON_CLIENT / "src" / "coins_client", package, ignore=shutil.ignore_patterns(*generate.GENERATED))
-    generate.generate(into=package)
-    return directory
-
-
-PACKAGE_DIRECTORY = _build_package()
+PACKAGE_DIRECTORY = package_directory()
 sys.path.insert(0, str(PACKAGE_DIRECTORY))
 
 

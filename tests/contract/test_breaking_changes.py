@@ -90,10 +90,32 @@ def _add_event(union: str, model: str, event_type: str) -> Callable[[dict[str, A
         event["properties"]["type"]["enum"] = [event_type]
         name = f"{event_type.title().replace('_', '')}Event"
         schemas[name] = event
-        schemas[union]["anyOf"].append({"$ref": f"#/components/schemas/{name}"})
+        schemas[union]["oneOf"].append({"$ref": f"#/components/schemas/{name}"})
         schemas[union]["discriminator"]["mapping"][event_type] = f"#/components/schemas/{name}"
+        _items(spec, union).insert(-1, {"$ref": f"#/components/schemas/{name}"})  # before the unlisted event
 
     return change
+
+
+def _items(spec: dict[str, Any], union: str) -> list[dict[str, Any]]:
+    """The forms of a feed's items: those of ``union``, then the unlisted event."""
+    page = {"FeedEvent": "EventPage", "PlayerEvent": "PlayerEventPage"}[union]
+    forms: list[dict[str, Any]] = _schemas(spec)[page]["properties"]["items"]["items"]["anyOf"]
+    return forms
+
+
+def _remove_event(union: str) -> Callable[[dict[str, Any]], None]:
+    def change(spec: dict[str, Any]) -> None:
+        removed = _schemas(spec)[union]["oneOf"].pop()
+        _items(spec, union).remove(removed)
+
+    return change
+
+
+def _union_as_any_of(spec: dict[str, Any]) -> None:
+    """The released form of the feeds' unions (up to 1.3.0): an anyOf of the same events."""
+    for union in ("FeedEvent", "PlayerEvent"):
+        _schemas(spec)[union]["anyOf"] = _schemas(spec)[union].pop("oneOf")
 
 
 def _add_response_field(spec: dict[str, Any]) -> None:
@@ -145,7 +167,7 @@ BREAKS = {
     "a game status removed (a filter of listGames)": _drop("GameStatus", "finished"),
     "a problem code removed": _drop("ProblemCode", "not_your_turn"),
     "a ticket status removed (answers only)": _drop("TicketStatus", "expired"),
-    "a type of game event removed": lambda spec: _schemas(spec)["FeedEvent"]["anyOf"].pop(),
+    "a type of game event removed": _remove_event("FeedEvent"),
     "a game closed again": _pop("Game", "additionalProperties", False),
     "a score's type changed": lambda spec: _schemas(spec)["Score"]["properties"].update(score={"type": "string"}),
     "a request field made required": _pop("CreateGame", "required", ["seed"]),
@@ -191,3 +213,16 @@ def test_a_widened_path_parameter_must_still_take_every_value_it_took(tmp_path: 
     narrowed.write_text(yaml.safe_dump(document))
     result = check(RELEASED, narrowed)
     assert result.returncode == 2 and "player_id of /v1/players/{player_id}/games is not widened" in result.stderr
+
+
+def test_a_response_union_made_one_of_from_any_of_is_no_breaking_change(spec: dict[str, Any], tmp_path: Path) -> None:
+    """docs/compatibility.md, "Unions of responses": the same events, each with its own `type`."""
+    released = copy.deepcopy(spec)
+    _union_as_any_of(released)
+    before, after, nothing = tmp_path / "before.yaml", tmp_path / "after.yaml", tmp_path / "nothing.yaml"
+    before.write_text(yaml.safe_dump(released))
+    after.write_text(yaml.safe_dump(spec))
+    nothing.write_text("{}\n")
+    result = check(before, after, "--accepted", nothing)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "FeedEvent: anyOf made oneOf in responses only" in result.stdout

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import subprocess
 import sys
 import urllib.request
 from pathlib import Path
 
 import pytest
+
+from tests.support.client_package import environment
+from tests.support.typescript_client import BOT_PLAYER, built_typescript_client
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 GAME_SECONDS = 120
@@ -25,6 +26,7 @@ def run(script: str, *args: str) -> subprocess.CompletedProcess[str]:
         text=True,
         timeout=GAME_SECONDS,
         check=False,
+        env=environment(),  # the examples on coins-client (clients/python)
     )
 
 
@@ -93,7 +95,8 @@ def test_verify_record_downloads_a_record_and_checks_it(server_url: str, tmp_pat
 def _together(commands: list[list[str]]) -> list[str]:
     """Run the commands at once; their outputs, once each has exited 0."""
     processes = [
-        subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for command in commands
+        subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=environment())
+        for command in commands
     ]
     outputs = []
     try:
@@ -161,56 +164,21 @@ def test_a_bot_player_with_a_key_no_player_has_stops_with_the_problem(server_url
     key = tmp_path / "bad.key"
     key.write_text("cpk_" + "0" * 43 + "\n")
     key.chmod(0o600)
-    done = subprocess.run(_bot(server_url, key, "X", "--timeout", "30"), capture_output=True, text=True, timeout=60)
+    command = _bot(server_url, key, "X", "--timeout", "30")
+    done = subprocess.run(command, capture_output=True, text=True, timeout=60, env=environment())
     assert done.returncode == 1
     assert "401 invalid_key" in done.stderr, done.stderr
 
 
-TYPESCRIPT = EXAMPLES.parent / "sdk" / "typescript"
-BIN = EXAMPLES.parent / "node_modules" / ".bin"
-NODE_MAIN = "require(process.argv[1]).main(process.argv.slice(2)).catch((e) => { console.error(e); process.exit(1); })"
-
-
-@pytest.fixture(scope="module")
-def compiled_typescript(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """sdk/typescript compiled to CommonJS as .ci/contract.sh does, on types generated from openapi.yaml."""
-    if shutil.which("node") is None or not (BIN / "tsc").exists():
-        if os.environ.get("COINS_REQUIRE_NODE"):
-            pytest.fail("COINS_REQUIRE_NODE is set but node or node_modules/.bin/tsc is missing (npm ci)")
-        pytest.skip("node or the npm packages (npm ci) are missing")
-    out = tmp_path_factory.mktemp("ts")
-    types = ["openapi.yaml", "--default-non-nullable", "false", "--output", str(TYPESCRIPT / "coins.d.ts")]
-    subprocess.run(
-        [str(BIN / "openapi-typescript"), *types], cwd=EXAMPLES.parent, check=True, capture_output=True, timeout=120
-    )
-    options = ["--noEmit", "false", "--outDir", str(out), "--module", "commonjs", "--moduleResolution", "node10"]
-    tsc = [str(BIN / "tsc"), "-p", str(TYPESCRIPT / "tsconfig.json"), *options]
-    subprocess.run(tsc, cwd=EXAMPLES.parent, check=True, capture_output=True, timeout=120)
-    return out
-
-
-def test_three_typescript_bot_players_play_two_games(
-    server_url: str, tmp_path: Path, compiled_typescript: Path
-) -> None:
+def test_three_typescript_bot_players_play_two_games(server_url: str, tmp_path: Path) -> None:
+    """clients/typescript/examples/bot_player.mjs, on the built coins-client package."""
+    built_typescript_client()
     names = ["Ed", "Flo", "Gus"]
-    script = str(compiled_typescript / "examples" / "bot_player.js")
     game = ["--games", "2", "--target-score", "3", "--unrated", "--timeout", str(GAME_SECONDS)]
     keys = {name: tmp_path / f"{name}.key" for name in names}
     outputs = _together(
         [
-            [
-                "node",
-                "-e",
-                NODE_MAIN,
-                script,
-                "--base-url",
-                server_url,
-                "--key-file",
-                str(keys[name]),
-                "--name",
-                name,
-                *game,
-            ]
+            ["node", str(BOT_PLAYER), "--base-url", server_url, "--key-file", str(keys[name]), "--name", name, *game]
             for name in names
         ]
     )

@@ -77,20 +77,31 @@ def _schemas_in(node: Any) -> list[dict[str, Any]]:
 
 
 def test_no_construct_generators_trip_over(spec: dict[str, Any]) -> None:
-    """No oneOf. An anyOf is one of: named schemas (or null); an open enum, a named enum and any other
-    string (or null), which generators read as "the enum, else a string"; or a union of objects. In a
-    request such a union's forms are closed with their own required keys, so no body matches two; in a
-    response each form has its own one-value `type`, but for the unlisted event, a plain string and
-    the last form, which generators that try the forms in order reach only for a type not listed."""
+    """A oneOf is only a union of events, told apart by a discriminator on `type` that maps each
+    form's one `type` value to it (docs/compatibility.md, "Unions of responses"): its forms exclude
+    each other, generators make a tagged union of it. An anyOf is one of: named schemas (or null); an
+    open enum, a named enum and any other string (or null), which generators read as "the enum, else
+    a string"; or a union of objects. In a request such a union's forms are closed with their own
+    required keys, so no body matches two; in a response (a feed's items) each form is an event with
+    its own one-value `type`, but for the unlisted event, a plain string and the last form, which
+    generators that try the forms in order reach only for a type not listed. No union holds another
+    (openapi-generator's python mistypes a union in a union)."""
     schemas = spec["components"]["schemas"]
     for node in _schemas_in(spec):
-        assert "oneOf" not in node, node
+        if "oneOf" in node:
+            refs = [item["$ref"].rsplit("/", 1)[1] for item in node["oneOf"]]
+            types = [value for name in refs for value in _event_forms(schemas, name)]
+            assert None not in types and len(types) == len(set(types)) == len(refs), node
+            mapping = {kind: f"#/components/schemas/{name}" for kind, name in zip(types, refs, strict=True)}
+            assert node["discriminator"] == {"propertyName": "type", "mapping": mapping}, node
+            continue
         if "anyOf" not in node:
             continue
         refs = [item["$ref"].rsplit("/", 1)[1] for item in node["anyOf"] if "$ref" in item]
         rest = [item for item in node["anyOf"] if "$ref" not in item]
         strings = [item for item in rest if item.get("type") == "string"]
         assert refs and [item for item in rest if item not in strings] in ([], [{"type": "null"}]), node
+        assert not any("anyOf" in schemas[name] or "oneOf" in schemas[name] for name in refs), node
         if strings:  # an open enum
             assert refs == [refs[0]] and "enum" in schemas[refs[0]] and len(strings) == 1, node
             assert node["anyOf"][0] == {"$ref": f"#/components/schemas/{refs[0]}"}, node
@@ -106,12 +117,21 @@ def test_no_construct_generators_trip_over(spec: dict[str, Any]) -> None:
             assert types in (listed, [*listed, None]), node  # the unlisted event, if any (a plain string `type`), last
 
 
+def test_each_feed_item_is_its_union_or_the_unlisted_event(spec: dict[str, Any]) -> None:
+    """A page's items are the forms of the feed's union (the oneOf a stream's `data:` holds, its
+    `$defs.event`), then the unlisted event: the same events, flat."""
+    schemas = spec["components"]["schemas"]
+    for page, union, unlisted in (
+        ("EventPage", "FeedEvent", "UnlistedFeedEvent"),
+        ("PlayerEventPage", "PlayerEvent", "UnlistedPlayerEvent"),
+    ):
+        items = schemas[page]["properties"]["items"]["items"]["anyOf"]
+        assert items == [*schemas[union]["oneOf"], {"$ref": f"#/components/schemas/{unlisted}"}]
+
+
 def _event_forms(schemas: dict[str, Any], name: str) -> list[str | None]:
-    """The `type` values the component ``name`` accepts: its one value, None for any string, or, for a
-    union of events, its forms'."""
+    """The `type` values the component ``name`` accepts: its one value, or None for any string."""
     schema = schemas[name]
-    if "anyOf" in schema:
-        return [value for form in schema["anyOf"] for value in _event_forms(schemas, form["$ref"].rsplit("/", 1)[1])]
     kind = schema["properties"]["type"]
     assert kind["type"] == "string" and "type" in schema["required"], name
     if "enum" not in kind:

@@ -948,8 +948,7 @@ export interface components {
             seat: number;
             trick_number: number;
             /**
-             * @description A card was played.
-             * @example card_played
+             * @description A card was played. (enum property replaced by openapi-typescript)
              * @enum {string}
              */
             type: "card_played";
@@ -979,8 +978,7 @@ export interface components {
             /** @description The game as it stands: its clock, `rated`, its seats. */
             state: components["schemas"]["Game"];
             /**
-             * @description Another player challenged you: a seat of a new game is reserved for you. Accept with `joinGame` (`{"player": "me"}`), decline with `declineChallenge`; unanswered by `expires_at`, the game is cancelled.
-             * @example challenge_received
+             * @description Another player challenged you: a seat of a new game is reserved for you. Accept with `joinGame` (`{"player": "me"}`), decline with `declineChallenge`; unanswered by `expires_at`, the game is cancelled. (enum property replaced by openapi-typescript)
              * @enum {string}
              */
             type: "challenge_received";
@@ -1156,7 +1154,7 @@ export interface components {
         };
         EventPage: {
             /** @description The events after `after`, oldest first (without `after`: the `game` event). */
-            items: (components["schemas"]["FeedEvent"] | components["schemas"]["UnlistedFeedEvent"])[];
+            items: (components["schemas"]["GameEvent"] | components["schemas"]["SeatTakenEvent"] | components["schemas"]["SeatLeftEvent"] | components["schemas"]["HandDealtEvent"] | components["schemas"]["HandEvent"] | components["schemas"]["CardPlayedEvent"] | components["schemas"]["TrickWonEvent"] | components["schemas"]["HandEndedEvent"] | components["schemas"]["GameFinishedEvent"] | components["schemas"]["RematchCreatedEvent"] | components["schemas"]["GameCancelledEvent"] | components["schemas"]["UnlistedFeedEvent"])[];
             /** @description The id of the last event given (or `after`): the next `after`. */
             last_id: number;
         };
@@ -1233,8 +1231,7 @@ export interface components {
             /** @description `declined` (the player a seat was reserved for declined it) or `expired` (it was not taken in time). Open: later versions may add reasons. */
             reason: components["schemas"]["CancelReason"] | string;
             /**
-             * @description The game, not started, was cancelled (contract 1.3): a seat reserved for a player was declined, or its wait ran out. It never starts; the stream ends after this event.
-             * @example game_cancelled
+             * @description The game, not started, was cancelled (contract 1.3): a seat reserved for a player was declined, or its wait ran out. It never starts; the stream ends after this event. (enum property replaced by openapi-typescript)
              * @enum {string}
              */
             type: "game_cancelled";
@@ -1252,8 +1249,7 @@ export interface components {
              */
             id: number;
             /**
-             * @description The whole current state: the first event of every stream that does not resume.
-             * @example game
+             * @description The whole current state: the first event of every stream that does not resume. (enum property replaced by openapi-typescript)
              * @enum {string}
              */
             type: "game";
@@ -1271,8 +1267,7 @@ export interface components {
             /** @description Final scores, by seat. */
             scores: number[];
             /**
-             * @description The game is over: the stream ends after this event.
-             * @example game_finished
+             * @description The game is over: the stream ends after this event. (enum property replaced by openapi-typescript)
              * @enum {string}
              */
             type: "game_finished";
@@ -1309,8 +1304,7 @@ export interface components {
             /** @description Your seat. */
             seat: number;
             /**
-             * @description A game you sat in is over.
-             * @example game_result
+             * @description A game you sat in is over. (enum property replaced by openapi-typescript)
              * @enum {string}
              */
             type: "game_result";
@@ -1333,8 +1327,7 @@ export interface components {
             /** @description Your seat. */
             seat: number;
             /**
-             * @description A game you sit in started: its third seat was taken (or it was made full).
-             * @example game_started
+             * @description A game you sit in started: its third seat was taken (or it was made full). (enum property replaced by openapi-typescript)
              * @enum {string}
              */
             type: "game_started";
@@ -1384,8 +1377,7 @@ export interface components {
             /** @description The player on the dealer's right, who shuffled. */
             shuffler: number;
             /**
-             * @description A hand was dealt: its commitment binds the deal (the seed comes with `hand_ended`).
-             * @example hand_dealt
+             * @description A hand was dealt: its commitment binds the deal (the seed comes with `hand_ended`). (enum property replaced by openapi-typescript)
              * @enum {string}
              */
             type: "hand_dealt";
@@ -1407,8 +1399,7 @@ export interface components {
             /** @description The hand's seed, in hex: SHA-256 of it is the commitment. */
             seed: string;
             /**
-             * @description A hand is over: its seed is revealed, so anyone can check its deal.
-             * @example hand_ended
+             * @description A hand is over: its seed is revealed, so anyone can check its deal. (enum property replaced by openapi-typescript)
              * @enum {string}
              */
             type: "hand_ended";
@@ -1429,8 +1420,7 @@ export interface components {
             /** @description Your seat. */
             seat: number;
             /**
-             * @description Private: the cards dealt to your seat. Sent only to a stream authenticated as that seat.
-             * @example hand
+             * @description Private: the cards dealt to your seat. Sent only to a stream authenticated as that seat. (enum property replaced by openapi-typescript)
              * @enum {string}
              */
             type: "hand";
@@ -1538,8 +1528,7 @@ export interface components {
             /** @description Your ticket's id. */
             ticket: string;
             /**
-             * @description Quick play matched your ticket: the new game is dealt by the server.
-             * @example match_found
+             * @description Quick play matched your ticket: the new game is dealt by the server. (enum property replaced by openapi-typescript)
              * @enum {string}
              */
             type: "match_found";
@@ -1667,7 +1656,7 @@ export interface components {
         PlayerEvent: components["schemas"]["PlayerStateEvent"] | components["schemas"]["MatchFoundEvent"] | components["schemas"]["GameStartedEvent"] | components["schemas"]["YourTurnEvent"] | components["schemas"]["GameResultEvent"] | components["schemas"]["RematchOfferedEvent"] | components["schemas"]["ChallengeReceivedEvent"] | components["schemas"]["PlayerGameCancelledEvent"];
         PlayerEventPage: {
             /** @description The events after `after`, oldest first (without `after`: the `player` event). */
-            items: (components["schemas"]["PlayerEvent"] | components["schemas"]["UnlistedPlayerEvent"])[];
+            items: (components["schemas"]["PlayerStateEvent"] | components["schemas"]["MatchFoundEvent"] | components["schemas"]["GameStartedEvent"] | components["schemas"]["YourTurnEvent"] | components["schemas"]["GameResultEvent"] | components["schemas"]["RematchOfferedEvent"] | components["schemas"]["ChallengeReceivedEvent"] | components["schemas"]["PlayerGameCancelledEvent"] | components["schemas"]["UnlistedPlayerEvent"])[];
             /** @description The id of the last event given (or `after`): the next `after`. */
             last_id: number;
         };
@@ -1744,8 +1733,7 @@ export interface components {
             /** @description Your seat (taken, or reserved for you). */
             seat: number;
             /**
-             * @description A game you sat in, or had a seat reserved in, was cancelled before it started: it never will.
-             * @example game_cancelled
+             * @description A game you sat in, or had a seat reserved in, was cancelled before it started: it never will. (enum property replaced by openapi-typescript)
              * @enum {string}
              */
             type: "game_cancelled";
@@ -1783,8 +1771,7 @@ export interface components {
             /** @description Your profile. */
             player: components["schemas"]["Player"];
             /**
-             * @description Your state: the first event of every stream or page that does not resume.
-             * @example player
+             * @description Your state: the first event of every stream or page that does not resume. (enum property replaced by openapi-typescript)
              * @enum {string}
              */
             type: "player";
@@ -2126,8 +2113,7 @@ export interface components {
             /** @description The new game's id; each seat takes its place with `rematchGame`. */
             rematch: string;
             /**
-             * @description A seat of the finished game asked for a rematch (`rematchGame`). It follows `game_finished`, after which a stream has ended: a long poll or a stream resumed after that event receives it.
-             * @example rematch_created
+             * @description A seat of the finished game asked for a rematch (`rematchGame`). It follows `game_finished`, after which a stream has ended: a long poll or a stream resumed after that event receives it. (enum property replaced by openapi-typescript)
              * @enum {string}
              */
             type: "rematch_created";
@@ -2147,8 +2133,7 @@ export interface components {
             /** @description Your seat at the finished game. */
             seat: number;
             /**
-             * @description Another seat of a finished game you sat in asked for a rematch.
-             * @example rematch_offered
+             * @description Another seat of a finished game you sat in asked for a rematch. (enum property replaced by openapi-typescript)
              * @enum {string}
              */
             type: "rematch_offered";
@@ -2266,8 +2251,7 @@ export interface components {
             /** @description The seat left. */
             seat: number;
             /**
-             * @description A person left: a bot plays the seat now, or (before the start) it is open again.
-             * @example seat_left
+             * @description A person left: a bot plays the seat now, or (before the start) it is open again. (enum property replaced by openapi-typescript)
              * @enum {string}
              */
             type: "seat_left";
@@ -2309,8 +2293,7 @@ export interface components {
             /** @description The seat taken. */
             seat: number;
             /**
-             * @description A player took an open seat.
-             * @example seat_taken
+             * @description A player took an open seat. (enum property replaced by openapi-typescript)
              * @enum {string}
              */
             type: "seat_taken";
@@ -2395,8 +2378,7 @@ export interface components {
             id: number;
             trick: components["schemas"]["Trick"];
             /**
-             * @description The third card settled a trick.
-             * @example trick_won
+             * @description The third card settled a trick. (enum property replaced by openapi-typescript)
              * @enum {string}
              */
             type: "trick_won";
@@ -2471,8 +2453,7 @@ export interface components {
              */
             turn_deadline: string | null;
             /**
-             * @description Your seat is to act in this game (after a change by anyone): deal or play. It carries what the move needs (`state`, and `hand` to play), so a script moves with one request.
-             * @example your_turn
+             * @description Your seat is to act in this game (after a change by anyone): deal or play. It carries what the move needs (`state`, and `hand` to play), so a script moves with one request. (enum property replaced by openapi-typescript)
              * @enum {string}
              */
             type: "your_turn";

@@ -41,6 +41,7 @@ __all__ = [
     "EventsQuerySchema",
     "UnlistedFeedEventSchema",
     "event_union",
+    "feed_item",
     "render_event",
 ]
 
@@ -226,25 +227,38 @@ assert EVENT_SCHEMAS.keys() == EVENT_TYPES.keys(), "every type of event has its 
 
 def event_union(description: str, schemas: dict[str, type[ResponseSchema]]) -> dict[str, Any]:
     """The spec's union of the listed events' schemas (each a component named after its schema),
-    told apart by ``type``. A feed's items are this union or the feed's unlisted event
-    (:data:`FEED_ITEM`): a client generated from the spec reads an event of a type added since as
-    that, and skips it, instead of failing on it."""
-    refs = {name: f"#/components/schemas/{schema.__name__.removesuffix('Schema')}" for name, schema in schemas.items()}
+    told apart by ``type``: a ``oneOf`` with a ``discriminator`` (each form has its own one-value
+    ``type``, so an event is exactly one of them; generators make a tagged union of it, where an
+    ``anyOf`` made openapi-generator flatten or mistype it). It was an ``anyOf`` of the same forms up
+    to 1.3.0: the events it admits are the same (docs/compatibility.md, "Unions of responses")."""
+    refs = {name: f"#/components/schemas/{_component(schema)}" for name, schema in schemas.items()}
     return {
         "description": description,
-        "anyOf": [{"$ref": ref} for ref in refs.values()],
+        "oneOf": [{"$ref": ref} for ref in refs.values()],
         "discriminator": {"propertyName": "type", "mapping": refs},
     }
 
 
-#: The union of every event, for the spec: what a stream's `data:` and a long poll's items hold.
+def feed_item(schemas: dict[str, type[ResponseSchema]], unlisted: str) -> list[str]:
+    """A feed's item in the spec (``items_ref``): any listed event, or the feed's unlisted event (a type
+    added since, to skip), last, an ``anyOf`` of them all. Not the union component then the unlisted
+    one: openapi-generator's python types a union inside a union wrongly (mypy refuses its
+    ``to_dict``); the flat ``anyOf`` admits the same events."""
+    return [*(_component(schema) for schema in schemas.values()), unlisted]
+
+
+def _component(schema: type[ResponseSchema]) -> str:
+    return schema.__name__.removesuffix("Schema")
+
+
+#: The union of every event, for the spec: what a stream's `data:` holds.
 FEED_EVENT_COMPONENT = event_union(
     "One change of a game (or, first, its whole state), told by its `type`: the types this version lists. "
     "A feed may also carry events of types added since (`UnlistedFeedEvent`): skip them.",
     EVENT_SCHEMAS,
 )
 #: What a game feed's item is: a listed event, or one of a type added since (to skip).
-FEED_ITEM = ["FeedEvent", "UnlistedFeedEvent"]
+FEED_ITEM = feed_item(EVENT_SCHEMAS, "UnlistedFeedEvent")
 
 _DUMPERS = {name: build_dumper(schema()) for name, schema in EVENT_SCHEMAS.items()}
 

@@ -8,7 +8,7 @@ from flask.views import MethodView
 
 from ....events import EventFeed
 from ...common import Blueprint, bearer_token
-from ..events.routes import EVENT_STREAM, LAST_EVENT_ID, feed, serve
+from ..events.routes import EVENT_STREAM, LAST_EVENT_ID, feed, serve, stream_schema
 from ..events.schemas import EventsQuerySchema
 from .schemas import PlayerEventPageSchema
 
@@ -24,7 +24,7 @@ blp = Blueprint(
 SSE_DESCRIPTION = f"""\
 With `Accept: {EVENT_STREAM}`: Server-Sent Events. Each event has an `id:` (per player, strictly
 increasing: send the last one back as `Last-Event-ID` to resume), an `event:` (its `type`) and a
-`data:` line holding one `PlayerEvent`. The stream starts with the `player` event unless it
+`data:` line holding one `PlayerEvent` (`$defs.event`). The stream starts with the `player` event unless it
 resumes, never ends by itself (only when its key is replaced: then it ends at once), and sends a
 comment line when idle (every 15 seconds by default, always under 20). Event types are added
 within v1: skip an event whose `type` you do not know (`UnlistedPlayerEvent`)."""
@@ -39,7 +39,7 @@ class PlayerEventViews(MethodView):
         responses={
             200: {
                 "description": "The events: a stream, or a page of them.",
-                "content": {EVENT_STREAM: {"schema": {"type": "string", "description": SSE_DESCRIPTION}}},
+                "content": {EVENT_STREAM: {"schema": stream_schema(SSE_DESCRIPTION, "PlayerEvent")}},
             }
         },
     )

@@ -24,7 +24,7 @@ from ....games import (
 from ....players import PlayerStateEvent
 from ...compiled_dumpers import build_dumper
 from ...schemas import ACTION_KINDS, GameSchema, HandSchema, ResponseSchema
-from ..events.schemas import event_union
+from ..events.schemas import event_union, feed_item
 from ..players.schemas import PlayerGameSchema, PlayerSchema
 
 __all__ = [
@@ -241,7 +241,7 @@ PLAYER_EVENT_COMPONENT = event_union(
     PLAYER_EVENT_SCHEMAS,
 )
 #: What a player feed's item is: a listed event, or one of a type added since (to skip).
-PLAYER_FEED_ITEM = ["PlayerEvent", "UnlistedPlayerEvent"]
+PLAYER_FEED_ITEM = feed_item(PLAYER_EVENT_SCHEMAS, "UnlistedPlayerEvent")
 
 _DUMPERS = {name: build_dumper(schema()) for name, schema in PLAYER_EVENT_SCHEMAS.items()}
 

@@ -1,0 +1,290 @@
+// @ts-check
+/**
+ * A bot player, as examples/bot_player.py is in Python, on the coins-client package: it keeps a
+ * player key, queues for quick play, and plays game after game from its own feed (`followPlayer`,
+ * the package's typed reader: resumes with `Last-Event-ID`, a silence timeout, an error when the
+ * feed is lost): `player` → act in the games that wait, else queue; `match_found`, `game_started`
+ * → a new table; `your_turn` → deal, or play a random card of the hand it carries; `game_result`
+ * → the place and the rating change, then queue again until `--games` are done. A waiting ticket
+ * is re-read every 25 seconds (it expires after 30 unread). Every POST carries an
+ * `Idempotency-Key`, kept across its retries (network errors, 5xx, 429 after `Retry-After`,
+ * `409 idempotency_key_in_use`), so the server applies it once.
+ *
+ *   node examples/bot_player.mjs --base-url http://127.0.0.1:8000 --key-file ~/.coins-bot.key --games 3
+ *
+ * With `--webhook URL` it follows no stream: it makes a webhook pointing at `URL` (the public https
+ * address where `--listen HOST:PORT` is reached: HTTPS with `--tls-cert` and `--tls-key`, or plain
+ * HTTP behind a proxy that ends TLS), sleeps until a signed delivery arrives, verifies it (`verify`:
+ * the Standard Webhooks scheme, docs/players.md "Notifications") and acts on it as on a feed event;
+ * a delivery that does not verify is answered 401 and ignored. It deletes the webhook as it stops.
+ */
+import { createHmac, randomUUID, timingSafeEqual } from "node:crypto";
+import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { createServer as createHttpServer } from "node:http";
+import { createServer as createHttpsServer } from "node:https";
+import { pathToFileURL } from "node:url";
+import { createCoinsClient, followPlayer } from "coins-client";
+
+/** @typedef {import("coins-client").PlayerEvent} PlayerEvent */
+/** @typedef {import("coins-client").components["schemas"]} Schemas */
+
+const RETRIES = 4; // a request is tried at most 5 times
+const TICKET_EVERY_MS = 25_000;
+const TOLERANCE_SECONDS = 300; // a delivery's timestamp at most five minutes from now
+const MOST_BODY = 1024 * 1024;
+/** Refusals that only mean the game moved on before our request arrived: the feed says what next. */
+const STALE = ["not_your_turn", "no_hand_in_progress", "hand_in_progress", "game_finished", "not_dealer"];
+const WEBHOOK_TYPES = /** @type {const} */ (["your_turn", "match_found", "game_started", "game_result", "rematch_offered"]);
+
+const sleep = (/** @type {number} */ ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** `fetch` with an `Idempotency-Key` on every POST and bounded retries of what may succeed later. */
+export async function fetchWithRetries(/** @type {Request} */ request) {
+  if (request.method === "POST" && !request.headers.has("Idempotency-Key")) request.headers.set("Idempotency-Key", randomUUID());
+  for (let attempt = 0; ; attempt++) {
+    let wait = Math.min(250 * 2 ** attempt, 30_000) * (0.5 + Math.random() / 2);
+    try {
+      const response = await fetch(request.clone());
+      const inUse = response.status === 409 && (await response.clone().text()).includes("idempotency_key_in_use");
+      if (!(response.status >= 500 || response.status === 429 || inUse) || attempt >= RETRIES) return response;
+      wait = Number(response.headers.get("Retry-After")) * 1000 || wait;
+    } catch (error) {
+      if (attempt >= RETRIES) throw error; // the network: the request may or may not have arrived
+    }
+    await sleep(Math.min(wait, 30_000));
+  }
+}
+
+/**
+ * The event a delivery carries, if its Standard Webhooks signature is `secret`'s and its timestamp
+ * recent; else null. The HMAC-SHA256, keyed with the secret's bytes (base64 after `whsec_`), of
+ * `<webhook-id>.<webhook-timestamp>.<body>`, in base64, is one of the `v1,` signatures.
+ * @param {string} secret @param {Record<string, string | string[] | undefined>} headers @param {Buffer} body
+ * @returns {PlayerEvent | null}
+ */
+export function verify(secret, headers, body, now = Date.now() / 1000) {
+  const [id, timestamp, signatures] = ["webhook-id", "webhook-timestamp", "webhook-signature"].map((name) => String(headers[name] ?? ""));
+  if (!id || !/^\d+$/.test(timestamp ?? "") || Math.abs(now - Number(timestamp)) > TOLERANCE_SECONDS) return null;
+  const key = Buffer.from(secret.replace(/^whsec_/, ""), "base64");
+  const expected = createHmac("sha256", key).update(`${id}.${timestamp}.`).update(body).digest();
+  const matches = (signatures ?? "").split(" ").some((signature) => {
+    const [version, value] = signature.split(",");
+    const given = Buffer.from(value ?? "", "base64");
+    return version === "v1" && given.length === expected.length && timingSafeEqual(given, expected);
+  });
+  return matches ? JSON.parse(body.toString("utf8")) : null;
+}
+
+/** A server on `listen` (`host:port`) whose verified deliveries go to `onEvent`, each `webhook-id` once. */
+function receive(/** @type {string} */ secret, /** @type {string} */ listen, /** @type {{cert?: string, key?: string}} */ tls, /** @type {(event: PlayerEvent) => void} */ onEvent) {
+  const seen = new Set(); // a retry of a delivery handled is acknowledged, not handled again
+  /** @type {import("node:http").RequestListener} */
+  const handler = (request, response) => {
+    /** @type {Buffer[]} */
+    const chunks = [];
+    let size = 0;
+    request.on("data", (/** @type {Buffer} */ chunk) => {
+      size += chunk.length;
+      if (size <= MOST_BODY) chunks.push(chunk);
+    });
+    request.on("end", () => {
+      const event = size <= MOST_BODY ? verify(secret, request.headers, Buffer.concat(chunks)) : null;
+      response.writeHead(size > MOST_BODY ? 413 : event ? 204 : 401).end();
+      const id = request.headers["webhook-id"];
+      if (event && !seen.has(id)) {
+        seen.add(id);
+        onEvent(event);
+      }
+    });
+  };
+  const server = tls.cert && tls.key
+    ? createHttpsServer({ cert: readFileSync(tls.cert), key: readFileSync(tls.key) }, handler)
+    : createHttpServer(handler);
+  const colon = listen.lastIndexOf(":");
+  server.listen(Number(listen.slice(colon + 1)), listen.slice(0, colon) || "127.0.0.1");
+  return server;
+}
+
+/** Runs the bot; the `game_result` events, one per game. */
+export async function runBot(/** @type {Record<string, string>} */ args) {
+  const baseUrl = args["base-url"] ?? "http://127.0.0.1:8000";
+  const games = Number(args.games ?? 1);
+  const deadline = Date.now() + Number(args.timeout ?? 3600) * 1000;
+  const key = await loadKey(baseUrl, args["key-file"] ?? "", args.name ?? "Bot");
+  const me = createCoinsClient(baseUrl, { token: key, fetch: fetchWithRetries });
+  /** @type {Schemas["Queue"]} */
+  const queueBody = { target_score: Number(args["target-score"] ?? 15), rated: !("unrated" in args) };
+  if (args["bots-after"] !== undefined) queueBody.bots_after = Number(args["bots-after"]);
+  const active = new Set(); // games in progress it sits in
+  const acted = new Map(); // per game, the version it last acted on
+  /** @type {Schemas["GameResultEvent"][]} */
+  const results = [];
+  /** @type {string | null} */
+  let ticket = null; // its waiting ticket ("?": one of an earlier run)
+  const ok = async (/** @type {Promise<{data?: any, error?: any}>} */ answer) => {
+    const { data, error } = await answer;
+    if (error) throw Object.assign(new Error(`${error.status} ${error.code}: ${error.detail}`), { code: error.code });
+    return data;
+  };
+
+  const queue = async () => {
+    if (active.size > 0 || ticket !== null || results.length + active.size >= games) return;
+    const { data, error } = await me.POST("/v1/queue", { body: queueBody });
+    if (error && error.code !== "already_queued") throw new Error(`${error.status} ${error.code}: ${error.detail}`);
+    ticket = data ? data.id : "?";
+    if (data) console.log(`queued: ticket ${data.id} (first to ${data.target_score}, rated ${data.rated})`);
+  };
+  const checkTicket = async () => {
+    if (ticket === null || ticket === "?") return;
+    const read = await ok(me.GET("/v1/queue/{ticket_id}", { params: { path: { ticket_id: ticket } } }));
+    if (read.status === "matched" && read.game) {
+      ticket = null;
+      active.add(read.game);
+    } else if (read.status === "expired" || read.status === "cancelled") {
+      console.log(`ticket ${ticket} ${read.status}: queueing again`);
+      ticket = null;
+      await queue();
+    }
+  };
+  const act = async (/** @type {string} */ game, /** @type {number} */ version, /** @type {string} */ action, /** @type {Schemas["Hand"] | null} */ hand) => {
+    if ((acted.get(game) ?? -1) >= version) return;
+    acted.set(game, version);
+    const path = { params: { path: { game_id: game } } };
+    try {
+      if (action === "deal") return void (await ok(me.POST("/v1/games/{game_id}/hands", path)));
+      if (action !== "play") return console.log(`game ${game} asks for \`${action}\`, which this bot does not know: skipped`);
+      const held = hand ?? (await ok(me.GET("/v1/games/{game_id}/hand", path)));
+      const card = held.cards[Math.floor(Math.random() * held.cards.length)];
+      if (card === undefined) return;
+      const { trick } = await ok(me.POST("/v1/games/{game_id}/plays", { ...path, body: { card } }));
+      if (trick.winner !== null && trick.winner === held.seat) console.log(`${game}: took trick ${trick.trick_number} of hand ${trick.hand_number} with ${card}`);
+    } catch (error) {
+      if (!STALE.includes(/** @type {any} */ (error).code)) throw error;
+    }
+  };
+  const handle = async (/** @type {PlayerEvent} */ event) => {
+    switch (event.type) {
+      case "player":
+        console.log(`player ${event.player.name}: rating ${event.player.rating.value}, ${event.games.length} games in progress`);
+        for (const game of event.games) {
+          active.add(game.id);
+          if (game.your_turn) await act(game.id, game.version, game.status === "waiting_for_deal" ? "deal" : "play", null);
+        }
+        break;
+      case "match_found":
+        console.log(`match found: game ${event.game}`);
+        ticket = null;
+        active.add(event.game);
+        break;
+      case "game_started":
+        console.log(`game ${event.game} started: seat ${event.seat}`);
+        active.add(event.game);
+        if (ticket === "?") ticket = null;
+        break;
+      case "your_turn":
+        active.add(event.game);
+        await act(event.game, event.version, event.action, event.hand);
+        break;
+      case "game_result": {
+        active.delete(event.game);
+        acted.delete(event.game);
+        results.push(event);
+        const r = event.rating;
+        const change = r ? `rating ${r.before} -> ${r.after} (${r.after >= r.before ? "+" : ""}${r.after - r.before})` : "unrated";
+        console.log(`game ${results.length}/${games} ${event.game} over: place ${event.place} (scores ${event.scores.join(", ")}); ${change}`);
+        break;
+      }
+      case "rematch_offered":
+        console.log(`rematch of ${event.game} offered by seat ${event.seat} (not taken)`);
+        break;
+      default: // challenges, cancelled games, and types added since: not this bot's business
+    }
+    await queue();
+  };
+
+  const stop = new AbortController();
+  const timer = setTimeout(() => stop.abort(new Error(`no end of ${games} games in time`)), Math.max(0, deadline - Date.now()));
+  const ticketTimer = setInterval(() => void checkTicket().catch((error) => stop.abort(error)), TICKET_EVERY_MS);
+  try {
+    if (args.webhook) {
+      await byWebhook(me, args, handle, () => results.length >= games, stop.signal);
+    } else {
+      for await (const event of followPlayer(baseUrl, { token: key, signal: stop.signal })) {
+        await handle(event);
+        if (results.length >= games) break;
+      }
+    }
+  } finally {
+    clearTimeout(timer);
+    clearInterval(ticketTimer);
+  }
+  return results;
+}
+
+/** Plays from verified deliveries to a webhook of `args.webhook` until `done()`; the webhook is deleted as it ends. */
+async function byWebhook(/** @type {import("coins-client").CoinsClient} */ me, /** @type {Record<string, string>} */ args, /** @type {(event: PlayerEvent) => Promise<void>} */ handle, /** @type {() => boolean} */ done, /** @type {AbortSignal} */ signal) {
+  const { data: made, error } = await me.POST("/v1/players/me/webhooks", { body: { url: args.webhook ?? "", types: [...WEBHOOK_TYPES] } });
+  if (error) throw new Error(`${error.status} ${error.code}: ${error.detail}`);
+  /** @type {PlayerEvent[]} */
+  const waiting = [];
+  /** @type {() => void} */
+  let wake = () => {};
+  const tls = { ...(args["tls-cert"] ? { cert: args["tls-cert"] } : {}), ...(args["tls-key"] ? { key: args["tls-key"] } : {}) };
+  const server = receive(made.secret, args.listen ?? "127.0.0.1:8443", tls, (event) => {
+    waiting.push(event);
+    wake();
+  });
+  console.log(`webhook ${made.id}: deliveries to ${args.webhook}, received on ${args.listen ?? "127.0.0.1:8443"}`);
+  signal.addEventListener("abort", () => wake());
+  try {
+    const first = await me.GET("/v1/players/me/events", { params: { query: { wait: 0 } } });
+    const state = typeof first.data === "object" ? first.data.items[0] : undefined; // the JSON page, not the stream
+    if (state?.type === "player") await handle(/** @type {PlayerEvent} */ (state));
+    while (!done()) {
+      signal.throwIfAborted();
+      const event = waiting.shift();
+      if (event) await handle(event);
+      else await new Promise((resolve) => (wake = () => resolve(undefined))); // asleep until a delivery
+    }
+  } finally {
+    server.close();
+    await me.DELETE("/v1/players/me/webhooks/{webhook_id}", { params: { path: { webhook_id: made.id } } });
+  }
+}
+
+/** The key in `keyFile`; or a new player's, written there with mode 0600 (never printed). */
+async function loadKey(/** @type {string} */ baseUrl, /** @type {string} */ keyFile, /** @type {string} */ name) {
+  if (!keyFile) throw new Error("--key-file is required");
+  if (existsSync(keyFile)) {
+    if ((statSync(keyFile).mode & 0o077) !== 0) console.error(`warning: ${keyFile} is readable by others (chmod 600 it)`);
+    return readFileSync(keyFile, "utf8").trim();
+  }
+  const { data, error } = await createCoinsClient(baseUrl, { fetch: fetchWithRetries }).POST("/v1/players", { body: { name } });
+  if (error) throw new Error(`${error.status} ${error.code}: ${error.detail}`);
+  writeFileSync(keyFile, `${data.key}\n`, { mode: 0o600, flag: "wx" }); // wx: never overwrite another run's key
+  console.log(`created player ${data.name} (${data.id}); key saved in ${keyFile}`);
+  return data.key;
+}
+
+/** `--name value` and `--flag` pairs. */
+function parse(/** @type {string[]} */ argv) {
+  /** @type {Record<string, string>} */
+  const args = {};
+  for (let i = 0; i < argv.length; i++) {
+    const name = (argv[i] ?? "").replace(/^--/, "");
+    if (name === "unrated") args[name] = "1";
+    else args[name] = argv[++i] ?? "";
+  }
+  return args;
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const started = Date.now();
+  runBot(parse(process.argv.slice(2))).then(
+    (results) => console.log(`${results.length} games played in ${((Date.now() - started) / 1000).toFixed(1)} s`),
+    (error) => {
+      console.error(`error: ${error.message}`);
+      process.exit(1);
+    },
+  );
+}

@@ -6,6 +6,7 @@ import base64
 import binascii
 import ipaddress
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 
@@ -156,16 +157,18 @@ class Settings:
                 raise ConfigError(f"WEBHOOK_ALLOW_NETWORKS: {network!r} is not a network (CIDR)") from None
         if self.webhook_ca_bundle and not os.path.isfile(self.webhook_ca_bundle):
             raise ConfigError("WEBHOOK_CA_BUNDLE must name a file of CA certificates")
-        if self.vapid_private_key:
+        vapid = self.vapid_private_key.rstrip("=")
+        if vapid:
             try:
-                raw = base64.urlsafe_b64decode(
-                    self.vapid_private_key.rstrip("=") + "=" * (-len(self.vapid_private_key.rstrip("=")) % 4)
-                )
+                raw = base64.urlsafe_b64decode(vapid + "=" * (-len(vapid) % 4))
                 if len(raw) != 32 or not 0 < int.from_bytes(raw, "big") < P256_ORDER:
                     raise ValueError
             except (ValueError, binascii.Error):
                 raise ConfigError("VAPID_PRIVATE_KEY must be a P-256 private key: 32 bytes in base64url") from None
-        if not self.vapid_subject.startswith(("mailto:", "https://")) or len(self.vapid_subject) > 200:
+        if (
+            not re.fullmatch(r"mailto:[^@\s]+@[^@\s]+|https://[^\s/]+(/\S*)?", self.vapid_subject)
+            or len(self.vapid_subject) > 200
+        ):
             raise ConfigError("VAPID_SUBJECT must be a mailto: or https:// URL (a contact for push services)")
 
     @property

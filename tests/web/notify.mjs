@@ -1,12 +1,12 @@
 // "Notify me when it is my turn": a signed-in player turns the switch on; permission is asked only then (granted
 // here through the browser context); the service worker registers at /service-worker.js for the whole site; the
-// browser's subscription is POSTed to the service (201) with the page's key; off deletes it. Headless Chromium has
+// browser's subscription is POSTed to the service (201) with the page's key; off, or signing out, deletes it. Headless Chromium has
 // no push service to subscribe with, so the page's PushManager.subscribe answers a stand-in subscription (an
 // endpoint on loopback, which the test server allows: WEBHOOK_ALLOW_NETWORKS) made of a real P-256 key.
 
 import assert from "node:assert/strict";
 
-import { BASE_URL, assertAccessible, assertNoConsoleErrors, openPage, scenario, screenshot } from "./browser.mjs";
+import { BASE_URL, STEP_MS, assertAccessible, assertNoConsoleErrors, openPage, scenario, screenshot } from "./browser.mjs";
 
 /** Before any script of the page: a PushManager that subscribes with a stand-in, and a count of permission asks. */
 function standInPush() {
@@ -83,11 +83,15 @@ await scenario(async (browser) => {
   const game = "0".repeat(26);
   const data = JSON.stringify({ type: "your_turn", game, turn_deadline: null });
   await cdp.send("ServiceWorker.deliverPushMessage", { origin: BASE_URL, registrationId: registration.registrationId, data });
-  const shown = await page.waitForFunction(async () => {
-    const notes = await (await navigator.serviceWorker.ready).getNotifications();
-    return notes.length ? notes.map((note) => ({ title: note.title, body: note.body, tag: note.tag })) : null;
-  });
-  assert.deepEqual(await shown.jsonValue(), [{ title: "Your turn", body: "It is your turn in a game of Coins.", tag: `your_turn:${game}` }]);
+  let shown = [];
+  for (let waited = 0; shown.length === 0 && waited < STEP_MS; waited += 100) {
+    shown = await page.evaluate(async () => {
+      const notes = await (await navigator.serviceWorker.ready).getNotifications();
+      return notes.map((note) => ({ title: note.title, body: note.body, tag: note.tag }));
+    });
+    if (shown.length === 0) await page.waitForTimeout(100);
+  }
+  assert.deepEqual(shown, [{ title: "Your turn", body: "It is your turn in a game of Coins.", tag: `your_turn:${game}` }]);
 
   // A reload keeps the switch on; off deletes the service's subscription.
   await page.reload();
@@ -96,6 +100,18 @@ await scenario(async (browser) => {
   const deleted = page.waitForResponse((answer) => answer.url().includes(`/push-subscriptions/${made.id}`) && answer.request().method() === "DELETE");
   await page.locator("#notify-switch").uncheck();
   assert.equal((await deleted).status(), 204);
+  assert.equal(await page.evaluate(() => localStorage.getItem("coins.notify")), null);
+
+  // On again, then signing out of this browser ends the subscription too (another player may sign in here).
+  const again = page.waitForResponse((answer) => answer.url().endsWith("/push-subscriptions") && answer.request().method() === "POST");
+  await page.locator("#notify-switch").check();
+  const second = await (await again).json();
+  await page.waitForFunction(() => localStorage.getItem("coins.notify"));
+  const ended = page.waitForResponse((answer) => answer.url().includes(`/push-subscriptions/${second.id}`) && answer.request().method() === "DELETE");
+  await page.goto(`${BASE_URL}/#/me`);
+  await page.click("#key-forget");
+  await page.click("#key-confirm");
+  assert.equal((await ended).status(), 204);
   assert.equal(await page.evaluate(() => localStorage.getItem("coins.notify")), null);
 
   // Blocked notifications: the switch stays off and says why.

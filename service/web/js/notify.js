@@ -59,8 +59,14 @@ export async function turnOff(key) {
   const held = loadNotify();
   localStorage.removeItem(NOTIFY_KEY);
   if (held) await api.deletePushSubscription(key, held.id).catch(() => null); // gone already: nothing to undo
+  if (!supported()) return;
   const registration = await navigator.serviceWorker.getRegistration("/");
   await (await registration?.pushManager.getSubscription())?.unsubscribe();
+}
+
+/** Signing out: the player's push subscription from this browser ends too (another player may sign in here). @param {string} key @param {string} playerId */
+export function forgetNotify(key, playerId) {
+  if (loadNotify()?.player === playerId) turnOff(key).catch(() => null);
 }
 
 /**

@@ -19,6 +19,7 @@ from .api.context import (
     EXTENSION,
     PLAYER_FEEDS_EXTENSION,
     PLAYERS_EXTENSION,
+    PUSH_EXTENSION,
     QUEUE_EXTENSION,
     RATINGS_EXTENSION,
     WEBHOOKS_EXTENSION,
@@ -38,6 +39,7 @@ from .games import GameService, Pace
 from .games.player_events import decode_player_event
 from .observability import init_observability
 from .players import Accounts, PlayerFeeds, PlayerService, connect_quick_play, connect_ratings
+from .push import PushDeliverer, PushService, VapidKeys, private_from_raw, private_from_seed
 from .quickplay import QueueService
 from .ratings.reads import RatingReads
 from .store import Database, DatabaseUnavailable, GameStore
@@ -52,7 +54,8 @@ __all__ = ["create_app"]
 log = logging.getLogger(__name__)
 ADDRESS_KEY_SECRET = "address_hash_key"
 WEBHOOK_KEY_SECRET = "webhook_secrets_key"
-DELIVERER_EXTENSION = "coins.webhook_deliverer"  # the worker's deliveries to webhooks (service.webhooks.Deliverer)
+VAPID_KEY_SECRET = "vapid_private_key"
+DELIVERER_EXTENSION = "coins.deliverers"  # the worker's deliveries: to webhooks, and push messages (Deliverers)
 
 
 def create_app(settings: Settings | None = None) -> Flask:
@@ -125,9 +128,21 @@ def _address_key(settings: Settings, db: Database) -> Callable[[], bytes]:
     return lambda: bytes.fromhex(service_secret(db, ADDRESS_KEY_SECRET))
 
 
+class Deliverers:
+    """What the worker sends each pass: the webhooks' deliveries, then the push messages."""
+
+    def __init__(self, webhooks: Deliverer, push: PushDeliverer) -> None:
+        self.webhooks = webhooks
+        self.push = push
+
+    def deliver_due(self, now: Any) -> int:
+        return self.webhooks.deliver_due(now) + self.push.deliver_due(now)
+
+
 def _init_webhooks(app: Flask, settings: Settings, store: GameStore, games: GameService) -> None:
-    """The players' webhooks (their requests) and their deliveries (the worker's): one address
-    policy, one key for the secrets (``WEBHOOK_SECRETS_KEY``, else the one kept in the database)."""
+    """The players' webhooks and push subscriptions (their requests) and their deliveries (the
+    worker's): one address policy, one key for the secrets (``WEBHOOK_SECRETS_KEY``, else the one
+    kept in the database), one VAPID key (``VAPID_PRIVATE_KEY``, else the one kept in the database)."""
     policy = AddressPolicy(settings.webhook_allow_networks)
     configured = settings.webhook_secrets_key
 
@@ -139,7 +154,19 @@ def _init_webhooks(app: Flask, settings: Settings, store: GameStore, games: Game
     app.extensions[WEBHOOKS_EXTENSION] = WebhookService(games.unit_of_work, lambda: games.clock(), policy, box)
     render = lambda stored: render_player_event(decode_player_event(stored))  # noqa: E731
     context = tls_context(settings.webhook_ca_bundle)
-    app.extensions[DELIVERER_EXTENSION] = Deliverer(store.webhook_deliveries, policy, box, render, context)
+    webhooks = Deliverer(store.webhook_deliveries, policy, box, render, context)
+    configured_vapid = settings.vapid_private_key
+    keys = VapidKeys(
+        lambda: (
+            private_from_raw(configured_vapid)
+            if configured_vapid
+            else private_from_seed(service_secret(store.db, VAPID_KEY_SECRET))
+        )
+    )
+    app.before_request(keys.warm)
+    app.extensions[PUSH_EXTENSION] = PushService(games.unit_of_work, lambda: games.clock(), policy, box, keys)
+    push = PushDeliverer(store.push_deliveries, policy, box, keys, settings.vapid_subject, render, context)
+    app.extensions[DELIVERER_EXTENSION] = Deliverers(webhooks, push)
 
 
 def _trust_proxies(app: Flask, hops: int) -> None:

@@ -6,6 +6,7 @@ import base64
 import binascii
 import ipaddress
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 
@@ -64,6 +65,11 @@ class Settings:
     # e.g. 127.0.0.0/8), and a CA bundle (a file) deliveries trust instead of the system's.
     webhook_allow_networks: tuple[str, ...] = ()
     webhook_ca_bundle: str = ""
+    # Web Push's VAPID key (RFC 8292): the private key's 32 bytes in base64url. Empty: one the service
+    # makes once and keeps in its database. VAPID_SUBJECT: the contact push services may write to
+    # about the service's messages (a mailto: or https: URL; set it in production).
+    vapid_private_key: str = field(default="", repr=False)
+    vapid_subject: str = "mailto:coins@localhost"
     # The bots' pace: a server move (a bot's, an auto-deal) falls due this long after the move before
     # it, so that people can follow (milliseconds, 0 to 10000; 0 in tests: at once).
     bot_pace_ms: int = 1000
@@ -78,8 +84,8 @@ class Settings:
         ``MAX_REQUEST_BYTES``, ``DB_POOL_SIZE``, ``DB_BUSY_TIMEOUT_MS``, ``AUTO_MIGRATE``, ``STREAMS_PER_PROCESS``,
         ``STREAMS_PER_ADDRESS``, ``STREAMS_PER_TOKEN``, ``STREAM_HEARTBEAT_SECONDS``, ``IDEMPOTENCY_KEY_HOURS``, ``RECORD_CACHE_BYTES``, ``RATE_LIMITS``,
         ``TRUSTED_PROXY_HOPS``, ``QUEUE_MATCH_SECONDS``, ``REDIS_URL``, ``ADDRESS_HASH_KEY``, ``WORKER_POLL_MS``,
-        ``PURGE_EVERY_MINUTES``, ``BOT_PACE_MS``, ``TRICK_PAUSE_MS``, ``WEBHOOK_SECRETS_KEY``, ``WEBHOOK_ALLOW_NETWORKS`` (comma-separated)
-        and ``WEBHOOK_CA_BUNDLE``."""
+        ``PURGE_EVERY_MINUTES``, ``BOT_PACE_MS``, ``TRICK_PAUSE_MS``, ``WEBHOOK_SECRETS_KEY``, ``WEBHOOK_ALLOW_NETWORKS`` (comma-separated),
+        ``WEBHOOK_CA_BUNDLE``, ``VAPID_PRIVATE_KEY`` and ``VAPID_SUBJECT``."""
         env = os.environ if env is None else env
         values: dict[str, object] = {}
         for f in fields(cls):
@@ -151,6 +157,19 @@ class Settings:
                 raise ConfigError(f"WEBHOOK_ALLOW_NETWORKS: {network!r} is not a network (CIDR)") from None
         if self.webhook_ca_bundle and not os.path.isfile(self.webhook_ca_bundle):
             raise ConfigError("WEBHOOK_CA_BUNDLE must name a file of CA certificates")
+        vapid = self.vapid_private_key.rstrip("=")
+        if vapid:
+            try:
+                raw = base64.urlsafe_b64decode(vapid + "=" * (-len(vapid) % 4))
+                if len(raw) != 32 or not 0 < int.from_bytes(raw, "big") < P256_ORDER:
+                    raise ValueError
+            except (ValueError, binascii.Error):
+                raise ConfigError("VAPID_PRIVATE_KEY must be a P-256 private key: 32 bytes in base64url") from None
+        if (
+            not re.fullmatch(r"mailto:[^@\s]+@[^@\s]+|https://[^\s/]+(/\S*)?", self.vapid_subject)
+            or len(self.vapid_subject) > 200
+        ):
+            raise ConfigError("VAPID_SUBJECT must be a mailto: or https:// URL (a contact for push services)")
 
     @property
     def sqlalchemy_url(self) -> str:
@@ -160,6 +179,9 @@ class Settings:
             if url.startswith(prefix):
                 return "postgresql+psycopg://" + url[len(prefix) :]
         return url
+
+
+P256_ORDER = 0xFFFFFFFF00000000FFFFFFFFFFFFFFFFBCE6FAADA7179E84F3B9CAC2FC632551  # a VAPID key is below it
 
 
 def _parse(name: str, raw: str) -> object:

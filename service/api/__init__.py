@@ -143,6 +143,7 @@ def init_api(app: Flask) -> Api:
     )
     from .resources.players import routes as profiles
     from .resources.plays import routes as plays
+    from .resources.push import routes as push_routes
     from .resources.queue import routes as quick_play
     from .resources.ratings import routes as ratings
     from .resources.records import routes as records
@@ -168,6 +169,7 @@ def init_api(app: Flask) -> Api:
         quick_play,
         ratings,
         webhook_routes,
+        push_routes,
     ):
         api.register_blueprint(module.blp)
     api.register_blueprint(player_events.blp)

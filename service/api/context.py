@@ -10,6 +10,7 @@ from flask import current_app, request
 
 from ..games import GameService
 from ..players import Accounts, PlayerService
+from ..push import PushService
 from ..quickplay import QueueService
 from ..ratings.reads import RatingReads
 from ..webhooks import WebhookService
@@ -23,6 +24,7 @@ PLAYER_FEEDS_EXTENSION = "coins.player_feeds"  # the players' feeds (service.pla
 RATINGS_EXTENSION = "coins.ratings"
 ACCOUNTS_EXTENSION = "coins.accounts"  # deleting accounts (service.players.Accounts)
 WEBHOOKS_EXTENSION = "coins.webhooks"  # the players' webhooks (service.webhooks.WebhookService)
+PUSH_EXTENSION = "coins.push"  # the players' push subscriptions (service.push.PushService)
 ADDRESSES_EXTENSION = "coins.addresses"  # the keyed hash of client addresses (service.addresses.AddressHasher)
 
 # is_game_id as a pattern: 26 characters of Crockford base32, lower case (tests hold them equal).
@@ -119,4 +121,9 @@ def ratings() -> RatingReads:
 
 def webhooks() -> WebhookService:
     service: WebhookService = current_app.extensions[WEBHOOKS_EXTENSION]
+    return service
+
+
+def push() -> PushService:
+    service: PushService = current_app.extensions[PUSH_EXTENSION]
     return service

@@ -68,6 +68,7 @@ class Accounts:
             if waiting is not None:
                 session.tickets.end([waiting.id], "cancelled", now)
             session.webhooks.remove_all(player.id)  # nothing more is sent for a deleted account
+            session.push_subscriptions.remove_all(player.id)
         for game_id in self._games_in_progress(player.id):
             self._games.vacate(game_id, player.id, name=DELETED_PLAYER)
         log.info("player %s deleted their account", player.id)

@@ -19,6 +19,7 @@ from .models import (
 )
 from .player_events import PLAYER_FEED, player_feed_key
 from .player_models import PlayerRow
+from .push import ClaimedPush, PushDeliveries, PushOutcome, PushSubscriptions, StoredPushSubscription
 from .ratings import RatingStore, RatingTransaction
 from .repository import ConcurrentUpdate
 from .reviews import Reviews, StoredReview
@@ -47,6 +48,11 @@ __all__ = [
     "PLAYER_FEED",
     "ActionRow",
     "ClaimedDelivery",
+    "ClaimedPush",
+    "PushDeliveries",
+    "PushOutcome",
+    "PushSubscriptions",
+    "StoredPushSubscription",
     "Base",
     "ConcurrentUpdate",
     "Database",

@@ -9,7 +9,8 @@ which numbers them; then one INSERT writes them. On PostgreSQL the UPSERT's row 
 appenders of one player; on SQLite the write lock taken up front does. The primary key (player id,
 id) guards the numbering: a clash (a bug, or a feed row deleted under a writer) rolls back and
 the append runs again, a bounded number of times. The deliveries the player's webhooks are owed
-are queued in the same transaction as the events (:func:`.webhooks.queue_deliveries`).
+are queued in the same transaction as the events (:func:`.webhooks.queue_deliveries`), as are their
+push subscriptions' (:func:`.push.queue_pushes`).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from sqlalchemy.sql import Executable
 from .db import Database
 from .models import OutboxRow
 from .player_models import PlayerEventRow, PlayerFeedRow
+from .push import queue_pushes
 from .stored import StoredPlayerEvent
 from .webhooks import queue_deliveries
 
@@ -91,6 +93,7 @@ def _numbered_in(connection: Connection, player_id: str, new: list[StoredPlayerE
     ]
     connection.execute(insert(EVENTS), rows)
     queue_deliveries(connection, numbered)  # what the player's webhooks are owed commits with the events
+    queue_pushes(connection, numbered)  # and what their push subscriptions are owed
     return numbered
 
 

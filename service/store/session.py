@@ -25,6 +25,8 @@ from contextlib import AbstractContextManager, ExitStack, contextmanager
 from datetime import datetime
 from typing import Any
 
+from sqlalchemy import Connection
+
 from .challenges import count_challenges
 from .db import Database
 from .driver import driver_connection
@@ -32,6 +34,7 @@ from .due import DueWork
 from .notifications import Notifications, Unheard
 from .player_events import append_player_events, deliver_outbox, player_feed_key, player_heads, read_player_events
 from .players import PlayerRepository
+from .push import PushDeliveries, PushSubscriptions
 from .ratings import RatingStore
 from .repository import ConcurrentUpdate, GameRepository
 from .reviews import Reviews
@@ -51,6 +54,8 @@ class GameStore:
         self.db = db
         self.notifications = notifications if notifications is not None else Unheard()
         self.reviews = Reviews(db)  # finished games' reviews, asked for by readers, made by the worker
+        self.webhook_deliveries = WebhookDeliveries(db)  # the worker's due work (:mod:`.webhooks`)
+        self.push_deliveries = PushDeliveries(db)  # and the push subscriptions' (:mod:`.push`)
 
     @contextmanager
     def session(self) -> Iterator[StoreSession]:
@@ -68,28 +73,22 @@ class GameStore:
         """The due games the worker makes the moves of, and the roles' liveness marks (:mod:`.due`)."""
         return DueWork(self.db)
 
-    @property
-    def webhook_deliveries(self) -> WebhookDeliveries:  # the worker's due work (:mod:`.webhooks`)
-        return WebhookDeliveries(self.db)
-
     def write_transaction(self) -> WriteTransaction:
         """Begin a write transaction on a connection of its own, ended only by its owner (see
         :class:`WriteTransaction`). On SQLite it holds the write lock until it ends."""
         return WriteTransaction(self)
 
     def deliver_outbox(self, *, limit: int) -> list[StoredPlayerEvent]:
-        """Move up to ``limit`` of what games' changes owe players' feeds from the outbox to the
-        feeds, once (:func:`.player_events.deliver_outbox`), and tell each player's readers; the
-        events as numbered."""
+        """Move up to ``limit`` of what games' changes owe players' feeds from the outbox to the feeds,
+        once (:func:`.player_events.deliver_outbox`), and tell each player's readers; the events numbered."""
         with self.session() as session:
             delivered = deliver_outbox(self.db, session._repository.connection, limit=limit)
             session.announce(dict.fromkeys(player_feed_key(event.player_id) for event in delivered))
         return delivered
 
     def append_player_events(self, events: Sequence[StoredPlayerEvent]) -> list[StoredPlayerEvent]:
-        """Append players' events to their feeds, in short transactions of their own on a connection
-        of their own (see :mod:`.player_events`), and tell each player's readers (``player:<id>``);
-        the events as numbered."""
+        """Append players' events to their feeds, in short transactions on a connection of their own
+        (:mod:`.player_events`), and tell each player's readers (``player:<id>``); the events numbered."""
         with self.session() as session:
             appended = append_player_events(self.db, session._repository.connection, events)
             session.announce(dict.fromkeys(player_feed_key(event.player_id) for event in appended))
@@ -149,9 +148,8 @@ class StoreSession:
         return saved
 
     def create(self, game: StoredGame) -> bool:
-        """Insert a new game unless a game of its id is already stored (False, nothing written):
-        for a game whose id more than one request may compute (a rematch's), where the first
-        insert wins and the others read the game it stored. One write transaction."""
+        """Insert a new game unless a game of its id is stored (False, nothing written): for an id several
+        requests may compute (a rematch's), the first insert wins. One write transaction."""
         has_events = bool(game.new_events)
         with self._block(write=True):
             created = self._repository.insert_if_absent(game)
@@ -181,9 +179,8 @@ class StoreSession:
         return self._repository.list_tricks(game_id, after=after, limit=limit)
 
     def new_events(self, after: Mapping[str, int], *, limit: int) -> dict[str, list[StoredEvent]]:
-        """Several games' events at once, each game's numbered after ``after[game_id]``, oldest
-        first, at most ``limit`` of each (a game missing from the answer has none). One round trip
-        (on SQLite, one statement per 64 games)."""
+        """Several games' events at once, each game's numbered after ``after[game_id]``, oldest first, at
+        most ``limit`` of each (a game missing has none). One round trip (SQLite: a statement per 64 games)."""
         new: dict[str, list[StoredEvent]] = {}
         with self._statement(write=False, one_statement=True):
             rows = self._repository.list_new_events(after, limit=limit)
@@ -204,8 +201,8 @@ class StoreSession:
             return self._repository.heads(game_ids)
 
     def new_player_events(self, after: Mapping[str, int], *, limit: int) -> dict[str, list[StoredPlayerEvent]]:
-        """Several players' events, each one's numbered after ``after[player_id]``, oldest first, at
-        most ``limit`` of each (a player missing from the answer has none)."""
+        """Several players' events, each one's numbered after ``after[player_id]``, oldest first, at most
+        ``limit`` of each (a player missing has none)."""
         with self._statement(write=False, one_statement=len(after) <= 1):
             return read_player_events(self._repository.connection, after, limit=limit)
 
@@ -217,8 +214,7 @@ class StoreSession:
     def games(
         self, *, status: str | None, before_id: str | None, limit: int, player_id: str | None = None
     ) -> list[StoredGame]:
-        """Up to ``limit`` games newest first, with ids before ``before_id``, of one ``status`` and
-        with a seat of the player ``player_id`` if given."""
+        """Up to ``limit`` games newest first, ids before ``before_id``, of ``status``, seating ``player_id``."""
         return self._repository.list_games(status=status, before_id=before_id, limit=limit, player_id=player_id)
 
     def add_player(self, player: StoredPlayer) -> None:
@@ -236,15 +232,14 @@ class StoreSession:
             return self._players.by_key(key_hash)
 
     def known_keys(self, key_hashes: Collection[str]) -> set[str]:
-        """Those of ``key_hashes`` that some player holds now, one statement (a replaced key is in no
-        row any more: a stream it opened ends)."""
+        """Those of ``key_hashes`` some player holds now, one statement (a stream of a replaced key ends)."""
         if not key_hashes:
             return set()
         with self._statement(write=False, one_statement=True):
             return self._players.known_keys(key_hashes)
 
     def replace_player_key(self, player_id: str, old_hash: str, new_hash: str) -> bool:
-        """Replace the player's key, unless it is no longer ``old_hash`` (False: another request replaced it first)."""
+        """Replace the player's key unless it is no longer ``old_hash`` (False: another request was first)."""
         with self._statement(write=True, one_statement=True):
             replaced = self._players.replace_key(player_id, old_hash, new_hash)
         if replaced:  # announced once committed: the player's feed readers check their keys at once
@@ -305,17 +300,23 @@ class StoreSession:
     @property
     def webhooks(self) -> Webhooks:
         """The players' webhooks, on this session's connection (:mod:`.webhooks`: no game's)."""
-        if self._in_block:
-            raise RuntimeError("webhooks change in transactions of their own, never in a game's")
-        return Webhooks(self._db, self._repository.connection, inside=self._inside)
+        return Webhooks(self._db, self._own_connection("webhooks"), inside=self._inside)
+
+    @property
+    def push_subscriptions(self) -> PushSubscriptions:
+        """The players' push subscriptions, as their webhooks (:mod:`.push`)."""
+        return PushSubscriptions(self._db, self._own_connection("push subscriptions"), inside=self._inside)
 
     @property
     def tickets(self) -> Tickets:
-        """The quick-play tickets, on this session's connection (:mod:`.tickets`: tickets are no
-        game's; their statements never join a block of a game's)."""
+        """The quick-play tickets, on this session's connection (:mod:`.tickets`: no game's)."""
+        return Tickets(self._db, self._own_connection("tickets"), inside=self._inside)
+
+    def _own_connection(self, kind: str) -> Connection:
+        """The connection, for what changes in transactions of its own, never joining a game's block."""
         if self._in_block:
-            raise RuntimeError("tickets change in transactions of their own, never in a game's")
-        return Tickets(self._db, self._repository.connection, inside=self._inside)
+            raise RuntimeError(f"{kind} change in transactions of their own, never in a game's")
+        return self._repository.connection
 
     def _statement(self, *, write: bool, one_statement: bool) -> AbstractContextManager[object]:
         """What one statement (or one save) runs in: a transaction of its own (none at all when

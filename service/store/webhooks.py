@@ -13,20 +13,28 @@ written in another short transaction, one for the batch (:meth:`~WebhookDeliveri
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, cast
 
-from sqlalchemy import Connection, Select, Table, and_, delete, func, insert, select, update
+from sqlalchemy import Connection, Table, and_, delete, func, insert, select, update
 
 from .db import Database
 from .player_models import PlayerEventRow, PlayerRow
 from .stored import StoredPlayerEvent
 from .webhook_models import WebhookDeliveryRow, WebhookRow
 
-__all__ = ["ClaimedDelivery", "Outcome", "StoredWebhook", "WebhookDeliveries", "Webhooks", "queue_deliveries"]
+__all__ = [
+    "ClaimedDelivery",
+    "Outcome",
+    "StoredWebhook",
+    "WebhookDeliveries",
+    "Webhooks",
+    "lease_due",
+    "queue_deliveries",
+]
 
 WEBHOOKS = cast(Table, WebhookRow.__table__)
 DELIVERIES = cast(Table, WebhookDeliveryRow.__table__)
@@ -199,48 +207,7 @@ class WebhookDeliveries:
     def claim(self, now: datetime, *, limit: int, lease: timedelta) -> list[ClaimedDelivery]:
         """Up to ``limit`` deliveries due at ``now``, soonest first, each moved on to ``now + lease``
         (another worker leaves them alone until then), with what sending them needs."""
-        due = (
-            select(DELIVERIES.c.id)
-            .where(DELIVERIES.c.next_attempt_at <= now)
-            .order_by(DELIVERIES.c.next_attempt_at)
-            .limit(limit)
-        )
-        with self._db.connect() as connection:
-            with self._db.begin(connection, write=False, one_statement=True):  # most passes find none:
-                if connection.execute(due).first() is None:  # then no write lock is taken (SQLite's one)
-                    return []
-            return self._claim(connection, due, now + lease)
-
-    def _claim(self, connection: Connection, due: Select[tuple[int]], until: datetime) -> list[ClaimedDelivery]:
-        if not self._db.is_sqlite:
-            due = due.with_for_update(skip_locked=True)
-        with self._db.begin(connection, write=True):
-            ids = list(connection.execute(due).scalars())
-            if not ids:
-                return []
-            connection.execute(update(DELIVERIES).where(DELIVERIES.c.id.in_(ids)).values(next_attempt_at=until))
-            rows = connection.execute(
-                select(
-                    DELIVERIES.c.id,
-                    DELIVERIES.c.webhook_id,
-                    WEBHOOKS.c.url,
-                    WEBHOOKS.c.secret,
-                    DELIVERIES.c.attempts,
-                    DELIVERIES.c.player_id,
-                    EVENTS.c.id,
-                    EVENTS.c.type,
-                    EVENTS.c.data,
-                    EVENTS.c.created_at,
-                )
-                .join(WEBHOOKS, WEBHOOKS.c.id == DELIVERIES.c.webhook_id)
-                .outerjoin(
-                    EVENTS,
-                    and_(EVENTS.c.player_id == DELIVERIES.c.player_id, EVENTS.c.id == DELIVERIES.c.event_id),
-                )
-                .where(DELIVERIES.c.id.in_(ids))
-                .order_by(DELIVERIES.c.id)
-            ).all()
-        return list(_claimed(rows))
+        return list(_claimed(lease_due(self._db, DELIVERIES, now, limit=limit, lease=lease, read=_read_claimed)))
 
     def settle(self, outcomes: Sequence[Outcome], now: datetime, *, disable_after: timedelta) -> list[str]:
         """Write the outcomes of one batch's tries at ``now``, in one short transaction (see
@@ -262,6 +229,66 @@ class WebhookDeliveries:
         """How many deliveries are owed (tests, benches)."""
         with self._db.connect() as connection, self._db.begin(connection, write=False, one_statement=True):
             return int(connection.execute(select(func.count()).select_from(DELIVERIES)).scalar_one())
+
+
+def lease_due(
+    db: Database,
+    deliveries: Table,
+    now: datetime,
+    *,
+    limit: int,
+    lease: timedelta,
+    read: Callable[[Connection, list[int]], list[Any]],
+) -> list[Any]:
+    """Claim up to ``limit`` rows of ``deliveries`` (a table with ``id`` and ``next_attempt_at``) due
+    at ``now``, soonest first: each moved on to ``now + lease`` in one short write transaction
+    (``FOR UPDATE SKIP LOCKED`` on PostgreSQL), which answers what ``read`` reads of them. Most
+    calls find none, and then take no write lock (SQLite's one). Webhooks' and push subscriptions'
+    deliveries alike (:mod:`.push`)."""
+    due = (
+        select(deliveries.c.id)
+        .where(deliveries.c.next_attempt_at <= now)
+        .order_by(deliveries.c.next_attempt_at)
+        .limit(limit)
+    )
+    with db.connect() as connection:
+        with db.begin(connection, write=False, one_statement=True):
+            if connection.execute(due).first() is None:
+                return []
+        if not db.is_sqlite:
+            due = due.with_for_update(skip_locked=True)
+        with db.begin(connection, write=True):
+            ids = list(connection.execute(due).scalars())
+            if not ids:
+                return []
+            connection.execute(update(deliveries).where(deliveries.c.id.in_(ids)).values(next_attempt_at=now + lease))
+            return read(connection, ids)
+
+
+def _read_claimed(connection: Connection, ids: list[int]) -> list[Any]:
+    return list(
+        connection.execute(
+            select(
+                DELIVERIES.c.id,
+                DELIVERIES.c.webhook_id,
+                WEBHOOKS.c.url,
+                WEBHOOKS.c.secret,
+                DELIVERIES.c.attempts,
+                DELIVERIES.c.player_id,
+                EVENTS.c.id,
+                EVENTS.c.type,
+                EVENTS.c.data,
+                EVENTS.c.created_at,
+            )
+            .join(WEBHOOKS, WEBHOOKS.c.id == DELIVERIES.c.webhook_id)
+            .outerjoin(
+                EVENTS,
+                and_(EVENTS.c.player_id == DELIVERIES.c.player_id, EVENTS.c.id == DELIVERIES.c.event_id),
+            )
+            .where(DELIVERIES.c.id.in_(ids))
+            .order_by(DELIVERIES.c.id)
+        )
+    )
 
 
 def _succeeded(connection: Connection, delivery_id: int, webhook_id: str) -> None:

@@ -5,7 +5,8 @@ what the browser gets. Every response carries a Content-Security-Policy that all
 this origin's scripts, styles and connections (no inline script or style attribute), and
 ``Cache-Control: no-cache``: file names carry no content hash, so the browser revalidates
 with the ETag and a new release is picked up at once. ``/favicon.ico``, which browsers ask
-for on pages that name no icon (``/docs``), redirects to the client's own icon.
+for on pages that name no icon (``/docs``), redirects to the client's own icon. The service
+worker is served at ``/service-worker.js`` (its scope: the whole site).
 """
 
 from __future__ import annotations
@@ -50,6 +51,15 @@ def index() -> Response:
 @blueprint.get("/web/<path:filename>")
 def asset(filename: str) -> Response:
     return _static(filename)
+
+
+@blueprint.get("/service-worker.js")
+def service_worker() -> Response:
+    """The client's service worker (push messages while no tab is open), at the root so that its
+    scope is the whole site; revalidated every time, as the browser checks it for updates anyway."""
+    response = _static("service-worker.js")
+    response.headers["Service-Worker-Allowed"] = "/"
+    return response
 
 
 @blueprint.get("/favicon.ico")

@@ -25,7 +25,8 @@ from service.store.migrate import alembic_config, current_revision, head_revisio
 TABLES = {
     "games", "seats", "actions", "tricks", "events", "players", "game_results", "rating_history", "idempotency_keys",
     "rate_limits", "queue_tickets", "player_feeds", "player_events", "rating_opponents", "admin_actions",
-    "service_secrets", "role_heartbeats", "outbox", "reviews", "webhooks", "webhook_deliveries",
+    "service_secrets", "role_heartbeats", "outbox", "reviews", "webhooks", "webhook_deliveries", "push_subscriptions",
+    "push_deliveries",
 }  # fmt: skip
 TIMEOUT = 120  # seconds for any child process
 

@@ -48,7 +48,8 @@ def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     if os.environ.get("COINS_BASE_URL"):
         yield os.environ["COINS_BASE_URL"]
         return
-    with serve_roles(tmp_path_factory.mktemp("web-server"), cwd=ROOT) as server:
+    # Loopback is allowed as a push endpoint (tests only): notify.mjs's stand-in subscription.
+    with serve_roles(tmp_path_factory.mktemp("web-server"), cwd=ROOT, WEBHOOK_ALLOW_NETWORKS="127.0.0.0/8") as server:
         yield server.url
 
 
@@ -79,6 +80,7 @@ def artifacts(tmp_path_factory: pytest.TempPathFactory) -> Path:
         "challenge",
         "home",
         "your_games",
+        "notify",
     ],
 )
 def test_scenario(scenario: str, base_url: str, artifacts: Path) -> None:

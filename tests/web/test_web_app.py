@@ -102,3 +102,12 @@ def test_favicon_ico_leads_to_the_clients_icon(client):
     assert response.headers["Location"] == "/web/img/favicon.svg"
     icon = client.get(response.headers["Location"])
     assert icon.status_code == 200 and icon.mimetype == "image/svg+xml"
+
+
+def test_the_service_worker_is_served_at_the_root_for_the_whole_site(client):
+    response = client.get("/service-worker.js?lang=fr")
+    assert response.status_code == 200 and response.mimetype == "text/javascript"
+    assert response.headers["Content-Security-Policy"] == CONTENT_SECURITY_POLICY
+    assert response.headers["Service-Worker-Allowed"] == "/" and "no-cache" in response.headers["Cache-Control"]
+    for target in re.findall(r'^import .*? from "\./([^"]+)";$', response.get_data(as_text=True), re.MULTILINE):
+        assert client.get(f"/{target}").status_code == 200, target  # its imports, relative to where it is served

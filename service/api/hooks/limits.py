@@ -1,7 +1,7 @@
 """Rate limits, with Flask-Limiter: per client address to create and join games, to create players and
 to read reviews (public, and the first read of one asks the worker for seconds of CPU),
 per seat token (or player key) and game to play and to ask for hints, per player key to queue for
-quick play and to create webhooks (each resolves a name). A caller over a limit gets ``429 too_many_requests`` with ``Retry-After``. A player's key
+quick play and to create webhooks and push subscriptions (each resolves a name). A caller over a limit gets ``429 too_many_requests`` with ``Retry-After``. A player's key
 is counted per game, as a seat's token is: a player (a script, say) in many games at once has each
 game's allowance in each.
 
@@ -150,11 +150,12 @@ LIMITS: dict[str, tuple[str, str, Callable[[], str], Callable[[], bool]]] = {
     "queue": ("30/minute", "POST", player_key, _without_token),  # enterQueue
     "reviews": ("30/minute", "GET", client_address, _never),  # getReview: public, and its first ask is costly
     "webhooks": ("10/minute", "POST", player_key, _without_token),  # createWebhook: each resolves a name
+    "push": ("10/minute", "POST", player_key, _without_token),  # createPushSubscription: as createWebhook
 }
 #: The name of each limit in the RateLimit fields: a shared limit's scope, else by its blueprint.
 POLICY_NAMES = {
     "players": "join", "profiles": "players", "plays": "plays", "hints": "hints", "queue": "queue", "reviews": "reviews",
-    "webhooks": "webhooks",
+    "webhooks": "webhooks", "push": "push",
 }  # fmt: skip
 #: policy name -> (its limit, whose requests it counts), as the spec states them.
 POLICIES: dict[str, tuple[str, str]] = {
@@ -167,6 +168,7 @@ POLICIES: dict[str, tuple[str, str]] = {
     "queue": (LIMITS["queue"][0], "per player key"),
     "reviews": (LIMITS["reviews"][0], "per client address"),
     "webhooks": (LIMITS["webhooks"][0], "per player key"),
+    "push": (LIMITS["push"][0], "per player key"),
 }
 #: operationId -> the policies that count it.
 LIMITED_OPERATIONS: dict[str, tuple[str, ...]] = {
@@ -180,6 +182,7 @@ LIMITED_OPERATIONS: dict[str, tuple[str, ...]] = {
     "enterQueue": ("queue",),
     "getReview": ("reviews",),
     "createWebhook": ("webhooks",),
+    "createPushSubscription": ("push",),
 }
 RATE_LIMIT_HEADERS = {
     "RateLimit-Policy": "The limits that count this request (draft-ietf-httpapi-ratelimit-headers-10, a "

@@ -123,6 +123,12 @@ export const listMyWaitingGames = (key) => call("GET", `${me}/games?status=waiti
 export const listPlayerGames = (id, limit = 20) => call("GET", `/players/${encodeURIComponent(id)}/games?limit=${limit}`);
 /** @returns {Promise<import("./types.js").RatingHistory>} the player's rated games, newest first, each rating before and after */
 export const listPlayerRatings = (id, limit = 20) => call("GET", `/players/${encodeURIComponent(id)}/ratings?limit=${limit}`);
+/** @returns {Promise<{public_key: string}>} the service's VAPID public key, for `pushManager.subscribe` */
+export const getPushKey = () => call("GET", "/push/key");
+/** @param {unknown} subscription a `PushSubscription.toJSON()` with `types` @returns {Promise<{id: string, types: string[], created_at: string}>} */
+export const createPushSubscription = (key, subscription) => call("POST", `${me}/push-subscriptions`, { token: key, body: subscription });
+/** @returns {Promise<null>} */
+export const deletePushSubscription = (key, id) => call("DELETE", `${me}/push-subscriptions/${encodeURIComponent(id)}`, { token: key });
 /** @returns {Promise<import("./types.js").Ticket>} */
 export const enterQueue = (key, body) => call("POST", "/queue", { token: key, body });
 /** @returns {Promise<import("./types.js").Ticket>} */

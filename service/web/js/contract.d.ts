@@ -679,6 +679,52 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/players/me/push-subscriptions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Subscribe a browser to push messages
+         * @description Push messages of your feed's events of the `types` it takes to a browser: the body of `PushSubscription.toJSON()` (`endpoint`, `expirationTime`, `keys`: `p256dh` and `auth`), with `types` if you like. A message is `{type, game, turn_deadline}` (never a card), encrypted as RFC 8291 says (`aes128gcm`) and signed with the service's VAPID key (RFC 8292, `getPushKey`), sent by the service after the change, never delaying it; a failed send is tried again with growing delays; the push service's `404` or `410` removes the subscription. The same endpoint again replaces its subscription. At most 20 a player: `409 too_many_push_subscriptions`.
+         *
+         *     **Rate limits** (`push`: 10/minute per player key): over one, 429 `too_many_requests` with `Retry-After`. Answers say what is left in `RateLimit` and `RateLimit-Policy`.
+         */
+        post: operations["createPushSubscription"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/players/me/push-subscriptions/{subscription_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The subscription's id (26 characters of Crockford base32; any other text is none: 404). */
+                subscription_id: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Unsubscribe a browser
+         * @description Delete your push subscription: nothing more is sent to it. Another player's is `404
+         *     push_subscription_not_found`, as is one that does not exist.
+         */
+        delete: operations["deletePushSubscription"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/players/me/webhooks": {
         parameters: {
             query?: never;
@@ -803,6 +849,27 @@ export interface paths {
          *     lists your own (with your key).
          */
         get: operations["listPlayerRatings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/push/key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The service's VAPID public key
+         * @description The public key browsers subscribe with (`applicationServerKey`): the service signs every push
+         *     message with its private key (VAPID, RFC 8292). It changes only if the operator changes it.
+         */
+        get: operations["getPushKey"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1571,6 +1638,25 @@ export interface components {
              */
             name: string;
         };
+        NewPushSubscription: {
+            /**
+             * @description The push service's URL: `https`, its host resolving to public addresses only (the webhooks' rule), checked now and at every delivery; else `422 push_endpoint_refused`.
+             * @example https://fcm.googleapis.com/fcm/send/c1KrmpTuRm0:APA91bE
+             */
+            endpoint: string;
+            /**
+             * @description As the browser gives it (ignored: a push service's 404 or 410 ends it).
+             * @default null
+             */
+            expirationTime?: number | null;
+            /** @description The keys a message is encrypted for (RFC 8291); keys that are not a P-256 point and a 16-byte secret are `422 push_subscription_invalid`. */
+            keys: components["schemas"]["SubscriptionKeys"];
+            /**
+             * @description The player-feed event types to send (default: `your_turn`, `match_found`, `challenge_received`, `rematch_offered`, `game_result`).
+             * @default null
+             */
+            types?: ("your_turn" | "match_found" | "challenge_received" | "rematch_offered" | "game_result" | "game_started")[] | null;
+        };
         NewWebhook: {
             /**
              * @description The player-feed event types to deliver (default: `your_turn`, `match_found`, `challenge_received`, `rematch_offered`, `game_result`).
@@ -1827,7 +1913,21 @@ export interface components {
          * @description Every problem `code` the service returns: stable, to branch on.
          * @enum {string}
          */
-        ProblemCode: "already_queued" | "already_seated" | "bad_request" | "bot_seated_twice" | "card_not_in_hand" | "challenged_bot" | "challenged_player_not_found" | "challenged_self" | "challenges_refused" | "database_unavailable" | "game_cancelled" | "game_finished" | "game_not_finished" | "game_not_found" | "hand_in_progress" | "header_fields_too_large" | "hints_off_in_rated" | "idempotency_key_in_use" | "idempotency_key_reused" | "internal_error" | "invalid_card" | "invalid_cursor" | "invalid_key" | "invalid_token" | "malformed_json" | "method_not_allowed" | "missing_token" | "no_hand_in_progress" | "not_acceptable" | "not_dealer" | "not_found" | "not_your_seat" | "not_your_turn" | "payload_too_large" | "player_not_found" | "player_required" | "precondition_failed" | "rated_needs_clock" | "rated_play_barred" | "review_needs_a_person" | "seat_reserved" | "seat_taken" | "seats_full" | "seats_open" | "seeded_game_unrated" | "ticket_matched" | "ticket_not_found" | "too_many_challenges" | "too_many_requests" | "too_many_streams" | "too_many_webhooks" | "unauthorized" | "unsupported_media_type" | "uri_too_long" | "validation_error" | "webhook_not_found" | "webhook_url_refused";
+        ProblemCode: "already_queued" | "already_seated" | "bad_request" | "bot_seated_twice" | "card_not_in_hand" | "challenged_bot" | "challenged_player_not_found" | "challenged_self" | "challenges_refused" | "database_unavailable" | "game_cancelled" | "game_finished" | "game_not_finished" | "game_not_found" | "hand_in_progress" | "header_fields_too_large" | "hints_off_in_rated" | "idempotency_key_in_use" | "idempotency_key_reused" | "internal_error" | "invalid_card" | "invalid_cursor" | "invalid_key" | "invalid_token" | "malformed_json" | "method_not_allowed" | "missing_token" | "no_hand_in_progress" | "not_acceptable" | "not_dealer" | "not_found" | "not_your_seat" | "not_your_turn" | "payload_too_large" | "player_not_found" | "player_required" | "precondition_failed" | "push_endpoint_refused" | "push_subscription_invalid" | "push_subscription_not_found" | "rated_needs_clock" | "rated_play_barred" | "review_needs_a_person" | "seat_reserved" | "seat_taken" | "seats_full" | "seats_open" | "seeded_game_unrated" | "ticket_matched" | "ticket_not_found" | "too_many_challenges" | "too_many_push_subscriptions" | "too_many_requests" | "too_many_streams" | "too_many_webhooks" | "unauthorized" | "unsupported_media_type" | "uri_too_long" | "validation_error" | "webhook_not_found" | "webhook_url_refused";
+        PushKey: {
+            /**
+             * @description The service's VAPID public key (RFC 8292): an uncompressed P-256 point in base64url, the `applicationServerKey` of `pushManager.subscribe`.
+             * @example BEl62iUYgUivxIkv69yViEuiBIa-Ib9-SkvMeAtA3LFgDzkrxZJjSgSnfckjBJuBkr3qBUYIHBQFLXYp5Nksh8U
+             */
+            public_key: string;
+        };
+        PushSubscription: {
+            /** Format: date-time */
+            created_at: string;
+            /** @description The subscription's id: delete it with deletePushSubscription. */
+            id: string;
+            types: string[];
+        };
         Queue: {
             /**
              * @description Seconds after which the server may fill your table with bots (default 60; 0 at once; `null` never), of different strengths, whose ratings are closest to yours; never the `random` bot in a rated game.
@@ -2305,6 +2405,12 @@ export interface components {
             after: number;
             /** @description Your rating's value before the game. */
             before: number;
+        };
+        SubscriptionKeys: {
+            /** @description The browser's authentication secret (16 bytes), base64url. */
+            auth: string;
+            /** @description The browser's P-256 public key (65 bytes), base64url. */
+            p256dh: string;
         };
         Ticket: {
             /** @example 60 */
@@ -5963,6 +6069,294 @@ export interface operations {
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
+    createPushSubscription: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A key of your own (1 to 255 printable ASCII characters; a random UUID) to retry this request safely: a retry with the same key and the same body gets the first response again (with `Idempotent-Replayed: true`) and nothing is applied twice. The same key with another body is 422 `idempotency_key_reused`; while the first request runs, 409 `idempotency_key_in_use`. Keys are kept 24 hours, per caller (the seat's token, else the client's address). */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "endpoint": "https://fcm.googleapis.com/fcm/send/c1KrmpTuRm0:APA91bE",
+                 *       "expirationTime": null,
+                 *       "keys": {
+                 *         "auth": "tBHItJI5svbpez7KI4CCXg",
+                 *         "p256dh": "BNcRdreALRFXTkOOUHK1EtK2wtaz5Ry4YfYCA_0QTpQtUbVlUls0VJXg7A8u-Ts1XbjhazAkj7I99e8QcYP7DkM"
+                 *       },
+                 *       "types": [
+                 *         "your_turn"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["NewPushSubscription"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PushSubscription"];
+                };
+            };
+            /** @description `malformed_json`: The body is not valid JSON; `bad_request`: Bad request */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "malformed_json",
+                     *       "detail": "The body is not valid JSON",
+                     *       "status": 400,
+                     *       "title": "The body is not valid JSON",
+                     *       "type": "urn:coins:problem:malformed_json"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `missing_token`: A player token is required; `invalid_key`: The player key is not valid */
+            401: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "missing_token",
+                     *       "detail": "A player token is required",
+                     *       "status": 401,
+                     *       "title": "A player token is required",
+                     *       "type": "urn:coins:problem:missing_token"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `too_many_push_subscriptions`: You have as many push subscriptions as a player may; `idempotency_key_in_use`: A request with this Idempotency-Key is still running */
+            409: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "too_many_push_subscriptions",
+                     *       "detail": "You have as many push subscriptions as a player may",
+                     *       "status": 409,
+                     *       "title": "You have as many push subscriptions as a player may",
+                     *       "type": "urn:coins:problem:too_many_push_subscriptions"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large`: The body is too large */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "payload_too_large",
+                     *       "detail": "The body is too large",
+                     *       "status": 413,
+                     *       "title": "The body is too large",
+                     *       "type": "urn:coins:problem:payload_too_large"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: The body must be application/json */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "unsupported_media_type",
+                     *       "detail": "The body must be application/json",
+                     *       "status": 415,
+                     *       "title": "The body must be application/json",
+                     *       "type": "urn:coins:problem:unsupported_media_type"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `push_endpoint_refused`: Push messages go only to https endpoints on public addresses; `push_subscription_invalid`: The push subscription's keys are not valid; `validation_error`: The request is not valid; `idempotency_key_reused`: This Idempotency-Key was used for another request */
+            422: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "push_endpoint_refused",
+                     *       "detail": "Push messages go only to https endpoints on public addresses",
+                     *       "status": 422,
+                     *       "title": "Push messages go only to https endpoints on public addresses",
+                     *       "type": "urn:coins:problem:push_endpoint_refused"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `too_many_requests`: Too many requests */
+            429: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "too_many_requests",
+                     *       "detail": "Too many requests",
+                     *       "status": 429,
+                     *       "title": "Too many requests",
+                     *       "type": "urn:coins:problem:too_many_requests"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `database_unavailable`: The database is unavailable */
+            503: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "database_unavailable",
+                     *       "detail": "The database is unavailable",
+                     *       "status": 503,
+                     *       "title": "The database is unavailable",
+                     *       "type": "urn:coins:problem:database_unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
+    deletePushSubscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The subscription's id (26 characters of Crockford base32; any other text is none: 404). */
+                subscription_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No Content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `missing_token`: A player token is required; `invalid_key`: The player key is not valid */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "missing_token",
+                     *       "detail": "A player token is required",
+                     *       "status": 401,
+                     *       "title": "A player token is required",
+                     *       "type": "urn:coins:problem:missing_token"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `push_subscription_not_found`: No such push subscription of yours */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "push_subscription_not_found",
+                     *       "detail": "No such push subscription of yours",
+                     *       "status": 404,
+                     *       "title": "No such push subscription of yours",
+                     *       "type": "urn:coins:problem:push_subscription_not_found"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `database_unavailable`: The database is unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "database_unavailable",
+                     *       "detail": "The database is unavailable",
+                     *       "status": 503,
+                     *       "title": "The database is unavailable",
+                     *       "type": "urn:coins:problem:database_unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
     listWebhooks: {
         parameters: {
             query?: never;
@@ -6610,6 +7004,47 @@ export interface operations {
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `database_unavailable`: The database is unavailable */
+            503: {
+                headers: {
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "database_unavailable",
+                     *       "detail": "The database is unavailable",
+                     *       "status": 503,
+                     *       "title": "The database is unavailable",
+                     *       "type": "urn:coins:problem:database_unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
+    getPushKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PushKey"];
                 };
             };
             /** @description `database_unavailable`: The database is unavailable */

@@ -7,6 +7,7 @@ import { createPlayer, signIn } from "./player.js";
 import { quickPlay } from "./quick-play.js";
 import { ratingText } from "./ratings.js";
 import { loadName, loadPlayer } from "./store.js";
+import { notifySwitch } from "./notify.js";
 import * as api from "./api.js";
 
 /**
@@ -62,6 +63,8 @@ export function playerPanel({ onChange = () => {} } = {}) {
           h("h2", { id: "me-title" }, t("player.signedIn", { name: state.me.name })),
           h("p", { "data-rating": state.me.rating.value }, t("player.ratingLine", { rating, count: state.me.rating.games })),
           h("p", {}, h("a", { href: "#/me", id: "profile-open" }, t("player.profile")), " · ", h("a", { href: "#/leaderboard" }, t("leaderboard.title"))),
+          notifySwitch(held.key, state.me.id, (error) => ((state.error = error), render())),
+          state.error ? problemNotice(state.error) : null,
         ),
         quick.element,
       );

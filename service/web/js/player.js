@@ -1,6 +1,7 @@
 // The player this browser is signed in as: created by name, or signed in with a key pasted from another device; their seats.
 
 import * as api from "./api.js";
+import { forgetNotify } from "./notify.js";
 import { forgetPlayer, loadPlayer, savePlayer, saveTicket } from "./store.js";
 
 /** @typedef {import("./types.js").Player} Player */
@@ -29,8 +30,11 @@ export async function replaceKey() {
   return replaced;
 }
 
-/** Forget the key in this browser (the player goes on: another device with the key still signs in). */
+/** Forget the key in this browser (the player goes on: another device with the key still signs in), and the push
+ *  subscription this browser made for them. */
 export function signOut() {
+  const held = loadPlayer();
+  if (held) forgetNotify(held.key, held.id);
   forgetPlayer();
   saveTicket(null);
 }

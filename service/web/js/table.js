@@ -12,7 +12,8 @@ import { reviewPanel } from "./review.js";
 import { seatName } from "./names.js";
 import { infoNotice, problemNotice, seededNotice } from "./notice.js";
 import { isMissingGame, missingGameView } from "./missing.js";
-import { forgetSeat, loadDealt, loadSeat, saveDealt, saveSeat } from "./store.js";
+import { forgetSeat, loadDealt, loadPlayer, loadSeat, saveDealt, saveSeat } from "./store.js";
+import { turnNotice } from "./notify.js";
 import { logPanel, scoresView, seatControls, settingsPanel, summaryView } from "./table-side.js";
 import { cycleView, heldTrickLine, ratingNote, ratingsPending, seatsView, statusText, trickSlots, trickView, winnerView } from "./table-view.js";
 import { GameHistory, moveOfAction, moveOfEvent, replayHands } from "./history.js";
@@ -72,6 +73,7 @@ export function mountTable(root, gameId) {
   const paced = pacer({ show, settled: () => ((state.held = null), render()) });
   const clock = turnClock();
   const turnSound = turnAlert();
+  const turnNote = turnNotice(gameId);
   const record = recordPanel(gameId, { render, onError: (error) => ((state.error = error), render()) });
   const review = reviewPanel(gameId, { render });
   let stopEvents = () => {};
@@ -362,6 +364,7 @@ export function mountTable(root, gameId) {
     document.title = yourTurn ? `▶ ${t("title.yourTurn")} · Coins` : "Coins";
     clock.update(game, yourTurn);
     if (game) turnSound.update(yourTurn);
+    if (game) turnNote.update(yourTurn, loadPlayer()?.id ?? null);
   }
 
   function tableView() {

@@ -401,6 +401,7 @@ export default {
   "challenge.decline": "Decline",
   "problem.seat_reserved": "That seat is reserved for another player.",
   "problem.game_cancelled": "This game was cancelled.",
+  "problem.rematch_started": "The rematch has started: every seat took its place.",
   "problem.challenged_player_not_found": "There is no such player to challenge.",
   "problem.challenged_self": "You cannot challenge yourself.",
   "problem.challenged_bot": "Bots are not challenged: seat one at the table instead.",

@@ -401,6 +401,7 @@ export default {
   "challenge.decline": "Rechazar",
   "problem.seat_reserved": "Ese asiento está reservado para otro jugador.",
   "problem.game_cancelled": "Esta partida se canceló.",
+  "problem.rematch_started": "La revancha ya ha empezado: todos ocuparon su sitio.",
   "problem.challenged_player_not_found": "No existe ese jugador para desafiarlo.",
   "problem.challenged_self": "No puedes desafiarte a ti mismo.",
   "problem.challenged_bot": "A los bots no se les desafía: siéntalos a la mesa.",

@@ -401,6 +401,7 @@ export default {
   "challenge.decline": "Refuser",
   "problem.seat_reserved": "Cette place est réservée à un autre joueur.",
   "problem.game_cancelled": "Cette partie a été annulée.",
+  "problem.rematch_started": "La revanche a commencé : chaque place est prise.",
   "problem.challenged_player_not_found": "Aucun joueur de ce nom à défier.",
   "problem.challenged_self": "Vous ne pouvez pas vous défier vous-même.",
   "problem.challenged_bot": "On ne défie pas un bot : installez-le à la table.",

@@ -401,6 +401,7 @@ export default {
   "challenge.decline": "Weigeren",
   "problem.seat_reserved": "Die plaats is gereserveerd voor een andere speler.",
   "problem.game_cancelled": "Dit spel is geannuleerd.",
+  "problem.rematch_started": "De revanche is begonnen: elke plaats is ingenomen.",
   "problem.challenged_player_not_found": "Die speler bestaat niet.",
   "problem.challenged_self": "Je kunt jezelf niet uitdagen.",
   "problem.challenged_bot": "Bots daag je niet uit: zet er een aan tafel.",

@@ -401,6 +401,7 @@ export default {
   "challenge.decline": "Відхилити",
   "problem.seat_reserved": "Це місце зарезервоване для іншого гравця.",
   "problem.game_cancelled": "Цю гру скасовано.",
+  "problem.rematch_started": "Реванш уже почався: усі місця зайняті.",
   "problem.challenged_player_not_found": "Такого гравця немає.",
   "problem.challenged_self": "Не можна викликати самого себе.",
   "problem.challenged_bot": "Ботів не викликають: посадіть бота за стіл.",

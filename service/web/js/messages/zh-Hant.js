@@ -401,6 +401,7 @@ export default {
   "challenge.decline": "拒絕",
   "problem.seat_reserved": "這個座位保留給另一位玩家。",
   "problem.game_cancelled": "這局遊戲已取消。",
+  "problem.rematch_started": "重賽已經開始：每個座位都已就座。",
   "problem.challenged_player_not_found": "沒有這位可挑戰的玩家。",
   "problem.challenged_self": "你不能挑戰自己。",
   "problem.challenged_bot": "機器人不接受挑戰：請直接讓它入座。",

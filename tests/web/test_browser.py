@@ -77,6 +77,7 @@ def artifacts(tmp_path_factory: pytest.TempPathFactory) -> Path:
         "connection",
         "result",
         "challenge",
+        "rematch_offers",
     ],
 )
 def test_scenario(scenario: str, base_url: str, artifacts: Path) -> None:

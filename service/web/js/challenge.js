@@ -1,5 +1,6 @@
 // Challenges (contract 1.3): challenge a player to a game from their profile (clock, target, rated), answer
-// the challenges made to you in the lobby (Accept takes the seat reserved for you; Decline cancels the game),
+// the challenges made to you in the lobby (Accept takes the seat reserved for you; Decline cancels the game)
+// and the rematches offered to you (Accept and Decline answer them on the finished game),
 // and choose whether others may challenge you at all.
 
 import * as api from "./api.js";
@@ -7,6 +8,7 @@ import { h, replace } from "./dom.js";
 import { t } from "./i18n.js";
 import { seatName } from "./names.js";
 import { problemNotice } from "./notice.js";
+import { hasTaken } from "./rematch-offer.js";
 import { loadPlayer } from "./store.js";
 
 const THIRD_SEATS = ["bot:basic", "bot:expert", "bot:random", "open"];
@@ -124,14 +126,23 @@ export function incomingChallenges(changed) {
   async function answer(id, accept) {
     const held = loadPlayer();
     if (!held) return;
+    const finished = state.games.find((game) => game.id === id)?.rematch_of;
     try {
-      if (accept) {
+      if (finished) {
+        // A rematch offer is answered on the finished game: accepting takes this seat; the last one deals it.
+        if (!accept) await api.declineRematch(finished, held.key);
+        const taken = accept ? await api.rematch(finished, held.key) : null;
+        if (taken) location.hash = `#/game/${encodeURIComponent(taken.game.status === "waiting_for_players" ? finished : taken.game.id)}`;
+        if (taken) return;
+        state.games = state.games.filter((game) => game.id !== id);
+      } else if (accept) {
         await api.joinGame(id, { player: "me" }, held.key);
         location.hash = `#/game/${encodeURIComponent(id)}`;
         return;
+      } else {
+        await api.declineChallenge(id, held.key);
+        state.games = state.games.filter((game) => game.id !== id);
       }
-      await api.declineChallenge(id, held.key);
-      state.games = state.games.filter((game) => game.id !== id);
     } catch (error) {
       state.error = error;
     }
@@ -142,10 +153,13 @@ export function incomingChallenges(changed) {
   /** @param {import("./types.js").Game} game */
   function item(game) {
     const challenger = game.seats.find((seat) => seat.player !== null && seat.bot === null && seat.reserved_for === null);
-    const text = t("challenge.from", { name: challenger ? seatName(challenger) : "?", clock: game.turn_timeout_seconds ?? "—", target: game.target_score });
+    const askers = game.seats.filter((seat) => seat.bot === null && hasTaken(seat)).map((each) => seatName(each));
+    const text = game.rematch_of
+      ? t("lobby.rematchOffer", { names: askers.join(", ") || "?" })
+      : t("challenge.from", { name: challenger ? seatName(challenger) : "?", clock: game.turn_timeout_seconds ?? "—", target: game.target_score });
     return h(
       "li",
-      { class: "panel", "data-game": game.id, "data-challenge": "incoming" },
+      { class: "panel", "data-game": game.id, "data-challenge": game.rematch_of ? "rematch" : "incoming" },
       h("span", {}, text),
       game.rated && h("span", { class: "badge" }, t("profile.rated")),
       h("button", { type: "button", class: "primary", "data-key": "accept", onclick: () => answer(game.id, true) }, t("challenge.accept")),

@@ -78,6 +78,7 @@ def artifacts(tmp_path_factory: pytest.TempPathFactory) -> Path:
         "result",
         "challenge",
         "rematch_offers",
+        "rematch_players",
     ],
 )
 def test_scenario(scenario: str, base_url: str, artifacts: Path) -> None:

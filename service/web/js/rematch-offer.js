@@ -1,15 +1,17 @@
 // Rematch offers on a finished table (contract 1.3): Rematch offers one, taking only this seat; the other
 // seats see "Ana wants a rematch: Accept / Decline"; the asker sees whom the offer waits for; a cancelled
-// offer says why, and Rematch makes a new one. The finished game's feed is long-polled for new offers
-// (a seat of any kind hears them so, an anonymous one only so), and a waiting offer's own feed for its
-// seats being taken, its start (then this page opens it) and its cancellation.
+// offer says why, and Rematch makes a new one. A player's seat hears of new offers on the player's own
+// feed (`rematch_offered`), an anonymous seat by long-polling the finished game (`rematch_created`); a
+// waiting offer's own feed is long-polled for its seats being taken, its start (then this page opens it)
+// and its cancellation.
 
 import * as api from "./api.js";
 import { h } from "./dom.js";
+import { followPlayer } from "./events.js";
 import { language, t } from "./i18n.js";
 import { seatName } from "./names.js";
 import { problemNotice } from "./notice.js";
-import { saveSeat } from "./store.js";
+import { loadPlayer, saveSeat } from "./store.js";
 
 /** @typedef {import("./types.js").Game} Game */
 
@@ -38,14 +40,41 @@ export function rematchOffer(gameId, { render, asSeat }) {
     watching: false,
   };
   let stopped = false;
+  let stopFeed = () => {};
+  /** Wakes the watch while it waits on the player's feed. */
+  let wake = () => {};
 
-  /** Follow the finished game's feed for offers, and a waiting offer's for its answers, until stopped. */
-  async function watch(/** @type {Game} */ finished) {
+  /**
+   * Hear of offers on the player's own feed (their seat here is the signed-in player's): a new offer of
+   * this game, and an offer of it cancelled or started. The watch falls back to the long poll if the feed ends.
+   * @param {Game} finished @param {number} seat @returns {boolean} whether the feed is followed
+   */
+  function followOffers(finished, seat) {
+    const held = loadPlayer();
+    if (!held || finished.seats[seat]?.player !== held.id || finished.seats[seat]?.bot !== null) return false;
+    stopFeed = followPlayer(held.key, {
+      onEvent: (event) => {
+        const offered = event.type === "rematch_offered" && "rematch" in event && event.game === gameId;
+        const answered = (event.type === "game_cancelled" || event.type === "game_started") && "game" in event && event.game === state.offer?.id;
+        const id = offered && "rematch" in event ? event.rematch : answered ? state.offer?.id : null;
+        if (id) void load(id).then(wake, wake);
+      },
+      onStatus: (status) => {
+        if (status === "ended") (followed = false), wake();
+      },
+    });
+    return true;
+  }
+  let followed = false;
+
+  /** Follow new offers (the player's feed, else the finished game's), and a waiting offer's answers, until stopped. */
+  async function watch(/** @type {Game} */ finished, /** @type {number} */ seat) {
     if (state.watching) return;
     state.watching = true;
     let after = 0;
     let offerAfter = 0;
-    if (finished.rematch) await load(finished.rematch);
+    followed = followOffers(finished, seat);
+    if (finished.rematch) await load(finished.rematch).catch(() => {});
     while (!stopped) {
       try {
         if (state.offer?.status === "waiting_for_players") {
@@ -53,6 +82,9 @@ export function rematchOffer(gameId, { render, asSeat }) {
           if (stopped) return;
           offerAfter = page.last_id ?? offerAfter;
           for (const event of page.items) seen(event);
+        } else if (followed) {
+          offerAfter = 0;
+          await new Promise((resolve) => (wake = () => resolve(undefined)));
         } else {
           const page = await api.gameEvents(gameId, after, WAIT_SECONDS);
           if (stopped) return;
@@ -127,7 +159,7 @@ export function rematchOffer(gameId, { render, asSeat }) {
   function view(finished, seat, busy) {
     mySeat = () => seat;
     if (seat === null) return null;
-    void watch(finished);
+    void watch(finished, seat);
     const offer = state.offer;
     const button = (key, text, onclick, primary = false) =>
       h("button", { type: "button", class: primary ? "primary" : "", "data-key": key, disabled: busy, onclick }, text);
@@ -160,5 +192,5 @@ export function rematchOffer(gameId, { render, asSeat }) {
     );
   }
 
-  return { view, stop: () => (stopped = true) };
+  return { view, stop: () => ((stopped = true), stopFeed(), wake()) };
 }

@@ -1,7 +1,7 @@
 // Rematch offers in three browsers (contract 1.3): Ana offers a rematch and waits for Bo and Cy; their
 // finished tables (anonymous seats, long-polling the finished game) show "Ana wants a rematch: Accept /
-// Decline"; Cy declines and every table says so; Bo offers again, Ana and Cy accept, and all three
-// tables open the new game, dealt only once the last seat accepted.
+// Decline"; Cy declines and every table says so; Bo offers again, Ana accepts at her table and Cy from
+// his lobby, and all three tables open the new game, dealt only once the last seat accepted.
 
 import assert from "node:assert/strict";
 
@@ -62,7 +62,13 @@ await scenario(async (browser) => {
   await ana.click("#rematch-offered button[data-key=accept]");
   await ana.locator("#rematch-waiting").waitFor();
   assert.match(await ana.locator("#rematch-waiting").innerText(), /waiting for Cy/);
-  await cy.click("#rematch-offered button[data-key=accept]");
+  // Cy, back in the lobby, finds the offer for his anonymous seat there and accepts it: the last seat deals it.
+  await cy.goto(`${cy.url().split("#")[0]}#/`);
+  const offered = cy.locator("[data-challenge=rematch]");
+  await offered.waitFor();
+  assert.match(await offered.innerText(), /Bo: a rematch of your game/);
+  await assertAccessible(cy, "a phone's lobby with a rematch offer");
+  await offered.locator("[data-key=accept]").click();
   for (const page of people) {
     await page.waitForURL((url) => !url.hash.includes(finishedId));
     await page.locator(".table:not([data-status=waiting_for_players])").waitFor();

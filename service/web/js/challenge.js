@@ -9,9 +9,11 @@ import { t } from "./i18n.js";
 import { seatName } from "./names.js";
 import { problemNotice } from "./notice.js";
 import { hasTaken } from "./rematch-offer.js";
-import { loadPlayer } from "./store.js";
+import { listSeats, loadPlayer, loadSeat, saveSeat } from "./store.js";
 
 const THIRD_SEATS = ["bot:basic", "bot:expert", "bot:random", "open"];
+/** How many of this browser's newest anonymous seats are looked at for rematch offers. */
+const ANONYMOUS_GAMES = 5;
 
 /**
  * "Challenge to a game" on another player's profile: the game is made with your seat, theirs reserved
@@ -97,7 +99,8 @@ export function challengeSetting(me, key, changed) {
 }
 
 /**
- * The lobby's list of the challenges made to the signed-in player, each with Accept / Decline.
+ * The lobby's list of the challenges made to the signed-in player, and of the rematch offers waiting for
+ * them or for this browser's anonymous seats, each with Accept / Decline.
  * @param {() => void} changed called after an answer (the lists refresh)
  * @returns {{element: HTMLElement, refresh: () => Promise<void>}}
  */
@@ -106,12 +109,34 @@ export function incomingChallenges(changed) {
   /** @type {{games: import("./types.js").Game[], error: unknown}} */
   const state = { games: [], error: null };
 
+  /** The rematch offers waiting for this browser's anonymous seats (of its newest games), each with the finished game's seat. */
+  const anonymous = new Map();
+
+  async function anonymousOffers() {
+    const offers = await Promise.all(
+      listSeats()
+        .slice(-ANONYMOUS_GAMES)
+        .map(async (finishedId) => {
+          const finished = await api.getGame(finishedId).catch(() => null);
+          const credential = loadSeat(finishedId);
+          if (!finished?.rematch || finished.status !== "finished" || !credential?.token) return null;
+          const offer = await api.getGame(finished.rematch).catch(() => null);
+          const mine = offer?.seats[credential.seat];
+          if (!offer || offer.status !== "waiting_for_players" || !mine || hasTaken(mine)) return null;
+          anonymous.set(offer.id, { finished: finishedId, token: credential.token });
+          return offer;
+        }),
+    );
+    return /** @type {import("./types.js").Game[]} */ (offers.filter(Boolean));
+  }
+
   async function refresh() {
     const held = loadPlayer();
-    if (!held) return void ((state.games = []), render());
     try {
-      const waiting = (await api.listMyWaitingGames(held.key)).items.filter((item) => item.reserved);
-      state.games = /** @type {import("./types.js").Game[]} */ ((await Promise.all(waiting.map((item) => api.getGame(item.id).catch(() => null)))).filter(Boolean));
+      anonymous.clear();
+      const waiting = held ? (await api.listMyWaitingGames(held.key)).items.filter((item) => item.reserved) : [];
+      const reserved = /** @type {import("./types.js").Game[]} */ ((await Promise.all(waiting.map((item) => api.getGame(item.id).catch(() => null)))).filter(Boolean));
+      state.games = [...reserved, ...(await anonymousOffers())];
       state.error = null;
     } catch (error) {
       // A key refused (replaced elsewhere) is the player panel's to say, once: nothing shows here.
@@ -124,7 +149,8 @@ export function incomingChallenges(changed) {
 
   /** @param {string} id @param {boolean} accept */
   async function answer(id, accept) {
-    const held = loadPlayer();
+    const seat = anonymous.get(id);
+    const held = seat ? { key: seat.token } : loadPlayer(); // an anonymous seat answers with its token of the finished game
     if (!held) return;
     const finished = state.games.find((game) => game.id === id)?.rematch_of;
     try {
@@ -132,6 +158,7 @@ export function incomingChallenges(changed) {
         // A rematch offer is answered on the finished game: accepting takes this seat; the last one deals it.
         if (!accept) await api.declineRematch(finished, held.key);
         const taken = accept ? await api.rematch(finished, held.key) : null;
+        if (taken?.token) saveSeat(taken.game.id, { seat: taken.seat, token: taken.token });
         if (taken) location.hash = `#/game/${encodeURIComponent(taken.game.status === "waiting_for_players" ? finished : taken.game.id)}`;
         if (taken) return;
         state.games = state.games.filter((game) => game.id !== id);

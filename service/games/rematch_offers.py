@@ -67,12 +67,14 @@ class RematchUseCases:
         with self._games.work(uow) as work:
             finished = self._games.read(work, game_id, lambda _session, stored: stored, token=token)
             authenticate(finished, token)
-            if finished.rematch is not None:
+            if finished.rematch is not None and _stored(work, finished.rematch):  # (not purged since)
                 self._games.change(work, finished.rematch, _decline, cancelled=True)
 
     def _cancelled(self, uow: UnitOfWork, offer_id: str) -> bool:
-        """Whether the offer ``offer_id`` is cancelled; one whose time has run out is cancelled now
-        (the worker's expiry, made first: the old offer's players hear of it before a new one)."""
+        """Whether the offer ``offer_id`` is cancelled (or gone: purged); one whose time has run out is
+        cancelled now (the worker's expiry, made first: the old offer's players hear of it before a new one)."""
+        if not _stored(uow, offer_id):  # purged since (service.store.purge): make a new offer
+            return True
         stored = self._games.read(uow, offer_id, lambda _session, stored: stored)
         if is_offer(stored) and timed_out(stored, self._games.clock()):
             return self._games.change(uow, offer_id, _is_cancelled, cancelled=True)
@@ -153,6 +155,12 @@ def _decline(stored: StoredGame, _game: Game | None, now: datetime, log: EventLo
     if not is_offer(stored):
         raise RematchStarted("every seat took its place and the rematch is dealt: leave it instead")
     cancel(stored, now, log, DECLINED)
+
+
+def _stored(uow: UnitOfWork, game_id: str) -> bool:
+    """Whether the game is stored (an offer linked once may have been purged since)."""
+    with uow.session() as session:
+        return session.version(game_id) is not None
 
 
 def _seats_barred(uow: UnitOfWork, stored: StoredGame) -> bool:

@@ -209,3 +209,18 @@ def test_a_token_of_another_game_is_refused(client, finished, new_table):
 def test_an_unknown_game_has_no_rematch(client):
     answer = rematch(client, "nosuchgame", "token")
     assert answer.status_code == 404 and answer.json["code"] == "game_not_found"
+
+
+def test_an_offer_purged_since_is_declined_as_none_and_asked_anew(app, client, finished):
+    from sqlalchemy import text
+
+    offer = rematch(client, finished.id, finished.tokens[0]).json["game"]["id"]
+    store = app.extensions["coins.games"].store
+    with store.db.engine.begin() as connection:  # what the retention purge does to a game
+        for table in ("events", "seats", "outbox", "games"):
+            connection.execute(
+                text(f"DELETE FROM {table} WHERE {'id' if table == 'games' else 'game_id'} = :id"), {"id": offer}
+            )
+    assert decline(client, finished.id, finished.tokens[1]).status_code == 204
+    again = rematch(client, finished.id, finished.tokens[1])
+    assert again.status_code == 201 and again.json["game"]["id"] != offer, again.json

@@ -60,6 +60,9 @@ def test_a_player_and_an_anonymous_person_accept_each_their_way(client):
     taken = client.post(f"/v1/games/{game_id}/rematch", headers=eve)
     assert taken.status_code == 200 and taken.json["seat"] == 1 and taken.json["token"], taken.json
     assert taken.json["game"]["status"] == "waiting_for_players"  # Ana has not asked yet
+    mine = client.get("/v1/players/me/games?status=waiting_for_players", headers=ana.auth).json["items"]
+    [item] = [item for item in mine if item["id"] == offer["id"]]
+    assert item["reserved"] is True and item["reserved_until"] is not None  # an offer to answer, and until when
     started = client.post(f"/v1/games/{game_id}/rematch", headers=ana.auth)
     assert started.status_code == 200 and started.json["game"]["status"] == "waiting_for_deal"
     new_eve = {"Authorization": f"Bearer {taken.json['token']}"}

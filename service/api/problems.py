@@ -60,6 +60,7 @@ PROBLEMS: dict[str, tuple[int, str]] = {
     "hints_off_in_rated": (409, "Hints are off in rated games"),
     "seat_reserved": (409, "That seat is reserved for another player"),
     "game_cancelled": (409, "The game was cancelled"),
+    "rematch_started": (409, "The rematch has started"),
     "review_needs_a_person": (409, "Only a game with a person or a player at the table is reviewed"),
     "precondition_failed": (412, "The game has changed"),
     "payload_too_large": (413, "The body is too large"),

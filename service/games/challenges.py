@@ -10,8 +10,8 @@ to keep). The game waits for its reserved seats until ``challenge_seconds`` have
 is the game's ``turn_deadline`` (it has no turn yet), so the worker finds it due by the index it
 finds turns by, and cancels the game under its lock, once (:func:`expire`). Declining cancels it at
 once (:meth:`ChallengeUseCases.decline`). A cancelled game never starts: acting on it is
-``409 game_cancelled``. Reserved seats and :func:`cancel` know nothing of challenges: a rematch
-offer may reserve seats and be cancelled the same way.
+``409 game_cancelled``. Reserved seats, :func:`cancel` and :func:`expire` know nothing of
+challenges: a rematch offer reserves seats and is cancelled the same way (:mod:`.rematch_offers`).
 """
 
 from __future__ import annotations
@@ -136,8 +136,10 @@ def cancel(stored: StoredGame, now: datetime, log: EventLog, reason: str) -> Non
 
 def expire(stored: StoredGame, now: datetime, log: EventLog) -> bool:
     """The game, not started, whose deadline has passed: cancelled if a seat still waits for the
-    player it is reserved for (True), else its stale deadline dropped (False, nothing to tell)."""
-    if stored.status == WAITING_FOR_PLAYERS and any(is_reserved(seat) for seat in stored.seats):
+    player it is reserved for, or it is a rematch offer (whose seats wait for their askers: see
+    :mod:`.rematch`) (True), else its stale deadline dropped (False, nothing to tell)."""
+    offer = stored.rematch_of is not None
+    if stored.status == WAITING_FOR_PLAYERS and (offer or any(is_reserved(seat) for seat in stored.seats)):
         cancel(stored, now, log, EXPIRED)
         return True
     stored.turn_deadline = None

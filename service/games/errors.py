@@ -34,6 +34,7 @@ __all__ = [
     "HintsOffInRated",
     "RatedPlayBarred",
     "SeatReserved",
+    "RematchStarted",
     "GameCancelled",
     "ChallengesRefused",
     "ChallengedPlayerNotFound",
@@ -199,6 +200,12 @@ class SeatReserved(ServiceError):
     """The seat asked for is reserved for another player (contract 1.3, "Reserved seats")."""
 
     code = "seat_reserved"
+
+
+class RematchStarted(ServiceError):
+    """A rematch is declined once it is dealt: every seat took its place (leave it instead)."""
+
+    code = "rematch_started"
 
 
 class GameCancelled(ServiceError):

@@ -24,13 +24,13 @@ from ..store import GameStore, IdempotencyStore, StoredGame, StoreSession
 from .challenges import ChallengeUseCases
 from .cursors import ACTIONS, GAMES, TRICKS, decode_cursor, encode_cursor, number_cursor
 from .domain_events import EventLog, FeedStart, GameEvent
-from .errors import GameNotFinished, HintsOffInRated, InvalidCursor, SeatTaken
+from .errors import HintsOffInRated, InvalidCursor
 from .game_record import ActionEntry, GameInfo, SeatInfo, build_record
 from .idempotency import IdempotencyKeys
 from .leaving import leave_seat, vacate_seat
 from .preconditions import check_version, running
 from .projections import action_state, hands_over, public_game, trick_state
-from .rematch import check_lineage, link_rematch, new_rematch, rematch_id
+from .rematch_offers import RematchUseCases
 from .results import (
     CANCELLED,
     ActionPage,
@@ -41,15 +41,14 @@ from .results import (
     Hint,
     PlayResult,
     PublicGame,
-    Rematch,
     TrickPage,
     TrickState,
 )
 from .reviews import GameReview, GameReviews, PendingReview
-from .seat_ratings import rated_seats, snapshot_ratings, with_rating_changes
+from .seat_ratings import rated_seats, with_rating_changes
 from .seating import SeatingUseCases
 from .server_moves import STAND_IN, Pace, record_deal, record_play, settle
-from .tokens import authenticate, hash_token, reader_seat, rematch_token
+from .tokens import authenticate, reader_seat
 from .transactions import Transactions, restore
 from .unit_of_work import KeyedRequest, UnitOfWork
 
@@ -62,9 +61,10 @@ def _now() -> datetime:
     return datetime.now(UTC)
 
 
-class GameService(SeatingUseCases, ChallengeUseCases):
+class GameService(SeatingUseCases, ChallengeUseCases, RematchUseCases):
     """The use cases over one store. Stateless between calls: any number can run side by side.
-    Taking seats (``create``, ``join``) is in :mod:`.seating`, declining a challenge in :mod:`.challenges`."""
+    Taking seats (``create``, ``join``) is in :mod:`.seating`, declining a challenge in :mod:`.challenges`,
+    asking for a rematch and declining one in :mod:`.rematch_offers`."""
 
     def __init__(
         self,
@@ -187,50 +187,6 @@ class GameService(SeatingUseCases, ChallengeUseCases):
         """Leave ``player_id``'s seat of a game without their key (:func:`.vacate_seat`: their account
         is being deleted), named ``name`` from now on; whether there was one to leave."""
         return self._games.change(None, game_id, vacate_seat(player_id, bot=bot, name=name, pace=self._games.pace))
-
-    def rematch(self, game_id: str, token: str | None, *, uow: UnitOfWork | None = None) -> Rematch:
-        """The rematch of a finished game, for one of its seats: created by the first call, the
-        same game for every later one (see :mod:`.rematch` for how racing calls make one game).
-        The caller's token for the new game is derived from their token for this one: each call
-        of a seat answers the same token, and no other is ever valid for that seat. A player's
-        seat gets none: their key acts for it, as for every seat of theirs."""
-        with self._games.work(uow) as work:
-            return self._rematch(work, game_id, token)
-
-    def _rematch(self, uow: UnitOfWork, game_id: str, token: str | None) -> Rematch:
-        finished = self._games.read(uow, game_id, lambda _session, stored: stored, token=token)
-        seat = authenticate(finished, token)
-        assert token is not None
-        as_player = finished.seats[seat].player_id is not None  # (an anonymous seat's is None)
-        if finished.status != Status.FINISHED.value:
-            raise GameNotFinished("a rematch can be asked for once the game is finished")
-        created = False
-        new_id = finished.rematch
-        if new_id is None:
-            new_id, now = rematch_id(finished), self.clock()
-            barred = finished.rated and _seats_barred(uow, finished)
-            new_game = new_rematch(
-                finished, seat, None if as_player else rematch_token(token, new_id), now, self.pace, barred=barred
-            )
-            with uow.session() as session:  # 429 once this line of rematches made its games of the minute
-                snapshot_ratings(session, new_game, now)
-                check_lineage(finished, session.load, now, per_minute=self.rematches_per_minute)
-                created = session.create(new_game)
-            new_id = self._games.change(uow, game_id, link_rematch(new_id), token=token)
-        new_token = rematch_token(token, new_id)
-
-        def claim(stored: StoredGame, game: Game | None, _now: datetime, _log: EventLog) -> Rematch:
-            taken = stored.seats[seat]
-            if taken.bot is not None:
-                raise SeatTaken(f"seat {seat} of the rematch was handed to a bot when its player left")
-            if as_player:
-                return Rematch(seat, None, public_game(stored, game), created)
-            if taken.token_hash != hash_token(new_token):  # the seat's person asks for the first time
-                taken.token_hash = hash_token(new_token)
-                stored.changed_seats.add(seat)  # not public: the game's version stays
-            return Rematch(seat, new_token, public_game(stored, game), created)
-
-        return self._games.change(uow, new_id, claim)
 
     # -- reads ------------------------------------------------------------------------
 
@@ -374,10 +330,3 @@ class GameService(SeatingUseCases, ChallengeUseCases):
     def ping(self) -> None:
         """Raise :class:`.DatabaseUnavailable` unless the store can be reached (readiness)."""
         self.store.ping()
-
-
-def _seats_barred(uow: UnitOfWork, stored: StoredGame) -> bool:
-    """Whether a person who sat in ``stored`` is barred from rated play now (its rematch is then unrated)."""
-    persons = [seat.player_id for seat in stored.seats if seat.player_id is not None and seat.bot is None]
-    with uow.session() as session:
-        return any(player is not None and player.barred for player in map(session.player, persons))

@@ -235,7 +235,7 @@ def player_events_of(
             new += [
                 (player, RematchOfferedEvent(seat=seat, **offer))  # type: ignore[arg-type]
                 for seat, player in seated.items()
-                if player != stored.caller
+                if player != stored.caller and is_person(stored.seats[seat])  # a leaver's bot takes its seat
             ]
     return [encode_player_event(player, event, now) for player, event in new]
 

@@ -1,17 +1,26 @@
-"""Rematches: a finished game's seats at a new table, made once however many seats ask at once.
+"""Rematches are offers (contract 1.3): a finished game's seats at a new table, each taken by its own ask.
 
-A rematch touches two games, and every write touches one (the store's rule), so it is three
-writes, each safe to repeat, in an order that never shows a link to a game not yet stored:
+The first seat to ask makes the offer: a new game, waiting for players, in which the asker's seat is
+theirs, a bot's seat (a leaver's bot's too) is that bot's at once, a player's seat is reserved for
+them, and an anonymous person's seat is open for them alone (they ask with their token of the
+finished game: :mod:`.rematch_offers`). Nobody else is seated, and no clock runs, until a seat asks;
+the game is dealt once every seat is taken. Until then its ``turn_deadline`` is the moment the offer
+runs out (the longer of :data:`OFFER_MINIMUM` and the game's clock): the worker finds it due by the
+index it finds turns by and cancels it (:func:`.challenges.expire`), as a challenge's.
 
-1. insert the new game, whose id every request computes alike from the finished game
+An offer touches two games, and every write touches one (the store's rule), so it is written in
+three steps, each safe to repeat, in an order that never shows a link to a game not yet stored:
+
+1. insert the offer, whose id every request computes alike from the finished game
    (:func:`rematch_id`): of two racing inserts the second finds the game stored, and writes
    nothing (:meth:`.StoreSession.create`);
 2. link the finished game to it (``rematch``, with a ``rematch_created`` event), at the version
    read: of two racing links, the second finds the link made;
-3. give the caller's seat at the new game the caller's token for it (:func:`.tokens.rematch_token`).
+3. take the caller's seat (:mod:`.rematch_offers`).
 
 A request that stops after 1 leaves a game no finished game links to yet; the next call of any
-seat finds it by its id and links it.
+seat finds it by its id and links it. A cancelled offer stays linked until a seat asks again: that
+makes a new offer (its id differs, as the link changed the finished game) and links it instead.
 
 A chain of rematches from one game is one lineage, however many tokens and addresses its seats use:
 it makes at most so many games a minute (:func:`check_lineage`), so that rematches, each with fresh
@@ -31,20 +40,23 @@ from .errors import TooManyRematches
 from .ids import BOT_PLAYER_IDS, derived_game_id
 from .projections import public_game
 from .rated import RATED_TURN_TIMEOUT_SECONDS
+from .results import WAITING_FOR_PLAYERS
 from .server_moves import Pace, changed, new_stored_game, start_full_table
-from .tokens import hash_token, new_token
+from .tokens import hash_token
 
-__all__ = ["LINEAGE_WINDOW", "check_lineage", "link_rematch", "new_rematch", "rematch_id"]
+__all__ = ["LINEAGE_WINDOW", "OFFER_MINIMUM", "check_lineage", "is_offer", "link_rematch", "new_rematch", "rematch_id"]
 
 LINEAGE_WINDOW = timedelta(minutes=1)
+OFFER_MINIMUM = timedelta(minutes=10)  # an offer waits this long at least (longer: the game's clock)
 
 
 def rematch_id(finished: StoredGame) -> str:
-    """The id of ``finished``'s rematch: the same for every request that reads the finished game
-    before it links its rematch (a finished game changes only by that link). It sorts at the time
-    the game finished (its last change), by the finished game's id after that."""
+    """The id of ``finished``'s next rematch offer: the same for every request that reads the
+    finished game at one version (a finished game changes only by linking an offer, so each offer
+    after a cancelled one has an id of its own). It sorts at the finished game's last change, by
+    the finished game's id and version after that."""
     milliseconds = int(finished.updated_at.timestamp() * 1000)
-    return derived_game_id(milliseconds, f"rematch/{finished.id}")
+    return derived_game_id(milliseconds, f"rematch/{finished.id}/{finished.version}")
 
 
 def new_rematch(
@@ -56,30 +68,33 @@ def new_rematch(
     *,
     barred: bool = False,
 ) -> StoredGame:
-    """The rematch of ``finished``, started, its server moves made and its events queued.
+    """The offer of ``finished``'s rematch made by seat ``caller``, as stored before anything else.
 
-    The same seats: persons keep their names and ages (the rules' first dealer is the oldest,
-    else drawn, as for a new game), players their seats (their keys act for them: no token),
-    bots their strengths (a bot that played on for a player who left keeps the seat, as its
-    strength's player). The target, the options and ``rated`` are kept (but a rated game whose
-    bots would then be of one strength twice is not rated: see :func:`.rated.check_rated`; nor is
-    one where a player sits that an operator has ``barred`` from rated play since); a rated game's
-    clock is kept, and one stored without a clock gets the rated games' default; the
-    seed is not (a rematch's deals are fresh: ``seeded`` is false). The caller's anonymous seat
-    holds ``caller_token``; every other anonymous person's seat a token no one holds until that
-    person asks (the hash of a random token thrown away): so no seat is open, and none can be joined."""
+    The same seats: the caller's is theirs (a player's key acts for it; an anonymous person holds
+    ``caller_token``); another player's is reserved for them, another person's is open for them
+    (named, aged; only their ask takes it); bots keep their strengths, and a bot that played on for
+    a player who left keeps the seat, as its strength's player. The target, the options and
+    ``rated`` are kept (but a rated game whose bots would then be of one strength twice is not
+    rated: see :func:`.rated.check_rated`; nor is one where a player sits that an operator has
+    ``barred`` from rated play since); a rated game's clock is kept, and one stored without a clock
+    gets the rated games' default; the seed is not (a rematch's deals are fresh: ``seeded`` is
+    false). With every seat taken at once (the others are bots) it starts at once; else it waits
+    until the offer runs out."""
     seats = []
     for old in finished.seats:
-        seat = StoredSeat(old.seat, old.name, old.age, None, old.bot, now)
+        seat = StoredSeat(old.seat, old.name, old.age, None, old.bot, None)
         if seat.bot is not None:
             seat.player_id = BOT_PLAYER_IDS[seat.bot]
+            seat.joined_at = now
+        elif seat.seat == caller:
+            seat.joined_at = now
+            if old.player_id is not None:
+                seat.player_id = old.player_id
+            else:
+                assert caller_token is not None
+                seat.token_hash = hash_token(caller_token)
         elif old.player_id is not None:
-            seat.player_id = old.player_id
-        else:
-            assert caller_token is not None or seat.seat != caller
-            seat.token_hash = hash_token(
-                caller_token if caller_token is not None and seat.seat == caller else new_token()
-            )
+            seat.reserved_for = old.player_id
         seats.append(seat)
     bots = [seat.bot for seat in seats if seat.bot is not None]
     rated = finished.rated and len(bots) == len(set(bots)) and not barred
@@ -98,18 +113,30 @@ def new_rematch(
         rematch_of=finished.id,
         rated=rated,
     )
-    start_full_table(stored, now, pace)
+    if stored.open_seats == 0:
+        start_full_table(stored, now, pace)
+    else:
+        stored.turn_deadline = now + max(OFFER_MINIMUM, timedelta(seconds=clock or 0))
     return stored
 
 
-def link_rematch(new_id: str) -> Callable[[StoredGame, Game | None, datetime, EventLog], str]:
-    """The change that links a finished game to its rematch, unless a racing call linked it first."""
+def is_offer(stored: StoredGame) -> bool:
+    """The game is a rematch offer still waiting for seats to ask (only their asks take them)."""
+    return stored.rematch_of is not None and stored.status == WAITING_FOR_PLAYERS
+
+
+def link_rematch(
+    new_id: str, replacing: str | None = None
+) -> Callable[[StoredGame, Game | None, datetime, EventLog], str]:
+    """The change that links a finished game to its rematch offer ``new_id`` (in place of the
+    cancelled offer ``replacing``), unless a racing call linked it first."""
 
     def link(stored: StoredGame, game: Game | None, now: datetime, log: EventLog) -> str:
-        if stored.rematch is None:
+        if stored.rematch == replacing:
             stored.rematch = new_id
             changed(stored, game, now)
             log.add(stored, RematchCreatedEvent, public_game(stored, game), rematch=new_id)
+        assert stored.rematch is not None, "a finished game links an offer before it replaces one"
         return stored.rematch
 
     return link

@@ -22,7 +22,7 @@ from .ids import BOT_PLAYER_IDS, new_game_id
 from .preconditions import check_version
 from .projections import public_game
 from .rated import check_rated, check_rated_join
-from .results import Created, Credential, Joined
+from .results import WAITING_FOR_PLAYERS, Created, Credential, Joined
 from .seat_ratings import snapshot_ratings
 from .seats import is_open, is_reserved, is_vacant, name_bots_apart, take_seat
 from .server_moves import Pace, begin, changed, new_stored_game, settle, start_full_table
@@ -127,6 +127,8 @@ def _joiner(
 
     def change(stored: StoredGame, game: Game | None, now: datetime, log: EventLog) -> Joined:
         check_version(stored, if_match)
+        if stored.rematch_of is not None and stored.status == WAITING_FOR_PLAYERS:
+            raise SeatReserved("a rematch offer's seats are its finished game's: each takes theirs with rematchGame")
         vacant = [s for s in stored.seats if is_vacant(s)]
         if not vacant:
             raise SeatsFull("all three seats are taken")

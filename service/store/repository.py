@@ -246,8 +246,9 @@ class GameRepository:
             query = query.where(or_(GAMES.c.id.in_(theirs), GAMES.c.id.in_(reserved)))
         else:  # a cancelled game is in its players' lists only; a game whose vacant seats are all reserved is not open
             query = query.where(GAMES.c.status != CANCELLED)
-            if status == WAITING_FOR_PLAYERS:
+            if status == WAITING_FOR_PLAYERS:  # nor a rematch offer's (its seats wait for their own askers)
                 query = query.where(exists().where(SEATS.c.game_id == GAMES.c.id, *_OPEN_SEAT))
+                query = query.where(GAMES.c.rematch_of.is_(None))
         if status is not None:
             query = query.where(GAMES.c.status == status)
         if before_id is not None:

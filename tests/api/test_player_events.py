@@ -27,7 +27,7 @@ from tests.support.sse import Event
 from tests.support.working_client import NO_PACE, keep_up
 
 FEED = "/v1/players/me/events"
-EVENT_TYPES = {"player", "match_found", "game_started", "your_turn", "game_result", "rematch_offered"}
+EVENT_TYPES = {"player", "match_found", "game_started", "your_turn", "game_result", "rematch_offered", "game_cancelled"}
 
 
 @pytest.fixture
@@ -206,7 +206,24 @@ def test_a_rematch_is_offered_to_the_other_seats(client: FlaskClient) -> None:
         follower.read()
         offers = follower.of("rematch_offered", game_id)
         assert [(o["rematch"], o["seat"]) for o in offers] == ([] if seat == 1 else [(rematch, seat)])
+        assert follower.of("game_started", rematch) == []  # nobody else is seated until they accept
+    for seat in (0, 2):  # each accepts for their own seat: the last one's ask starts the rematch
+        accepted = client.post(f"/v1/games/{game_id}/rematch", headers=bearer(keys[seat]))
+        assert accepted.status_code == 200 and accepted.json["seat"] == seat, accepted.json
+    for seat, follower in followers.items():
+        follower.read()
         assert [e["seat"] for e in follower.of("game_started", rematch)] == [seat]
+    assert_clean(followers, keys)
+
+
+def test_a_declined_rematch_tells_its_players_why(client: FlaskClient) -> None:
+    game_id, keys, followers = three_player_game(client, target_score=1)
+    act(client, game_id, keys, followers)
+    rematch = client.post(f"/v1/games/{game_id}/rematch", headers=bearer(keys[0])).json["game"]["id"]
+    assert client.delete(f"/v1/games/{game_id}/rematch", headers=bearer(keys[2])).status_code == 204
+    for seat, follower in followers.items():
+        follower.read()
+        assert [(e["seat"], e["reason"]) for e in follower.of("game_cancelled", rematch)] == [(seat, "declined")]
     assert_clean(followers, keys)
 
 

@@ -137,8 +137,18 @@ def test_the_rematch_seats_the_same_players_and_stays_rated(client):
     assert rematch.status_code == 201, rematch.json
     assert rematch.json["token"] is None and rematch.json["seat"] == 1
     new = rematch.json["game"]
-    assert new["rated"] is True and [s["player"] for s in new["seats"]] == [ana.id, bo.id, BOT_PLAYER_IDS["basic"]]
-    assert client.get(f"/v1/games/{new['id']}/hand", headers=ana.auth).status_code == 200  # no claim needed
+    assert new["rated"] is True and [s["player"] for s in new["seats"]] == [None, bo.id, BOT_PLAYER_IDS["basic"]]
+    assert [s["reserved_for"] for s in new["seats"]] == [ana.id, None, None]  # kept for Ana until she asks
+    assert client.get(f"/v1/games/{new['id']}/hand", headers=ana.auth).status_code == 403  # not seated yet
+    joined = client.post(f"/v1/games/{new['id']}/players", json={"player": "me"}, headers=ana.auth)
+    assert joined.status_code == 409 and joined.json["code"] == "seat_reserved"  # an offer is taken by asking
+    accepted = client.post(f"/v1/games/{game['id']}/rematch", headers=ana.auth)
+    assert accepted.status_code == 200 and accepted.json["seat"] == 0 and accepted.json["token"] is None
+    assert (
+        accepted.json["game"]["seats"][0]["player"] == ana.id
+        and accepted.json["game"]["status"] != "waiting_for_players"
+    )
+    assert client.get(f"/v1/games/{new['id']}/hand", headers=ana.auth).status_code == 200
 
 
 def test_rated_games_seat_players_and_bots_only(client):

@@ -1,4 +1,5 @@
-"""rematchGame: a finished game's seats at a new game, created once, linked both ways, a new token each."""
+"""rematchGame and declineRematch: an offer taking only the asker's seat, accepted seat by seat, dealt once
+all have asked, declined (cancelled) and offered anew; made once by racing asks; a new token each."""
 
 from __future__ import annotations
 
@@ -25,7 +26,16 @@ def finished(new_table: Any) -> Any:
     return table
 
 
-def test_a_rematch_is_the_same_table_with_new_tokens(client, finished):
+def decline(client: Any, game_id: str, token: str | None) -> Any:
+    headers = {"Authorization": f"Bearer {token}"} if token is not None else {}
+    return client.delete(f"/v1/games/{game_id}/rematch", headers=headers)
+
+
+def _feed(client: Any, game_id: str) -> list[dict[str, Any]]:
+    return client.get(f"/v1/games/{game_id}/events?after=0").json["items"]
+
+
+def test_a_rematch_is_offered_with_only_the_askers_seat_taken(client, finished):
     first = rematch(client, finished.id, finished.tokens[1])
     assert first.status_code == 201, first.json
     body = first.json
@@ -34,48 +44,83 @@ def test_a_rematch_is_the_same_table_with_new_tokens(client, finished):
     assert first.headers["ETag"] == f'"{game["id"]}.{game["version"]}"'
     assert body["seat"] == 1 and body["token"] not in finished.tokens.values()
     assert game["id"] != finished.id and game["rematch_of"] == finished.id and game["rematch"] is None
+    assert game["status"] == "waiting_for_players" and game["turn"] is None and game["turn_deadline"] is None
     assert [seat["name"] for seat in game["seats"]] == ["Ana", "Bo", "Cy"]
-    assert not any(seat["open"] for seat in game["seats"])
+    assert [seat["open"] for seat in game["seats"]] == [True, False, True]  # open for their holders alone
     assert game["target_score"] == 3 and game["turn_timeout_seconds"] == 120 and game["auto_deal"] is False
     assert game["seeded"] is False  # a rematch's deals are fresh
-    assert game["first_dealer"] == 2 and game["first_dealer_chosen_by"] == "oldest"  # the rules: the oldest deals
     old = client.get(f"/v1/games/{finished.id}").json
     assert old["rematch"] == game["id"] and old["rematch_of"] is None
+    created = [event for event in _feed(client, finished.id) if event["type"] == "rematch_created"]
+    assert [event["rematch"] for event in created] == [game["id"]]
+    # nobody else is seated: the others' old tokens act for nothing, a stranger takes no seat
+    hand = client.get(f"/v1/games/{game['id']}/hand", headers={"Authorization": f"Bearer {finished.tokens[0]}"})
+    assert hand.status_code == 401
+    join = client.post(f"/v1/games/{game['id']}/players", json={"name": "Eve"})
+    assert join.status_code == 409 and join.json["code"] == "seat_reserved"
+    waiting = client.get("/v1/games?status=waiting_for_players").json["items"]
+    assert game["id"] not in [item["id"] for item in waiting]  # not a game to join
 
 
-def test_each_seat_takes_its_place_with_its_own_token(client, finished):
-    answers = {seat: rematch(client, finished.id, token) for seat, token in finished.tokens.items()}
-    assert [answers[seat].status_code for seat in range(3)] == [201, 200, 200] or sorted(
-        answer.status_code for answer in answers.values()
-    ) == [200, 200, 201]
-    game_ids = {answer.json["game"]["id"] for answer in answers.values()}
-    assert len(game_ids) == 1
-    (game_id,) = game_ids
+def test_the_rematch_is_dealt_once_every_seat_has_asked(client, finished):
+    answers = {seat: rematch(client, finished.id, finished.tokens[seat]) for seat in (2, 0)}
+    assert [answers[2].status_code, answers[0].status_code] == [201, 200]
+    game = answers[0].json["game"]
+    assert game["status"] == "waiting_for_players" and [s["open"] for s in game["seats"]] == [False, True, False]
+    answers[1] = rematch(client, finished.id, finished.tokens[1])
+    assert answers[1].status_code == 200, answers[1].json
+    game = answers[1].json["game"]
+    assert len({answer.json["game"]["id"] for answer in answers.values()}) == 1
+    assert game["status"] == "waiting_for_deal" and game["turn_deadline"] is not None  # the clock starts now
+    assert game["first_dealer"] == 2 and game["first_dealer_chosen_by"] == "oldest"  # Cy, the oldest, deals
     tokens = {seat: answer.json["token"] for seat, answer in answers.items()}
     assert len(set(tokens.values())) == 3
     for seat, token in tokens.items():
-        hand = client.get(f"/v1/games/{game_id}/hand", headers={"Authorization": f"Bearer {token}"})
+        hand = client.get(f"/v1/games/{game['id']}/hand", headers={"Authorization": f"Bearer {token}"})
         assert hand.status_code == 200 and hand.json["seat"] == seat
-    # the old tokens act for no seat of the new game
-    old = client.get(f"/v1/games/{game_id}/hand", headers={"Authorization": f"Bearer {finished.tokens[0]}"})
-    assert old.status_code == 401 and old.json["code"] == "invalid_token"
-    # asking again answers the same game and the same token: never a second one
-    again = rematch(client, finished.id, finished.tokens[2])
-    assert again.status_code == 200 and again.json["game"]["id"] == game_id and again.json["token"] == tokens[2]
-    # the rematch is played like any game: the oldest (seat 2) deals
-    dealt = client.post(f"/v1/games/{game_id}/hands", headers={"Authorization": f"Bearer {tokens[2]}"})
+    again = rematch(client, finished.id, finished.tokens[2])  # the same token again, never a second one
+    assert again.status_code == 200 and again.json["game"]["id"] == game["id"] and again.json["token"] == tokens[2]
+    taken = [event["seat"] for event in _feed(client, game["id"]) if event["type"] == "seat_taken"]
+    assert taken == [0, 1]  # the offer's own seat was the asker's from the start
+    dealt = client.post(f"/v1/games/{game['id']}/hands", headers={"Authorization": f"Bearer {tokens[2]}"})
     assert dealt.status_code == 201
+    late = decline(client, finished.id, finished.tokens[1])
+    assert late.status_code == 409 and late.json["code"] == "rematch_started"
 
 
-def test_a_seat_that_has_not_asked_cannot_be_acted_for(client, finished):
-    game = rematch(client, finished.id, finished.tokens[0]).json["game"]
-    dealer_seat = game["dealer"]
-    assert dealer_seat == 2
-    # seat 2 has not asked: no token acts for it yet, its old one included
-    dealt = client.post(f"/v1/games/{game['id']}/hands", headers={"Authorization": f"Bearer {finished.tokens[2]}"})
-    assert dealt.status_code == 401
-    join = client.post(f"/v1/games/{game['id']}/players", json={"name": "Eve"})
-    assert join.status_code == 409 and join.json["code"] == "seats_full"
+def test_a_declined_offer_is_cancelled_and_a_new_one_can_follow(client, finished):
+    offer = rematch(client, finished.id, finished.tokens[0]).json["game"]
+    for _ in range(2):  # repeatable
+        assert decline(client, finished.id, finished.tokens[2]).status_code == 204
+    cancelled = client.get(f"/v1/games/{offer['id']}").json
+    assert cancelled["status"] == "cancelled"
+    events = _feed(client, offer["id"])
+    assert [(e["type"], e.get("reason")) for e in events][-1] == ("game_cancelled", "declined")
+    assert [e["type"] for e in events].count("game_cancelled") == 1
+    hand = client.get(f"/v1/games/{offer['id']}/hand", headers={"Authorization": f"Bearer {finished.tokens[0]}"})
+    assert hand.status_code == 401
+    again = rematch(client, finished.id, finished.tokens[2])  # a new offer, by any seat
+    assert again.status_code == 201, again.json
+    second = again.json["game"]
+    assert second["id"] != offer["id"] and second["status"] == "waiting_for_players"
+    assert [s["open"] for s in second["seats"]] == [True, True, False]
+    assert client.get(f"/v1/games/{finished.id}").json["rematch"] == second["id"]
+    created = [e["rematch"] for e in _feed(client, finished.id) if e["type"] == "rematch_created"]
+    assert created == [offer["id"], second["id"]]
+    assert client.get(f"/v1/games/{offer['id']}").json["status"] == "cancelled"  # the old offer stays cancelled
+
+
+def test_declining_without_an_offer_changes_nothing(client, finished):
+    assert decline(client, finished.id, finished.tokens[0]).status_code == 204
+    assert client.get(f"/v1/games/{finished.id}").json["rematch"] is None
+    refused = decline(client, finished.id, None)
+    assert refused.status_code == 401 and refused.json["code"] == "missing_token"
+
+
+def test_the_asker_may_withdraw_the_offer(client, finished):
+    offer = rematch(client, finished.id, finished.tokens[1]).json["game"]
+    assert decline(client, finished.id, finished.tokens[1]).status_code == 204
+    assert client.get(f"/v1/games/{offer['id']}").json["status"] == "cancelled"
 
 
 def test_racing_seats_create_one_game(app, client, finished):
@@ -96,6 +141,8 @@ def test_racing_seats_create_one_game(app, client, finished):
     assert all(answer.status_code in (200, 201) for answer in answers), [a.json for a in answers]
     assert [answer.status_code for answer in answers].count(201) == 1
     assert len({answer.json["game"]["id"] for answer in answers}) == 1
+    game = client.get(f"/v1/games/{answers[0].json['game']['id']}").json
+    assert game["status"] != "waiting_for_players" and not any(seat["open"] for seat in game["seats"])
     for index in range(3):  # a seat's two calls got the same token
         assert answers[index].json["token"] == answers[index + 3].json["token"]
     game_id = answers[0].json["game"]["id"]
@@ -162,3 +209,18 @@ def test_a_token_of_another_game_is_refused(client, finished, new_table):
 def test_an_unknown_game_has_no_rematch(client):
     answer = rematch(client, "nosuchgame", "token")
     assert answer.status_code == 404 and answer.json["code"] == "game_not_found"
+
+
+def test_an_offer_purged_since_is_declined_as_none_and_asked_anew(app, client, finished):
+    from sqlalchemy import text
+
+    offer = rematch(client, finished.id, finished.tokens[0]).json["game"]["id"]
+    store = app.extensions["coins.games"].store
+    with store.db.engine.begin() as connection:  # what the retention purge does to a game
+        for table in ("events", "seats", "outbox", "games"):
+            connection.execute(
+                text(f"DELETE FROM {table} WHERE {'id' if table == 'games' else 'game_id'} = :id"), {"id": offer}
+            )
+    assert decline(client, finished.id, finished.tokens[1]).status_code == 204
+    again = rematch(client, finished.id, finished.tokens[1])
+    assert again.status_code == 201 and again.json["game"]["id"] != offer, again.json

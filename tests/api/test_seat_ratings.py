@@ -120,5 +120,6 @@ def test_a_rematch_begins_from_the_ratings_the_last_game_left(client):
     after = [seat["rating_change"]["after"] for seat in _applied(client, game_id)["seats"]]
     rematch = client.post(f"/v1/games/{game_id}/rematch", headers=ana.auth)
     assert rematch.status_code in (200, 201), rematch.json
+    assert client.post(f"/v1/games/{game_id}/rematch", headers=bo.auth).status_code == 200  # dealt: rated from now
     seats = _game(client, rematch.json["game"]["id"]).json["seats"]
     assert [seat["rating"]["value"] for seat in seats] == after

@@ -81,6 +81,8 @@ def artifacts(tmp_path_factory: pytest.TempPathFactory) -> Path:
         "home",
         "your_games",
         "notify",
+        "rematch_offers",
+        "rematch_players",
     ],
 )
 def test_scenario(scenario: str, base_url: str, artifacts: Path) -> None:

@@ -86,6 +86,10 @@ export const listGamesInPlay = () => call("GET", "/games?status=playing&limit=20
 export const rematch = (id, token) => call("POST", `${game(id)}/rematch`, { token });
 /** @returns {Promise<Game>} */
 export const getGame = (id) => call("GET", game(id));
+/** A long poll of a game's events after `after`, waiting up to `wait` seconds for one. @returns {Promise<import("./types.js").EventPage>} */
+export const gameEvents = (id, after, wait) => call("GET", `${game(id)}/events?after=${after}&wait=${wait}`);
+/** Decline a finished game's rematch offer (or withdraw your own): it is cancelled for every seat. */
+export const declineRematch = (id, token) => call("DELETE", `${game(id)}/rematch`, { token });
 /** @param {string|null} [token] a player's key, to join with `{"player": "me"}` @returns {Promise<import("./types.js").JoinedGame>} */
 export const joinGame = (id, body, token = null) => call("POST", `${game(id)}/players`, { body, token });
 /** @returns {Promise<Hand>} */

@@ -1,5 +1,6 @@
 // Challenges (contract 1.3): challenge a player to a game from their profile (clock, target, rated), answer
-// the challenges made to you in the lobby (Accept takes the seat reserved for you; Decline cancels the game),
+// the challenges made to you in the lobby (Accept takes the seat reserved for you; Decline cancels the game)
+// and the rematches offered to you (Accept and Decline answer them on the finished game),
 // and choose whether others may challenge you at all.
 
 import * as api from "./api.js";
@@ -7,9 +8,12 @@ import { h, replace } from "./dom.js";
 import { t } from "./i18n.js";
 import { seatName } from "./names.js";
 import { problemNotice } from "./notice.js";
-import { loadPlayer } from "./store.js";
+import { hasTaken } from "./rematch-offer.js";
+import { listSeats, loadPlayer, loadSeat, saveSeat } from "./store.js";
 
 const THIRD_SEATS = ["bot:basic", "bot:expert", "bot:random", "open"];
+/** How many of this browser's newest anonymous seats are looked at for rematch offers. */
+const ANONYMOUS_GAMES = 5;
 
 /**
  * "Challenge to a game" on another player's profile: the game is made with your seat, theirs reserved
@@ -95,7 +99,8 @@ export function challengeSetting(me, key, changed) {
 }
 
 /**
- * The lobby's list of the challenges made to the signed-in player, each with Accept / Decline.
+ * The lobby's list of the challenges made to the signed-in player, and of the rematch offers waiting for
+ * them or for this browser's anonymous seats, each with Accept / Decline.
  * @param {() => void} changed called after an answer (the lists refresh)
  * @returns {{element: HTMLElement, refresh: () => Promise<void>}}
  */
@@ -104,12 +109,34 @@ export function incomingChallenges(changed) {
   /** @type {{games: import("./types.js").Game[], error: unknown}} */
   const state = { games: [], error: null };
 
+  /** The rematch offers waiting for this browser's anonymous seats (of its newest games), each with the finished game's seat. */
+  const anonymous = new Map();
+
+  async function anonymousOffers() {
+    const offers = await Promise.all(
+      listSeats()
+        .slice(-ANONYMOUS_GAMES)
+        .map(async (finishedId) => {
+          const finished = await api.getGame(finishedId).catch(() => null);
+          const credential = loadSeat(finishedId);
+          if (!finished?.rematch || finished.status !== "finished" || !credential?.token) return null;
+          const offer = await api.getGame(finished.rematch).catch(() => null);
+          const mine = offer?.seats[credential.seat];
+          if (!offer || offer.status !== "waiting_for_players" || !mine || hasTaken(mine)) return null;
+          anonymous.set(offer.id, { finished: finishedId, token: credential.token });
+          return offer;
+        }),
+    );
+    return /** @type {import("./types.js").Game[]} */ (offers.filter(Boolean));
+  }
+
   async function refresh() {
     const held = loadPlayer();
-    if (!held) return void ((state.games = []), render());
     try {
-      const waiting = (await api.listMyWaitingGames(held.key)).items.filter((item) => item.reserved);
-      state.games = /** @type {import("./types.js").Game[]} */ ((await Promise.all(waiting.map((item) => api.getGame(item.id).catch(() => null)))).filter(Boolean));
+      anonymous.clear();
+      const waiting = held ? (await api.listMyWaitingGames(held.key)).items.filter((item) => item.reserved) : [];
+      const reserved = /** @type {import("./types.js").Game[]} */ ((await Promise.all(waiting.map((item) => api.getGame(item.id).catch(() => null)))).filter(Boolean));
+      state.games = [...reserved, ...(await anonymousOffers())];
       state.error = null;
     } catch (error) {
       // A key refused (replaced elsewhere) is the player panel's to say, once: nothing shows here.
@@ -122,16 +149,27 @@ export function incomingChallenges(changed) {
 
   /** @param {string} id @param {boolean} accept */
   async function answer(id, accept) {
-    const held = loadPlayer();
+    const seat = anonymous.get(id);
+    const held = seat ? { key: seat.token } : loadPlayer(); // an anonymous seat answers with its token of the finished game
     if (!held) return;
+    const finished = state.games.find((game) => game.id === id)?.rematch_of;
     try {
-      if (accept) {
+      if (finished) {
+        // A rematch offer is answered on the finished game: accepting takes this seat; the last one deals it.
+        if (!accept) await api.declineRematch(finished, held.key);
+        const taken = accept ? await api.rematch(finished, held.key) : null;
+        if (taken?.token) saveSeat(taken.game.id, { seat: taken.seat, token: taken.token });
+        if (taken) location.hash = `#/game/${encodeURIComponent(taken.game.status === "waiting_for_players" ? finished : taken.game.id)}`;
+        if (taken) return;
+        state.games = state.games.filter((game) => game.id !== id);
+      } else if (accept) {
         await api.joinGame(id, { player: "me" }, held.key);
         location.hash = `#/game/${encodeURIComponent(id)}`;
         return;
+      } else {
+        await api.declineChallenge(id, held.key);
+        state.games = state.games.filter((game) => game.id !== id);
       }
-      await api.declineChallenge(id, held.key);
-      state.games = state.games.filter((game) => game.id !== id);
     } catch (error) {
       state.error = error;
     }
@@ -142,10 +180,13 @@ export function incomingChallenges(changed) {
   /** @param {import("./types.js").Game} game */
   function item(game) {
     const challenger = game.seats.find((seat) => seat.player !== null && seat.bot === null && seat.reserved_for === null);
-    const text = t("challenge.from", { name: challenger ? seatName(challenger) : "?", clock: game.turn_timeout_seconds ?? "—", target: game.target_score });
+    const askers = game.seats.filter((seat) => seat.bot === null && hasTaken(seat)).map((each) => seatName(each));
+    const text = game.rematch_of
+      ? t("lobby.rematchOffer", { names: askers.join(", ") || "?" })
+      : t("challenge.from", { name: challenger ? seatName(challenger) : "?", clock: game.turn_timeout_seconds ?? "—", target: game.target_score });
     return h(
       "li",
-      { class: "panel", "data-game": game.id, "data-challenge": "incoming" },
+      { class: "panel", "data-game": game.id, "data-challenge": game.rematch_of ? "rematch" : "incoming" },
       h("span", {}, text),
       game.rated && h("span", { class: "badge" }, t("profile.rated")),
       h("button", { type: "button", class: "primary", "data-key": "accept", onclick: () => answer(game.id, true) }, t("challenge.accept")),

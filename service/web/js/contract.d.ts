@@ -432,23 +432,41 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Take your seat at a finished game's rematch
-         * @description With a seat's token of a finished game: the rematch, and your seat's token for it.
+         * Offer a rematch, or accept the one offered
+         * @description With a seat's token (or a player's key) of a finished game: take your own seat at its
+         *     rematch, and only yours (contract 1.3, "Rematches are offers").
          *
-         *     The first call creates it (201): the same seats (people with their names, bots with
-         *     their strengths), target score and options, fresh deals (a seeded game's rematch is not
-         *     seeded), and the first dealer the rules choose for a new game: the oldest player, else
-         *     drawn. Every later call, by any seat, answers that same game (200): each person takes
-         *     their seat by calling with their own token, and gets their own token for the rematch.
-         *     A seat's new token is derived from its old one: calling again answers the same token,
-         *     never a second one. Until a person calls, nobody can act for their seat. The two games
-         *     link to each other (`rematch`, `rematch_of`), and the finished game's feed tells of it
-         *     (`rematch_created`).
+         *     With no offer open, the call makes one (201): a new game, waiting for players, with the
+         *     same seats (people with their names, bots with their strengths), target score and options,
+         *     fresh deals (a seeded game's rematch is not seeded), and the first dealer the rules choose
+         *     for a new game: the oldest player, else drawn. Your seat is yours; another player's seat is
+         *     reserved for them (`reserved_for`) and they are told (`rematch_offered` on their feed);
+         *     another anonymous person's seat is open for them alone (joinGame refuses it:
+         *     `409 seat_reserved`); bots' seats, and a leaver's bot's, are taken by the same bots at once.
+         *     The finished game links to the offer (`rematch`) and its feed tells of it
+         *     (`rematch_created`: anonymous seats hear it by long-polling the finished game).
+         *
+         *     With an offer open, the call accepts it (200): your seat is taken, nobody else's. Nobody
+         *     acts, and no clock runs, for a seat that has not asked; once every seat is taken the
+         *     rematch is dealt, as a new game. An offer declined (`declineRematch`), or not complete
+         *     within the longer of 10 minutes and the game's clock, is cancelled (`game_cancelled` on its
+         *     feed and its players' feeds, with the reason); the next call then makes a new offer (201).
+         *
+         *     An anonymous seat's new token is derived from its old one: calling again answers the same
+         *     token, never a second one. A player's seat gets none: their key acts for it.
          *
          *     **Rate limits** (`create`: 30/minute per client address, createGame and rematchGame together): over one, 429 `too_many_requests` with `Retry-After`. Answers say what is left in `RateLimit` and `RateLimit-Policy`.
          */
         post: operations["rematchGame"];
-        delete?: never;
+        /**
+         * Decline a rematch offer
+         * @description With a seat's token (or a player's key) of a finished game: decline its rematch offer.
+         *     The offer is cancelled for every seat (`game_cancelled`, reason `declined`, on its feed and
+         *     its players' feeds); any seat may then make a new one. Repeatable: with no offer open, or
+         *     one cancelled already, nothing changes (204). A rematch already dealt is not declined
+         *     (`409 rematch_started`): leave it instead.
+         */
+        delete: operations["declineRematch"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1764,7 +1782,7 @@ export interface components {
              */
             place: number | null;
             rated: boolean;
-            /** @description The seat is reserved for the player, who has not taken it: a challenge to accept (`joinGame` with `{"player": "me"}`) or decline (`declineChallenge`). */
+            /** @description The seat is reserved for the player, who has not taken it: a challenge to accept (`joinGame` with `{"player": "me"}`) or decline (`declineChallenge`), or, in a game whose (getGame) `rematch_of` is set, a rematch offer to accept (`rematchGame` on that finished game) or decline (`declineRematch`). */
             reserved: boolean;
             /**
              * Format: date-time
@@ -1913,7 +1931,7 @@ export interface components {
          * @description Every problem `code` the service returns: stable, to branch on.
          * @enum {string}
          */
-        ProblemCode: "already_queued" | "already_seated" | "bad_request" | "bot_seated_twice" | "card_not_in_hand" | "challenged_bot" | "challenged_player_not_found" | "challenged_self" | "challenges_refused" | "database_unavailable" | "game_cancelled" | "game_finished" | "game_not_finished" | "game_not_found" | "hand_in_progress" | "header_fields_too_large" | "hints_off_in_rated" | "idempotency_key_in_use" | "idempotency_key_reused" | "internal_error" | "invalid_card" | "invalid_cursor" | "invalid_key" | "invalid_token" | "malformed_json" | "method_not_allowed" | "missing_token" | "no_hand_in_progress" | "not_acceptable" | "not_dealer" | "not_found" | "not_your_seat" | "not_your_turn" | "payload_too_large" | "player_not_found" | "player_required" | "precondition_failed" | "push_endpoint_refused" | "push_subscription_invalid" | "push_subscription_not_found" | "rated_needs_clock" | "rated_play_barred" | "review_needs_a_person" | "seat_reserved" | "seat_taken" | "seats_full" | "seats_open" | "seeded_game_unrated" | "ticket_matched" | "ticket_not_found" | "too_many_challenges" | "too_many_push_subscriptions" | "too_many_requests" | "too_many_streams" | "too_many_webhooks" | "unauthorized" | "unsupported_media_type" | "uri_too_long" | "validation_error" | "webhook_not_found" | "webhook_url_refused";
+        ProblemCode: "already_queued" | "already_seated" | "bad_request" | "bot_seated_twice" | "card_not_in_hand" | "challenged_bot" | "challenged_player_not_found" | "challenged_self" | "challenges_refused" | "database_unavailable" | "game_cancelled" | "game_finished" | "game_not_finished" | "game_not_found" | "hand_in_progress" | "header_fields_too_large" | "hints_off_in_rated" | "idempotency_key_in_use" | "idempotency_key_reused" | "internal_error" | "invalid_card" | "invalid_cursor" | "invalid_key" | "invalid_token" | "malformed_json" | "method_not_allowed" | "missing_token" | "no_hand_in_progress" | "not_acceptable" | "not_dealer" | "not_found" | "not_your_seat" | "not_your_turn" | "payload_too_large" | "player_not_found" | "player_required" | "precondition_failed" | "push_endpoint_refused" | "push_subscription_invalid" | "push_subscription_not_found" | "rated_needs_clock" | "rated_play_barred" | "rematch_started" | "review_needs_a_person" | "seat_reserved" | "seat_taken" | "seats_full" | "seats_open" | "seeded_game_unrated" | "ticket_matched" | "ticket_not_found" | "too_many_challenges" | "too_many_push_subscriptions" | "too_many_requests" | "too_many_streams" | "too_many_webhooks" | "unauthorized" | "unsupported_media_type" | "uri_too_long" | "validation_error" | "webhook_not_found" | "webhook_url_refused";
         PushKey: {
             /**
              * @description The service's VAPID public key (RFC 8292): an uncompressed P-256 point in base64url, the `applicationServerKey` of `pushManager.subscribe`.
@@ -4814,7 +4832,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The rematch already existed: your place at it. */
+            /** @description The offer existed: your seat at it is taken. */
             200: {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
@@ -4912,7 +4930,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `game_not_finished`: The game is not over yet; `seat_taken`: That seat is taken; `idempotency_key_in_use`: A request with this Idempotency-Key is still running */
+            /** @description `game_not_finished`: The game is not over yet; `game_cancelled`: The game was cancelled; `seat_taken`: That seat is taken; `idempotency_key_in_use`: A request with this Idempotency-Key is still running */
             409: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -4970,6 +4988,103 @@ export interface operations {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    /** @description Seconds to wait. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "database_unavailable",
+                     *       "detail": "The database is unavailable",
+                     *       "status": 503,
+                     *       "title": "The database is unavailable",
+                     *       "type": "urn:coins:problem:database_unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            default: components["responses"]["DEFAULT_ERROR"];
+        };
+    };
+    declineRematch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The game's id: 26 characters of Crockford base32 (any other text is no game's id: 404). */
+                game_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No Content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `missing_token`: A player token is required; `invalid_token`: The player token is not valid for this game; `invalid_key`: The player key is not valid */
+            401: {
+                headers: {
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "missing_token",
+                     *       "detail": "A player token is required",
+                     *       "status": 401,
+                     *       "title": "A player token is required",
+                     *       "type": "urn:coins:problem:missing_token"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `game_not_found`: No such game */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "game_not_found",
+                     *       "detail": "No such game",
+                     *       "status": 404,
+                     *       "title": "No such game",
+                     *       "type": "urn:coins:problem:game_not_found"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `rematch_started`: The rematch has started */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rematch_started",
+                     *       "detail": "The rematch has started",
+                     *       "status": 409,
+                     *       "title": "The rematch has started",
+                     *       "type": "urn:coins:problem:rematch_started"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `database_unavailable`: The database is unavailable */
+            503: {
+                headers: {
                     /** @description Seconds to wait. */
                     "Retry-After"?: number;
                     [name: string]: unknown;

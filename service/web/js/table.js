@@ -8,6 +8,7 @@ import { h, replace, restoreFocus } from "./dom.js";
 import { cardName, onLanguageChange, t } from "./i18n.js";
 import { inviteView } from "./invite.js";
 import { recordPanel } from "./record-panel.js";
+import { rematchOffer } from "./rematch-offer.js";
 import { reviewPanel } from "./review.js";
 import { seatName } from "./names.js";
 import { infoNotice, problemNotice, seededNotice } from "./notice.js";
@@ -299,13 +300,8 @@ export function mountTable(root, gameId) {
   /** A card may be played: this seat's turn as shown, nothing in flight, the last play's events shown. */
   const canPlay = () =>
     state.game?.status === "playing" && state.game.turn === mine() && mine() !== null && !state.busy && state.awaited === null;
-  /** The rematch (created by the first seat to ask, joined by the others), opened in this page. */
-  const rematch = () =>
-    asSeat(async (held) => {
-      const answer = await api.rematch(gameId, held.token);
-      if (answer.token) saveSeat(answer.game.id, { seat: answer.seat, token: answer.token }); // a player's seat has none: their key acts
-      location.hash = `#/game/${encodeURIComponent(answer.game.id)}`;
-    });
+  /** The rematch offer (made by the first seat to ask, accepted or declined by the others). */
+  const offer = rematchOffer(gameId, { render, asSeat });
   /** Ask before leaving (true), or not any more (false). @param {boolean} asking */
   const confirm = (asking) => ((state.confirmLeave = asking), render());
   const dismiss = () => ((state.error = null), render());
@@ -449,8 +445,7 @@ export function mountTable(root, gameId) {
             { class: "over-trick result", id: "result" },
             game.winner !== null && winnerView(game, seat),
             ratingNote(game, seat),
-            seat !== null &&
-              h("p", { class: "actions" }, h("button", { type: "button", class: "primary", "data-key": "rematch", disabled: state.busy, onclick: rematch }, t(game.rematch ? "table.rematchJoin" : "table.rematch"))),
+            offer.view(game, seat, state.busy),
           ),
       ),
     );
@@ -507,6 +502,7 @@ export function mountTable(root, gameId) {
     paced.stop();
     clock.stop();
     review.stop();
+    offer.stop();
     clearTimeout(awaitTimer);
     clearTimeout(ratingsTimer);
     unmounted = true;

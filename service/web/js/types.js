@@ -44,6 +44,7 @@
 
 /** One event of `GET /v1/games/{id}/events`, told apart by its `type` (game, seat_taken, … game_finished). */
 /** @typedef {Schema<"FeedEvent">} FeedEvent */
+/** @typedef {Schema<"EventPage">} EventPage A page of a game's events (a long poll's answer). */
 /** One event of `GET /v1/players/me/events`, told apart by its `type` (player, match_found, … rematch_offered). */
 /** @typedef {Schema<"PlayerEvent">} PlayerEvent */
 

@@ -161,7 +161,9 @@ class PlayerGameSchema(ResponseSchema):
         required=True,
         metadata={
             "description": "The seat is reserved for the player, who has not taken it: a challenge to accept "
-            '(`joinGame` with `{"player": "me"}`) or decline (`declineChallenge`).'
+            '(`joinGame` with `{"player": "me"}`) or decline (`declineChallenge`), or, in a game whose (getGame) '
+            "`rematch_of` is set, a rematch offer to accept (`rematchGame` on that finished game) or decline "
+            "(`declineRematch`)."
         },
     )
     reserved_until = fields.DateTime(

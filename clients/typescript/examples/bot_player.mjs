@@ -195,7 +195,7 @@ export async function runBot(/** @type {Record<string, string>} */ args) {
         break;
       }
       case "rematch_offered":
-        console.log(`rematch of ${event.game} offered by seat ${event.seat} (not taken)`);
+        console.log(`rematch ${event.rematch} of ${event.game} offered to your seat ${event.seat} (not taken)`);
         break;
       default: // challenges, cancelled games, and types added since: not this bot's business
     }

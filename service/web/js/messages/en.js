@@ -404,7 +404,7 @@ export default {
   "challenge.refused": "{name} does not take challenges.",
   "challenge.settings": "Challenges",
   "challenge.takeThem": "Other players may challenge me",
-  "challenge.incoming": "Challenges for you",
+  "challenge.incoming": "Challenges and rematch offers for you",
   "challenge.from": "{name} challenges you: {clock} s a turn, to {target} points",
   "challenge.accept": "Accept",
   "challenge.decline": "Decline",

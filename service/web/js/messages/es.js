@@ -404,7 +404,7 @@ export default {
   "challenge.refused": "{name} no acepta desafíos.",
   "challenge.settings": "Desafíos",
   "challenge.takeThem": "Otros jugadores pueden desafiarme",
-  "challenge.incoming": "Desafíos para ti",
+  "challenge.incoming": "Desafíos y revanchas para ti",
   "challenge.from": "{name} te desafía: {clock} s por turno, a {target} puntos",
   "challenge.accept": "Aceptar",
   "challenge.decline": "Rechazar",

@@ -404,7 +404,7 @@ export default {
   "challenge.refused": "{name} n’accepte pas les défis.",
   "challenge.settings": "Défis",
   "challenge.takeThem": "Les autres joueurs peuvent me défier",
-  "challenge.incoming": "Défis pour vous",
+  "challenge.incoming": "Défis et revanches pour vous",
   "challenge.from": "{name} vous défie : {clock} s par tour, en {target} points",
   "challenge.accept": "Accepter",
   "challenge.decline": "Refuser",

@@ -404,7 +404,7 @@ export default {
   "challenge.refused": "{name} neemt geen uitdagingen aan.",
   "challenge.settings": "Uitdagingen",
   "challenge.takeThem": "Andere spelers mogen mij uitdagen",
-  "challenge.incoming": "Uitdagingen voor jou",
+  "challenge.incoming": "Uitdagingen en nog-een-keer-verzoeken voor jou",
   "challenge.from": "{name} daagt je uit: {clock} s per beurt, tot {target} punten",
   "challenge.accept": "Accepteren",
   "challenge.decline": "Weigeren",

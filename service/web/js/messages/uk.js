@@ -404,7 +404,7 @@ export default {
   "challenge.refused": "{name} не приймає викликів.",
   "challenge.settings": "Виклики",
   "challenge.takeThem": "Інші гравці можуть мене викликати",
-  "challenge.incoming": "Виклики для вас",
+  "challenge.incoming": "Виклики та пропозиції реваншу для вас",
   "challenge.from": "{name} викликає вас: {clock} с на хід, до {target} очок",
   "challenge.accept": "Прийняти",
   "challenge.decline": "Відхилити",

@@ -404,7 +404,7 @@ export default {
   "challenge.refused": "{name} 不接受挑戰。",
   "challenge.settings": "挑戰",
   "challenge.takeThem": "其他玩家可以挑戰我",
-  "challenge.incoming": "給你的挑戰",
+  "challenge.incoming": "給你的挑戰與再來一局的邀請",
   "challenge.from": "{name} 向你挑戰：每回合 {clock} 秒，{target} 分獲勝",
   "challenge.accept": "接受",
   "challenge.decline": "拒絕",

@@ -192,7 +192,9 @@ class Bot:
                 self.results.append(event)
                 print(describe_result(event, len(self.results), self.wanted), flush=True)
             elif isinstance(event, RematchOfferedEvent):
-                print(f"rematch {event.rematch} of {event.game} offered to your seat {event.seat} (not taken)", flush=True)
+                print(
+                    f"rematch {event.rematch} of {event.game} offered to your seat {event.seat} (not taken)", flush=True
+                )
             self.queue()
 
 

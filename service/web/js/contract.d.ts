@@ -7162,6 +7162,24 @@ export interface operations {
                     "application/json": components["schemas"]["PushKey"];
                 };
             };
+            /** @description `not_acceptable`: Not acceptable */
+            406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "not_acceptable",
+                     *       "detail": "Not acceptable",
+                     *       "status": 406,
+                     *       "title": "Not acceptable",
+                     *       "type": "urn:coins:problem:not_acceptable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `database_unavailable`: The database is unavailable */
             503: {
                 headers: {

@@ -22,7 +22,7 @@ from .db import Database
 from .player_models import PlayerEventRow, PlayerRow
 from .push_models import PushDeliveryRow, PushSubscriptionRow
 from .stored import StoredPlayerEvent
-from .webhooks import DELIVERED, DROPPED, GONE, lease_due
+from .webhooks import DELIVERED, DROPPED, GONE, lease_due, remove_endpoint, remove_endpoints_of
 
 __all__ = [
     "ClaimedPush",
@@ -118,19 +118,14 @@ class PushSubscriptions:
     def remove(self, player_id: str, subscription_id: str) -> bool:
         """Delete the player's subscription and what it is owed; False if the player has none of that id."""
         with self._transaction():
-            owned = and_(SUBSCRIPTIONS.c.id == subscription_id, SUBSCRIPTIONS.c.player_id == player_id)
-            if self._connection.execute(select(SUBSCRIPTIONS.c.id).where(owned)).first() is None:
-                return False
-            self._connection.execute(delete(DELIVERIES).where(DELIVERIES.c.subscription_id == subscription_id))
-            self._connection.execute(delete(SUBSCRIPTIONS).where(owned))
-        return True
+            return remove_endpoint(
+                self._connection, SUBSCRIPTIONS, DELIVERIES.c.subscription_id, subscription_id, player_id
+            )
 
     def remove_all(self, player_id: str) -> None:
         """Delete all the player's subscriptions (their account is deleted)."""
         with self._transaction():
-            mine = select(SUBSCRIPTIONS.c.id).where(SUBSCRIPTIONS.c.player_id == player_id)
-            self._connection.execute(delete(DELIVERIES).where(DELIVERIES.c.subscription_id.in_(mine)))
-            self._connection.execute(delete(SUBSCRIPTIONS).where(SUBSCRIPTIONS.c.player_id == player_id))
+            remove_endpoints_of(self._connection, SUBSCRIPTIONS, DELIVERIES.c.subscription_id, player_id)
 
     def _transaction(self) -> AbstractContextManager[object]:
         if self._inside:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, cast
 
-from sqlalchemy import Connection, Table, and_, delete, func, insert, select, update
+from sqlalchemy import Column, Connection, Table, and_, delete, func, insert, select, update
 
 from .db import Database
 from .player_models import PlayerEventRow, PlayerRow
@@ -142,19 +142,12 @@ class Webhooks:
     def remove(self, player_id: str, webhook_id: str) -> bool:
         """Delete the player's webhook and what it is owed; False if the player has none of that id."""
         with self._transaction():
-            owned = and_(WEBHOOKS.c.id == webhook_id, WEBHOOKS.c.player_id == player_id)
-            if self._connection.execute(select(WEBHOOKS.c.id).where(owned)).first() is None:
-                return False
-            self._connection.execute(delete(DELIVERIES).where(DELIVERIES.c.webhook_id == webhook_id))
-            self._connection.execute(delete(WEBHOOKS).where(owned))
-        return True
+            return remove_endpoint(self._connection, WEBHOOKS, DELIVERIES.c.webhook_id, webhook_id, player_id)
 
     def remove_all(self, player_id: str) -> None:
         """Delete all the player's webhooks (their account is deleted)."""
         with self._transaction():
-            mine = select(WEBHOOKS.c.id).where(WEBHOOKS.c.player_id == player_id)
-            self._connection.execute(delete(DELIVERIES).where(DELIVERIES.c.webhook_id.in_(mine)))
-            self._connection.execute(delete(WEBHOOKS).where(WEBHOOKS.c.player_id == player_id))
+            remove_endpoints_of(self._connection, WEBHOOKS, DELIVERIES.c.webhook_id, player_id)
 
     def _transaction(self) -> AbstractContextManager[object]:
         if self._inside:
@@ -165,6 +158,28 @@ class Webhooks:
         if self._inside:
             return self._db.within(self._connection, savepoint=False)
         return self._db.begin(self._connection, write=write, one_statement=True)
+
+
+def remove_endpoint(
+    connection: Connection, endpoints: Table, owed: Column[Any], endpoint_id: str, player_id: str
+) -> bool:
+    """In the transaction ``connection`` is in, delete the player's endpoint (a row of ``endpoints``:
+    a webhook, a push subscription) and the deliveries it is owed (those whose ``owed`` names it);
+    False if the player has none of that id."""
+    owned = and_(endpoints.c.id == endpoint_id, endpoints.c.player_id == player_id)
+    if connection.execute(select(endpoints.c.id).where(owned)).first() is None:
+        return False
+    connection.execute(delete(owed.table).where(owed == endpoint_id))
+    connection.execute(delete(endpoints).where(owned))
+    return True
+
+
+def remove_endpoints_of(connection: Connection, endpoints: Table, owed: Column[Any], player_id: str) -> None:
+    """In the transaction ``connection`` is in, delete every endpoint of the player (their account is
+    deleted) and the deliveries they are owed (see :func:`remove_endpoint`)."""
+    mine = select(endpoints.c.id).where(endpoints.c.player_id == player_id)
+    connection.execute(delete(owed.table).where(owed.in_(mine)))
+    connection.execute(delete(endpoints).where(endpoints.c.player_id == player_id))
 
 
 def queue_deliveries(connection: Connection, events: Sequence[StoredPlayerEvent]) -> int:

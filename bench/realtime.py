@@ -1,7 +1,8 @@
 """Live events: thousands of open streams while games are played, from a play's 201 to every stream.
 
 For each database it starts the roles as deployed on loopback, each on a fresh database: the web
-role (``gunicorn -c gunicorn.conf.py wsgi:app``, ``--workers``) and the streams' holder, one of
+role (``gunicorn -c gunicorn.conf.py wsgi:app``, ``--workers``), the worker role (``coins-worker``:
+the players' feeds are its fan-out) and the streams' holder, one of
 
 - ``asgi``: the real-time role, ``coins-realtime`` (uvicorn, service/realtime), behind HAProxy with
   the shipped ``deploy/haproxy.cfg`` (``--direct``: the clients reach both roles without it);
@@ -47,7 +48,7 @@ from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
-from tests.support.server import HOST, LiveServer, free_port, serve
+from tests.support.server import HOST, free_port, serve, worker_beside
 from tests.support.topology import ROOT, SHIPPED_CONFIG, haproxy_binary, timed
 
 POSTGRES_URL = "postgresql://postgres@127.0.0.1:5432/test"
@@ -85,7 +86,7 @@ def role_env(url: str, port: int, **extra: str) -> dict[str, str]:
 @contextmanager
 def roles(
     design: str, url: str, directory: Path, args: argparse.Namespace
-) -> Iterator[tuple[int, int, list[LiveServer]]]:
+) -> Iterator[tuple[int, int, list[subprocess.Popen[bytes]]]]:
     """The roles and the proxy: (the port plays go to, the port streams go to, every process)."""
     venv = Path(sys.executable).parent
     hops = "0" if args.direct else "1"
@@ -101,11 +102,12 @@ def roles(
                 start_seconds=120,
             )
         )
+        worker = stack.enter_context(worker_beside(role_env(url, free_port()), cwd=ROOT, log=directory / "worker.log"))
         if design == "pushpin":
             from bench.grip_candidate import pushpin_holder
 
             front, servers = stack.enter_context(pushpin_holder(url, directory, role_env))
-            yield web_port, front, [web, *servers]
+            yield web_port, front, [web.process, worker, *(server.process for server in servers)]
             return
         realtime_port = free_port()
         realtime = stack.enter_context(
@@ -119,7 +121,7 @@ def roles(
             )
         )
         if args.direct:
-            yield web_port, realtime_port, [web, realtime]
+            yield web_port, realtime_port, [web.process, worker, realtime.process]
             return
         binary = haproxy_binary()
         assert binary, "HAProxy is not installed (apt-get install haproxy); or --direct"
@@ -140,7 +142,7 @@ def roles(
                 start_seconds=30,
             )
         )
-        yield proxy_port, proxy_port, [web, realtime, proxy]
+        yield proxy_port, proxy_port, [web.process, worker, realtime.process, proxy.process]
 
 
 def family(pids: list[int]) -> list[int]:
@@ -189,8 +191,8 @@ def cpu_seconds(pids: list[int]) -> dict[int, float]:
 def role_names(design: str, args: argparse.Namespace) -> list[str]:
     """The names of the processes :func:`roles` starts, in order."""
     if design == "pushpin":
-        return ["web", "origin", "pushpin", "publisher"]
-    return ["web", "realtime"] if args.direct else ["web", "realtime", "proxy"]
+        return ["web", "worker", "origin", "pushpin", "publisher"]
+    return ["web", "worker", "realtime"] if args.direct else ["web", "worker", "realtime", "proxy"]
 
 
 def setup(port: int, games: int, feeds: int) -> dict[str, Any]:
@@ -221,7 +223,7 @@ def run(db: str, design: str, args: argparse.Namespace) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="coins-bench-realtime-") as temporary, ExitStack() as stack:
         directory = Path(temporary)
         url = database(db, directory)
-        play_port, stream_port, servers = stack.enter_context(roles(design, url, directory, args))
+        play_port, stream_port, started_roles = stack.enter_context(roles(design, url, directory, args))
         started = time.monotonic()
         plan = setup(play_port, args.games, args.feeds)
         print(
@@ -232,7 +234,7 @@ def run(db: str, design: str, args: argparse.Namespace) -> dict[str, Any]:
             rate=args.plays_per_second, settle=args.settle,
         )  # fmt: skip
         (directory / "plan.json").write_text(json.dumps(plan))
-        pids = [server.process.pid for server in servers]
+        pids = [process.pid for process in started_roles]
         time.sleep(2)
         before = resident_kib(pids)
         command = [sys.executable, "-m", "bench.realtime", "--generator", str(directory / "plan.json")]
@@ -245,7 +247,7 @@ def run(db: str, design: str, args: argparse.Namespace) -> dict[str, Any]:
             time.sleep(args.idle)
             after = resident_kib(pids)
             processes = {
-                name: server.process.pid for name, server in zip(role_names(design, args), servers, strict=True)
+                name: process.pid for name, process in zip(role_names(design, args), started_roles, strict=True)
             }
             cpu_before = {name: cpu_seconds([pid]) for name, pid in processes.items()}
             generator.stdin.write("play\n")

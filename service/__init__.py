@@ -49,7 +49,7 @@ from .store.secrets import service_secret
 from .web import init_web
 from .webhooks import AddressPolicy, Deliverer, SecretBox, WebhookService, fernet_key_from_hex, tls_context
 
-__all__ = ["create_app"]
+__all__ = ["KeysWarmUp", "create_app"]
 
 log = logging.getLogger(__name__)
 ADDRESS_KEY_SECRET = "address_hash_key"
@@ -77,7 +77,8 @@ def create_app(settings: Settings | None = None) -> Flask:
     app.extensions["coins.db"] = db
     addresses = AddressHasher(_address_key(settings, db))
     app.extensions[ADDRESSES_EXTENSION] = addresses
-    app.before_request(addresses.warm)  # the key read before any request's transaction begins
+    keys = KeysWarmUp(addresses.warm)  # the keys read before any request's transaction begins
+    app.before_request(keys)
     channel = channel_for(db, listen_url=settings.database_listen_url, redis_url=settings.redis_url)
     store = GameStore(db, channel)
     lineage = LINEAGE_GAMES_PER_MINUTE if settings.rate_limits == "on" else 0
@@ -95,7 +96,7 @@ def create_app(settings: Settings | None = None) -> Flask:
     connect_quick_play(queue, player_feeds)  # match_found on the feeds; the feeds' heartbeats keep tickets
     connect_ratings(games, player_feeds)  # game_result on the feeds once a rated game's ratings are applied
     app.extensions[RATINGS_EXTENSION] = RatingReads(store.ratings, lambda: games.clock())
-    _init_webhooks(app, settings, store, games)
+    keys.steps += _init_webhooks(app, settings, store, games)
     init_record_cache(app, settings.record_cache_bytes)
     init_feed(
         app,
@@ -128,6 +129,21 @@ def _address_key(settings: Settings, db: Database) -> Callable[[], bytes]:
     return lambda: bytes.fromhex(service_secret(db, ADDRESS_KEY_SECRET))
 
 
+class KeysWarmUp:
+    """One hook before every request: the keys the service may have to make and keep in the database
+    (the addresses', the webhooks' secrets', the VAPID key) are read before the request's own
+    transaction begins, never inside one (on SQLite it holds the one write lock that making a key
+    waits for). Each warm-up says whether its key is in hand; once all are, a request does nothing
+    more here."""
+
+    def __init__(self, *steps: Callable[[], bool]) -> None:
+        self.steps = list(steps)
+
+    def __call__(self) -> None:
+        if self.steps:
+            self.steps = [step for step in self.steps if not step()]
+
+
 class Deliverers:
     """What the worker sends each pass: the webhooks' deliveries, then the push messages."""
 
@@ -139,10 +155,11 @@ class Deliverers:
         return self.webhooks.deliver_due(now) + self.push.deliver_due(now)
 
 
-def _init_webhooks(app: Flask, settings: Settings, store: GameStore, games: GameService) -> None:
+def _init_webhooks(app: Flask, settings: Settings, store: GameStore, games: GameService) -> list[Callable[[], bool]]:
     """The players' webhooks and push subscriptions (their requests) and their deliveries (the
     worker's): one address policy, one key for the secrets (``WEBHOOK_SECRETS_KEY``, else the one
-    kept in the database), one VAPID key (``VAPID_PRIVATE_KEY``, else the one kept in the database)."""
+    kept in the database), one VAPID key (``VAPID_PRIVATE_KEY``, else the one kept in the database).
+    Returns the two keys' warm-ups, for :class:`KeysWarmUp`."""
     policy = AddressPolicy(settings.webhook_allow_networks)
     configured = settings.webhook_secrets_key
 
@@ -150,23 +167,22 @@ def _init_webhooks(app: Flask, settings: Settings, store: GameStore, games: Game
         return configured.encode() if configured else fernet_key_from_hex(service_secret(store.db, WEBHOOK_KEY_SECRET))
 
     box = SecretBox(key)
-    app.before_request(box.warm)  # as the addresses' key: made before any request's transaction
     app.extensions[WEBHOOKS_EXTENSION] = WebhookService(games.unit_of_work, lambda: games.clock(), policy, box)
     render = lambda stored: render_player_event(decode_player_event(stored))  # noqa: E731
     context = tls_context(settings.webhook_ca_bundle)
     webhooks = Deliverer(store.webhook_deliveries, policy, box, render, context)
     configured_vapid = settings.vapid_private_key
-    keys = VapidKeys(
+    vapid = VapidKeys(
         lambda: (
             private_from_raw(configured_vapid)
             if configured_vapid
             else private_from_seed(service_secret(store.db, VAPID_KEY_SECRET))
         )
     )
-    app.before_request(keys.warm)
-    app.extensions[PUSH_EXTENSION] = PushService(games.unit_of_work, lambda: games.clock(), policy, box, keys)
-    push = PushDeliverer(store.push_deliveries, policy, box, keys, settings.vapid_subject, render, context)
+    app.extensions[PUSH_EXTENSION] = PushService(games.unit_of_work, lambda: games.clock(), policy, box, vapid)
+    push = PushDeliverer(store.push_deliveries, policy, box, vapid, settings.vapid_subject, render, context)
     app.extensions[DELIVERER_EXTENSION] = Deliverers(webhooks, push)
+    return [box.warm, vapid.warm]
 
 
 def _trust_proxies(app: Flask, hops: int) -> None:

@@ -54,15 +54,17 @@ class AddressHasher:
             return None
         return address_hash(address, self._read())
 
-    def warm(self) -> None:
+    def warm(self) -> bool:
         """Read the key now, if it is not yet (``create_app`` calls it before each request until it
         has): before a request's own transaction begins, which on SQLite holds the one write lock
-        that making the database's stand-in key would wait for. A failure waits for the next try."""
+        that making the database's stand-in key would wait for. A failure waits for the next try.
+        Whether the key is in hand."""
         if self._cached is None:
             try:
                 self._read()
             except Exception as error:  # the database is down: the request that needs a hash answers 503
                 log.warning("the key of the addresses' hashes is not readable yet: %s", type(error).__name__)
+        return self._cached is not None
 
     def _read(self) -> bytes:
         if self._cached is None:

@@ -3,6 +3,9 @@ client by its /64, an IPv4-mapped address as its IPv4 one."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+from service import KeysWarmUp
 from service.addresses import AddressHasher, address_hash
 
 KEY = b"k" * 32
@@ -36,7 +39,23 @@ def test_the_key_is_read_once_and_a_failure_waits_for_the_next_try() -> None:
         return KEY
 
     hasher = AddressHasher(key)
-    hasher.warm()  # fails, logged
-    hasher.warm()
-    hasher.warm()
+    assert hasher.warm() is False  # fails, logged
+    assert hasher.warm() is True
+    assert hasher.warm() is True
     assert hasher("203.0.113.7") == address_hash("203.0.113.7", KEY) and len(calls) == 2
+
+
+def test_the_keys_warm_up_before_requests_until_each_is_in_hand_then_no_more() -> None:
+    tries: dict[str, int] = {"addresses": 0, "webhooks": 0}
+
+    def step(name: str, fails: int) -> Callable[[], bool]:
+        def warm() -> bool:
+            tries[name] += 1
+            return tries[name] > fails
+
+        return warm
+
+    warm_up = KeysWarmUp(step("addresses", fails=0), step("webhooks", fails=2))
+    for _ in range(5):  # five requests: the webhooks' key is out of reach for the first two
+        warm_up()
+    assert tries == {"addresses": 1, "webhooks": 3} and warm_up.steps == []

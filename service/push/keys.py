@@ -77,11 +77,13 @@ class VapidKeys:
         )
         return b64url(point)
 
-    def warm(self) -> None:
-        """Read the key now (a hook before every request), so that a key the service makes is made
-        before any request's transaction begins (as the webhooks' key: :meth:`.SecretBox.warm`)."""
+    def warm(self) -> bool:
+        """Read the key now (``create_app`` calls it before each request until it has), so that a key
+        the service makes is made before any request's transaction begins (as the webhooks' key:
+        :meth:`.SecretBox.warm`). Whether the key is in hand."""
         if self._vapid is None:
             try:
                 _ = self.vapid
             except Exception as error:
                 log.warning("the VAPID key is not readable yet: %s", type(error).__name__)
+        return self._vapid is not None

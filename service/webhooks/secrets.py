@@ -53,15 +53,17 @@ class SecretBox:
         except InvalidToken:
             raise ValueError("a webhook secret does not open with the configured key") from None
 
-    def warm(self) -> None:
-        """Read the key now (a hook before every request): a key the service makes is then made
-        before any request's transaction begins, never inside one (on SQLite a keyed request holds
-        the write lock that making it needs). A failure (the database is down) waits for the next try."""
+    def warm(self) -> bool:
+        """Read the key now (``create_app`` calls it before each request until it has): a key the
+        service makes is then made before any request's transaction begins, never inside one (on
+        SQLite a keyed request holds the write lock that making it needs). A failure (the database
+        is down) waits for the next try. Whether the key is in hand."""
         if self._fernet is None:
             try:
                 self._box()
             except Exception as error:
                 log.warning("the key of the webhooks' secrets is not readable yet: %s", type(error).__name__)
+        return self._fernet is not None
 
     def _box(self) -> Fernet:
         if self._fernet is None:

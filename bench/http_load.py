@@ -64,7 +64,7 @@ from urllib.parse import quote
 
 from bench.baseline_app import ROWS, prepare
 from tests.support.processes import children, cpu_seconds
-from tests.support.server import free_port, serve
+from tests.support.server import free_port, serve, worker_beside
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -278,6 +278,7 @@ class Level:
     stats: Stats
     server_cpu: float  # seconds of CPU the workers used during the window
     client_cpu: float  # seconds of CPU this process (the clients) used during the window
+    worker_role_cpu: float = 0.0  # seconds of CPU the service's worker role used during the window
 
     @property
     def server_cpu_ms_per_request(self) -> float:
@@ -395,6 +396,11 @@ def measure(name: str, levels: list[int], args: argparse.Namespace, workdir: Pat
     settings = {"log_level": args.log_level, "workers": args.workers}
     with ExitStack() as servers:
         service = servers.enter_context(gunicorn("wsgi:app", urls["service"], workdir, **settings))
+        worker_role = None  # as deployed: the worker role fans a play's events out to the players' feeds
+        if not args.without_worker_role:
+            env = {**os.environ, "DATABASE_URL": urls["service"], "LOG_LEVEL": args.log_level}
+            env.pop("PROMETHEUS_MULTIPROC_DIR", None)
+            worker_role = servers.enter_context(worker_beside(env, cwd=REPO, log=workdir / "worker-role.log"))
         baseline_app = "baseline_app:create_baseline_app()"
         baseline = servers.enter_context(
             gunicorn(baseline_app, urls["baseline"], workdir, extra=["--pythonpath", str(REPO / "bench")], **settings)
@@ -416,6 +422,7 @@ def measure(name: str, levels: list[int], args: argparse.Namespace, workdir: Pat
                 # machine slowing down or speeding up through a round favours none of them
                 turn = repeat % len(contenders)
                 for contender in contenders[turn:] + contenders[:turn]:
+                    worker_cpu = cpu_seconds([worker_role.pid]) if worker_role else 0.0
                     level = drive(
                         contender.server,
                         concurrency,
@@ -424,6 +431,8 @@ def measure(name: str, levels: list[int], args: argparse.Namespace, workdir: Pat
                         args.warmup,
                         keyed=contender.keyed,
                     )
+                    if worker_role:
+                        level.worker_role_cpu = cpu_seconds([worker_role.pid]) - worker_cpu
                     contender.windows.append(level)
                     _print_level(name, contender.name, level)
             results["levels"][concurrency] = _level_results(contenders)
@@ -461,6 +470,10 @@ def _medians(runs: list[tuple[Level, Level]]) -> dict[str, Any]:
         "p99_ms": median([s.percentile_ms(99) for s in service], 2),
         "games_finished": sum(s.stats.games_finished for s in service),
         "server_cpu_ms_per_request": median([s.server_cpu_ms_per_request for s in service], 3),
+        "worker_role_cpu_ms_per_play": median(
+            [1000 * s.worker_role_cpu / max(1, len(s.stats.latencies)) for s in service], 3
+        ),
+        "worker_role_cpu_share_in_baseline_windows": median([b.worker_role_cpu / b.seconds for b in baseline], 3),
         "client_cpu_ms_per_request": median([1000 * s.client_cpu / max(1, s.stats.requests) for s in service], 3),
         "requests": sum(s.stats.requests for s in service),
         "non_2xx": sum(s.non_2xx for s in service),
@@ -549,6 +562,11 @@ def main(argv: list[str] | None = None) -> int:
         "--idempotency-keys", action="store_true", help="the services' clients send an Idempotency-Key with every POST"
     )
     parser.add_argument("--workers", type=int, default=WORKERS, help="WEB_CONCURRENCY of every server")
+    parser.add_argument(
+        "--without-worker-role",
+        action="store_true",
+        help="no coins-worker beside the service (by default one runs, as deployed: the players' feeds are its work)",
+    )
     parser.add_argument(
         "--other-tree", type=Path, help="also serve this checkout's service (another commit), alternating with this one"
     )

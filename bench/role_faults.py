@@ -299,7 +299,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as folder:
         directory = Path(folder)
         if args.db == "postgres":
-            url = postgres_schema_url(POSTGRES_URL, POSTGRES_SCHEMA)
+            url = postgres_schema_url(args.postgres_url, POSTGRES_SCHEMA)
         else:
             url = f"sqlite:///{directory / 'coins.sqlite3'}"
         scripts = Path(sys.executable).parent
@@ -380,7 +380,9 @@ def play_under_faults(args: argparse.Namespace, web: Role, worker: Role, realtim
             ).kill_and_restart()  # the longest up
             kills[victim] += 1
         if args.restart_postgres and not restarted_postgres and time.monotonic() - started > args.seconds / 2:
-            subprocess.run(["pg_ctlcluster", "--skip-systemctl-redirect", "15", "main", "restart"], check=True)
+            subprocess.run(
+                ["pg_ctlcluster", "--skip-systemctl-redirect", *args.cluster.split("/"), "restart"], check=True
+            )
             restarted_postgres = True
     for player in players:
         player.stop_queueing.set()
@@ -481,7 +483,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--realtime", type=int, default=2, help="real-time processes (one is never killed while the other is down)"
     )
-    parser.add_argument("--restart-postgres", action="store_true", help="restart the machine's PostgreSQL once")
+    parser.add_argument("--postgres-url", default=POSTGRES_URL, help="the PostgreSQL to play on (a fresh schema in it)")
+    parser.add_argument("--restart-postgres", action="store_true", help="restart that PostgreSQL once (--cluster)")
+    parser.add_argument(
+        "--cluster", default="15/main", help="the cluster --restart-postgres restarts (pg_ctlcluster's version/name)"
+    )
     parser.add_argument("--keep-logs", action="store_true", help="print the end of each role's log")
     args = parser.parse_args(argv)
     assert args.players % 3 == 0 and 0 < args.players <= 60, "a multiple of 3, at most 60"

@@ -48,6 +48,7 @@ from .reviews import GameReview, GameReviews, PendingReview
 from .seat_ratings import rated_seats, with_rating_changes
 from .seating import SeatingUseCases
 from .server_moves import STAND_IN, Pace, record_deal, record_play, settle
+from .signals import Signals
 from .tokens import authenticate, reader_seat
 from .transactions import Transactions, restore
 from .unit_of_work import KeyedRequest, UnitOfWork
@@ -70,15 +71,18 @@ class GameService(SeatingUseCases, ChallengeUseCases, RematchUseCases):
         self,
         store: GameStore,
         *,
+        signals: Signals | None = None,
         key_hours: int = 24,
         rematches_per_minute: int = 0,
         clock: Callable[[], datetime] = _now,
         pace: Pace | None = None,
     ) -> None:
-        """``key_hours``: how long a response is kept for the retries of its ``Idempotency-Key``;
+        """``signals``: how the units of work tell the other processes which feeds changed (the
+        event feed's channel; none: nobody is told); ``key_hours``: how long a response is kept for the retries of its ``Idempotency-Key``;
         ``rematches_per_minute``: the games a line of rematches makes at most (0: no limit, see
         :func:`.check_lineage`); ``pace``: when the server's moves fall due (none: at once)."""
         self.store = store
+        self.signals = signals
         self.rematches_per_minute = rematches_per_minute
         self.keys = IdempotencyKeys(IdempotencyStore(store), hours=key_hours)
         self._games = Transactions(clock, self.unit_of_work, pace)
@@ -87,7 +91,7 @@ class GameService(SeatingUseCases, ChallengeUseCases, RematchUseCases):
 
     def unit_of_work(self, request: KeyedRequest | None = None) -> UnitOfWork:
         """A unit of work for one use case (see :mod:`.unit_of_work`): keyed with ``request``."""
-        return UnitOfWork(self.store, self.keys, request)
+        return UnitOfWork(self.store, self.keys, request, self.signals)
 
     def on_rated(self, listener: Callable[[AppliedResult], None]) -> None:
         """Tell ``listener`` of every rated game's result once it is applied to the players' ratings."""

@@ -21,9 +21,10 @@ from ..games.errors import GameNotFinished, GameNotFound
 from ..games.player_events import PlayerEvent, ShownRatingChange, game_result_events, stamped
 from ..games.tokens import player_key_hash
 from ..games.transactions import restore
+from ..games.unit_of_work import UnitOfWork
 from ..ratings import display
 from ..ratings.apply import AppliedResult
-from ..store import GameStore
+from ..store import GameStore, player_feed_id
 from .operations import PlayerService
 from .results import PlayerGame, Profile
 
@@ -70,9 +71,17 @@ class PlayerFeedStart:
 class PlayerFeeds:
     """The players' feeds over one store."""
 
-    def __init__(self, store: GameStore, players: PlayerService, clock: Callable[[], datetime]) -> None:
+    def __init__(
+        self,
+        store: GameStore,
+        players: PlayerService,
+        clock: Callable[[], datetime],
+        unit_of_work: Callable[[], UnitOfWork],
+    ) -> None:
+        """``unit_of_work``: a plain unit of work, whose signal tells the feeds' readers of new events."""
         self._store = store
         self._players = players
+        self._unit_of_work = unit_of_work
         self.clock = clock
         #: What runs on each heartbeat of a reader of a player's feed, with the player's id and the
         #: time: quick play's hooks (its tickets stay alive while their player follows the feed,
@@ -118,7 +127,9 @@ class PlayerFeeds:
         """Append each (player id, event) to that player's feed, in order, and wake its readers."""
         new = stamped(events, self.clock())
         if new:
-            self._store.append_player_events(new)
+            with self._unit_of_work() as uow, uow.session() as session:
+                for event in session.append_player_events(new):
+                    uow.record(player_feed_id(event.player_id))
 
     def game_result(self, game_id: str, ratings: Mapping[str, ShownRatingChange]) -> None:
         """A rated game's ratings are applied: tell each player who sat in it their place, scores

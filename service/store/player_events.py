@@ -33,7 +33,7 @@ __all__ = [
     "PLAYER_FEED",
     "append_player_events",
     "deliver_outbox",
-    "player_feed_key",
+    "player_feed_id",
     "player_heads",
     "read_player_events",
 ]
@@ -48,7 +48,7 @@ APPEND_ATTEMPTS = 3
 _TRY_DELIVERER_LOCK = text("SELECT pg_try_advisory_xact_lock(hashtext('coins.outbox.' || current_schema()))")
 
 
-def player_feed_key(player_id: str) -> str:
+def player_feed_id(player_id: str) -> str:
     """What tells the processes that the player's feed changed (a game's id tells of the game)."""
     return PLAYER_FEED + player_id
 

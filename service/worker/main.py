@@ -3,7 +3,7 @@
 It wires the service as every role does (``create_app``: the store, the use cases and what follows
 a rated game's end), then runs :class:`.Worker` until SIGTERM or SIGINT, after which it finishes
 the game it is moving and stops. ``WORKER_POLL_MS`` sets the longest pause between passes: the
-worker listens on the channel that signals changed games (:mod:`service.events.notifications`) and
+worker listens on the channel that signals changed games (:mod:`service.events.channels`) and
 starts a pass as soon as one is signalled, so what a change owes follows it at once, and a lost
 signal delays it by one pause at most.
 """

@@ -47,10 +47,10 @@ import psycopg
 from bench.bots import percentile
 from service.events.channels import CHANNEL, channel_for
 from service.games import GameService, NewGame, NewPlayer
-from service.games.signals import NoSignals
 from service.store import GameStore
 from service.store.db import Database
 from service.store.migrate import upgrade
+from service.work import NoSignals
 
 POSTGRES_URL = "postgresql://postgres@127.0.0.1:5432/test"
 SERVICE_SCHEMA = "coins_bench_notify"

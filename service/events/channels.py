@@ -14,7 +14,7 @@ by its first reader, on a thread of its own:
   writer's own process hears at once.
 - An in-memory SQLite database lives in one process: the writer tells that process directly.
 
-A channel is the :class:`service.games.signals.Signals` a unit of work is handed.
+A channel is the :class:`service.work.signals.Signals` a unit of work is handed.
 """
 
 from __future__ import annotations

@@ -30,11 +30,11 @@ from ..games import GameService
 from ..games.errors import InvalidKey, PlayerNotFound
 from ..games.ids import is_player_id, new_game_id
 from ..games.tokens import hash_token, keyed_player, new_player_key
-from ..games.unit_of_work import UnitOfWork
 from ..names import DELETED_PLAYER, checked_name
 from ..ratings import provisional_from
 from ..ratings.fairness import listable
 from ..store import StoredPlayer, StoreSession, player_feed_id
+from ..work import UnitOfWork
 from .feeds import IN_PROGRESS
 
 __all__ = ["Accounts", "OperatorAction", "Operators"]

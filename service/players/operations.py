@@ -21,10 +21,10 @@ from ..games.results import WAITING_FOR_PLAYERS
 from ..games.seats import has_left, is_reserved
 from ..games.tokens import hash_token, keyed_player, new_player_key
 from ..games.transactions import restore
-from ..games.unit_of_work import UnitOfWork, given_or_own
 from ..ratings import MU_0, SIGMA_0, finishing_order
 from ..ratings.reads import shown_rating
 from ..store import StoredGame, StoredPlayer, StoreSession, player_feed_id
+from ..work import UnitOfWork, given_or_own
 from .results import GamesRecord, NewKey, Opponent, PlayerGame, PlayerGamePage, Profile
 
 __all__ = ["PLAYER_GAMES", "PlayerService"]

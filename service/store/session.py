@@ -15,7 +15,7 @@ own: a block that may fail alone runs in a savepoint, and nothing commits before
 The store stores, and signals nothing: a session's owner (the use cases' unit of work) hands it
 ``stored``, called with the id of each game whose new events a write stored, once that write has
 committed (inside a write transaction: once it is kept there, to commit with it). What the other
-processes are told, and when, is the owner's (:mod:`service.games.unit_of_work`).
+processes are told, and when, is the owner's (:mod:`service.work.unit_of_work`).
 """
 
 from __future__ import annotations

@@ -39,8 +39,9 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any, Protocol
 
-from ..games import GameService, ServiceError
+from ..games import GameService
 from ..store import DatabaseUnavailable, DueWork, player_feed_id
+from ..work import ServiceError
 from .retention import Retention
 
 __all__ = ["BATCH", "BEAT_SECONDS", "MAX_BACKOFF_SECONDS", "REVIEW_SECONDS", "ROLE", "Worker"]

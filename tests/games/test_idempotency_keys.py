@@ -19,10 +19,11 @@ import pytest
 from flask import Flask
 from sqlalchemy import text
 
-from service.games import GameService, KeyedRequest, KeyInUse, KeyReused, NewGame, NewPlayer, SavedResponse
+from service.games import GameService, NewGame, NewPlayer
 from service.games.ids import new_game_id
 from service.games.server_moves import new_stored_game
 from service.store import Database, DatabaseUnavailable, StoredSeat, WriteTransaction
+from service.work import KeyedRequest, KeyInUse, KeyReused, SavedResponse
 
 RESPONSE = SavedResponse(201, (("Content-Type", "application/json"),), b'{"ok": true}')
 SEATS = (NewPlayer("Ana", 41), NewPlayer("Bo", 35), NewPlayer("Cy", 29))
@@ -237,8 +238,10 @@ def test_two_threads_with_one_key_apply_once(service: GameService, db: Database)
 HOLDER = textwrap.dedent(
     """
     import sys, time
-    from service.games import GameService, KeyedRequest, NewGame
+    from service.games import GameService, NewGame
     from service.store import Database, GameStore
+    from service.work import KeyedRequest
+
     service = GameService(GameStore(Database(sys.argv[1])))
     uow = service.unit_of_work(KeyedRequest("scope", sys.argv[2], "f")).__enter__()
     assert uow.keyed

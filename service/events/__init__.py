@@ -2,7 +2,7 @@
 
 :class:`EventFeed` says where a reader starts (:meth:`~EventFeed.open_game`,
 :meth:`~EventFeed.open_player`) and reads what follows, rendered as clients receive it;
-:mod:`.channels` carries "this feed changed" between processes (PostgreSQL NOTIFY, Redis, or
+:mod:`.channels` carries the signal "this feed changed" between processes (PostgreSQL NOTIFY, Redis, or
 an SQLite file's data version); :mod:`.shares` caps the readers of one address or credential;
 :mod:`.holds` is what the events view hands to the process that holds connections (the real-time
 role, :mod:`service.realtime`). No Flask here, and nothing that waits.

@@ -38,7 +38,7 @@ __all__ = [
     "read_player_events",
 ]
 
-PLAYER_FEED = "player:"  # notifications of a player's feed: "player:<id>", beside games' ids
+PLAYER_FEED = "player:"  # a player's feed's id: "player:<id>", beside games' ids (a game's feed id is its id)
 
 EVENTS = cast(Table, PlayerEventRow.__table__)
 FEEDS = cast(Table, PlayerFeedRow.__table__)
@@ -49,7 +49,7 @@ _TRY_DELIVERER_LOCK = text("SELECT pg_try_advisory_xact_lock(hashtext('coins.out
 
 
 def player_feed_id(player_id: str) -> str:
-    """What tells the processes that the player's feed changed (a game's id tells of the game)."""
+    """The id of the player's feed, as the signal names it (a game's feed id is the game's id)."""
     return PLAYER_FEED + player_id
 
 

@@ -47,7 +47,7 @@ def worker_for(settings: Settings) -> Worker:
         webhooks=app.extensions[DELIVERER_EXTENSION],
         retention=_retention(settings, app.extensions["coins.db"]),
     )
-    app.extensions[FEED_EXTENSION].channel.listen(lambda key: _changed(worker, key))
+    app.extensions[FEED_EXTENSION].channel.listen(lambda feed_id: _changed(worker, feed_id))
     return worker
 
 
@@ -65,10 +65,10 @@ def _retention(settings: Settings, db: Database) -> Retention | None:
     )
 
 
-def _changed(worker: Worker, key: str | None) -> None:
+def _changed(worker: Worker, feed_id: str | None) -> None:
     """A signal on the channel: a game changed (its id), or anything may have (None), wakes the
     worker; a player's feed (``player:<id>``, the worker's own deliveries) does not."""
-    if key is None or not key.startswith(PLAYER_FEED):
+    if feed_id is None or not feed_id.startswith(PLAYER_FEED):
         worker.wake()
 
 

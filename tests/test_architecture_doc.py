@@ -23,7 +23,7 @@ SEARCHED = ("service", "tests", "bench", "deploy", "docs", "bin", ".ci")  # and 
 CLASS = re.compile(r"`([A-Z][a-z]\w*)(?:\.(\w+))?`")
 FUNCTION = re.compile(r"`([a-z]+_[a-z_]+)`")
 SETTING = re.compile(r"`([A-Z][A-Z0-9]*_[A-Z0-9_]+)`")
-LINK = re.compile(r"\]\(([\w.-]+\.md)(?:#[\w-]+)?\)")
+LINK = re.compile(r"\]\(([\w.-]+\.md)?(?:#([\w-]+))?\)")
 
 
 def text(page: str) -> str:
@@ -131,9 +131,20 @@ def test_every_function_and_setting_the_pages_name_is_in_the_code(page: str) -> 
     assert sorted(name for name in names if not _in_code(name)) == []
 
 
+def anchors(page: str) -> set[str]:
+    """The anchors of a page's headings, as GitHub makes them."""
+    headings = re.findall(r"^#+ (.+)$", text(page), re.M)
+    return {re.sub(r"[^\w\- ]", "", heading.lower()).replace(" ", "-") for heading in headings}
+
+
 @pytest.mark.parametrize("page", PAGES)
-def test_every_page_linked_exists(page: str) -> None:
-    assert [link for link in LINK.findall(text(page)) if not (DOCS / link).is_file()] == []
+def test_every_page_and_heading_linked_exists(page: str) -> None:
+    broken = [
+        f"{target}#{anchor}"
+        for target, anchor in LINK.findall(text(page))
+        if not (DOCS / (target or page)).is_file() or (anchor and anchor not in anchors(target or page))
+    ]
+    assert broken == []
 
 
 def test_the_checks_find_what_is_not_there() -> None:
@@ -142,3 +153,5 @@ def test_the_checks_find_what_is_not_there() -> None:
     assert _defined("UnitOfWork") and _has_member("UnitOfWork", "commit")
     assert not _has_member("UnitOfWork", "announce")
     assert _has_member("GameService", "join")  # from a base class of its (SeatingUseCases)
+    assert "the-three-roles" in anchors("architecture.md") and "no-such-heading" not in anchors("architecture.md")
+    assert "operators-coins-admin" in anchors("players.md")  # a heading with code in it

@@ -75,7 +75,7 @@ def origin() -> Callable[..., Any]:
             [
                 ("Content-Type", "text/event-stream"),
                 ("Grip-Hold", "stream"),
-                ("Grip-Channel", channel_name(opening.key)),
+                ("Grip-Channel", channel_name(opening.feed_id)),
                 ("Grip-Keep-Alive", KEEP_ALIVE),
             ],
         )

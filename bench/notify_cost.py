@@ -5,7 +5,7 @@ Part 1, the service: writer processes play games through the service's own use c
 own game, dealing when a hand is due and otherwise playing the first card of whoever's turn it
 is, from a fresh game when one ends. Every deal and play is timed: load, rules, the save (one
 statement) and then, with ``notify``, the service's ``NOTIFY`` in autocommit after the commit
-(what production runs); with ``noop``, ``GameStore(db, notifications=NoNotifications())``,
+(what production runs); with ``noop``, ``GameService(store, signals=NoSignals())``,
 which sends nothing. A listener (as each service process has one) drains the channel meanwhile.
 
 Part 2, for the record, with raw psycopg on a scratch table (one row per writer: no row
@@ -31,14 +31,12 @@ dropped at the end); every loop is bounded in count and time. The last line is
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import multiprocessing
 import os
 import statistics
 import threading
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -47,11 +45,12 @@ from urllib.parse import quote
 import psycopg
 
 from bench.bots import percentile
-from service.events.notifications import CHANNEL, channel_for
+from service.events.channels import CHANNEL, channel_for
 from service.games import GameService, NewGame, NewPlayer
 from service.store import GameStore
 from service.store.db import Database
 from service.store.migrate import upgrade
+from service.work import NoSignals
 
 POSTGRES_URL = "postgresql://postgres@127.0.0.1:5432/test"
 SERVICE_SCHEMA = "coins_bench_notify"
@@ -67,19 +66,6 @@ BASELINE = {
     "update; notify": "update",
     "begin; update; notify; commit": "begin; update; commit",
 }
-
-
-class NoNotifications:
-    """Notifications replaced by nothing: the save alone."""
-
-    def publish(self, game_id: str, connection: Any) -> None:
-        return None
-
-    def listen(self, listener: Callable[[str | None], None], loop: asyncio.AbstractEventLoop) -> None:
-        return None
-
-    def close(self) -> None:
-        return None
 
 
 def in_schema(url: str, schema: str) -> str:
@@ -107,8 +93,8 @@ def run_writer(task: Task) -> list[float]:
 
 def service_writer(task: Task) -> list[float]:
     db = Database(task.url, pool_size=1)
-    notifications = NoNotifications() if task.mode == "noop" else channel_for(db)  # the service's own
-    games = GameService(GameStore(db, notifications=notifications))
+    signals = NoSignals() if task.mode == "noop" else channel_for(db)  # the service's own
+    games = GameService(GameStore(db), signals=signals)
     latencies: list[float] = []
     game_id, tokens, state = "", [""], None
     try:

@@ -80,16 +80,18 @@ def create_app(settings: Settings | None = None) -> Flask:
     keys = KeysWarmUp(addresses.warm)  # the keys read before any request's transaction begins
     app.before_request(keys)
     channel = channel_for(db, listen_url=settings.database_listen_url, redis_url=settings.redis_url)
-    store = GameStore(db, channel)
+    store = GameStore(db)
     lineage = LINEAGE_GAMES_PER_MINUTE if settings.rate_limits == "on" else 0
     pace = Pace(timedelta(milliseconds=settings.bot_pace_ms), timedelta(milliseconds=settings.trick_pause_ms))
-    games = GameService(store, key_hours=settings.idempotency_key_hours, rematches_per_minute=lineage, pace=pace)
+    games = GameService(
+        store, signals=channel, key_hours=settings.idempotency_key_hours, rematches_per_minute=lineage, pace=pace
+    )
     app.extensions[EXTENSION] = games
     players = PlayerService(games.unit_of_work, lambda: games.clock())
     app.extensions[PLAYERS_EXTENSION] = players
     app.extensions[ACCOUNTS_EXTENSION] = Accounts(games, lambda: games.clock())
     # The players' feeds: quick play's match_found and the ratings' game_result are appended here.
-    player_feeds = PlayerFeeds(store, players, lambda: games.clock())
+    player_feeds = PlayerFeeds(store, players, lambda: games.clock(), games.unit_of_work)
     app.extensions[PLAYER_FEEDS_EXTENSION] = player_feeds
     queue = QueueService(games, window_seconds=settings.queue_match_seconds)
     app.extensions[QUEUE_EXTENSION] = queue

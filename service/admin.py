@@ -47,7 +47,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     database = Database(settings.sqlalchemy_url, pool_size=1, busy_timeout_ms=settings.db_busy_timeout_ms)
     channel = channel_for(database, listen_url=settings.database_listen_url, redis_url=settings.redis_url)
-    operators = Operators(GameService(GameStore(database, channel)), lambda: datetime.now(UTC))
+    operators = Operators(GameService(GameStore(database), signals=channel), lambda: datetime.now(UTC))
     try:
         return _run(operators, args)
     except (PlayerNotFound, NameRefused, ValueError) as error:

@@ -39,7 +39,7 @@ from apispec import BasePlugin
 from flask import Response, current_app, request
 
 from ..engine import CoinsError
-from ..games import KeyedRequest, SavedResponse, ServiceError, UnitOfWork
+from ..work import KeyedRequest, SavedResponse, ServiceError, UnitOfWork
 from .common import bearer_token
 from .context import games
 from .problems import PROBLEM_MEDIA_TYPE, PROBLEMS, Problem

@@ -2,15 +2,15 @@
 
 :class:`EventFeed` says where a reader starts (:meth:`~EventFeed.open_game`,
 :meth:`~EventFeed.open_player`) and reads what follows, rendered as clients receive it;
-:mod:`.notifications` carries "this feed changed" between processes (PostgreSQL NOTIFY, Redis, or
+:mod:`.channels` carries the signal "this feed changed" between processes (PostgreSQL NOTIFY, Redis, or
 an SQLite file's data version); :mod:`.shares` caps the readers of one address or credential;
 :mod:`.holds` is what the events view hands to the process that holds connections (the real-time
 role, :mod:`service.realtime`). No Flask here, and nothing that waits.
 """
 
+from .channels import Channel, channel_for
 from .feed import GAME_FINISHED, PAGE_EVENTS, EventFeed, Item, Opening
 from .holds import Hold, Holder, StreamsFull
-from .notifications import Channel, channel_for
 from .shares import ShareTaken, StreamShares
 
 __all__ = [

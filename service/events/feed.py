@@ -5,11 +5,11 @@ whole state (the ``game`` or ``player`` event) or resumes after an event id, and
 events that follow, the public ones and its own seat's: ids resume exactly. Nothing here waits or
 holds a connection: the web role answers a page that need not wait with :meth:`EventFeed.open_game`
 alone, and the real-time role (:mod:`service.realtime`) holds the rest, reading what follows with
-:meth:`EventFeed.read` whenever the channel (:mod:`.notifications`) says a feed changed.
+:meth:`EventFeed.read` whenever the channel (:mod:`.channels`) says a feed changed.
 
 The feed reads the stored domain events (and the players' events) and renders each to the JSON
 clients receive with the functions it is given (the API's, from its event schemas), once per read:
-every reader of the process sends that text. A player's feed is keyed ``player:<id>`` beside the
+every reader of the process sends that text. A player's feed's id is ``player:<id>`` beside the
 games' ids (``PLAYER_FEED``), so one read serves both kinds.
 """
 
@@ -29,8 +29,8 @@ from ..games import (
     player_key_hash,
 )
 from ..players import PlayerFeeds
-from ..store import PLAYER_FEED, GameStore, StoredEvent, StoredPlayerEvent, StoreSession, player_feed_key
-from .notifications import Channel
+from ..store import PLAYER_FEED, GameStore, StoredEvent, StoredPlayerEvent, StoreSession, player_feed_id
+from .channels import Channel
 
 __all__ = ["GAME_FINISHED", "PAGE_EVENTS", "EventFeed", "Item", "Opening", "Render", "RenderPlayer"]
 
@@ -62,14 +62,14 @@ class Item:
 class Opening:
     """Where one reader starts, and what it may take at once.
 
-    ``key``: the feed (a game's id, or ``player:<id>``); ``items``: the state's event first (unless
+    ``feed_id``: the feed (a game's id, or ``player:<id>``); ``items``: the state's event first (unless
     it resumes), then the events that follow that it may see; ``position``: the id of the last event
     looked at (seen or not: where it goes on from); ``seat``: the seat whose private events it also
     gets; ``finished``: a game's feed has nothing more to give (its game is over and ``items`` hold
     its end); ``key_hash``: the player key that opened it, which must still hold for it to go on
     (a player's feed, or a seat taken with a key), and ``player_id`` that key's player."""
 
-    key: str
+    feed_id: str
     items: list[Item]
     position: int
     seat: int | None = None
@@ -95,7 +95,7 @@ class EventFeed:
         players: PlayerFeeds | None = None,
         render_player: RenderPlayer | None = None,
     ) -> None:
-        """``channel``: how changes are heard (:mod:`.notifications`; the real-time role listens);
+        """``channel``: how changes are heard (:mod:`.channels`; the real-time role listens);
         ``players`` and ``render_player``: the players' feeds and how their events are rendered
         (without them, no player's feed is read)."""
         self._games = games
@@ -130,17 +130,17 @@ class EventFeed:
         first = [Item(start.last_id, "player", None, render(start.state))] if after is None else []
         position = start.last_id if after is None else after
         opening = Opening(
-            player_feed_key(start.player_id), first, position, key_hash=start.key_hash, player_id=start.player_id
+            player_feed_id(start.player_id), first, position, key_hash=start.key_hash, player_id=start.player_id
         )
         return self._taken(opening, game_over=False, last_id=start.last_id)
 
     def _taken(self, opening: Opening, *, game_over: bool, last_id: int) -> Opening:
         """``opening`` with the events that follow its position now (at most :data:`PAGE_EVENTS`)."""
-        new = self.read({opening.key: opening.position}).get(opening.key, [])
+        new = self.read({opening.feed_id: opening.position}).get(opening.feed_id, [])
         position = new[-1].id if new else opening.position
         items = opening.items + opening.visible(new)
         finished = any(item.type == GAME_FINISHED for item in new) or (game_over and position >= last_id)
-        return Opening(opening.key, items, position, opening.seat, finished, opening.key_hash, opening.player_id)
+        return Opening(opening.feed_id, items, position, opening.seat, finished, opening.key_hash, opening.player_id)
 
     @staticmethod
     def credential(token: str | None, game_id: str | None = None) -> str | None:
@@ -152,18 +152,18 @@ class EventFeed:
         return hash_token(token) if game_id is None else f"{game_id}:{hash_token(token)}"
 
     def read(self, after: Mapping[str, int], limit: int = PAGE_EVENTS) -> dict[str, list[Item]]:
-        """The new events of the feeds of ``after`` (a game's id or a player's feed's key, each
+        """The new events of the feeds of ``after`` (a game's id or a player's feed's id, each
         with the id to read after), every seat's, oldest first, at most ``limit`` of each, each
         rendered as clients receive it: one statement per kind of feed."""
         with self._store.session() as session:
             return self.read_on(session, after, limit)
 
-    def read_for(self, key: str, position: int, key_hash: str | None) -> tuple[list[Item], bool]:
-        """A connection's own read of feed ``key`` after ``position`` (:meth:`read`), and whether the
+    def read_for(self, feed_id: str, position: int, key_hash: str | None) -> tuple[list[Item], bool]:
+        """A connection's own read of feed ``feed_id`` after ``position`` (:meth:`read`), and whether the
         player key that opened it (``key_hash``) still holds: checked, as the real-time role's
         rounds check it, before any seat's event is handed on (a replaced key sees none)."""
         with self._store.session() as session:
-            new = self.read_on(session, {key: position}).get(key, [])
+            new = self.read_on(session, {feed_id: position}).get(feed_id, [])
             if key_hash is None or all(item.seat is None for item in new):
                 return new, True
             return new, key_hash in self.known_keys_on(session, {key_hash})
@@ -173,7 +173,7 @@ class EventFeed:
     ) -> dict[str, list[Item]]:
         """:meth:`read` on a session the caller holds (the real-time role keeps one for its reads)."""
         games, players = _split(after)
-        items = self._items(session.new_events({key: after[key] for key in games}, limit=limit)) if games else {}
+        items = self._items(session.new_events({game: after[game] for game in games}, limit=limit)) if games else {}
         if players:
             read = session.new_player_events(
                 {player_id: after[PLAYER_FEED + player_id] for player_id in players}, limit=limit
@@ -181,9 +181,9 @@ class EventFeed:
             items.update((PLAYER_FEED + player_id, self._player_items(events)) for player_id, events in read.items())
         return items
 
-    def heads_on(self, session: StoreSession, keys: Collection[str]) -> dict[str, int]:
-        """The id of the last event of each feed of ``keys`` (missing: none yet), one statement per kind."""
-        games, players = _split(keys)
+    def heads_on(self, session: StoreSession, feed_ids: Collection[str]) -> dict[str, int]:
+        """The id of the last event of each feed of ``feed_ids`` (missing: none yet), one statement per kind."""
+        games, players = _split(feed_ids)
         heads = {game_id: last for game_id, (last, _) in session.heads(games).items()} if games else {}
         if players:
             heads.update((PLAYER_FEED + player_id, last) for player_id, last in session.player_heads(players).items())
@@ -221,13 +221,13 @@ class EventFeed:
         return [Item(event.id, event.type, None, render(decode_player_event(event))) for event in events]
 
 
-def _split(keys: Iterable[str]) -> tuple[list[str], list[str]]:
-    """The games' ids and the players' ids (their feeds' keys without ``player:``) among ``keys``."""
+def _split(feed_ids: Iterable[str]) -> tuple[list[str], list[str]]:
+    """The games' ids and the players' ids (their feeds' ids without ``player:``) among ``feed_ids``."""
     games: list[str] = []
     players: list[str] = []
-    for key in keys:
-        if key.startswith(PLAYER_FEED):
-            players.append(key.removeprefix(PLAYER_FEED))
+    for feed_id in feed_ids:
+        if feed_id.startswith(PLAYER_FEED):
+            players.append(feed_id.removeprefix(PLAYER_FEED))
         else:
-            games.append(key)
+            games.append(feed_id)
     return games, players

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 
 from ..engine import Game
 from ..store import StoredGame, StoreSession
+from ..work import UnitOfWork
 from .commands import NewGame, NewPlayer
 from .domain_events import EventLog, GameCancelledEvent
 from .errors import (
@@ -41,7 +42,6 @@ from .results import CANCELLED, WAITING_FOR_PLAYERS
 from .seats import is_reserved
 from .server_moves import changed
 from .tokens import caller_player
-from .unit_of_work import UnitOfWork
 
 if TYPE_CHECKING:
     from .transactions import Transactions

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..store import DatabaseUnavailable
+from ..work.errors import ServiceError
 
 __all__ = [
     "DatabaseUnavailable",
@@ -42,15 +43,6 @@ __all__ = [
     "ChallengedBot",
     "TooManyChallenges",
 ]
-
-
-class ServiceError(Exception):
-    """Base of the use-case errors; ``code`` is the stable identifier the API reports.
-
-    Every subclass names its own code; the base's is ``internal_error``, so one raised bare
-    (a bug) is reported as such rather than breaking the error handler."""
-
-    code = "internal_error"
 
 
 class GameNotFound(ServiceError):

@@ -2,7 +2,7 @@
 
 No Flask here: the API turns HTTP into these calls and their results (public information only,
 :mod:`.results`) back into JSON. Each call works in the unit of work it is handed (``uow=``, a keyed
-request's, say), else in one of its own (:mod:`.unit_of_work`), and touches one game
+request's, say), else in one of its own (:mod:`service.work.unit_of_work`), and touches one game
 (:class:`.transactions.Transactions`); the server's own moves (:mod:`.server_moves`) are the
 worker role's (:meth:`GameService.make_due_moves`), each a :class:`.Pace` after the move before it:
 a request only marks the next one due (and makes a stand-in's move when a person's time is up).
@@ -21,15 +21,15 @@ from ..bots import make_bot
 from ..engine import Card, Game, GameFinished, NoHandInProgress, Status
 from ..ratings.apply import AppliedResult, RatingApplier, result_applied
 from ..store import GameStore, IdempotencyStore, StoredGame, StoreSession
+from ..work import IdempotencyKeys, KeyedRequest, Signals, UnitOfWork
 from .challenges import ChallengeUseCases
 from .cursors import ACTIONS, GAMES, TRICKS, decode_cursor, encode_cursor, number_cursor
 from .domain_events import EventLog, FeedStart, GameEvent
 from .errors import HintsOffInRated, InvalidCursor
 from .game_record import ActionEntry, GameInfo, SeatInfo, build_record
-from .idempotency import IdempotencyKeys
 from .leaving import leave_seat, vacate_seat
 from .preconditions import check_version, running
-from .projections import action_state, hands_over, public_game, trick_state
+from .projections import action_state, hands_over, public_game, rated_seats, trick_state, with_rating_changes
 from .rematch_offers import RematchUseCases
 from .results import (
     CANCELLED,
@@ -45,12 +45,10 @@ from .results import (
     TrickState,
 )
 from .reviews import GameReview, GameReviews, PendingReview
-from .seat_ratings import rated_seats, with_rating_changes
 from .seating import SeatingUseCases
 from .server_moves import STAND_IN, Pace, record_deal, record_play, settle
 from .tokens import authenticate, reader_seat
 from .transactions import Transactions, restore
-from .unit_of_work import KeyedRequest, UnitOfWork
 
 __all__ = ["GameService"]
 
@@ -70,15 +68,18 @@ class GameService(SeatingUseCases, ChallengeUseCases, RematchUseCases):
         self,
         store: GameStore,
         *,
+        signals: Signals | None = None,
         key_hours: int = 24,
         rematches_per_minute: int = 0,
         clock: Callable[[], datetime] = _now,
         pace: Pace | None = None,
     ) -> None:
-        """``key_hours``: how long a response is kept for the retries of its ``Idempotency-Key``;
+        """``signals``: how the units of work tell the other processes which feeds changed (the
+        event feed's channel; none: nobody is told); ``key_hours``: how long a response is kept for the retries of its ``Idempotency-Key``;
         ``rematches_per_minute``: the games a line of rematches makes at most (0: no limit, see
         :func:`.check_lineage`); ``pace``: when the server's moves fall due (none: at once)."""
         self.store = store
+        self.signals = signals
         self.rematches_per_minute = rematches_per_minute
         self.keys = IdempotencyKeys(IdempotencyStore(store), hours=key_hours)
         self._games = Transactions(clock, self.unit_of_work, pace)
@@ -86,8 +87,8 @@ class GameService(SeatingUseCases, ChallengeUseCases, RematchUseCases):
         self._rated_listeners: list[Callable[[AppliedResult], None]] = []
 
     def unit_of_work(self, request: KeyedRequest | None = None) -> UnitOfWork:
-        """A unit of work for one use case (see :mod:`.unit_of_work`): keyed with ``request``."""
-        return UnitOfWork(self.store, self.keys, request)
+        """A unit of work for one use case (see :mod:`service.work.unit_of_work`): keyed with ``request``."""
+        return UnitOfWork(self.store, self.keys, request, self.signals)
 
     def on_rated(self, listener: Callable[[AppliedResult], None]) -> None:
         """Tell ``listener`` of every rated game's result once it is applied to the players' ratings."""

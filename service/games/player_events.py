@@ -4,9 +4,11 @@ The game's domain events (:mod:`.domain_events`) tell what happened in one game;
 events tell a player what concerns them, across their games: a game they sit in started, it is
 their turn, a game ended (their place and score), a rematch was offered, quick play found them a
 game. :func:`player_events_of` derives them from a change's domain events, as the change is queued
-for saving (:meth:`.EventLog.queue`); they are appended to each player's feed only after the
-game's change has committed, by the unit of work (:mod:`.unit_of_work`), in short transactions of
-their own. A game without a player seated (anonymous seats and bots only) makes none, at the cost
+for saving (:meth:`.EventLog.queue`); they are written to the game's outbox in the change's own
+transaction, and the worker delivers them to each player's feed (:meth:`.StoreSession.deliver_outbox`).
+They live with the games' use cases because a game's change derives them, and their payloads are
+the games' projections; what the players' subject appends on its own (quick play's ``match_found``,
+the ratings' ``game_result``) is :mod:`service.players.feeds`' and :mod:`service.quickplay`'s. A game without a player seated (anonymous seats and bots only) makes none, at the cost
 of one look at its three seats.
 
 Stored like the game's events, as plain JSON values of their fields (:mod:`.plain_values`), the
@@ -15,8 +17,8 @@ id being the row's (numbered per player when appended).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import ClassVar
 
@@ -53,10 +55,8 @@ __all__ = [
     "decode_player_event",
     "encode_player_event",
     "game_result_events",
-    "match_found_events",
     "player_events_of",
     "queue_change",
-    "stamped",
 ]
 
 WAITING_FOR_PLAYERS = "waiting_for_players"
@@ -312,13 +312,3 @@ def game_result_events(
         for seat in stored.seats
         if seat.player_id is not None and (is_person(seat) or has_left(seat))
     ]
-
-
-def match_found_events(matches: Iterable[tuple[str, str, str]]) -> list[tuple[str, PlayerEvent]]:
-    """The ``match_found`` of each (player id, ticket id, game id) quick play matched."""
-    return [(player, MatchFoundEvent(ticket=ticket, game=game)) for player, ticket, game in matches]
-
-
-def stamped(events: Iterable[tuple[str, PlayerEvent]], now: datetime) -> list[StoredPlayerEvent]:
-    """Players' events in their stored form, to append."""
-    return [encode_player_event(player, replace(event, id=0), now) for player, event in events]

@@ -1,14 +1,26 @@
-"""Projections: what a stored game, action or trick shows the public, as use-case results."""
+"""Projections: what a stored game, action or trick shows the public, as use-case results (a rated game's seats with their rating changes once applied)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
+
 from .. import engine
 from ..engine import Game, Play, Status
-from ..store import StoredAction, StoredGame, StoredSeat, StoredTrick
-from .results import ActionState, PublicGame, SeatRating, SeatState, TrickState
+from ..ratings import display
+from ..store import StoredAction, StoredGame, StoredHistory, StoredSeat, StoredTrick
+from .results import ActionState, PublicGame, SeatRating, SeatState, ShownRatingChange, TrickState
 from .seats import is_open, owes_server_move
 
-__all__ = ["action_state", "hands_over", "public_game", "trick_state"]
+__all__ = [
+    "action_state",
+    "awaits_rating_changes",
+    "hands_over",
+    "public_game",
+    "rated_seats",
+    "trick_state",
+    "with_rating_changes",
+]
 
 
 def public_game(stored: StoredGame, game: Game | None) -> PublicGame:
@@ -107,3 +119,38 @@ def action_state(action: StoredAction, hands_over: int) -> ActionState:
         commitment=engine.commitment(seed) if seed else None,
         seed=seed.hex() if seed and action.hand_number <= hands_over else None,
     )
+
+
+def awaits_rating_changes(game: PublicGame) -> bool:
+    """A finished rated game that is not void: its seats' players are rated (or will be, within a second)."""
+    return game.rated and not game.void and game.status == Status.FINISHED.value
+
+
+def rated_seats(games: Iterable[PublicGame]) -> list[tuple[str, str]]:
+    """The (player, game) pairs whose applied changes these games show: their rated seats' players."""
+    return [
+        (seat.player, game.id)
+        for game in games
+        if awaits_rating_changes(game)
+        for seat in game.seats
+        if seat.player is not None
+    ]
+
+
+def with_rating_changes(game: PublicGame, history: Sequence[StoredHistory]) -> PublicGame:
+    """``game`` with each seat's ``rating_change`` from the players' applied history rows of it."""
+    rows = {row.player_id: row for row in history if row.game_id == game.id and row.mu_after is not None}
+    if not awaits_rating_changes(game) or not rows:
+        return game
+    seats = tuple(
+        replace(seat, rating_change=_change(rows[seat.player])) if seat.player in rows else seat for seat in game.seats
+    )
+    return replace(game, seats=seats)
+
+
+def _change(row: StoredHistory) -> ShownRatingChange:
+    """The rating as shown before the game and after it (as the player's ``game_result`` says)."""
+    assert row.mu_after is not None and row.sigma_after is not None
+    before = display(row.mu_before, row.sigma_before, row.games_before).value
+    after = display(row.mu_after, row.sigma_after, row.games_before + 1).value
+    return ShownRatingChange(before, after)

@@ -15,18 +15,18 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from ..engine import Game, Status
+from ..ratings.seats import snapshot_ratings
 from ..store import StoredGame, StoredSeat
+from ..work import UnitOfWork
 from .challenges import DECLINED, cancel
 from .domain_events import EventLog, SeatTakenEvent
 from .errors import GameNotFinished, NotYourSeat, RematchStarted, SeatTaken
 from .projections import public_game
 from .rematch import check_lineage, is_offer, link_rematch, new_rematch, rematch_id
 from .results import CANCELLED, Rematch
-from .seat_ratings import snapshot_ratings
 from .seats import is_vacant
 from .server_moves import Pace, begin, changed, settle, timed_out
 from .tokens import authenticate, hash_token, rematch_token
-from .unit_of_work import UnitOfWork
 
 if TYPE_CHECKING:
     from .transactions import Transactions

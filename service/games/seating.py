@@ -13,7 +13,9 @@ from dataclasses import replace
 from datetime import datetime
 
 from ..engine import Game
+from ..ratings.seats import snapshot_ratings
 from ..store import StoredGame, StoredSeat
+from ..work import UnitOfWork
 from .challenges import reserve, resolve_challenges
 from .commands import NewGame, NewPlayer
 from .domain_events import EventLog, SeatTakenEvent
@@ -23,12 +25,10 @@ from .preconditions import check_version
 from .projections import public_game
 from .rated import check_rated, check_rated_join
 from .results import WAITING_FOR_PLAYERS, Created, Credential, Joined
-from .seat_ratings import snapshot_ratings
 from .seats import is_open, is_reserved, is_vacant, name_bots_apart, take_seat
 from .server_moves import Pace, begin, changed, new_stored_game, settle, start_full_table
 from .tokens import caller_player
 from .transactions import Transactions
-from .unit_of_work import UnitOfWork
 
 __all__ = ["SeatingUseCases"]
 

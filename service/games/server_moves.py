@@ -24,6 +24,7 @@ from datetime import datetime, timedelta
 from .. import engine
 from ..bots import make_bot
 from ..engine import Game, GameSetup, Status
+from ..ratings.seats import record_result
 from ..store import StoredAction, StoredGame, StoredSeat, StoredTrick
 from .domain_events import (
     CardPlayedEvent,
@@ -36,7 +37,6 @@ from .domain_events import (
 )
 from .player_events import queue_change
 from .projections import public_game
-from .rated_result import record_result
 from .results import WAITING_FOR_PLAYERS, TrickState
 from .seats import has_left, is_person, is_vacant, owes_server_move
 
@@ -276,7 +276,7 @@ def record_play(
         )  # fmt: skip
     if played.winner is not None:
         log.add(stored, GameFinishedEvent, state, winner=played.winner, scores=game.scores)
-        record_result(stored, played.winner, game.scores, now)
+        record_result(stored, played.winner, game.scores, [seat.seat for seat in stored.seats if has_left(seat)], now)
 
 
 def _append_action(

@@ -14,9 +14,9 @@ import hmac
 import secrets
 
 from ..store import StoredGame, StoredPlayer, StoreSession
+from ..work import UnitOfWork
 from .commands import NewPlayer
 from .errors import InvalidKey, InvalidToken, MissingToken, NotYourSeat
-from .unit_of_work import UnitOfWork
 
 __all__ = [
     "PLAYER_KEY_PREFIX",

@@ -1,7 +1,7 @@
 """How a use case touches one game: optimistic writes with retries, the game's lock when needed, reads.
 
 Every call reads one game through the sessions of the unit of work it is handed
-(:mod:`.unit_of_work`), and a change writes it back once: a refusal (an exception from the
+(:mod:`service.work.unit_of_work`), and a change writes it back once: a refusal (an exception from the
 change) writes nothing. The server's own moves (bots, auto-deals) are the worker's
 (:meth:`Transactions.make_due_moves`, at their due time, see :mod:`.server_moves`); a change that
 finds a person's deadline passed first commits the stand-in's move for them (a read never does).
@@ -17,6 +17,7 @@ from typing import TypeVar
 from .. import engine
 from ..engine import Game, Status
 from ..store import StoredGame, StoreSession
+from ..work import UnitOfWork, given_or_own
 from .challenges import expire
 from .domain_events import EventLog
 from .errors import GameCancelled, GameNotFound
@@ -25,7 +26,6 @@ from .player_events import queue_change
 from .results import CANCELLED
 from .server_moves import Pace, make_due_moves, owes_server_move, timed_out
 from .tokens import player_key_hash
-from .unit_of_work import UnitOfWork, given_or_own
 
 __all__ = ["Change", "OPTIMISTIC_ATTEMPTS", "Read", "Transactions", "restore"]
 

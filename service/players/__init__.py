@@ -7,7 +7,8 @@
 - :mod:`.feeds`: :class:`PlayerFeeds`, where a reader of a player's feed starts, whether its key
   still holds, and the events other parts append (quick play's, the ratings').
 
-What a game's change means for its players is derived with the change (:mod:`service.games.player_events`).
+What a game's change means for its players is derived with the change (:mod:`service.games.player_events`),
+written to its outbox and delivered by the worker; every use case runs in a unit of work (:mod:`service.work`).
 """
 
 from .accounts import Accounts, OperatorAction, Operators

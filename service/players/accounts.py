@@ -3,7 +3,7 @@
 **Deleting an account** (:meth:`Accounts.delete`, ``DELETE /v1/players/me``) first takes the key away,
 in one statement that also names the player "Deleted player", takes them off the leaderboard and
 forgets the keyed hash of the address that created them: from then on the key is refused everywhere,
-and the feed's readers that held it end (the change is announced as a key replacement is). Then, each
+and the feed's readers that held it end (the change is signalled as a key replacement is). Then, each
 in a transaction of its own, the player's waiting quick-play tickets are cancelled, and the player
 leaves every game in progress (:meth:`.GameService.vacate`, as ``leaveGame`` leaves it: a started
 game's seat goes to the stand-in bot and shows "Deleted player", and in a rated game the player
@@ -33,7 +33,8 @@ from ..games.tokens import hash_token, keyed_player, new_player_key
 from ..names import DELETED_PLAYER, checked_name
 from ..ratings import provisional_from
 from ..ratings.fairness import listable
-from ..store import StoredPlayer, StoreSession
+from ..store import StoredPlayer, StoreSession, player_feed_id
+from ..work import UnitOfWork
 from .feeds import IN_PROGRESS
 
 __all__ = ["Accounts", "OperatorAction", "Operators"]
@@ -64,6 +65,7 @@ class Accounts:
             )  # fmt: skip
             if not deleted:
                 raise InvalidKey("the player key was replaced by another request just now")
+            uow.record(player_feed_id(player.id))  # the streams the key opened end at once
             waiting = session.tickets.waiting_of(player.id)
             if waiting is not None:
                 session.tickets.end([waiting.id], "cancelled", now)
@@ -109,27 +111,27 @@ class Operators:
         """Give the player a new name (the rule for names applies: :class:`service.names.NameRefused`).
         Their seats of games already taken keep the name they were taken with."""
         checked = checked_name(name)
-        with self._session() as session:
+        with self._session() as (uow, session):
             before = _person(session, player_id)
             detail = {"from": before.name, "to": checked}
             return self._do(
-                session, "rename", before, {"name": checked, "legacy_name": False}, detail, operator, reason
+                uow, session, "rename", before, {"name": checked, "legacy_name": False}, detail, operator, reason
             )
 
     def revoke_key(self, player_id: str, *, operator: str, reason: str) -> OperatorAction:
         """Take the player's key away: refused at once, everywhere (the readers it opened end). The
         player has no key until an operator issues one (:meth:`issue_key`)."""
-        with self._session() as session:
+        with self._session() as (uow, session):
             player = _person(session, player_id)
-            return self._do(session, "revoke-key", player, {"key_hash": None}, {}, operator, reason)
+            return self._do(uow, session, "revoke-key", player, {"key_hash": None}, {}, operator, reason)
 
     def issue_key(self, player_id: str, *, operator: str, reason: str) -> OperatorAction:
         """A new key for the player (any key they held stops at once), for the operator to hand over:
         returned once, kept nowhere but as its hash."""
         key = new_player_key()
-        with self._session() as session:
+        with self._session() as (uow, session):
             player = _person(session, player_id)
-            done = self._do(session, "new-key", player, {"key_hash": hash_token(key)}, {}, operator, reason)
+            done = self._do(uow, session, "new-key", player, {"key_hash": hash_token(key)}, {}, operator, reason)
         return OperatorAction(done.action, done.player_id, done.detail, key)
 
     def bar(self, player_id: str, *, operator: str, reason: str) -> OperatorAction:
@@ -137,9 +139,10 @@ class Operators:
         (``403 rated_play_barred``; a waiting rated ticket is cancelled), off the leaderboard. Rated games
         already under way go on, and are rated."""
         now = self._clock()
-        with self._session() as session:
+        with self._session() as (uow, session):
             player = _person(session, player_id)
             done = self._do(
+                uow,
                 session,
                 "bar",
                 player,
@@ -155,34 +158,35 @@ class Operators:
 
     def lift_bar(self, player_id: str, *, operator: str, reason: str) -> OperatorAction:
         """Lift the player's bar: rated play again, and the leaderboard as their rating allows."""
-        with self._session() as session:
+        with self._session() as (uow, session):
             player = _person(session, player_id)
             may_list = listable(
                 bot=False, opponents=player.opponents, barred=False, deleted=player.deleted_at is not None
             )
             until = provisional_from(player.sigma, player.rated_at, player.rated_games) if may_list else None
             values = {"barred_at": None, "listable": may_list, "listed_until": until}
-            return self._do(session, "lift-bar", player, values, {}, operator, reason)
+            return self._do(uow, session, "lift-bar", player, values, {}, operator, reason)
 
     def audit(self, player_id: str) -> list[dict[str, Any]]:
         """The operators' actions on the player, oldest first."""
-        with self._session() as session:
+        with self._session() as (_, session):
             _person(session, player_id)
             return session.admin_actions(player_id)
 
     def legacy_names(self, *, limit: int = 100) -> list[StoredPlayer]:
         """Players whose names predate the rule for names and would be refused now."""
-        with self._session() as session:
+        with self._session() as (_, session):
             return session.legacy_names(limit=limit)
 
     @contextmanager
-    def _session(self) -> Iterator[StoreSession]:
-        """A plain unit of work's session: each write commits as it is made, announced as the block ends."""
+    def _session(self) -> Iterator[tuple[UnitOfWork, StoreSession]]:
+        """A plain unit of work and its session: each write commits as it is made, signalled as the block ends."""
         with self._games.unit_of_work() as uow, uow.session() as session:
-            yield session
+            yield uow, session
 
     def _do(
         self,
+        uow: UnitOfWork,
         session: StoreSession,
         action: str,
         player: StoredPlayer,
@@ -199,6 +203,8 @@ class Operators:
         }  # fmt: skip
         if not session.change_player(player.id, values, audit=audit):
             raise PlayerNotFound(f"there is no player {player.id!r} (or it is a bot)")
+        if "key_hash" in values:  # the streams the old key opened end at once
+            uow.record(player_feed_id(player.id))
         log.info("operator action %s on player %s by %r: %s", action, player.id, audit["operator"], audit["reason"])
         return OperatorAction(action, player.id, detail)
 

@@ -4,26 +4,28 @@ events other parts append (quick play's ``match_found``, a rated game's ``game_r
 A reader of a player's feed starts from the player's state (the ``player`` event: the profile and
 the games in progress, each saying whose turn it is), read after the feed's head, so that nothing
 after it is missed; the events that follow come from the feed (:mod:`service.events`). The events
-a game's change makes are derived with the change (:mod:`.player_events`) and appended by its unit
-of work once it has committed; what is decided elsewhere is appended here, in short transactions
-of its own, never in a game's.
+a game's change makes are derived with the change (:mod:`service.games.player_events`) and written
+to the game's outbox in its transaction, which the worker delivers; what is decided elsewhere is
+appended here (:meth:`PlayerFeeds.append`, stored by :func:`stamped`), in short transactions of its
+own, never in a game's, and signalled by its unit of work.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Protocol
 
 from ..games.errors import GameNotFinished, GameNotFound
-from ..games.player_events import PlayerEvent, ShownRatingChange, game_result_events, stamped
+from ..games.player_events import PlayerEvent, ShownRatingChange, encode_player_event, game_result_events
 from ..games.tokens import player_key_hash
 from ..games.transactions import restore
 from ..ratings import display
 from ..ratings.apply import AppliedResult
-from ..store import GameStore
+from ..store import GameStore, StoredPlayerEvent, player_feed_id
+from ..work import UnitOfWork
 from .operations import PlayerService
 from .results import PlayerGame, Profile
 
@@ -36,6 +38,7 @@ __all__ = [
     "RatedGames",
     "connect_quick_play",
     "connect_ratings",
+    "stamped",
 ]
 
 log = logging.getLogger(__name__)
@@ -70,9 +73,17 @@ class PlayerFeedStart:
 class PlayerFeeds:
     """The players' feeds over one store."""
 
-    def __init__(self, store: GameStore, players: PlayerService, clock: Callable[[], datetime]) -> None:
+    def __init__(
+        self,
+        store: GameStore,
+        players: PlayerService,
+        clock: Callable[[], datetime],
+        unit_of_work: Callable[[], UnitOfWork],
+    ) -> None:
+        """``unit_of_work``: a plain unit of work, whose signal tells the feeds' readers of new events."""
         self._store = store
         self._players = players
+        self._unit_of_work = unit_of_work
         self.clock = clock
         #: What runs on each heartbeat of a reader of a player's feed, with the player's id and the
         #: time: quick play's hooks (its tickets stay alive while their player follows the feed,
@@ -118,7 +129,9 @@ class PlayerFeeds:
         """Append each (player id, event) to that player's feed, in order, and wake its readers."""
         new = stamped(events, self.clock())
         if new:
-            self._store.append_player_events(new)
+            with self._unit_of_work() as uow, uow.session() as session:
+                for event in session.append_player_events(new):
+                    uow.record(player_feed_id(event.player_id))
 
     def game_result(self, game_id: str, ratings: Mapping[str, ShownRatingChange]) -> None:
         """A rated game's ratings are applied: tell each player who sat in it their place, scores
@@ -171,3 +184,8 @@ def connect_ratings(games: RatedGames, feeds: PlayerFeeds) -> None:
         feeds.game_result(applied.game_id, shown)
 
     games.on_rated(told)
+
+
+def stamped(events: Iterable[tuple[str, PlayerEvent]], now: datetime) -> list[StoredPlayerEvent]:
+    """Players' events in their stored form, to append."""
+    return [encode_player_event(player, replace(event, id=0), now) for player, event in events]

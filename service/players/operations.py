@@ -21,10 +21,10 @@ from ..games.results import WAITING_FOR_PLAYERS
 from ..games.seats import has_left, is_reserved
 from ..games.tokens import hash_token, keyed_player, new_player_key
 from ..games.transactions import restore
-from ..games.unit_of_work import UnitOfWork, given_or_own
 from ..ratings import MU_0, SIGMA_0, finishing_order
 from ..ratings.reads import shown_rating
-from ..store import StoredGame, StoredPlayer, StoreSession
+from ..store import StoredGame, StoredPlayer, StoreSession, player_feed_id
+from ..work import UnitOfWork, given_or_own
 from .results import GamesRecord, NewKey, Opponent, PlayerGame, PlayerGamePage, Profile
 
 __all__ = ["PLAYER_GAMES", "PlayerService"]
@@ -74,6 +74,7 @@ class PlayerService:
             assert player.key_hash is not None
             if not session.replace_player_key(player.id, player.key_hash, hash_token(new_key)):
                 raise InvalidKey("the player key was replaced by another request just now")
+            work.record(player_feed_id(player.id))  # the streams the old key opened end at once
             player.key_hash = hash_token(new_key)
             return NewKey(_with_record(session, player), new_key)
 

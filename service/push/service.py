@@ -19,9 +19,9 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from ..games.errors import ServiceError
 from ..games.ids import is_game_id, new_game_id
 from ..games.tokens import keyed_player
-from ..games.unit_of_work import UnitOfWork, given_or_own
 from ..store import StoredPushSubscription
 from ..webhooks import DEFAULT_TYPES, AddressPolicy, SecretBox, WebhookUrlRefused
+from ..work import UnitOfWork, given_or_own
 from .keys import VapidKeys, unb64url
 
 __all__ = [

@@ -31,13 +31,14 @@ from ..engine import DEFAULT_TARGET
 from ..games.errors import AlreadyQueued, InvalidKey, MissingToken, RatedPlayBarred, TicketMatched, TicketNotFound
 from ..games.ids import BOT_PLAYER_IDS, is_game_id, new_game_id
 from ..games.operations import GameService
-from ..games.player_events import match_found_events, stamped
+from ..games.player_events import MatchFoundEvent, PlayerEvent
 from ..games.rated import BARRED
-from ..games.seat_ratings import snapshot_ratings
 from ..games.server_moves import WORKER_STRENGTHS, new_stored_game, start_full_table
 from ..games.tokens import player_key_hash
-from ..games.unit_of_work import UnitOfWork
+from ..players.feeds import stamped
+from ..ratings.seats import snapshot_ratings
 from ..store import MatchedSeat, StoredPlayer, StoredSeat, StoredTicket, StoreSession
+from ..work import UnitOfWork
 from .matching import EXPIRE_SECONDS, WINDOW_SECONDS, Match, Plan, due_for_bots, lifetime, plan_wave
 
 __all__ = ["MAX_BOTS_AFTER", "QUEUE_TURN_TIMEOUT_SECONDS", "QueueRequest", "QueueService", "Ticket"]
@@ -313,3 +314,8 @@ def _one_each(tickets: Iterable[StoredTicket]) -> list[StoredTicket]:
     """One ticket of each game."""
     by_game = {ticket.game_id: ticket for ticket in tickets}
     return list(by_game.values())
+
+
+def match_found_events(matches: Iterable[tuple[str, str, str]]) -> list[tuple[str, PlayerEvent]]:
+    """The ``match_found`` of each (player id, ticket id, game id) quick play matched."""
+    return [(player, MatchFoundEvent(ticket=ticket, game=game)) for player, ticket, game in matches]

@@ -1,6 +1,6 @@
 """Applying rated games' results to the players' ratings: once each, right after the game ends, without a hot row.
 
-The change that finishes a rated game records its result, keyed by the game (:mod:`.rated_result`),
+The change that finishes a rated game records its result, keyed by the game (:func:`.seats.record_result`),
 pending; it writes nothing on the players. The worker role applies the pending results
 (:meth:`RatingApplier.apply_pending`), within a moment of the commit. Two steps, each a
 short transaction of its own (the locks are :mod:`service.store.ratings`'):

@@ -30,7 +30,7 @@ Receive = Callable[[], Any]
 class Feed:
     """A followed feed: its connections and its events after ``start`` (-1: none read yet)."""
 
-    key: str
+    feed_id: str
     held: set[Held] = field(default_factory=set)
     keyed: set[Held] = field(default_factory=set)  # those of them opened with a player's key
     start: int = -1

@@ -2,7 +2,7 @@
 
 Everything here runs on the process's event loop but the reads, which run on one thread of their
 own on a store session it keeps. Told that feeds changed (the channel's listener calls
-:meth:`Hub.notice` from its thread), the hub reads the heads of those it follows, then the new
+`Hub.signalled` from its thread), the hub reads the heads of those it follows, then the new
 events of those that have any, in one round (one statement per kind of feed), and hands each
 connection what follows its own position and is public or its seat's: rendered once, framed once
 per seat, written to every connection of the feed. A connection that starts behind the hub's short
@@ -10,9 +10,9 @@ cache reads for itself, then has the hub read the feed again, so that a change s
 is not missed.
 
 Time: every :data:`TICK_SECONDS` an idle stream whose heartbeat is due gets a comment line; every
-heartbeat period the hub reads every followed feed again (a lost notification makes events late,
+heartbeat period the hub reads every followed feed again (a lost signal makes events late,
 never lost), checks every player key that opened a connection (a replaced key ends its
-connections; its player's notification makes that happen at once), and has the players' feeds
+connections; its player's signal makes that happen at once), and has the players' feeds
 marked alive (quick play's tickets); every :data:`MARK_SECONDS` it marks the games it follows as
 followed and itself as alive (:mod:`.liveness`).
 
@@ -128,11 +128,11 @@ class Hub:
         """Connections held now (streams and waiting long polls)."""
         return sum(len(feed.held) for feed in self._feeds.values())
 
-    def notice(self, key: str | None) -> None:
+    def signalled(self, feed_id: str | None) -> None:
         """A feed changed (``None``: any may have): the next round reads it. From any thread."""
         loop = self._loop
         if loop is not None and not loop.is_closed():
-            loop.call_soon_threadsafe(self._noticed, key)
+            loop.call_soon_threadsafe(self._signalled, feed_id)
 
     # -- the loop --------------------------------------------------------------------------
 
@@ -141,7 +141,7 @@ class Hub:
         self._loop = asyncio.get_running_loop()
         self._wake = asyncio.Event()
         self._tasks = [self._loop.create_task(self._rounds()), self._loop.create_task(self._clock())]
-        self._feed.channel.listen(self.notice)
+        self._feed.channel.listen(self.signalled)
 
     def end_all(self) -> None:
         """The process is stopping: no new connection is admitted, and every held one ends (its
@@ -173,9 +173,9 @@ class Hub:
         """Keep the connection of ``hold`` (its answer started, its first events sent) until it ends."""
         held = Held(hold, send)
         held.task = asyncio.current_task()
-        feed = self._feeds.get(hold.opening.key)
+        feed = self._feeds.get(hold.opening.feed_id)
         if feed is None:
-            feed = self._feeds[hold.opening.key] = Feed(hold.opening.key)
+            feed = self._feeds[hold.opening.feed_id] = Feed(hold.opening.feed_id)
         feed.held.add(held)
         if held.key_hash is not None:
             feed.keyed.add(held)
@@ -204,8 +204,8 @@ class Hub:
                 keyed.discard(held)
                 if not keyed:
                     del self._keyed[held.player_id or ""]
-            if not feed.held and self._feeds.get(feed.key) is feed:
-                del self._feeds[feed.key]
+            if not feed.held and self._feeds.get(feed.feed_id) is feed:
+                del self._feeds[feed.feed_id]
             hold.release()
 
     async def _catch_up(self, feed: Feed, held: Held) -> None:
@@ -213,7 +213,7 @@ class Hub:
         while feed.start == -1 or held.position < feed.start:
             position = held.position
             new, key_holds = await asyncio.get_running_loop().run_in_executor(
-                self._background, self._feed.read_for, feed.key, position, held.key_hash
+                self._background, self._feed.read_for, feed.feed_id, position, held.key_hash
             )
             if not key_holds:  # replaced since the connection opened: none of the seat's events
                 self._finish(held)
@@ -223,24 +223,24 @@ class Hub:
                 feed.add(new)
             elif new:
                 self._hand(held, new)
-            self._noticed(feed.key)  # a change saved while it read: the next round reads it
+            self._signalled(feed.feed_id)  # a change saved while it read: the next round reads it
             if not new or held.ending:
                 break
         held.catching_up = False
         if not held.ending:
             self._hand(held, feed.after(held.position))
             if feed.start == -1:  # its own read was cut short and nothing cached: the rounds read on
-                self._noticed(feed.key)
+                self._signalled(feed.feed_id)
 
-    def _noticed(self, key: str | None) -> None:
-        if key is None:
+    def _signalled(self, feed_id: str | None) -> None:
+        if feed_id is None:
             self._changed.update(self._feeds)
             self._all_keys = True
         else:
-            if key in self._feeds:
-                self._changed.add(key)
-            if key.startswith(PLAYER_FEED):
-                self._players.add(key.removeprefix(PLAYER_FEED))
+            if feed_id in self._feeds:
+                self._changed.add(feed_id)
+            if feed_id.startswith(PLAYER_FEED):
+                self._players.add(feed_id.removeprefix(PLAYER_FEED))
         if self._wake is not None:
             self._wake.set()
 
@@ -263,7 +263,7 @@ class Hub:
         changed, self._changed = self._changed, set()
         players, self._players = self._players, set()
         everyone, self._all_keys = self._all_keys, False
-        after = {key: feed.last for key in changed if (feed := self._feeds.get(key)) is not None and feed.start != -1}
+        after = {n: feed.last for n in changed if (feed := self._feeds.get(n)) is not None and feed.start != -1}
         checked = self._keyed.values() if everyone else (self._keyed.get(player, set()) for player in players)
         keys = {held.key_hash for connections in checked for held in connections if held.key_hash is not None}
         private = {
@@ -310,12 +310,12 @@ class Hub:
                 for held in list(connections):
                     if held.key_hash in revoked:
                         self._finish(held)
-        for key, items in this.items.items():
-            feed = self._feeds.get(key)
+        for feed_id, items in this.items.items():
+            feed = self._feeds.get(feed_id)
             if feed is None or feed.start == -1:
                 continue  # no longer followed
-            if feed.last != this.after[key]:  # filled by a connection's own read meanwhile: read again
-                self._noticed(key)
+            if feed.last != this.after[feed_id]:  # filled by a connection's own read meanwhile: read again
+                self._signalled(feed_id)
                 continue
             feed.add(items)
             frames: dict[tuple[int, int | None], bytes] = {}  # one chunk per position and seat
@@ -323,7 +323,7 @@ class Hub:
                 if not held.catching_up:
                     self._hand(held, feed.after(held.position), frames)
             if len(items) == CACHED_EVENTS:  # cut short: read the rest
-                self._noticed(key)
+                self._signalled(feed_id)
 
     def _hand(self, held: Held, new: list[Item], frames: dict[tuple[int, int | None], bytes] | None = None) -> None:
         """Hand ``held`` the events ``new`` (those after its position): a stream writes those it may
@@ -364,11 +364,11 @@ class Hub:
                         held.write(KEEP_ALIVE)
             if now - heartbeat >= self.heartbeat:
                 heartbeat = now
-                self._noticed(None)  # every followed feed read again, every key checked
+                self._signalled(None)  # every followed feed read again, every key checked
                 players = {
-                    feed.key.removeprefix(PLAYER_FEED)
+                    feed.feed_id.removeprefix(PLAYER_FEED)
                     for feed in self._feeds.values()
-                    if feed.key.startswith(PLAYER_FEED)
+                    if feed.feed_id.startswith(PLAYER_FEED)
                 }
                 self._loop.run_in_executor(self._background, self._beat, players)
             if now - marked >= MARK_SECONDS:

@@ -17,7 +17,7 @@ from .models import (
     TicketRow,
     TrickRow,
 )
-from .player_events import PLAYER_FEED, player_feed_key
+from .player_events import PLAYER_FEED, player_feed_id
 from .player_models import PlayerRow
 from .push import ClaimedPush, PushDeliveries, PushOutcome, PushSubscriptions, StoredPushSubscription
 from .ratings import RatingStore, RatingTransaction
@@ -91,5 +91,5 @@ __all__ = [
     "WebhookDeliveries",
     "Webhooks",
     "WriteTransaction",
-    "player_feed_key",
+    "player_feed_id",
 ]

@@ -32,7 +32,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from .db import Database
 from .driver import Prepared
 from .models import IdempotencyKeyRow
-from .session import GameStore, StoreSession, WriteTransaction
+from .session import GameStore, Stored, StoreSession, WriteTransaction
 
 __all__ = ["HeldKey", "IdempotencyStore", "KeptResponse", "purge_keys"]
 
@@ -77,12 +77,13 @@ class IdempotencyStore:
             )
         )
 
-    def hold(self, scope: str, key: str, *, now: datetime) -> HeldKey | None:
+    def hold(self, scope: str, key: str, *, now: datetime, stored: Stored | None = None) -> HeldKey | None:
         """Hold the key for a request, in a write transaction for everything the request writes
-        (:attr:`HeldKey.session`); None while another request holds it. End it with
-        :meth:`HeldKey.keep` or :meth:`HeldKey.let_go`, then :meth:`HeldKey.close` it."""
+        (:attr:`HeldKey.session`; ``stored``: as for :meth:`.GameStore.session`); None while another
+        request holds it. End it with :meth:`HeldKey.keep` or :meth:`HeldKey.let_go`, then
+        :meth:`HeldKey.close` it."""
         number = _number(scope, key)
-        transaction = self._store.write_transaction()
+        transaction = self._store.write_transaction(stored)
         held = HeldKey(self, scope, key, number, transaction)
         try:
             if not self._lock(transaction, number):

@@ -33,12 +33,12 @@ __all__ = [
     "PLAYER_FEED",
     "append_player_events",
     "deliver_outbox",
-    "player_feed_key",
+    "player_feed_id",
     "player_heads",
     "read_player_events",
 ]
 
-PLAYER_FEED = "player:"  # notifications of a player's feed: "player:<id>", beside games' ids
+PLAYER_FEED = "player:"  # a player's feed's id: "player:<id>", beside games' ids (a game's feed id is its id)
 
 EVENTS = cast(Table, PlayerEventRow.__table__)
 FEEDS = cast(Table, PlayerFeedRow.__table__)
@@ -48,8 +48,8 @@ APPEND_ATTEMPTS = 3
 _TRY_DELIVERER_LOCK = text("SELECT pg_try_advisory_xact_lock(hashtext('coins.outbox.' || current_schema()))")
 
 
-def player_feed_key(player_id: str) -> str:
-    """What tells the processes that the player's feed changed (a game's id tells of the game)."""
+def player_feed_id(player_id: str) -> str:
+    """The id of the player's feed, as the signal names it (a game's feed id is the game's id)."""
     return PLAYER_FEED + player_id
 
 

@@ -12,15 +12,16 @@ load or a save takes, and whether it needs a transaction, is decided here, by da
 A session inside a :class:`WriteTransaction` (a keyed unit of work's) takes no transaction of its
 own: a block that may fail alone runs in a savepoint, and nothing commits before the transaction.
 
-A session publishes nothing by itself: it lists the games whose new events have committed (or will,
-with its write transaction) in :attr:`StoreSession.changed`, and its owner (the use cases' unit of
-work) tells the other processes with :meth:`StoreSession.announce` once they have committed.
+The store stores, and signals nothing: a session's owner (the use cases' unit of work) hands it
+``stored``, called with the id of each game whose new events a write stored, once that write has
+committed (inside a write transaction: once it is kept there, to commit with it). What the other
+processes are told, and when, is the owner's (:mod:`service.work.unit_of_work`).
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, ExitStack, contextmanager
 from datetime import datetime
 from typing import Any
@@ -31,8 +32,7 @@ from .challenges import count_challenges
 from .db import Database
 from .driver import driver_connection
 from .due import DueWork
-from .notifications import Notifications, Unheard
-from .player_events import append_player_events, deliver_outbox, player_feed_key, player_heads, read_player_events
+from .player_events import append_player_events, deliver_outbox, player_heads, read_player_events
 from .players import PlayerRepository
 from .push import PushDeliveries, PushSubscriptions
 from .ratings import RatingStore
@@ -42,26 +42,33 @@ from .stored import StoredAction, StoredEvent, StoredGame, StoredPlayer, StoredP
 from .tickets import Tickets
 from .webhooks import WebhookDeliveries, Webhooks
 
-__all__ = ["GameStore", "StoreSession", "WriteTransaction"]
+__all__ = ["GameStore", "Stored", "StoreSession", "WriteTransaction"]
 
 log = logging.getLogger(__name__)
+
+#: Told the id of each game whose new events a session's write stored (see the module's docstring).
+Stored = Callable[[str], None]
+
+
+def _nobody(game_id: str) -> None:
+    return None
 
 
 class GameStore:
     """Games in one database. Holds no game between calls: any number of processes share it."""
 
-    def __init__(self, db: Database, notifications: Notifications | None = None) -> None:
+    def __init__(self, db: Database) -> None:
         self.db = db
-        self.notifications = notifications if notifications is not None else Unheard()
         self.reviews = Reviews(db)  # finished games' reviews, asked for by readers, made by the worker
         self.webhook_deliveries = WebhookDeliveries(db)  # the worker's due work (:mod:`.webhooks`)
         self.push_deliveries = PushDeliveries(db)  # and the push subscriptions' (:mod:`.push`)
 
     @contextmanager
-    def session(self) -> Iterator[StoreSession]:
-        """One connection (one pooled checkout) for a request's loads and saves."""
+    def session(self, stored: Stored | None = None) -> Iterator[StoreSession]:
+        """One connection (one pooled checkout) for a request's loads and saves; ``stored``: see the
+        module's docstring."""
         with self.db.connect() as connection:
-            yield StoreSession(self.db, GameRepository(connection), self.notifications)
+            yield StoreSession(self.db, GameRepository(connection), stored=stored)
 
     @property
     def ratings(self) -> RatingStore:
@@ -73,26 +80,20 @@ class GameStore:
         """The due games the worker makes the moves of, and the roles' liveness marks (:mod:`.due`)."""
         return DueWork(self.db)
 
-    def write_transaction(self) -> WriteTransaction:
+    def write_transaction(self, stored: Stored | None = None) -> WriteTransaction:
         """Begin a write transaction on a connection of its own, ended only by its owner (see
         :class:`WriteTransaction`). On SQLite it holds the write lock until it ends."""
-        return WriteTransaction(self)
+        return WriteTransaction(self, stored)
 
     def deliver_outbox(self, *, limit: int) -> list[StoredPlayerEvent]:
-        """Move up to ``limit`` of what games' changes owe players' feeds from the outbox to the feeds,
-        once (:func:`.player_events.deliver_outbox`), and tell each player's readers; the events numbered."""
+        """:meth:`StoreSession.deliver_outbox` on a session of its own."""
         with self.session() as session:
-            delivered = deliver_outbox(self.db, session._repository.connection, limit=limit)
-            session.announce(dict.fromkeys(player_feed_key(event.player_id) for event in delivered))
-        return delivered
+            return session.deliver_outbox(limit=limit)
 
     def append_player_events(self, events: Sequence[StoredPlayerEvent]) -> list[StoredPlayerEvent]:
-        """Append players' events to their feeds, in short transactions on a connection of their own
-        (:mod:`.player_events`), and tell each player's readers (``player:<id>``); the events numbered."""
+        """:meth:`StoreSession.append_player_events` on a session of its own."""
         with self.session() as session:
-            appended = append_player_events(self.db, session._repository.connection, events)
-            session.announce(dict.fromkeys(player_feed_key(event.player_id) for event in appended))
-        return appended
+            return session.append_player_events(events)
 
     def ping(self) -> None:
         """Raise :class:`.DatabaseUnavailable` unless the database answers."""
@@ -103,19 +104,17 @@ class StoreSession:
     """Loads and saves on one connection; see the module's docstring for the transactions they take."""
 
     def __init__(
-        self, db: Database, repository: GameRepository, notifications: Notifications, *, inside: bool = False
+        self, db: Database, repository: GameRepository, *, inside: bool = False, stored: Stored | None = None
     ) -> None:
-        """``inside``: the connection is in a transaction its owner ends (a :class:`WriteTransaction`)."""
+        """``inside``: the connection is in a transaction its owner ends (a :class:`WriteTransaction`);
+        ``stored``: told each game whose new events a write stored, once it has (module docstring)."""
         self._db = db
         self._repository = repository
         self._players = PlayerRepository(repository.connection)
-        self._notifications = notifications
         self._inside = inside
+        self._stored = stored if stored is not None else _nobody
         self._in_block = False  # inside locked() or reading(): every statement joins the block
         self._pending: list[str] = []  # games whose new events commit with the block
-        #: The games whose new events have committed (inside a write transaction: will commit with
-        #: it), for the session's owner to :meth:`announce` once they have.
-        self.changed: list[str] = []
 
     def load(self, game_id: str, *, key_hash: str | None = None) -> StoredGame | None:
         """The game and its seats, as they are now (one statement, no lock); with ``key_hash`` (a
@@ -144,7 +143,7 @@ class StoreSession:
         with self._statement(write=True, one_statement=one_statement):
             saved = repository.save(game)
         if saved and has_events:
-            self.changed.append(game.id)
+            self._stored(game.id)
         return saved
 
     def create(self, game: StoredGame) -> bool:
@@ -241,10 +240,7 @@ class StoreSession:
     def replace_player_key(self, player_id: str, old_hash: str, new_hash: str) -> bool:
         """Replace the player's key unless it is no longer ``old_hash`` (False: another request was first)."""
         with self._statement(write=True, one_statement=True):
-            replaced = self._players.replace_key(player_id, old_hash, new_hash)
-        if replaced:  # announced once committed: the player's feed readers check their keys at once
-            self.changed.append(player_feed_key(player_id))
-        return replaced
+            return self._players.replace_key(player_id, old_hash, new_hash)
 
     def change_player(
         self,
@@ -256,15 +252,11 @@ class StoreSession:
     ) -> bool:
         """Write ``values`` on a person's row (while their key is ``key_hash``, when given) and, with
         ``audit``, the operator's audit row of it, in one transaction; whether the player was written
-        (False: no such person, or their key changed). A change of key (``key_hash`` in ``values``)
-        is announced on the player's feed once committed, as a replacement is: readers holding the
-        old key end."""
+        (False: no such person, or their key changed)."""
         with self._block(write=True):
             changed = self._players.update(player_id, values, key_hash=key_hash)
             if changed and audit is not None:
                 self._players.add_admin_action(audit)
-        if changed and "key_hash" in values:
-            self.changed.append(player_feed_key(player_id))
         return changed
 
     def admin_actions(self, player_id: str) -> list[dict[str, Any]]:
@@ -288,14 +280,24 @@ class StoreSession:
         with self._statement(write=False, one_statement=True):
             return count_challenges(self._repository.connection, challenger, target, since)
 
-    def announce(self, game_ids: Iterable[str]) -> None:
-        """Tell the listeners that these games changed. Their change is already committed: a failure
-        here is logged, not raised (streams also re-read every watched game now and then)."""
-        for game_id in game_ids:
-            try:
-                self._notifications.publish(game_id, self._driver())
-            except Exception as error:
-                log.warning("could not announce a change of game %s: %s", game_id, type(error).__name__)
+    def deliver_outbox(self, *, limit: int) -> list[StoredPlayerEvent]:
+        """Move up to ``limit`` of what games' changes owe players' feeds from the outbox to the feeds,
+        once (:func:`.player_events.deliver_outbox`), in transactions of their own; the events numbered."""
+        if self._inside:
+            raise RuntimeError("the outbox is delivered in transactions of its own")
+        return deliver_outbox(self._db, self._own_connection("the outbox"), limit=limit)
+
+    def append_player_events(self, events: Sequence[StoredPlayerEvent]) -> list[StoredPlayerEvent]:
+        """Append players' events to their feeds, in short transactions of their own
+        (:mod:`.player_events`); the events numbered."""
+        if self._inside:
+            raise RuntimeError("players' events are appended in transactions of their own")
+        return append_player_events(self._db, self._own_connection("players' feeds"), events)
+
+    def driver(self) -> object:
+        """The session's driver connection, for a signal sent on it once its writes committed
+        (PostgreSQL's ``NOTIFY``); None on SQLite."""
+        return driver_connection(self._repository.connection) if self._repository.is_postgres else None
 
     @property
     def webhooks(self) -> Webhooks:
@@ -329,7 +331,7 @@ class StoreSession:
     @contextmanager
     def _block(self, *, write: bool) -> Iterator[None]:
         """A transaction of its own for the block, or inside a write transaction a savepoint (a
-        write's) or nothing (a read's); then the games it changed are :attr:`changed`."""
+        write's) or nothing (a read's); then ``stored`` is told the games it stored."""
         connection = self._repository.connection
         with ExitStack() as stack:
             if not self._inside:
@@ -342,10 +344,8 @@ class StoreSession:
             finally:
                 self._in_block = False
                 pending, self._pending = self._pending, []
-        self.changed.extend(pending)  # reached only once the block has committed (or been kept)
-
-    def _driver(self) -> object:
-        return driver_connection(self._repository.connection) if self._repository.is_postgres else None
+        for game_id in pending:  # reached only once the block has committed (or been kept)
+            self._stored(game_id)
 
 
 class WriteTransaction:
@@ -353,7 +353,7 @@ class WriteTransaction:
     :attr:`session` runs every block inside it, and only :meth:`commit` commits. End it with
     :meth:`commit` or :meth:`rollback`, then :meth:`close` it (which rolls back if neither ran)."""
 
-    def __init__(self, store: GameStore) -> None:
+    def __init__(self, store: GameStore, stored: Stored | None = None) -> None:
         self._ended = False
         self._connected = ExitStack()  # the connection, given back by close()
         connection = self._connected.enter_context(store.db.connect())
@@ -363,7 +363,7 @@ class WriteTransaction:
         except BaseException:
             self._connected.close()
             raise
-        self.session = StoreSession(store.db, GameRepository(connection), store.notifications, inside=True)
+        self.session = StoreSession(store.db, GameRepository(connection), inside=True, stored=stored)
         self.connection = connection
 
     def commit(self) -> None:

@@ -14,8 +14,8 @@ from datetime import datetime
 from ..games.errors import ServiceError
 from ..games.ids import is_game_id, new_game_id
 from ..games.tokens import keyed_player
-from ..games.unit_of_work import UnitOfWork, given_or_own
 from ..store import StoredWebhook
+from ..work import UnitOfWork, given_or_own
 from .addresses import AddressPolicy
 from .secrets import SecretBox, new_secret
 

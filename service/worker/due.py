@@ -39,8 +39,9 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any, Protocol
 
-from ..games import GameService, ServiceError
-from ..store import DatabaseUnavailable, DueWork
+from ..games import GameService
+from ..store import DatabaseUnavailable, DueWork, player_feed_id
+from ..work import ServiceError
 from .retention import Retention
 
 __all__ = ["BATCH", "BEAT_SECONDS", "MAX_BACKOFF_SECONDS", "REVIEW_SECONDS", "ROLE", "Worker"]
@@ -107,7 +108,7 @@ class Worker:
         moves or the deliveries filled a batch, judge plays of the reviews asked for. How many games
         had moves, plus the events delivered (a full batch of either: another pass follows at once)."""
         made = self._moves(now)
-        delivered = len(self._games.store.deliver_outbox(limit=DELIVERIES))
+        delivered = self._deliver_outbox()
         self._games.apply_pending_results()
         if self._queue is not None:
             self._queue.match_due(now)
@@ -123,6 +124,14 @@ class Worker:
     def wake(self) -> None:
         """Start the next pass now rather than after the pause (a change was signalled)."""
         self._woken.set()
+
+    def _deliver_outbox(self) -> int:
+        """Deliver a batch of the outbox to the players' feeds, and signal each feed that grew."""
+        with self._games.unit_of_work() as uow, uow.session() as session:
+            delivered = session.deliver_outbox(limit=DELIVERIES)
+            for event in delivered:
+                uow.record(player_feed_id(event.player_id))
+        return len(delivered)
 
     def _reviews(self) -> None:
         try:

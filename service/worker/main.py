@@ -3,7 +3,7 @@
 It wires the service as every role does (``create_app``: the store, the use cases and what follows
 a rated game's end), then runs :class:`.Worker` until SIGTERM or SIGINT, after which it finishes
 the game it is moving and stops. ``WORKER_POLL_MS`` sets the longest pause between passes: the
-worker listens on the channel that signals changed games (:mod:`service.events.notifications`) and
+worker listens on the channel that signals changed games (:mod:`service.events.channels`) and
 starts a pass as soon as one is signalled, so what a change owes follows it at once, and a lost
 signal delays it by one pause at most.
 """
@@ -47,7 +47,7 @@ def worker_for(settings: Settings) -> Worker:
         webhooks=app.extensions[DELIVERER_EXTENSION],
         retention=_retention(settings, app.extensions["coins.db"]),
     )
-    app.extensions[FEED_EXTENSION].channel.listen(lambda key: _changed(worker, key))
+    app.extensions[FEED_EXTENSION].channel.listen(lambda feed_id: _changed(worker, feed_id))
     return worker
 
 
@@ -65,10 +65,10 @@ def _retention(settings: Settings, db: Database) -> Retention | None:
     )
 
 
-def _changed(worker: Worker, key: str | None) -> None:
+def _changed(worker: Worker, feed_id: str | None) -> None:
     """A signal on the channel: a game changed (its id), or anything may have (None), wakes the
     worker; a player's feed (``player:<id>``, the worker's own deliveries) does not."""
-    if key is None or not key.startswith(PLAYER_FEED):
+    if feed_id is None or not feed_id.startswith(PLAYER_FEED):
         worker.wake()
 
 

@@ -1,5 +1,5 @@
 """The unit of work with an Idempotency-Key: a request's change and its kept response commit or roll
-back together, what it changed is published only after its commit, and a request that dies with
+back together, what it changed is signalled only after its commit, and a request that dies with
 its process leaves neither behind nor its key held (both databases)."""
 
 from __future__ import annotations
@@ -19,10 +19,11 @@ import pytest
 from flask import Flask
 from sqlalchemy import text
 
-from service.games import GameService, KeyedRequest, KeyInUse, KeyReused, NewGame, NewPlayer, SavedResponse
+from service.games import GameService, NewGame, NewPlayer
 from service.games.ids import new_game_id
 from service.games.server_moves import new_stored_game
 from service.store import Database, DatabaseUnavailable, StoredSeat, WriteTransaction
+from service.work import KeyedRequest, KeyInUse, KeyReused, SavedResponse
 
 RESPONSE = SavedResponse(201, (("Content-Type", "application/json"),), b'{"ok": true}')
 SEATS = (NewPlayer("Ana", 41), NewPlayer("Bo", 35), NewPlayer("Cy", 29))
@@ -46,10 +47,15 @@ def keyed() -> KeyedRequest:
 
 
 @pytest.fixture
-def published(service: GameService, monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The ids of the games the store announces, in order."""
+def signalled(service: GameService, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The ids of the feeds the units of work signal, in order."""
     told: list[str] = []
-    monkeypatch.setattr(service.store.notifications, "publish", lambda game_id, _connection: told.append(game_id))
+
+    class Told:
+        def signal(self, feed_id: str, connection: object) -> None:
+            told.append(feed_id)
+
+    monkeypatch.setattr(service, "signals", Told())
     return told
 
 
@@ -59,29 +65,29 @@ def rows(db: Database, table: str) -> int:
 
 
 def test_the_change_and_its_response_commit_together(
-    keyed: KeyedRequest, service: GameService, db: Database, published: list[str]
+    keyed: KeyedRequest, service: GameService, db: Database, signalled: list[str]
 ):
     with service.unit_of_work(keyed) as uow:
         assert uow.keyed and uow.replay is None
         game_id = service.create(NewGame(seats=(*SEATS[:2], None)), uow=uow).game.id
         service.join(game_id, SEATS[2], seat=None, if_match=None, uow=uow)  # a change with events
         assert rows(db, "games") == 0  # not yet committed: another connection sees nothing
-        assert uow.changed == (game_id,) and published == []
+        assert uow.changed == (game_id,) and signalled == []
         uow.commit(RESPONSE)
         assert rows(db, "games") == 1 and rows(db, "idempotency_keys") == 1
-        assert published == [game_id]  # after the commit
+        assert signalled == [game_id]  # after the commit
     with service.unit_of_work(keyed) as retry:
         assert retry.replay == RESPONSE  # nothing runs again
     assert rows(db, "games") == 1
 
 
 def test_a_unit_left_without_commit_undoes_the_change(
-    keyed: KeyedRequest, service: GameService, db: Database, published: list[str]
+    keyed: KeyedRequest, service: GameService, db: Database, signalled: list[str]
 ):
     with pytest.raises(RuntimeError), service.unit_of_work(keyed) as uow:
         service.create(NewGame(seats=SEATS), uow=uow)
         raise RuntimeError("the view failed")
-    assert rows(db, "games") == 0 and rows(db, "idempotency_keys") == 0 and published == []
+    assert rows(db, "games") == 0 and rows(db, "idempotency_keys") == 0 and signalled == []
     with service.unit_of_work(keyed) as retry:
         assert retry.replay is None  # runs afresh
 
@@ -91,12 +97,12 @@ def test_a_fault_between_the_change_and_its_response_leaves_neither(
     keyed: KeyedRequest,
     service: GameService,
     db: Database,
-    published: list[str],
+    signalled: list[str],
     monkeypatch: pytest.MonkeyPatch,
     fault: str,
 ):
     """The database goes away after the use case wrote its change: while the response is written,
-    or at the commit. Nothing of the two is kept, nothing is published, and the retry runs afresh."""
+    or at the commit. Nothing of the two is kept, nothing is signalled, and the retry runs afresh."""
     if fault == "storing the response":
         keeping = service.keys._store._keeping  # the INSERT of the key's row with its response
 
@@ -119,7 +125,7 @@ def test_a_fault_between_the_change_and_its_response_leaves_neither(
     monkeypatch.undo()
     if fault == "storing the response":
         assert service.keys._store._keeping is keeping
-    assert rows(db, "games") == 0 and rows(db, "idempotency_keys") == 0 and published == []
+    assert rows(db, "games") == 0 and rows(db, "idempotency_keys") == 0 and signalled == []
     with service.unit_of_work(keyed) as retry:
         assert retry.replay is None
         service.create(NewGame(seats=SEATS), uow=retry)
@@ -177,15 +183,15 @@ def test_a_block_that_fails_inside_the_unit_undoes_its_own_writes_only(
         assert connection.execute(text("SELECT id FROM games")).scalars().all() == [kept]
 
 
-def test_a_plain_unit_publishes_each_change_once_committed(service: GameService, published: list[str]):
+def test_a_plain_unit_publishes_each_change_once_committed(service: GameService, signalled: list[str]):
     """Without a key each write commits on its own; the unit publishes them when it ends, even when
     the use case then fails."""
     game_id = service.create(NewGame(seats=(*SEATS[:2], None))).game.id
     with pytest.raises(RuntimeError), service.unit_of_work() as uow:
         service.join(game_id, SEATS[2], seat=None, if_match=None, uow=uow)
-        assert not uow.keyed and published == []
+        assert not uow.keyed and signalled == []
         raise RuntimeError("the view failed after the write")
-    assert published == [game_id]
+    assert signalled == [game_id]
     assert service.get(game_id).status != "waiting_for_players"  # committed
 
 
@@ -232,11 +238,11 @@ def test_two_threads_with_one_key_apply_once(service: GameService, db: Database)
 HOLDER = textwrap.dedent(
     """
     import sys, time
-    from service.games import GameService, KeyedRequest, NewGame
+    from service.games import GameService, NewGame
     from service.store import Database, GameStore
-    from service.store.notifications import Unheard
+    from service.work import KeyedRequest
 
-    service = GameService(GameStore(Database(sys.argv[1]), Unheard()))
+    service = GameService(GameStore(Database(sys.argv[1])))
     uow = service.unit_of_work(KeyedRequest("scope", sys.argv[2], "f")).__enter__()
     assert uow.keyed
     service.create(NewGame(), uow=uow)

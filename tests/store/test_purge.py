@@ -128,7 +128,6 @@ def test_the_command_prints_one_line_and_exits_0(db, games, settings, monkeypatc
 def test_expired_idempotency_keys_and_counters_go(database_url: str) -> None:
     from service.store import GameStore, IdempotencyStore
     from service.store.migrate import upgrade
-    from service.store.notifications import Unheard
     from service.store.purge import purge_expired
     from service.store.rate_limits import DatabaseStorage
 
@@ -136,7 +135,7 @@ def test_expired_idempotency_keys_and_counters_go(database_url: str) -> None:
     try:
         upgrade(db)
         now = datetime.now(UTC)
-        keys = IdempotencyStore(GameStore(db, Unheard()))
+        keys = IdempotencyStore(GameStore(db))
         counters = DatabaseStorage(database=db)
         for index in range(5):
             held = keys.hold("s", f"k{index}", now=now)

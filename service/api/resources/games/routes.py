@@ -7,8 +7,9 @@ from typing import Any
 from flask import Response, url_for
 from flask.views import MethodView
 
-from ....games import RATED_TURN_TIMEOUT_SECONDS, NewGame, NewPlayer, UnitOfWork
+from ....games import RATED_TURN_TIMEOUT_SECONDS, NewGame, NewPlayer
 from ....games.results import Created, PublicGame
+from ....work import UnitOfWork
 from ...common import Blueprint, bearer_token, next_link, not_modified, with_etag
 from ...context import GAME_ID, client_address_hash, games
 from ...idempotency import idempotent

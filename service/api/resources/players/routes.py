@@ -7,8 +7,8 @@ from typing import Any
 from flask import url_for
 from flask.views import MethodView
 
-from ....games import UnitOfWork
 from ....players import NewKey
+from ....work import UnitOfWork
 from ...common import Blueprint, bearer_token, next_link
 from ...context import PLAYER_ID, PLAYER_ID_NOT_ME, accounts, client_address_hash, player_id_of, players, private_if_me
 from ...idempotency import idempotent

@@ -6,7 +6,7 @@ from typing import Any
 
 from flask.views import MethodView
 
-from ....games import UnitOfWork
+from ....work import UnitOfWork
 from ...common import Blueprint, bearer_token, if_match, with_etag
 from ...context import GAME_ID, games
 from ...idempotency import idempotent

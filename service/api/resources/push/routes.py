@@ -6,7 +6,7 @@ from typing import Any
 
 from flask.views import MethodView
 
-from ....games import UnitOfWork
+from ....work import UnitOfWork
 from ...common import Blueprint, bearer_token
 from ...context import push
 from ...idempotency import idempotent

@@ -7,8 +7,8 @@ from typing import Any
 from flask import url_for
 from flask.views import MethodView
 
-from ....games import UnitOfWork
 from ....quickplay.queue import QueueRequest
+from ....work import UnitOfWork
 from ...common import Blueprint, bearer_token
 from ...context import client_address_hash, queue
 from ...idempotency import idempotent

@@ -7,7 +7,7 @@ from typing import Any
 from flask import url_for
 from flask.views import MethodView
 
-from ....games import UnitOfWork
+from ....work import UnitOfWork
 from ...common import Blueprint, bearer_token, with_etag
 from ...context import GAME_ID, games
 from ...idempotency import idempotent

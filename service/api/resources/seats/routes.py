@@ -6,7 +6,8 @@ from typing import Any
 
 from flask.views import MethodView
 
-from ....games import NewPlayer, UnitOfWork
+from ....games import NewPlayer
+from ....work import UnitOfWork
 from ...common import Blueprint, bearer_token, if_match, with_etag
 from ...context import GAME_ID, SEAT, bot_games, client_address_hash, games
 from ...idempotency import idempotent

@@ -1,9 +1,9 @@
-"""How "game X changed" reaches every process that streams the game, once the change has committed.
+"""The channel: how the after-commit signal "feed X changed" reaches every process that follows the feed.
 
-A notification carries only the game's id: the events are read from the database. ``None`` means
-"anything may have changed" (a listener that was cut off is back, or an SQLite file changed), so
-every watched game is read again. Each process has one listener, started by its first reader, on
-a thread of its own:
+A signal carries only the feed's id (a game's id, or ``player:<id>``): the events are read from the
+database. ``None`` means "anything may have changed" (a listener that was cut off is back, or an
+SQLite file changed), so every followed feed is read again. Each process has one listener, started
+by its first reader, on a thread of its own:
 
 - PostgreSQL: ``LISTEN``/``NOTIFY`` on one channel. The ``NOTIFY`` is its own statement, sent in
   autocommit on the writer's connection after the write has committed (a transaction that
@@ -13,6 +13,8 @@ a thread of its own:
   SQLite changes whenever another connection commits) every :data:`SQLITE_POLL_SECONDS`; the
   writer's own process hears at once.
 - An in-memory SQLite database lives in one process: the writer tells that process directly.
+
+A channel is the :class:`service.work.signals.Signals` a unit of work is handed.
 """
 
 from __future__ import annotations
@@ -49,14 +51,14 @@ RECONNECT_SECONDS = (0.1, 0.5, 1.0, 2.0, 5.0)  # waits between attempts to liste
 
 
 class Channel(Protocol):
-    """Tells the other processes that a game changed, and hears when one did."""
+    """Signals the other processes that a feed changed, and hears when one did."""
 
-    def publish(self, game_id: str, connection: Any) -> None:
-        """Say that ``game_id`` changed (its write has committed); ``connection`` is the writer's
-        driver connection, in autocommit, for a database that notifies through it."""
+    def signal(self, feed_id: str, connection: Any) -> None:
+        """Say that ``feed_id`` changed (its write has committed); ``connection`` is the writer's
+        driver connection, in autocommit, for a database that signals through it."""
 
     def listen(self, tell: Tell) -> None:
-        """From now on call ``tell`` with each changed game's id (on the listener's thread); once
+        """From now on call ``tell`` with each changed feed's id (on the listener's thread); once
         per process."""
 
     def close(self) -> None:
@@ -103,7 +105,7 @@ class _Listener:
         failures = 0
         while not self.stopped.is_set():
             try:
-                self._run(lambda game_id: _call(tell, game_id), self.stopped)
+                self._run(lambda feed_id: _call(tell, feed_id), self.stopped)
                 failures = 0
             except Exception as error:  # the server went away, or refused us: listen again
                 if failures == 0:
@@ -112,10 +114,10 @@ class _Listener:
                 self.stopped.wait(RECONNECT_SECONDS[min(failures, len(RECONNECT_SECONDS)) - 1])
 
 
-def _call(tell: Tell, game_id: str | None) -> None:
+def _call(tell: Tell, feed_id: str | None) -> None:
     try:
-        tell(game_id)
-    except Exception:  # one bad notice must not stop the listener
+        tell(feed_id)
+    except Exception:  # one bad signal must not stop the listener
         log.exception("a game-change listener failed")
 
 
@@ -125,9 +127,9 @@ class InProcessChannel:
     def __init__(self) -> None:
         self._tell: Tell | None = None
 
-    def publish(self, game_id: str, connection: Any) -> None:
+    def signal(self, feed_id: str, connection: Any) -> None:
         if self._tell is not None:
-            _call(self._tell, game_id)
+            _call(self._tell, feed_id)
 
     def listen(self, tell: Tell) -> None:
         self._tell = tell
@@ -143,9 +145,9 @@ class SqliteFileChannel:
         self.database = database
         self._listener = _Listener("coins-sqlite-changes", self._watch)
 
-    def publish(self, game_id: str, connection: Any) -> None:
+    def signal(self, feed_id: str, connection: Any) -> None:
         if self._listener.tell is not None:  # this process hears at once; the others look
-            _call(self._listener.tell, game_id)
+            _call(self._listener.tell, feed_id)
 
     def listen(self, tell: Tell) -> None:
         self._listener.start(tell)
@@ -176,8 +178,8 @@ class PostgresChannel:
         self.backend_pid = 0  # the listener's server process, once it listens
         self._listener = _Listener("coins-postgres-changes", self._listen)
 
-    def publish(self, game_id: str, connection: Any) -> None:
-        connection.execute("SELECT pg_notify(%s, %s)", (CHANNEL, game_id))
+    def signal(self, feed_id: str, connection: Any) -> None:
+        connection.execute("SELECT pg_notify(%s, %s)", (CHANNEL, feed_id))
 
     def listen(self, tell: Tell) -> None:
         self._listener.start(tell)
@@ -205,8 +207,8 @@ class RedisChannel:
         self._url = url
         self._listener = _Listener("coins-redis-changes", self._listen)
 
-    def publish(self, game_id: str, connection: Any) -> None:
-        self._client.publish(CHANNEL, game_id)
+    def signal(self, feed_id: str, connection: Any) -> None:
+        self._client.publish(CHANNEL, feed_id)
 
     def listen(self, tell: Tell) -> None:
         self._listener.start(tell)

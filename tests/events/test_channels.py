@@ -1,5 +1,5 @@
 """Which channel a database gets, where a PostgreSQL listener connects, and how a process's listener
-hears every change: published ones, an SQLite file written by another connection, and after its
+hears every change: signalled ones, an SQLite file written by another connection, and after its
 connection was cut off."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import pytest
 import redis
 
 from service.config import ConfigError, Settings
-from service.events.notifications import (
+from service.events.channels import (
     Channel,
     InProcessChannel,
     PostgresChannel,
@@ -91,9 +91,9 @@ class Listening:
     heard: Heard
     writer: psycopg.Connection[Any] | None  # a writer's connection, in autocommit (PostgreSQL)
 
-    def publish(self, game_id: str) -> None:
+    def signal(self, feed_id: str) -> None:
         """As a writer does once its change has committed."""
-        self.channel.publish(game_id, self.writer)
+        self.channel.signal(feed_id, self.writer)
 
 
 @contextmanager
@@ -121,10 +121,10 @@ def listening_to(database_url: str) -> Iterator[Listening]:
         db.dispose()
 
 
-def test_every_published_change_is_heard(database_url: str) -> None:
+def test_every_signalled_change_is_heard(database_url: str) -> None:
     with listening_to(database_url) as it:
         for number in range(5):
-            it.publish(f"game-{number}")
+            it.signal(f"game-{number}")
         assert it.heard.wait_for(*(f"game-{number}" for number in range(5)))
 
 
@@ -150,7 +150,7 @@ def test_a_postgresql_listener_cut_off_connects_again_and_says_anything_may_have
         terminate(it.channel.backend_pid, database_url)
         assert it.heard.wait_for(None)  # back: every watched game is to be read again
         for attempt in range(50):  # and it hears what comes next (once it listens again)
-            it.publish(f"after-{attempt}")
+            it.signal(f"after-{attempt}")
             if it.heard.wait_for(f"after-{attempt}", seconds=0.2):
                 break
         else:
@@ -164,5 +164,5 @@ def test_redis_carries_the_changes_when_redis_url_is_set() -> None:
         pytest.skip("needs Redis on 127.0.0.1:6379")
     with listening(RedisChannel(REDIS)) as it:
         for number in range(3):
-            it.publish(f"game-{number}")
+            it.signal(f"game-{number}")
         assert it.heard.wait_for("game-0", "game-1", "game-2")

@@ -1,4 +1,4 @@
-"""The unit of work: one use case's transaction, its ``Idempotency-Key`` and what it publishes after commit.
+"""The unit of work: one use case's transaction, its ``Idempotency-Key`` and the signal it sends after commit.
 
 A use case does all its loads and saves in the sessions of the unit of work it is handed
 (:meth:`UnitOfWork.session`), and the unit's owner says where it ends (:meth:`UnitOfWork.commit`,
@@ -21,11 +21,12 @@ Two kinds:
 
 What a change owes others is written with it, in its transaction: the players' events in the game's
 outbox, a rated game's result pending. The worker role delivers and applies them (a process that
-dies after the commit loses nothing). After the commit the unit only signals which games changed
-(:attr:`UnitOfWork.changed`, told by :meth:`.StoreSession.announce`): by a keyed unit after its
-commit (never if it rolls back), by a plain one when it ends, as each of its writes has then
-committed. The signal is best effort: the streams and the worker wake at once on it, and without
-it find the change at their next look. What a use case asks to run once its writes have committed
+dies after the commit loses nothing). After the commit the unit only signals which feeds changed
+(:attr:`UnitOfWork.changed`: the games whose new events its session stored, as the store tells it,
+and the feeds a use case names with :meth:`UnitOfWork.record`) through the :class:`.Signals` it was
+handed: a keyed unit after its commit (never if it rolls back), a plain one when it ends, as each
+of its writes has then committed. The signal is best effort: the streams and the worker wake at
+once on it, and without it find the change at their next look. What a use case asks to run once its writes have committed
 (:meth:`UnitOfWork.after_commit`: the quick-play queue's matching after a ticket is queued) runs
 after that, in transactions of its own; never after a rollback.
 """
@@ -40,6 +41,7 @@ from types import TracebackType
 
 from ..store import GameStore, StoreSession
 from .idempotency import IdempotencyKeys, KeyClaim, SavedResponse
+from .signals import NoSignals, Signals
 
 __all__ = ["KeyedRequest", "UnitOfWork", "given_or_own"]
 
@@ -64,10 +66,13 @@ class UnitOfWork:
         store: GameStore,
         keys: IdempotencyKeys,
         request: KeyedRequest | None = None,
+        signals: Signals | None = None,
     ) -> None:
         self._store = store
         self._keys = keys
         self._request = request
+        self._signals = signals if signals is not None else NoSignals()
+        self._changed: dict[str, None] = {}  # the feeds changed, in order, each once
         self._claim: KeyClaim | None = None
         self._session: StoreSession | None = None
         self._resources = ExitStack()
@@ -80,7 +85,7 @@ class UnitOfWork:
     def __enter__(self) -> UnitOfWork:
         if self._request is not None:
             request = self._request
-            claimed = self._keys.claim(request.scope, request.key, request.fingerprint)
+            claimed = self._keys.claim(request.scope, request.key, request.fingerprint, self.record)
             if isinstance(claimed, KeyClaim):
                 self._claim = claimed
                 self._session = claimed.session
@@ -94,7 +99,7 @@ class UnitOfWork:
     ) -> None:
         try:
             if self._claim is None and self._session is not None:
-                self._session.announce(self.changed)  # a plain unit's writes committed one by one
+                self._signal()  # a plain unit's writes committed one by one
         finally:
             self._resources.close()  # a keyed unit not committed rolls back here
         if error is None and (self._succeeded or (self._claim is None and self.replay is None)):
@@ -111,8 +116,14 @@ class UnitOfWork:
 
     @property
     def changed(self) -> tuple[str, ...]:
-        """The games changed with new events, to signal once committed."""
-        return tuple(self._session.changed) if self._session is not None else ()
+        """The feeds changed (games with new events, players' feeds named), to signal once committed."""
+        return tuple(self._changed)
+
+    def record(self, feed_id: str) -> None:
+        """Signal ``feed_id`` (a game's id, or :func:`.player_feed_id`) once the unit's writes have
+        committed: the store tells the games whose events it stored; a use case names the rest (a
+        player's feed whose key changed, so that the streams it opened end at once)."""
+        self._changed[feed_id] = None
 
     @contextmanager
     def session(self) -> Iterator[StoreSession]:
@@ -121,7 +132,7 @@ class UnitOfWork:
         if self.replay is not None:
             raise RuntimeError("a replayed request runs nothing")
         if self._session is None:
-            self._session = self._resources.enter_context(self._store.session())
+            self._session = self._resources.enter_context(self._store.session(self.record))
         yield self._session
 
     def commit(self, response: SavedResponse | None = None) -> None:
@@ -138,13 +149,24 @@ class UnitOfWork:
             raise ValueError("a keyed unit of work commits with the response its retries get")
         self._keys.complete(self._claim, response)
         self._succeeded = True
-        assert self._session is not None
-        self._session.announce(self.changed)
+        self._signal()
 
     def after_commit(self, callback: Callable[[], None]) -> None:
         """Run ``callback`` once the unit's writes have committed and the unit has ended (not after
         a rollback, nor for a replay). A failure there is logged: the unit's answer stands."""
         self._after_commit.append(callback)
+
+    def _signal(self) -> None:
+        """Tell the other processes which feeds changed. Their change is already committed: a failure
+        here is logged, not raised (streams also read every followed feed again now and then)."""
+        if not self._changed or self._session is None:
+            return
+        connection = self._session.driver()
+        for feed_id in self._changed:
+            try:
+                self._signals.signal(feed_id, connection)
+            except Exception as error:
+                log.warning("could not signal a change of feed %s: %s", feed_id, type(error).__name__)
 
     def rollback(self) -> None:
         """Undo what a keyed unit wrote (its retry runs afresh). A plain unit's writes are committed

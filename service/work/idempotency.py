@@ -86,16 +86,19 @@ class IdempotencyKeys:
         self.clock = clock
         self._claims = itertools.count(1)
 
-    def claim(self, scope: str, key: str, fingerprint: str) -> KeyClaim | SavedResponse:
+    def claim(
+        self, scope: str, key: str, fingerprint: str, stored: Callable[[str], None] | None = None
+    ) -> KeyClaim | SavedResponse:
         """The claim of a key seen for the first time (or expired), holding the write transaction
-        its request runs in (:attr:`KeyClaim.session`), which commits only with :meth:`complete`;
+        its request runs in (:attr:`KeyClaim.session`; ``stored``: told the games whose new events
+        it stores, :mod:`service.store.session`), which commits only with :meth:`complete`;
         end it with :meth:`close`. The first response, for a retry. Raises
         :class:`KeyReused` for another request's key, :class:`KeyInUse` while its first request
         is running."""
         now = self.clock()
         if next(self._claims) % PURGE_EVERY == 0:
             self.purge(now)
-        held = self._store.hold(_hash(b"scope", scope), _hash(b"key", key), now=now)
+        held = self._store.hold(_hash(b"scope", scope), _hash(b"key", key), now=now, stored=stored)
         if held is None:
             raise KeyInUse("the first request with this Idempotency-Key is still running; retry in a moment")
         secret = _secret(scope, key)

@@ -229,10 +229,11 @@ class WebhookDeliveries:
         :class:`Outcome`); the ids of the webhooks disabled now, having failed for ``disable_after``."""
         disabled: list[str] = []
         with self._db.connect() as connection, self._db.begin(connection, write=True):
+            _succeeded(connection, [outcome for outcome in outcomes if outcome.kind == DELIVERED])
             for outcome in outcomes:
                 if outcome.kind == DELIVERED:
-                    _succeeded(connection, outcome.delivery_id, outcome.webhook_id)
-                elif outcome.kind == GONE:
+                    continue
+                if outcome.kind == GONE:
                     _remove_webhook(connection, outcome.webhook_id)
                 elif outcome.kind == DROPPED:
                     connection.execute(delete(DELIVERIES).where(DELIVERIES.c.id == outcome.delivery_id))
@@ -306,12 +307,17 @@ def _read_claimed(connection: Connection, ids: list[int]) -> list[Any]:
     )
 
 
-def _succeeded(connection: Connection, delivery_id: int, webhook_id: str) -> None:
-    """Delivered: the row goes, and the webhook is not failing any more."""
-    connection.execute(delete(DELIVERIES).where(DELIVERIES.c.id == delivery_id))
+def _succeeded(connection: Connection, delivered: Sequence[Outcome]) -> None:
+    """Delivered: the rows go, and their webhooks are not failing any more (one statement each)."""
+    if not delivered:
+        return
+    connection.execute(delete(DELIVERIES).where(DELIVERIES.c.id.in_([outcome.delivery_id for outcome in delivered])))
     connection.execute(
         update(WEBHOOKS)
-        .where(WEBHOOKS.c.id == webhook_id, WEBHOOKS.c.failing_since.is_not(None))
+        .where(
+            WEBHOOKS.c.id.in_(sorted({outcome.webhook_id for outcome in delivered})),
+            WEBHOOKS.c.failing_since.is_not(None),
+        )
         .values(failing_since=None)
     )
 

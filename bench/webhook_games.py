@@ -14,13 +14,14 @@ so that its threads and TLS do not share this process's interpreter with the cli
 each round plays the same ``--games`` games (100; seeded, the same cards chosen by the same
 random generator), game *i* by players 3i, 3i+1, 3i+2 through the HTTP API, one client connection
 per game, all at once: create (``{"player": "me"}``), two joins, deal, read the hands and ``--plays``
-plays (48: one whole hand). Before a ``none`` round every webhook is deleted, before a ``hooks``
-round every player has one again. Plays/s of a round: its plays over its time. After a ``hooks``
-round the players' feeds are read (``GET /v1/players/me/events``): every ``your_turn`` of the
-round's games is owed to its player's webhook, and the bench waits (``--timeout``) until each has
-arrived (``webhook-id`` is ``msg_<webhook>_<event>``). The latency of a delivery is its receipt
-minus the sending of the request that made its version (an upper bound of commit to receipt: the
-commit is between the request's sending and its answer), and minus the answer (a lower bound).
+plays (48: one whole hand), at once or one move every ``--pace`` seconds (a person's pace).
+Before a ``none`` round every webhook is deleted, before a ``hooks`` round every player has one
+again. Plays/s of a round: its plays over its time. After a ``hooks`` round the players' feeds are
+read (``GET /v1/players/me/events``): every ``your_turn`` of the round's games is owed to its
+player's webhook, and the bench waits (``--timeout``) until each has arrived (``webhook-id`` is
+``msg_<webhook>_<event>``). The latency of a delivery is its receipt minus the sending of the
+request that made its version (an upper bound of commit to receipt: the commit is between the
+request's sending and its answer), and minus the answer (a lower bound).
 
 With ``--down-minutes M`` it instead plays ``--games`` games without end, one move every
 ``--pace`` seconds each, stops the receiver after ``WARM_SECONDS`` for M minutes, starts it again
@@ -29,7 +30,7 @@ owed has arrived (bounded: the retry schedule's worst gap plus ``--timeout``), a
 after the restart they came.
 
     .venv/bin/python -m bench.webhook_games [--db postgres] [--players 1000] [--games 100] [--plays 48]
-        [--order hooks,none,none,hooks] [--down-minutes 0 --pace 2] [--postgres-url URL] [--json out.json]
+        [--order hooks,none,none,hooks] [--pace 0] [--down-minutes 0] [--postgres-url URL] [--json out.json]
 
 Everything talks to 127.0.0.1 only; every loop is bounded in count and time. The last line is
 ``webhook_games=<json summary>``.
@@ -334,7 +335,7 @@ async def rounds(port: int, args: argparse.Namespace, receiver: ReceiverProcess)
         end = start + args.timeout
         await asyncio.gather(
             *(
-                play(port, playing[3 * i : 3 * i + 3], f"hooks-{i}", moves, args.plays, 0.0, end)
+                play(port, playing[3 * i : 3 * i + 3], f"hooks-{i}", moves, args.plays, args.pace or 0.0, end)
                 for i in range(args.games)
             )
         )
@@ -387,7 +388,8 @@ async def down(port: int, args: argparse.Namespace, receiver: ReceiverProcess) -
         return stopped, time.monotonic(), loads
 
     games = [
-        play(port, playing[3 * i : 3 * i + 3], f"down-{i}", moves, MAX_MOVES, args.pace, end) for i in range(args.games)
+        play(port, playing[3 * i : 3 * i + 3], f"down-{i}", moves, MAX_MOVES, args.pace or 2.0, end)
+        for i in range(args.games)
     ]
     (stopped, back, loads), *_ = await asyncio.gather(switch(), *games)
     owed = await owed_turns(port, playing, set(moves.games))
@@ -436,7 +438,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--plays", type=int, default=48, help="plays per game and round (48: one hand)")
     parser.add_argument("--order", default="hooks,none,none,hooks")
     parser.add_argument("--down-minutes", type=float, default=0.0, help="the receiver down this long (0: A/B rounds)")
-    parser.add_argument("--pace", type=float, default=2.0, help="--down-minutes: seconds between a game's moves")
+    parser.add_argument(
+        "--pace", type=float, help="seconds between a game's moves (default: none; 2 with --down-minutes)"
+    )
     parser.add_argument("--timeout", type=float, default=180.0)
     parser.add_argument("--postgres-url", default=POSTGRES_URL)
     parser.add_argument("--json", type=Path)

@@ -5,7 +5,8 @@ transaction, :meth:`.WebhookDeliveries.claim`), sends them at most :data:`SENDER
 deliverer's own threads, kept from call to call) with no transaction open, over kept-alive
 connections (:class:`.transport.Connections`), and writes the outcomes in one short transaction:
 
-- a 2xx: delivered (the row goes, the webhook is not failing any more);
+- a 2xx: delivered (the row goes, the webhook is not failing any more, and what it still owes after
+  failed tries is due at once: its receiver answers again);
 - a ``410 Gone``: the webhook is removed, with all it is owed;
 - anything else (another status, no answer in time, a refused address, a certificate that does not
   verify): tried again after the next of :data:`RETRY_DELAYS` (5 s, 30 s, 2 min, 10 min, 1 h, then

@@ -264,3 +264,26 @@ def test_one_batch_settles_each_delivery_by_its_own_answer(
     assert owed["attempts"] == 1
     failing = [hook for hook in rows(app, "webhooks") if hook["failing_since"] is not None]
     assert [hook["id"] for hook in failing] == [owed["webhook_id"]]
+
+
+def test_a_success_makes_what_the_webhook_still_owes_due_at_once(
+    app: Flask, client: FlaskClient, hook_receiver: Receiver, names: Names, clock: list[datetime]
+) -> None:
+    ana, bo = new_player(client, "Ana"), new_player(client, "Bo")
+    create(client, ana, hook_receiver.url)
+    create(client, bo, hook_receiver.url)
+    hook_receiver.answers += [503, 503, 503]  # the receiver is down for the first tries
+    tell(app, ana, "t1")
+    keep_up(app)
+    clock[0] += timedelta(seconds=5)
+    keep_up(app)
+    tell(app, bo, "b1")
+    keep_up(app)  # Bo's first try fails too: his webhook's own retry stays where it was
+    assert len(hook_receiver.received) == 3 and len(rows(app, "webhook_deliveries")) == 2
+    tell(app, ana, "t2")  # the receiver is back: t2's first try succeeds, and t1's retry (30 s away) is due now
+    keep_up(app)
+    keep_up(app)
+    tickets = [json.loads(got.body)["ticket"] for got in hook_receiver.received]
+    assert tickets == ["t1", "t1", "b1", "t2", "t1"]
+    [owed] = rows(app, "webhook_deliveries")
+    assert owed["attempts"] == 1  # Bo's, still at its retry's time (another webhook's success says nothing of his)

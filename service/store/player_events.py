@@ -73,18 +73,26 @@ def _append(
     for attempt in range(APPEND_ATTEMPTS):
         try:
             with db.begin(connection, write=True):
-                return _numbered_in(connection, player_id, new)
+                return _numbered_in(connection, {player_id: new})
         except exc.IntegrityError:
             if attempt == APPEND_ATTEMPTS - 1:
                 raise
     raise AssertionError("unreachable")
 
 
-def _numbered_in(connection: Connection, player_id: str, new: list[StoredPlayerEvent]) -> list[StoredPlayerEvent]:
-    """Number ``new`` on from the player's feed and insert them, in the transaction ``connection`` is in."""
-    last = connection.execute(_claim_ids(connection, player_id, len(new))).scalar_one()
+def _numbered_in(connection: Connection, by_player: Mapping[str, list[StoredPlayerEvent]]) -> list[StoredPlayerEvent]:
+    """Number each player's new events on from their feed and insert them, in the transaction
+    ``connection`` is in: one UPSERT numbers every player's, one INSERT writes them all, and the
+    deliveries their webhooks and push subscriptions are owed are queued with them (a statement or
+    two each), however many players (the outbox's batch: hundreds)."""
+    if not by_player:
+        return []
+    lasts: dict[str, int] = dict(
+        connection.execute(_claim_ids(connection, {player: len(new) for player, new in by_player.items()})).all()
+    )
     numbered = [
-        StoredPlayerEvent(player_id, last - len(new) + number, event.type, event.data, event.created_at)
+        StoredPlayerEvent(player_id, lasts[player_id] - len(new) + number, event.type, event.data, event.created_at)
+        for player_id, new in by_player.items()
         for number, event in enumerate(new, start=1)
     ]
     rows = [
@@ -92,7 +100,7 @@ def _numbered_in(connection: Connection, player_id: str, new: list[StoredPlayerE
         for e in numbered
     ]
     connection.execute(insert(EVENTS), rows)
-    queue_deliveries(connection, numbered)  # what the player's webhooks are owed commits with the events
+    queue_deliveries(connection, numbered)  # what the players' webhooks are owed commits with the events
     queue_pushes(connection, numbered)  # and what their push subscriptions are owed
     return numbered
 
@@ -117,20 +125,21 @@ def deliver_outbox(db: Database, connection: Connection, *, limit: int) -> list[
         by_player: dict[str, list[StoredPlayerEvent]] = {}
         for _, player_id, kind, data, created_at in owed:
             by_player.setdefault(player_id, []).append(StoredPlayerEvent(player_id, 0, kind, data, created_at))
-        delivered = [
-            event for player_id, new in by_player.items() for event in _numbered_in(connection, player_id, new)
-        ]
+        delivered = _numbered_in(connection, by_player)
         connection.execute(delete(OUTBOX).where(OUTBOX.c.id.in_([row[0] for row in owed])))
     return delivered
 
 
-def _claim_ids(connection: Connection, player_id: str, count: int) -> Executable:
-    """The UPSERT that takes ``count`` ids of the player's feed and returns the last of them."""
+def _claim_ids(connection: Connection, counts: Mapping[str, int]) -> Executable:
+    """The UPSERT that takes ``counts[player]`` ids of each player's feed and returns, for each
+    player, the last of them (rows in the players' order: PostgreSQL locks them in that order)."""
     dialect_insert = postgresql.insert if connection.dialect.name == "postgresql" else sqlite.insert
-    statement = dialect_insert(FEEDS).values(player_id=player_id, last_id=count)
+    statement = dialect_insert(FEEDS).values(
+        [{"player_id": player_id, "last_id": counts[player_id]} for player_id in sorted(counts)]
+    )
     return statement.on_conflict_do_update(
-        index_elements=[FEEDS.c.player_id], set_={"last_id": FEEDS.c.last_id + count}
-    ).returning(FEEDS.c.last_id)
+        index_elements=[FEEDS.c.player_id], set_={"last_id": FEEDS.c.last_id + statement.excluded.last_id}
+    ).returning(FEEDS.c.player_id, FEEDS.c.last_id)
 
 
 def read_player_events(

@@ -229,10 +229,11 @@ class WebhookDeliveries:
         :class:`Outcome`); the ids of the webhooks disabled now, having failed for ``disable_after``."""
         disabled: list[str] = []
         with self._db.connect() as connection, self._db.begin(connection, write=True):
+            _succeeded(connection, [outcome for outcome in outcomes if outcome.kind == DELIVERED], now)
             for outcome in outcomes:
                 if outcome.kind == DELIVERED:
-                    _succeeded(connection, outcome.delivery_id, outcome.webhook_id)
-                elif outcome.kind == GONE:
+                    continue
+                if outcome.kind == GONE:
                     _remove_webhook(connection, outcome.webhook_id)
                 elif outcome.kind == DROPPED:
                     connection.execute(delete(DELIVERIES).where(DELIVERIES.c.id == outcome.delivery_id))
@@ -306,13 +307,26 @@ def _read_claimed(connection: Connection, ids: list[int]) -> list[Any]:
     )
 
 
-def _succeeded(connection: Connection, delivery_id: int, webhook_id: str) -> None:
-    """Delivered: the row goes, and the webhook is not failing any more."""
-    connection.execute(delete(DELIVERIES).where(DELIVERIES.c.id == delivery_id))
+def _succeeded(connection: Connection, delivered: Sequence[Outcome], now: datetime) -> None:
+    """Delivered: the rows go, and their webhooks are not failing any more (one statement each). A
+    success shows the receiver answers again, so what its webhook still owes after failed tries is due
+    now rather than at their retries' times (up to hours apart): a receiver back from an outage gets it
+    all at once. (A row another worker has leased meanwhile may then be sent twice: webhooks are at
+    least once, each try of one event to one webhook with the same ``webhook-id``.) The batch's own
+    failures are written after this (:meth:`WebhookDeliveries.settle`)."""
+    if not delivered:
+        return
+    hooks = sorted({outcome.webhook_id for outcome in delivered})
+    connection.execute(delete(DELIVERIES).where(DELIVERIES.c.id.in_([outcome.delivery_id for outcome in delivered])))
     connection.execute(
         update(WEBHOOKS)
-        .where(WEBHOOKS.c.id == webhook_id, WEBHOOKS.c.failing_since.is_not(None))
+        .where(WEBHOOKS.c.id.in_(hooks), WEBHOOKS.c.failing_since.is_not(None))
         .values(failing_since=None)
+    )
+    connection.execute(
+        update(DELIVERIES)
+        .where(DELIVERIES.c.webhook_id.in_(hooks), DELIVERIES.c.attempts > 0, DELIVERIES.c.next_attempt_at > now)
+        .values(next_attempt_at=now)
     )
 
 

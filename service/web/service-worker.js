@@ -9,6 +9,7 @@ import fr from "./web/js/messages/fr.js";
 import nl from "./web/js/messages/nl.js";
 import uk from "./web/js/messages/uk.js";
 import zhHant from "./web/js/messages/zh-Hant.js";
+import { resubscribe } from "./web/js/resubscribe.js";
 
 const MESSAGES = { en, es, fr, nl, uk, "zh-Hant": zhHant };
 const texts = MESSAGES[new URL(self.location.href).searchParams.get("lang") ?? "en"] ?? en;
@@ -28,6 +29,11 @@ self.addEventListener("push", (event) => {
   const title = turn ? texts["notify.title"] : "Coins";
   const options = { body: turn ? texts["notify.body"] : texts["notify.other"], tag: `${message.type}:${game}`, icon: "/web/img/favicon.svg", data: { game } };
   event.waitUntil(self.registration.showNotification(title, options));
+});
+
+// The browser replaced the subscription: a new one with the same key, recorded by an open tab (js/resubscribe.js).
+self.addEventListener("pushsubscriptionchange", (event) => {
+  event.waitUntil(resubscribe(event, self.registration, self.clients, fetch));
 });
 
 self.addEventListener("notificationclick", (event) => {

@@ -1,10 +1,12 @@
 """The worker's deliveries to webhooks: claimed as due work, signed, sent, rescheduled.
 
 Each call of :meth:`Deliverer.deliver_due` claims up to :data:`BATCH` due deliveries (a short
-transaction, :meth:`.WebhookDeliveries.claim`), sends them at most :data:`SENDERS` at a time with no
-transaction open, and writes each outcome in a short transaction of its own:
+transaction, :meth:`.WebhookDeliveries.claim`), sends them at most :data:`SENDERS` at a time (the
+deliverer's own threads, kept from call to call) with no transaction open, over kept-alive
+connections (:class:`.transport.Connections`), and writes the outcomes in one short transaction:
 
-- a 2xx: delivered (the row goes, the webhook is not failing any more);
+- a 2xx: delivered (the row goes, the webhook is not failing any more, and what it still owes after
+  failed tries is due at once: its receiver answers again);
 - a ``410 Gone``: the webhook is removed, with all it is owed;
 - anything else (another status, no answer in time, a refused address, a certificate that does not
   verify): tried again after the next of :data:`RETRY_DELAYS` (5 s, 30 s, 2 min, 10 min, 1 h, then
@@ -32,14 +34,14 @@ from standardwebhooks import Webhook as Signer
 from ..store import DELIVERED, DROPPED, FAILED, GONE, ClaimedDelivery, Outcome, StoredPlayerEvent, WebhookDeliveries
 from .addresses import AddressPolicy, WebhookUrlRefused
 from .secrets import SecretBox
-from .transport import SECONDS, post
+from .transport import SECONDS, Connections
 
 __all__ = ["BATCH", "DISABLE_AFTER", "LEASE", "RETRY_DELAYS", "Deliverer", "signed_headers"]
 
 log = logging.getLogger(__name__)
 
-BATCH = 50  # deliveries one call claims at most
-SENDERS = 8  # deliveries sent at once
+BATCH = 100  # deliveries one call claims at most
+SENDERS = 16  # deliveries sent at once
 LEASE = timedelta(seconds=4 * SECONDS)  # a claimed delivery is left alone this long (longer than its try)
 RETRY_DELAYS = tuple(
     timedelta(seconds=seconds) for seconds in (5, 30, 120, 600, 3600, 2 * 3600, 4 * 3600, 6 * 3600, 6 * 3600, 6 * 3600)
@@ -76,16 +78,18 @@ class Deliverer:
         self.policy = policy
         self._box = box
         self._render = render
-        self._context = context
+        self._connections = Connections(context)
         self._seconds = seconds
+        self._senders: ThreadPoolExecutor | None = None  # made by the first call (a worker's)
 
     def deliver_due(self, now: datetime) -> int:
         """Send the deliveries due at ``now`` (one batch); how many were claimed."""
         claimed = self._deliveries.claim(now, limit=BATCH, lease=LEASE)
         if not claimed:
             return 0
-        with ThreadPoolExecutor(max_workers=min(SENDERS, len(claimed)), thread_name_prefix="webhook") as senders:
-            outcomes = list(senders.map(self._send, claimed))
+        if self._senders is None:
+            self._senders = ThreadPoolExecutor(max_workers=SENDERS, thread_name_prefix="webhook")
+        outcomes = list(self._senders.map(self._send, claimed))
         settled = [_outcome(delivery, status, now) for delivery, status in zip(claimed, outcomes, strict=True)]
         for webhook_id in self._deliveries.settle(settled, now, disable_after=DISABLE_AFTER):
             log.info("webhook %s failing for %s: disabled", webhook_id, DISABLE_AFTER)
@@ -100,7 +104,7 @@ class Deliverer:
             body = self._render(delivery.event)
             message_id = f"msg_{delivery.webhook_id}_{delivery.event.id}"
             headers = signed_headers(self._box.open(delivery.secret), message_id, datetime.now(UTC), body)
-            return post(target, body.encode(), headers, self._context, self._seconds)
+            return self._connections.post(target, body.encode(), headers, self._seconds)
         except WebhookUrlRefused as refused:
             log.warning("webhook %s refused at delivery: %s", delivery.webhook_id, refused)
         except Exception as error:  # no answer: a timeout, TLS, a reset, a malformed answer

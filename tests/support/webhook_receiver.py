@@ -3,16 +3,19 @@
 Its certificate is for the name :data:`HOST` only, which resolves nowhere: the service reaches it
 only through the tests' resolver (which answers 127.0.0.1) and verifies it for that name, as a
 delivery to a real host does. It keeps every request it gets and answers the statuses queued in
-``answers`` (then 204).
+``answers`` (then 204). It keeps connections alive (HTTP/1.1), as receivers do, and counts them;
+:meth:`Receiver.drop_connections` closes the open ones (a receiver closing idle connections), as
+stopping it does.
 """
 
 from __future__ import annotations
 
+import socket
 import ssl
 import threading
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -38,25 +41,44 @@ class Receiver:
     ca_file: str
     received: list[Received] = field(default_factory=list)
     answers: list[int] = field(default_factory=list)
+    host: str = HOST
+    connections: int = 0  # accepted in all
+    open: set[ssl.SSLSocket] = field(default_factory=set)
+
+    def drop_connections(self) -> None:
+        for connection in list(self.open):
+            with suppress(OSError):
+                connection.shutdown(socket.SHUT_RDWR)
 
     @property
     def url(self) -> str:
-        return f"https://{HOST}:{self.port}/hook"
+        return f"https://{self.host}:{self.port}/hook"
 
 
 @contextmanager
-def receiver(directory: Path) -> Iterator[Receiver]:
-    """A running receiver, its CA's certificate written in ``directory``."""
-    ca = trustme.CA()
+def receiver(directory: Path, *, ca: trustme.CA | None = None, host: str = HOST, port: int = 0) -> Iterator[Receiver]:
+    """A running receiver, its CA's certificate written in ``directory``. The benches name their own
+    ``ca`` (a receiver stopped and started again keeps it), ``host`` (the certificate's name: an
+    address such as 127.0.0.1 for a service in another process, which the system's resolver reaches)
+    and ``port`` (0: a free one)."""
+    ca = ca or trustme.CA()
     ca_file = directory / "webhook-ca.pem"
     ca.cert_pem.write_to_path(str(ca_file))
     context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
-    ca.issue_cert(HOST).configure_cert(context)
+    ca.issue_cert(host).configure_cert(context)
 
     class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
         def setup(self) -> None:  # TLS in the connection's own thread, not in the accepting one
             self.request = context.wrap_socket(self.request, server_side=True)
+            kept.connections += 1
+            kept.open.add(self.request)
             super().setup()
+
+        def finish(self) -> None:
+            kept.open.discard(self.request)
+            super().finish()
 
         def do_POST(self) -> None:
             body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
@@ -70,8 +92,8 @@ def receiver(directory: Path) -> Iterator[Receiver]:
         def log_message(self, format: str, *args: object) -> None:
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    kept = Receiver(server.server_address[1], str(ca_file))
+    server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
+    kept = Receiver(server.server_address[1], str(ca_file), host=host)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
@@ -79,3 +101,4 @@ def receiver(directory: Path) -> Iterator[Receiver]:
     finally:
         server.shutdown()
         server.server_close()
+        kept.drop_connections()

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from service.webhooks import Target, tls_context
-from service.webhooks.transport import post
+from service.webhooks.transport import Connections, post
 from tests.support.webhook_receiver import HOST, Receiver, receiver
 
 
@@ -54,3 +54,35 @@ def test_a_receiver_that_never_answers_is_given_up(running: Receiver) -> None:
         for connection in accepted:
             connection.close()
         silent.close()
+
+
+def test_kept_connections_serve_only_the_checked_address_and_name(running: Receiver) -> None:
+    connections = Connections(tls_context(running.ca_file))
+    target = Target(HOST, running.port, "/hook", "127.0.0.1")
+    try:
+        assert connections.post(target, b"{}", {}) == 204
+        assert connections.post(target, b"{}", {}) == 204
+        assert (len(running.received), running.connections) == (2, 1), "the second delivery reused the first's"
+        with pytest.raises(OSError):  # another checked address: a connection of its own (nobody listens there)
+            connections.post(Target(HOST, running.port, "/hook", "127.0.0.2"), b"{}", {}, seconds=2)
+        with pytest.raises(ssl.SSLCertVerificationError):  # another name: its own TLS, verified for it
+            connections.post(Target("other.test", running.port, "/hook", "127.0.0.1"), b"{}", {})
+        assert (len(running.received), running.connections) == (2, 1), "neither reached the receiver's HTTP"
+        running.drop_connections()  # the receiver closes its idle connections
+        assert connections.post(target, b"{}", {}) == 204
+        assert (len(running.received), running.connections) == (3, 2), "sent once more on a new connection"
+    finally:
+        connections.close()
+
+
+def test_a_connection_the_receiver_closes_is_not_kept(running: Receiver) -> None:
+    connections = Connections(tls_context(running.ca_file))
+    target = Target(HOST, running.port, "/hook", "127.0.0.1")
+    try:
+        running.answers.append(500)
+        assert post(target, b"{}", {}, tls_context(running.ca_file)) == 500  # one-shot: Connection: close
+        assert connections.post(target, b"{}", {}) == 204
+        assert connections.post(target, b"{}", {}) == 204
+        assert (len(running.received), running.connections) == (3, 2)
+    finally:
+        connections.close()

@@ -233,3 +233,57 @@ def test_a_keyed_create_runs_once_and_its_retry_gets_the_same_answer(
     assert first.status_code == again.status_code == 201, first.json
     assert again.json == first.json and again.headers["Idempotent-Replayed"] == "true"
     assert len(rows(app, "webhooks")) == 1
+
+
+def test_a_kept_connection_is_not_used_once_the_name_turns_private(
+    app: Flask, client: FlaskClient, hook_receiver: Receiver, names: Names
+) -> None:
+    ana = new_player(client)
+    create(client, ana, hook_receiver.url)
+    tell(app, ana, "t1")
+    keep_up(app)
+    assert (len(hook_receiver.received), hook_receiver.connections) == (1, 1)  # its connection kept
+    names.table[HOST] = ["10.0.0.9"]  # the answer turns private: the kept connection goes unused
+    tell(app, ana, "t2")
+    keep_up(app)
+    assert len(hook_receiver.received) == 1 and rows(app, "webhook_deliveries")[0]["attempts"] == 1
+
+
+def test_one_batch_settles_each_delivery_by_its_own_answer(
+    app: Flask, client: FlaskClient, hook_receiver: Receiver, names: Names
+) -> None:
+    players = [new_player(client, name) for name in ("Ana", "Bo", "Cy", "Di")]
+    for player in players:
+        create(client, player, hook_receiver.url)
+    hook_receiver.answers += [500]  # one of the four fails; the others are delivered
+    for player in players:
+        tell(app, player)
+    keep_up(app)
+    assert len(hook_receiver.received) == 4
+    [owed] = rows(app, "webhook_deliveries")
+    assert owed["attempts"] == 1
+    failing = [hook for hook in rows(app, "webhooks") if hook["failing_since"] is not None]
+    assert [hook["id"] for hook in failing] == [owed["webhook_id"]]
+
+
+def test_a_success_makes_what_the_webhook_still_owes_due_at_once(
+    app: Flask, client: FlaskClient, hook_receiver: Receiver, names: Names, clock: list[datetime]
+) -> None:
+    ana, bo = new_player(client, "Ana"), new_player(client, "Bo")
+    create(client, ana, hook_receiver.url)
+    create(client, bo, hook_receiver.url)
+    hook_receiver.answers += [503, 503, 503]  # the receiver is down for the first tries
+    tell(app, ana, "t1")
+    keep_up(app)
+    clock[0] += timedelta(seconds=5)
+    keep_up(app)
+    tell(app, bo, "b1")
+    keep_up(app)  # Bo's first try fails too: his webhook's own retry stays where it was
+    assert len(hook_receiver.received) == 3 and len(rows(app, "webhook_deliveries")) == 2
+    tell(app, ana, "t2")  # the receiver is back: t2's first try succeeds, and t1's retry (30 s away) is due now
+    keep_up(app)
+    keep_up(app)
+    tickets = [json.loads(got.body)["ticket"] for got in hook_receiver.received]
+    assert tickets == ["t1", "t1", "b1", "t2", "t1"]
+    [owed] = rows(app, "webhook_deliveries")
+    assert owed["attempts"] == 1  # Bo's, still at its retry's time (another webhook's success says nothing of his)

@@ -97,21 +97,20 @@ def test_a_delivery_that_fails_delivers_nothing_and_loses_nothing(app, monkeypat
     _game_against_bots(client, ana.auth)
     _game_against_bots(client, bo.auth)
     owed = _count(app, "SELECT count(*) FROM outbox")
-    real = store_player_events._numbered_in
+    real = store_player_events.queue_pushes
     calls = []
 
-    def fails_second(connection: Any, player_id: str, new: Any) -> Any:
-        calls.append(player_id)
-        if len(calls) == 2:
-            raise RuntimeError("the database went away mid-delivery")
-        return real(connection, player_id, new)
+    def fails(connection: Any, events: Any) -> Any:  # after the events are written, in their transaction
+        calls.append(len(events))
+        raise RuntimeError("the database went away mid-delivery")
 
-    monkeypatch.setattr(store_player_events, "_numbered_in", fails_second)
+    monkeypatch.setattr(store_player_events, "queue_pushes", fails)
     with pytest.raises(RuntimeError):
         app.extensions["coins.games"].store.deliver_outbox(limit=100)
+    assert calls == [owed], "every owed event was written in the one transaction that failed"
     assert _count(app, "SELECT count(*) FROM outbox") == owed
-    assert _count(app, "SELECT count(*) FROM player_events") == 0  # the first player's append rolled back too
-    monkeypatch.setattr(store_player_events, "_numbered_in", real)
+    assert _count(app, "SELECT count(*) FROM player_events") == 0  # the events written rolled back too
+    monkeypatch.setattr(store_player_events, "queue_pushes", real)
     keep_up(app)  # the bots' moves (the worker's) owe events of their own, delivered with them
     assert _count(app, "SELECT count(*) FROM outbox") == 0
     assert len(_feed(client, ana.auth)) + len(_feed(client, bo.auth)) >= owed

@@ -5,15 +5,18 @@
 import { h } from "./dom.js";
 import { language, t } from "./i18n.js";
 import * as api from "./api.js";
+import { CHANGED, keyBytes } from "./resubscribe.js";
 
-const NOTIFY_KEY = "coins.notify"; // {player, id}: the push subscription this browser made, and for whom
+export { keyBytes };
+
+const NOTIFY_KEY = "coins.notify"; // {player, id, endpoint}: the push subscription this browser made, and for whom
 const WORKER = "/service-worker.js";
 export const TYPES = ["your_turn"]; // what the switch asks for
 
 /** Whether this browser can take push messages at all. */
 export const supported = () => "serviceWorker" in navigator && "PushManager" in window && "Notification" in window;
 
-/** @returns {{player: string, id: string}|null} */
+/** @returns {{player: string, id: string, endpoint?: string}|null} */
 function loadNotify() {
   try {
     const value = JSON.parse(localStorage.getItem(NOTIFY_KEY) ?? "null");
@@ -25,12 +28,6 @@ function loadNotify() {
 
 /** Whether notifications are on for `playerId` in this browser (the switch's state). @param {string} playerId */
 export const notifyOn = (playerId) => supported() && Notification.permission === "granted" && loadNotify()?.player === playerId;
-
-/** The base64url VAPID key as the bytes `pushManager.subscribe` takes. @param {string} text */
-export function keyBytes(text) {
-  const base64 = (text + "=".repeat((4 - (text.length % 4)) % 4)).replace(/-/g, "+").replace(/_/g, "/");
-  return Uint8Array.from(atob(base64), (char) => char.charCodeAt(0));
-}
 
 /** The service worker, registered for the whole site (its texts in the page's language). */
 export const registerWorker = () => navigator.serviceWorker.register(`${WORKER}?lang=${encodeURIComponent(language())}`, { scope: "/", type: "module" });
@@ -49,9 +46,35 @@ export async function turnOn(key, playerId) {
   const subscription =
     (await registration.pushManager.getSubscription()) ??
     (await registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: keyBytes(publicKey) }));
-  const made = await api.createPushSubscription(key, { ...subscription.toJSON(), types: TYPES });
-  localStorage.setItem(NOTIFY_KEY, JSON.stringify({ player: playerId, id: made.id }));
+  await record(key, playerId, subscription.toJSON());
   return "on";
+}
+
+/** The service's record of `subscription` for the key's player, replacing this browser's earlier one. @param {string} key @param {string} playerId @param {PushSubscriptionJSON} subscription */
+async function record(key, playerId, subscription) {
+  const held = loadNotify();
+  const made = await api.createPushSubscription(key, { ...subscription, types: TYPES });
+  localStorage.setItem(NOTIFY_KEY, JSON.stringify({ player: playerId, id: made.id, endpoint: subscription.endpoint }));
+  if (held && held.id !== made.id) await api.deletePushSubscription(key, held.id).catch(() => null); // gone already: nothing to undo
+}
+
+const kept = new Set(); // the players whose subscription this page keeps
+
+/**
+ * While notifications are on for the key's player, keep the service's record of this browser's
+ * subscription current: when the service worker subscribed again (the browser replaced the
+ * subscription: its message), and once now, for a change made while no tab was open.
+ * @param {string} key @param {string} playerId @returns {Promise<void>}
+ */
+export async function keepSubscribed(key, playerId) {
+  if (!notifyOn(playerId) || kept.has(playerId)) return;
+  kept.add(playerId);
+  navigator.serviceWorker.addEventListener("message", (event) => {
+    if (event.data?.type === CHANGED && notifyOn(playerId)) record(key, playerId, event.data.subscription).catch(() => null);
+  });
+  const registration = await navigator.serviceWorker.getRegistration("/");
+  const subscription = await registration?.pushManager.getSubscription();
+  if (subscription && subscription.endpoint !== loadNotify()?.endpoint) await record(key, playerId, subscription.toJSON());
 }
 
 /** Turn push off: the service forgets the subscription, and the browser drops it. @param {string} key */
@@ -76,6 +99,7 @@ export function forgetNotify(key, playerId) {
 export function notifySwitch(key, playerId, onError) {
   const note = h("p", { class: "notify-note", role: "status" });
   const input = h("input", { type: "checkbox", id: "notify-switch", role: "switch", checked: notifyOn(playerId), disabled: !supported() });
+  keepSubscribed(key, playerId).catch(() => null);
   if (!supported()) note.textContent = t("notify.unsupported");
   input.addEventListener("change", async () => {
     input.disabled = true;

@@ -1,0 +1,459 @@
+"""Webhooks while games are played: every ``your_turn`` delivered, commit to receipt, plays/s with and
+without webhooks in one run; and a receiver that is down for minutes (``--down-minutes``).
+
+The service runs as the README serves it on one machine (``coins-realtime`` on a free port of
+127.0.0.1, ``coins-worker`` beside it in its own process: the worker delivers the webhooks as
+deployed), on a fresh database (``--db postgres``: a fresh schema; ``sqlite``: a fresh file), with
+``WEBHOOK_ALLOW_NETWORKS=127.0.0.0/8`` and ``WEBHOOK_CA_BUNDLE`` naming the receiver's CA (test
+settings: loopback is never allowed in production). The receiver is tests/support/webhook_receiver.py
+in a process of its own (its certificate names 127.0.0.1, which the service's own resolver reaches),
+so that its threads and TLS do not share this process's interpreter with the clients.
+
+``--players`` players (1,000) are created, each with a webhook to the receiver. Then, in the order
+``--order`` (``hooks,none,none,hooks``: A/B/B/A, so that a drift of the machine favours neither),
+each round plays the same ``--games`` games (100; seeded, the same cards chosen by the same
+random generator), game *i* by players 3i, 3i+1, 3i+2 through the HTTP API, one client connection
+per game, all at once: create (``{"player": "me"}``), two joins, deal, read the hands and ``--plays``
+plays (48: one whole hand), at once or one move every ``--pace`` seconds (a person's pace).
+Before a ``none`` round every webhook is deleted, before a ``hooks`` round every player has one
+again. Plays/s of a round: its plays over its time. After a ``hooks`` round the players' feeds are
+read (``GET /v1/players/me/events``): every ``your_turn`` of the round's games is owed to its
+player's webhook, and the bench waits (``--timeout``) until each has arrived (``webhook-id`` is
+``msg_<webhook>_<event>``). The latency of a delivery is its receipt minus the sending of the
+request that made its version (an upper bound of commit to receipt: the commit is between the
+request's sending and its answer), and minus the answer (a lower bound).
+
+With ``--down-minutes M`` it instead plays ``--games`` games without end, one move every
+``--pace`` seconds each, stops the receiver after ``WARM_SECONDS`` for M minutes, starts it again
+(the same port and certificate), plays ``AFTER_SECONDS`` more, then waits until every ``your_turn``
+owed has arrived (bounded: the retry schedule's worst gap plus ``--timeout``), and reports how long
+after the restart they came.
+
+    .venv/bin/python -m bench.webhook_games [--db postgres] [--players 1000] [--games 100] [--plays 48]
+        [--order hooks,none,none,hooks] [--pace 0] [--down-minutes 0] [--postgres-url URL] [--json out.json]
+
+Everything talks to 127.0.0.1 only; every loop is bounded in count and time. The last line is
+``webhook_games=<json summary>``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import multiprocessing
+import random
+import statistics
+import tempfile
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection
+from pathlib import Path
+from typing import Any
+
+from bench.http_client import Http, one_port, percentile
+from bench.http_load import POSTGRES_URL, postgres_schema_url
+
+POSTGRES_SCHEMA = "coins_webhook_games_bench"
+ADDRESS = "127.0.0.1"  # the receiver's address and its certificate's name
+CONCURRENCY = 20  # requests in flight while players and webhooks are made
+WARM_SECONDS = 20.0  # --down-minutes: play this long before the receiver stops
+AFTER_SECONDS = 30.0  # --down-minutes: and this long after it is back
+MAX_MOVES = 100_000  # a bound on any game's moves, on top of the time
+
+
+def serve_receiver(folder: str, commands: Connection) -> None:
+    """The receiver's process: answers ``stop``, ``start`` (same port, same CA), ``dump`` (every
+    receipt so far: its time.monotonic() and ``webhook-id``) and ``quit``."""
+    import trustme
+
+    from tests.support.webhook_receiver import receiver
+
+    ca, port, earlier = trustme.CA(), 0, []
+    running = receiver(Path(folder), ca=ca, host=ADDRESS, port=port)
+    hooks = running.__enter__()
+    port = hooks.port
+    commands.send((hooks.url, hooks.ca_file))
+    while True:
+        command = commands.recv()
+        if command == "stop" and running is not None:
+            running.__exit__(None, None, None)
+            earlier += hooks.received
+            running = None
+        elif command == "start" and running is None:
+            running = receiver(Path(folder), ca=ca, host=ADDRESS, port=port)
+            hooks = running.__enter__()
+        elif command == "dump":
+            current = [] if running is None else list(hooks.received)
+            commands.send([(got.at, got.headers.get("webhook-id", "")) for got in earlier + current])
+            continue
+        elif command == "quit":
+            if running is not None:
+                running.__exit__(None, None, None)
+            commands.send("bye")
+            return
+        commands.send("ok")
+
+
+class ReceiverProcess:
+    """The receiver in a process of its own (see :func:`serve_receiver`)."""
+
+    def __init__(self, folder: str) -> None:
+        context = multiprocessing.get_context("spawn")
+        self._pipe, child = context.Pipe()
+        self.process = context.Process(target=serve_receiver, args=(folder, child), daemon=True)
+        self.process.start()
+        self.url, self.ca_file = self._answer(60.0)
+
+    def _answer(self, seconds: float) -> Any:
+        if not self._pipe.poll(seconds):
+            raise RuntimeError("the receiver did not answer")
+        return self._pipe.recv()
+
+    def ask(self, command: str) -> Any:
+        self._pipe.send(command)
+        return self._answer(60.0)
+
+    def close(self) -> None:
+        try:
+            self.ask("quit")
+        finally:
+            self.process.join(10.0)
+            if self.process.is_alive():
+                self.process.kill()
+
+
+def load() -> float:
+    """The machine's load average over the last minute."""
+    return float(Path("/proc/loadavg").read_text().split()[0])
+
+
+@dataclass
+class Player:
+    id: str
+    key: str
+    hook: str | None = None  # its webhook's id while it has one
+    after: int = 0  # the last event id of its feed read so far
+
+
+@dataclass
+class Moves:
+    """What the clients did: by (game, version) the sending and the answer of the move that made it."""
+
+    made: dict[tuple[str, int], tuple[float, float]] = field(default_factory=dict)
+    plays: int = 0
+    failures: Counter[str] = field(default_factory=Counter)
+    games: list[str] = field(default_factory=list)
+
+
+async def call(http: Http, moves: Moves, kind: str, method: str, path: str, body: Any, key: str) -> Any:
+    """One request; a 2xx's game state recorded against its version, anything else raised."""
+    sent = time.monotonic()
+    status, answer = await http.call(method, path, body, token=key)
+    if not 200 <= status < 300:
+        moves.failures[f"{kind} {status} {(answer or {}).get('code')}"] += 1
+        raise RuntimeError(f"{kind} answered {status}")
+    game = answer.get("game", answer) if kind != "hand" else None
+    if game is not None:
+        moves.made[(game["id"], game["version"])] = (sent, time.monotonic())
+    return game if kind != "hand" else answer
+
+
+async def play(port: int, table: list[Player], seed: str, moves: Moves, plays: int, pace: float, end: float) -> None:
+    """One game: created by the first player, joined by the others, dealt and played (any card held
+    is legal) until ``plays`` plays or ``end``, ``pace`` seconds between moves."""
+    http, rng = Http(port), random.Random(seed)
+    try:
+        body = {"seats": [{"player": "me"}, None, None], "seed": seed, "first_dealer": 0, "target_score": 100}
+        game = await call(http, moves, "create", "POST", "/v1/games", body, table[0].key)
+        game_id = game["id"]
+        moves.games.append(game_id)
+        for seat in (1, 2):
+            path = f"/v1/games/{game_id}/players"
+            game = await call(http, moves, "join", "POST", path, {"player": "me", "seat": seat}, table[seat].key)
+        hands: dict[int, list[str]] = {}
+        for _ in range(MAX_MOVES):
+            if plays <= 0 or time.monotonic() >= end or game["status"] == "finished":
+                return
+            if pace:
+                await asyncio.sleep(pace)
+            if game["status"] == "waiting_for_deal":
+                key = table[game["dealer"]].key
+                game = await call(http, moves, "deal", "POST", f"/v1/games/{game_id}/hands", None, key)
+                for seat, player in enumerate(table):
+                    hand = await call(http, moves, "hand", "GET", f"/v1/games/{game_id}/hand", None, player.key)
+                    hands[seat] = list(hand["cards"])
+                continue
+            seat = game["turn"]
+            card = hands[seat].pop(rng.randrange(len(hands[seat])))
+            path = f"/v1/games/{game_id}/plays"
+            game = await call(http, moves, "play", "POST", path, {"card": card}, table[seat].key)
+            moves.plays += 1
+            plays -= 1
+    except Exception as error:  # counted in moves.failures (or here): the other games go on
+        moves.failures[f"game stopped: {type(error).__name__}"] += 1
+    finally:
+        http.close()
+
+
+async def in_turn(count: int, job: Any) -> None:
+    """``job(i)`` for i below ``count``, :data:`CONCURRENCY` at once."""
+
+    async def lane(first: int) -> None:
+        for n in range(first, count, CONCURRENCY):
+            await job(n)
+
+    await asyncio.gather(*(lane(first) for first in range(CONCURRENCY)))
+
+
+async def make_players(port: int, count: int) -> list[Player]:
+    players: list[Player | None] = [None] * count
+    https = [Http(port) for _ in range(CONCURRENCY)]
+
+    async def one(n: int) -> None:
+        status, made = await https[n % CONCURRENCY].call("POST", "/v1/players", {"name": f"Hooked {n}"})
+        if status != 201:
+            raise RuntimeError(f"createPlayer answered {status}: {made}")
+        players[n] = Player(made["id"], made["key"])
+
+    await in_turn(count, one)
+    for http in https:
+        http.close()
+    return [player for player in players if player is not None]
+
+
+async def set_webhooks(port: int, players: list[Player], url: str | None, owner: dict[str, Player]) -> None:
+    """Every player with a webhook to ``url``, or (None) with none."""
+    https = [Http(port) for _ in range(CONCURRENCY)]
+
+    async def one(n: int) -> None:
+        player, http = players[n], https[n % CONCURRENCY]
+        if url is not None and player.hook is None:
+            status, made = await http.call("POST", "/v1/players/me/webhooks", {"url": url}, token=player.key)
+            if status != 201:
+                raise RuntimeError(f"createWebhook answered {status}: {made}")
+            player.hook = made["id"]
+            owner[made["id"]] = player
+        elif url is None and player.hook is not None:
+            status, _ = await http.call("DELETE", f"/v1/players/me/webhooks/{player.hook}", token=player.key)
+            if status != 204:
+                raise RuntimeError(f"deleteWebhook answered {status}")
+            player.hook = None
+
+    await in_turn(len(players), one)
+    for http in https:
+        http.close()
+
+
+async def read_feeds(port: int, players: list[Player]) -> list[tuple[Player, dict[str, Any]]]:
+    """The events after each player's last read one (pages until none)."""
+    found: list[tuple[Player, dict[str, Any]]] = []
+    https = [Http(port) for _ in range(CONCURRENCY)]
+
+    async def one(n: int) -> None:
+        player, http = players[n], https[n % CONCURRENCY]
+        for _ in range(10_000):
+            status, page = await http.call(
+                "GET", f"/v1/players/me/events?after={player.after}&wait=0", token=player.key
+            )
+            if status != 200:
+                raise RuntimeError(f"getPlayerEvents answered {status}")
+            if not page["items"]:
+                return
+            found.extend((player, event) for event in page["items"])
+            player.after = page["last_id"]
+
+    await in_turn(len(players), one)
+    for http in https:
+        http.close()
+    return found
+
+
+async def owed_turns(port: int, players: list[Player], games: set[str]) -> dict[str, dict[str, Any]]:
+    """By delivery id (``msg_<webhook>_<event>``), the ``your_turn`` events of ``games`` on the
+    players' feeds, once the worker has appended them all (no new one for a while)."""
+    owed: dict[str, dict[str, Any]] = {}
+    quiet = 0
+    for _ in range(120):
+        new = [
+            (player, event)
+            for player, event in await read_feeds(port, players)
+            if event["type"] == "your_turn" and event["game"] in games
+        ]
+        for player, event in new:
+            if player.hook is not None:  # else owed nothing (a round without webhooks)
+                owed[f"msg_{player.hook}_{event['id']}"] = event
+        quiet = quiet + 1 if not new else 0
+        if quiet >= 2:
+            break
+        await asyncio.sleep(1.0)
+    return owed
+
+
+async def arrivals(receiver: ReceiverProcess, owed: dict[str, Any], seconds: float) -> dict[str, list[float]]:
+    """Every receipt by delivery id, once all of ``owed`` has arrived or ``seconds`` have passed."""
+    deadline = time.monotonic() + seconds
+    while True:
+        got: dict[str, list[float]] = {}
+        for at, message in receiver.ask("dump"):
+            got.setdefault(message, []).append(at)
+        if all(message in got for message in owed) or time.monotonic() > deadline:
+            return got
+        await asyncio.sleep(1.0)
+
+
+def latencies(owed: dict[str, dict[str, Any]], got: dict[str, list[float]], moves: Moves) -> dict[str, Any]:
+    """Receipt minus the sending (and the answer) of the move that made each delivered event's version."""
+    from_sent, from_answer = [], []
+    for message, event in owed.items():
+        made = moves.made.get((event["game"], event["version"]))
+        if message in got and made is not None:
+            from_sent.append(min(got[message]) - made[0])
+            from_answer.append(min(got[message]) - made[1])
+    return {
+        "owed": len(owed),
+        "delivered": sum(message in got for message in owed),
+        "extra_receipts": sum(len(got[message]) - 1 for message in owed if message in got),
+        "timed": len(from_sent),
+        "p50_s": round(percentile(from_sent, 50), 3),
+        "p99_s": round(percentile(from_sent, 99), 3),
+        "max_s": round(max(from_sent, default=float("nan")), 3),
+        "p99_from_answer_s": round(percentile(from_answer, 99), 3),
+    }
+
+
+async def rounds(port: int, args: argparse.Namespace, receiver: ReceiverProcess) -> dict[str, Any]:
+    players = await make_players(port, args.players)
+    owner: dict[str, Player] = {}
+    playing = players[: 3 * args.games]
+    results = []
+    for number, kind in enumerate(args.order.split(",")):
+        await set_webhooks(port, players, receiver.url if kind == "hooks" else None, owner)
+        moves, before = Moves(), load()
+        start = time.monotonic()
+        end = start + args.timeout
+        await asyncio.gather(
+            *(
+                play(port, playing[3 * i : 3 * i + 3], f"hooks-{i}", moves, args.plays, args.pace or 0.0, end)
+                for i in range(args.games)
+            )
+        )
+        seconds = time.monotonic() - start
+        result: dict[str, Any] = {"round": number, "kind": kind, "plays": moves.plays, "seconds": round(seconds, 2)}
+        result |= {"plays_per_s": round(moves.plays / seconds, 1), "failures": dict(moves.failures)}
+        result["load"] = [before, load()]
+        owed = await owed_turns(port, playing, set(moves.games))
+        if kind == "hooks":
+            result |= latencies(owed, await arrivals(receiver, owed, args.timeout), moves)
+        print(json.dumps(result), flush=True)
+        results.append(result)
+    rates = {kind: [r["plays_per_s"] for r in results if r["kind"] == kind] for kind in ("hooks", "none")}
+    ratio = statistics.median(rates["hooks"]) / statistics.median(rates["none"]) if all(rates.values()) else None
+    return {"rounds": results, "plays_per_s": rates, "ratio_hooks_over_none": ratio and round(ratio, 3)}
+
+
+def worst_wait(down: float) -> float:
+    """The longest a delivery first tried while the receiver is down waits after it is back, by the
+    retry schedule (each try at once when due)."""
+    from service.webhooks.deliveries import RETRY_DELAYS
+
+    worst = 0.0
+    for first in range(int(down)):
+        at = float(first)
+        for delay in RETRY_DELAYS:
+            if at >= down:
+                break
+            at += delay.total_seconds()
+        worst = max(worst, at - down)
+    return worst
+
+
+async def down(port: int, args: argparse.Namespace, receiver: ReceiverProcess) -> dict[str, Any]:
+    players = await make_players(port, args.players)
+    owner: dict[str, Player] = {}
+    await set_webhooks(port, players, receiver.url, owner)
+    playing, moves = players[: 3 * args.games], Moves()
+    seconds = args.down_minutes * 60
+    start = time.monotonic()
+    end = start + WARM_SECONDS + seconds + AFTER_SECONDS
+
+    async def switch() -> tuple[float, float, list[float]]:
+        await asyncio.sleep(WARM_SECONDS)
+        stopped, loads = time.monotonic(), [load()]
+        receiver.ask("stop")
+        await asyncio.sleep(seconds)
+        receiver.ask("start")
+        loads.append(load())
+        return stopped, time.monotonic(), loads
+
+    games = [
+        play(port, playing[3 * i : 3 * i + 3], f"down-{i}", moves, MAX_MOVES, args.pace or 2.0, end)
+        for i in range(args.games)
+    ]
+    (stopped, back, loads), *_ = await asyncio.gather(switch(), *games)
+    owed = await owed_turns(port, playing, set(moves.games))
+    worst = worst_wait(seconds)
+    got = await arrivals(receiver, owed, max(0.0, back + worst - time.monotonic()) + args.timeout)
+    loads.append(load())
+    while_down = [
+        min(got[message]) - back
+        for message, event in owed.items()
+        if message in got and stopped <= moves.made.get((event["game"], event["version"]), (0.0, 0.0))[0] < back
+    ]
+    summary = latencies(owed, got, moves)
+    return summary | {
+        "plays": moves.plays,
+        "failures": dict(moves.failures),
+        "down_s": round(back - stopped, 1),
+        "owed_while_down": len(while_down),
+        "after_back_p50_s": round(percentile(while_down, 50), 1),
+        "after_back_max_s": round(max(while_down, default=float("nan")), 1),
+        "schedule_worst_after_back_s": worst,
+        "load": loads,
+    }
+
+
+async def run(args: argparse.Namespace, folder: Path) -> dict[str, Any]:
+    receiver = ReceiverProcess(str(folder))
+    try:
+        url = (
+            f"sqlite:///{folder / 'hooks.sqlite3'}"
+            if args.db == "sqlite"
+            else postgres_schema_url(args.postgres_url, POSTGRES_SCHEMA + ("_down" if args.down_minutes else ""))
+        )
+        env = {"WEBHOOK_ALLOW_NETWORKS": "127.0.0.0/8", "WEBHOOK_CA_BUNDLE": receiver.ca_file}
+        with one_port(f"{args.db}-hooks", url, folder, env, "WARNING") as server:
+            measured = await (down if args.down_minutes else rounds)(server.port, args, receiver)
+        return {"db": args.db, "players": args.players, "games": args.games} | measured
+    finally:
+        receiver.close()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--db", choices=("postgres", "sqlite"), default="postgres")
+    parser.add_argument("--players", type=int, default=1000)
+    parser.add_argument("--games", type=int, default=100)
+    parser.add_argument("--plays", type=int, default=48, help="plays per game and round (48: one hand)")
+    parser.add_argument("--order", default="hooks,none,none,hooks")
+    parser.add_argument("--down-minutes", type=float, default=0.0, help="the receiver down this long (0: A/B rounds)")
+    parser.add_argument(
+        "--pace", type=float, help="seconds between a game's moves (default: none; 2 with --down-minutes)"
+    )
+    parser.add_argument("--timeout", type=float, default=180.0)
+    parser.add_argument("--postgres-url", default=POSTGRES_URL)
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args(argv)
+    if 3 * args.games > args.players:
+        parser.error("--games needs 3 players each")
+    with tempfile.TemporaryDirectory(prefix="coins-webhook-games-") as folder:
+        summary = asyncio.run(run(args, Path(folder)))
+    if args.json:
+        args.json.write_text(json.dumps(summary, indent=2))
+    print("webhook_games=" + json.dumps(summary))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

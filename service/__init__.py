@@ -58,8 +58,9 @@ VAPID_KEY_SECRET = "vapid_private_key"
 DELIVERER_EXTENSION = "coins.deliverers"  # the worker's deliveries: to webhooks, and push messages (Deliverers)
 
 
-def create_app(settings: Settings | None = None) -> Flask:
-    """The WSGI application. Without ``settings`` they come from the environment."""
+def create_app(settings: Settings | None = None, *, pre_ping: bool = True) -> Flask:
+    """The WSGI application. Without ``settings`` they come from the environment. ``pre_ping``: see
+    :class:`.Database` (the worker, which tries a failed pass again, goes without)."""
     settings = settings or Settings.from_env()
     app = Flask(__name__)
     app.config["MAX_CONTENT_LENGTH"] = settings.max_request_bytes
@@ -71,7 +72,12 @@ def create_app(settings: Settings | None = None) -> Flask:
     init_security_headers(app)  # first registered, so its after_request hook runs last: on every response
     init_guards(app)  # malformed game ids, entity tags and bodies, refused before any view reads the database
 
-    db = Database(settings.sqlalchemy_url, pool_size=settings.db_pool_size, busy_timeout_ms=settings.db_busy_timeout_ms)
+    db = Database(
+        settings.sqlalchemy_url,
+        pool_size=settings.db_pool_size,
+        busy_timeout_ms=settings.db_busy_timeout_ms,
+        pre_ping=pre_ping,
+    )
     if settings.auto_migrate:
         _migrate_when_reachable(app, db)
     app.extensions["coins.db"] = db

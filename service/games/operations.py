@@ -19,8 +19,8 @@ from datetime import UTC, datetime
 from .. import engine
 from ..bots import make_bot
 from ..engine import Card, Game, GameFinished, NoHandInProgress, Status
-from ..ratings.apply import AppliedResult, RatingApplier, result_applied
-from ..store import GameStore, IdempotencyStore, StoredGame, StoreSession
+from ..ratings.apply import AppliedResult, OnApplied, RatingApplier, result_applied
+from ..store import GameStore, IdempotencyStore, RatingTransaction, StoredGame, StoreSession
 from ..work import IdempotencyKeys, KeyedRequest, Signals, UnitOfWork
 from .challenges import ChallengeUseCases
 from .cursors import ACTIONS, GAMES, TRICKS, decode_cursor, encode_cursor, number_cursor
@@ -84,23 +84,22 @@ class GameService(SeatingUseCases, ChallengeUseCases, RematchUseCases):
         self.keys = IdempotencyKeys(IdempotencyStore(store), hours=key_hours)
         self._games = Transactions(clock, self.unit_of_work, pace)
         self._reviews = GameReviews(store, self._games)
-        self._rated_listeners: list[Callable[[AppliedResult], None]] = []
+        self._rated_listeners: list[OnApplied] = []
 
     def unit_of_work(self, request: KeyedRequest | None = None) -> UnitOfWork:
         """A unit of work for one use case (see :mod:`service.work.unit_of_work`): keyed with ``request``."""
         return UnitOfWork(self.store, self.keys, request, self.signals)
 
-    def on_rated(self, listener: Callable[[AppliedResult], None]) -> None:
-        """Tell ``listener`` of every rated game's result once it is applied to the players' ratings."""
+    def on_rated(self, listener: OnApplied) -> None:
+        """Tell ``listener`` of every rated game's result as it is applied to the players' ratings, in
+        the transaction that applies it (what the result owes others is written with it)."""
         self._rated_listeners.append(listener)
 
-    def _rated(self, applied: AppliedResult) -> None:
-        result_applied(applied)
+    def _rated(self, applied: AppliedResult, tx: RatingTransaction) -> None:
+        """A listener that fails undoes the application: the result stays pending and is tried again."""
+        result_applied(applied, tx)
         for listener in self._rated_listeners:
-            try:
-                listener(applied)
-            except Exception as error:  # the ratings are applied: a listener's failure changes nothing
-                log.warning("a listener of game %s's applied result failed: %s", applied.game_id, type(error).__name__)
+            listener(applied, tx)
 
     @property
     def clock(self) -> Callable[[], datetime]:

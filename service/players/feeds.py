@@ -23,8 +23,8 @@ from ..games.player_events import PlayerEvent, ShownRatingChange, encode_player_
 from ..games.tokens import player_key_hash
 from ..games.transactions import restore
 from ..ratings import display
-from ..ratings.apply import AppliedResult
-from ..store import GameStore, StoredPlayerEvent, player_feed_id
+from ..ratings.apply import AppliedResult, OnApplied
+from ..store import GameStore, RatingTransaction, StoredPlayerEvent, player_feed_id
 from ..work import UnitOfWork
 from .operations import PlayerService
 from .results import PlayerGame, Profile
@@ -133,17 +133,20 @@ class PlayerFeeds:
                 for event in session.append_player_events(new):
                     uow.record(player_feed_id(event.player_id))
 
-    def game_result(self, game_id: str, ratings: Mapping[str, ShownRatingChange]) -> None:
-        """A rated game's ratings are applied: tell each player who sat in it their place, scores
-        and rating change (``ratings``, by player id). The ratings step calls this once per game."""
-        with self._store.session() as session:
-            stored = session.load(game_id)
+    def game_result(self, tx: RatingTransaction, game_id: str, ratings: Mapping[str, ShownRatingChange]) -> None:
+        """A rated game's ratings are being applied (in ``tx``): owe each player who sat in it their
+        place, scores and rating change (``ratings``, by player id), in the game's outbox, written in
+        that transaction. The ratings step calls this once per game."""
+        stored = tx.game(game_id)
         if stored is None:
             raise GameNotFound(f"there is no game {game_id!r}")
         game = restore(stored)
         if game is None or stored.status != FINISHED or stored.winner is None:
             raise GameNotFinished("the game is not over")
-        self.append(game_result_events(stored, stored.version, stored.winner, game.scores, ratings))
+        tx.owe(
+            game_id,
+            stamped(game_result_events(stored, stored.version, stored.winner, game.scores, ratings), self.clock()),
+        )
 
 
 class QuickPlay(Protocol):
@@ -165,15 +168,15 @@ def connect_quick_play(queue: QuickPlay, feeds: PlayerFeeds) -> None:
 class RatedGames(Protocol):
     """What the players' feeds need of the use cases (:class:`.GameService`): news of applied results."""
 
-    def on_rated(self, listener: Callable[[AppliedResult], None]) -> None: ...
+    def on_rated(self, listener: OnApplied) -> None: ...
 
 
 def connect_ratings(games: RatedGames, feeds: PlayerFeeds) -> None:
-    """Join the ratings to the players' feeds (``create_app`` calls it): once a rated game's result
-    is applied, each player who sat in it is told ``game_result`` with their rating as shown before
-    and after (a bot's rating follows in its batch and is not told)."""
+    """Join the ratings to the players' feeds (``create_app`` calls it): as a rated game's result is
+    applied, each player who sat in it is owed ``game_result`` (in the same transaction) with their
+    rating as shown before and after (a bot's rating follows in its batch and is not told)."""
 
-    def told(applied: AppliedResult) -> None:
+    def told(applied: AppliedResult, tx: RatingTransaction) -> None:
         shown = {
             change.player_id: ShownRatingChange(
                 before=display(change.mu_before, change.sigma_before, change.games_after - 1).value,
@@ -181,7 +184,7 @@ def connect_ratings(games: RatedGames, feeds: PlayerFeeds) -> None:
             )
             for change in applied.changes
         }
-        feeds.game_result(applied.game_id, shown)
+        feeds.game_result(tx, applied.game_id, shown)
 
     games.on_rated(told)
 

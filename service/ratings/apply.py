@@ -12,7 +12,9 @@ short transaction of its own (the locks are :mod:`service.store.ratings`'):
    opponents, the same opponents again and one address count less); each person's new rating,
    distinct opponents and history row (with the game's weight) are written, each bot's history row
    as pending, and the result marked applied. The history's key (player, game) makes a second
-   application impossible.
+   application impossible. What the applied result owes the players' feeds (``game_result``) is
+   written to the game's outbox in the same transaction (the ``on_applied`` callback): a process
+   that dies after the commit loses none of it.
 2. **Each bot of the game**: whoever first locks the bot's row (``SKIP LOCKED``; the others go on)
    completes every pending row of that bot in finishing order, each rated against the persons'
    ratings that game started from, and writes the bot's rating once. It then looks again after
@@ -70,9 +72,13 @@ class AppliedResult:
     changes: tuple[RatingChange, ...]
 
 
-def result_applied(applied: AppliedResult) -> None:
-    """Called once a rated game's result is applied to its persons' ratings (after the commit):
-    the place for the player feed's ``game_result`` event (places, scores, each rating change)."""
+OnApplied = Callable[[AppliedResult, RatingTransaction], None]
+
+
+def result_applied(applied: AppliedResult, tx: RatingTransaction) -> None:
+    """Called as a rated game's result is applied to its persons' ratings, in the transaction that
+    applies it (``tx``): the place for what the result owes others, written with it (the player
+    feeds' ``game_result``: places, scores, each rating change). Raising undoes the application."""
     log.info("rated game %s applied to %d player(s)", applied.game_id, len(applied.changes))
 
 
@@ -83,7 +89,7 @@ class RatingApplier:
         self,
         ratings: RatingStore,
         clock: Callable[[], datetime],
-        on_applied: Callable[[AppliedResult], None] = result_applied,
+        on_applied: OnApplied = result_applied,
     ) -> None:
         self._ratings = ratings
         self._clock = clock
@@ -121,9 +127,9 @@ class RatingApplier:
                 if result is None:
                     return []  # applied, or being applied by another process
                 applied = _apply(tx, result, now)
+                self._on_applied(applied, tx)
         except AlreadyApplied:
             return []
-        self._on_applied(applied)
         return sorted({entry.player for entry in result.entries if entry.bot})
 
     def apply_bot(self, bot_id: str) -> None:

@@ -4,7 +4,7 @@ SQLite (the embedded default) runs in WAL mode with a busy timeout. A writer tak
 write lock up front (``BEGIN IMMEDIATE``), so it waits (in SQLite's busy handler) before its
 first statement rather than failing halfway.
 
-PostgreSQL (production) uses a pre-pinging pool of connections in autocommit mode: a single
+PostgreSQL (production) uses a pool (pre-pinging, unless told not to) of connections in autocommit mode: a single
 statement (a read, or a write that is one statement) needs no BEGIN and COMMIT round trips, and
 :meth:`Database.begin` opens a READ COMMITTED transaction where a block runs several.
 
@@ -50,7 +50,13 @@ class DatabaseUnavailable(Exception):
 class Database:
     """An engine (with its connection pool) for one database URL."""
 
-    def __init__(self, url: str, *, pool_size: int = 5, busy_timeout_ms: int = 30_000, echo: bool = False) -> None:
+    def __init__(
+        self, url: str, *, pool_size: int = 5, busy_timeout_ms: int = 30_000, echo: bool = False, pre_ping: bool = True
+    ) -> None:
+        """``pre_ping`` (PostgreSQL): test each connection with a round trip as it leaves the pool, so
+        that one the server dropped (a restart) is replaced unseen; without it, the first statement
+        on such a connection fails (:class:`DatabaseUnavailable`) and the pool drops every connection
+        opened before it, which suits a caller that retries the whole piece of work (the worker)."""
         parsed = make_url(url)
         self.url = url
         self.is_sqlite = parsed.get_backend_name() == "sqlite"
@@ -71,7 +77,7 @@ class Database:
         else:
             if parsed.drivername == "postgresql":  # psycopg 3 is the driver we ship
                 url = parsed.set(drivername="postgresql+psycopg").render_as_string(hide_password=False)
-            kwargs.update(pool_pre_ping=True, pool_size=pool_size, max_overflow=pool_size, pool_timeout=5)
+            kwargs.update(pool_pre_ping=pre_ping, pool_size=pool_size, max_overflow=pool_size, pool_timeout=5)
             kwargs.update(isolation_level=_AUTOCOMMIT, connect_args={"connect_timeout": 3})
         self.engine: Engine = create_engine(url, **kwargs)
         if self.is_sqlite:

@@ -21,13 +21,14 @@ from contextlib import contextmanager
 from datetime import datetime
 from typing import Any, cast
 
-from sqlalchemy import Connection, Table, and_, or_, select, true, tuple_, update
+from sqlalchemy import Connection, Table, and_, insert, or_, select, true, tuple_, update
 from sqlalchemy.dialects import postgresql, sqlite
 
 from .db import Database
-from .models import GameResultRow
+from .models import GameResultRow, OutboxRow
 from .player_models import PlayerRow, RatingHistoryRow, RatingOpponentRow
-from .stored import PLAYER_COLUMNS, StoredPlayer
+from .repository import GameRepository, outbox_values
+from .stored import PLAYER_COLUMNS, StoredGame, StoredPlayer, StoredPlayerEvent
 from .stored_ratings import HISTORY_COLUMNS, StoredEntry, StoredHistory, StoredResult
 
 __all__ = ["RatingStore", "RatingTransaction"]
@@ -36,6 +37,7 @@ PLAYERS = cast(Table, PlayerRow.__table__)
 RESULTS = cast(Table, GameResultRow.__table__)
 HISTORY = cast(Table, RatingHistoryRow.__table__)
 OPPONENTS = cast(Table, RatingOpponentRow.__table__)
+_OUTBOX = cast(Table, OutboxRow.__table__)
 
 _PLAYER = select(*(PLAYERS.c[name] for name in PLAYER_COLUMNS))
 _HISTORY = select(*(HISTORY.c[name] for name in HISTORY_COLUMNS))
@@ -134,6 +136,16 @@ class RatingTransaction:
     def __init__(self, connection: Connection) -> None:
         self.connection = connection
         self.is_postgres = connection.dialect.name == "postgresql"
+
+    def game(self, game_id: str) -> StoredGame | None:
+        """The rated game, with its seats, as stored (read in this transaction)."""
+        return GameRepository(self.connection).get(game_id)
+
+    def owe(self, game_id: str, events: Sequence[StoredPlayerEvent]) -> None:
+        """Write what applying the game's result owes the players' feeds to the game's outbox, in this
+        transaction: committed with the ratings or not at all, and delivered by the worker."""
+        if events:
+            self.connection.execute(insert(_OUTBOX), [outbox_values(game_id, event) for event in events])
 
     def claim_result(self, game_id: str) -> StoredResult | None:
         """The game's result, locked, if it is still pending and no other transaction holds it."""

@@ -323,7 +323,7 @@ def _queued_rows(game: StoredGame) -> dict[str, list[dict[str, Any]]]:
         "tricks": [_trick_values(game.id, trick) for trick in game.new_tricks],
         "events": [_event_values(game.id, event) for event in game.new_events],
         "results": [] if game.new_result is None else [result_values(game.id, game.new_result)],
-        "outbox": [_outbox_values(game.id, event) for event in game.new_player_events],
+        "outbox": [outbox_values(game.id, event) for event in game.new_player_events],
     }
 
 
@@ -345,7 +345,7 @@ def _trick_values(game_id: str, trick: StoredTrick) -> dict[str, Any]:
     return {"game_id": game_id, **{name: getattr(trick, name) for name in TRICK_COLUMNS}}
 
 
-def _outbox_values(game_id: str, event: StoredPlayerEvent) -> dict[str, Any]:
+def outbox_values(game_id: str, event: StoredPlayerEvent) -> dict[str, Any]:
     """A player's event the change owes, as its outbox row's values (numbered once delivered)."""
     return {"game_id": game_id, **{name: getattr(event, name) for name in OUTBOX_COLUMNS if name != "game_id"}}
 

@@ -35,7 +35,7 @@ def worker_for(settings: Settings) -> Worker:
     from ..api.context import EXTENSION, QUEUE_EXTENSION
     from ..api.resources.events.routes import FEED_EXTENSION
 
-    app = create_app(settings)
+    app = create_app(settings, pre_ping=False)  # a pass that meets a dropped connection is tried again
     games = app.extensions[EXTENSION]
     queue = app.extensions[QUEUE_EXTENSION]
     worker = Worker(

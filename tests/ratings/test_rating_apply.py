@@ -14,6 +14,7 @@ from sqlalchemy import select, text
 
 from service.games.ids import BOT_PLAYER_IDS
 from service.ratings.apply import RatingApplier
+from service.store import RatingTransaction
 from service.store.models import GameResultRow
 from service.store.purge import purge
 from service.worker import Worker
@@ -125,6 +126,29 @@ def test_the_worker_applies_the_pending_results_and_tells_the_players(client, ap
     assert _player(app, RANDOM_BOT).rated_games == 1
     told = client.get("/v1/players/me/events?after=0", headers=ana.auth).json["items"]
     assert [event["type"] for event in told].count("game_result") == 1
+
+
+def test_a_result_and_the_game_result_it_owes_are_committed_together(client, app, stopped, monkeypatch):
+    """A worker killed right after applying a result loses no game_result: it is in the game's
+    outbox, committed with the ratings; and a result whose game_result cannot be written stays pending."""
+    game_id, ana, _, _ = rated_game_played(stopped)
+    games = app.extensions["coins.games"]
+    games.clock = lambda: datetime.now(UTC) + timedelta(seconds=3)
+
+    def fails(self, game_id, events):
+        raise RuntimeError("the outbox could not be written")
+
+    monkeypatch.setattr(RatingTransaction, "owe", fails)
+    games.apply_pending_results()  # as the worker's pass does (a failure is logged, not raised)
+    assert _player(app, ana.id).rated_games == 0  # nothing applied: the result is still pending
+    assert _rows(app, "SELECT count(*) FROM game_results WHERE applied_at IS NULL") == [(1,)]
+    monkeypatch.undo()
+    games.clock = lambda: datetime.now(UTC) + timedelta(seconds=3)
+    games.apply_pending_results()  # applied, and nothing delivered yet: no worker's pass since
+    assert _player(app, ana.id).rated_games == 1
+    owed = _rows(app, "SELECT player_id FROM outbox WHERE game_id = :g AND type = 'game_result'", g=game_id)
+    assert (ana.id,) in owed
+    assert _rows(app, "SELECT count(*) FROM player_events WHERE type = 'game_result'") == [(0,)]
 
 
 def test_purge_keeps_the_history_and_waits_for_pending_results(client, app, stopped):

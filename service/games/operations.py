@@ -288,10 +288,10 @@ class GameService(SeatingUseCases, ChallengeUseCases, RematchUseCases):
         committed; False when none was. The worker's call (:mod:`service.worker`)."""
         return self._games.make_due_moves(game_id)
 
-    def apply_pending_results(self) -> None:
-        """Apply the rated results pending (finished games'), and tell their players
-        (:meth:`.RatingApplier.apply_pending`). The worker's call."""
-        RatingApplier(self.store.ratings, self._games.clock, self._rated).apply_pending()
+    def apply_pending_results(self) -> int:
+        """Apply the rated results pending (finished games'), each with the ``game_result`` it owes
+        its players (:meth:`.RatingApplier.apply_pending`); how many were pending. The worker's call."""
+        return RatingApplier(self.store.ratings, self._games.clock, self._rated).apply_pending()
 
     def finished_version(self, game_id: str) -> int | None:
         """The game's version if it is finished, else None (:meth:`.Transactions.finished_version`)."""

@@ -110,13 +110,16 @@ class RatingApplier:
             except Exception as error:
                 log.warning("could not apply the pending games of bot player %s: %s", bot, type(error).__name__)
 
-    def apply_pending(self) -> None:
+    def apply_pending(self) -> int:
         """Apply the pending results (a few at a time, oldest first), then the bots' rows left
-        pending (a process stopped between the two steps): two indexed reads when none is."""
+        pending (a process stopped between the two steps): two indexed reads when none is. How
+        many results were pending (0: nothing owed to the feeds since)."""
         now = self._clock()
-        self.apply(self._ratings.pending_results(finished_before=now, limit=PENDING_LIMIT))
+        pending = self._ratings.pending_results(finished_before=now, limit=PENDING_LIMIT)
+        self.apply(pending)
         for bot in self._ratings.pending_bots(finished_before=now):
             self.apply_bot(bot)
+        return len(pending)
 
     def apply_result(self, game_id: str) -> list[str]:
         """Step 1 for one game (see the module's docstring); the bot players left to step 2."""

@@ -9,10 +9,11 @@ under it are what make a move happen once: two workers (or a worker and a reques
 same game due make its moves once, the second finds nothing due. A worker killed at any instant
 loses nothing: what it had not committed is still due, by the deadline stored with the game.
 
-Each pass then, in this order of priority, applies the rated results that are pending
-(:meth:`.GameService.apply_pending_results`, which owes their players ``game_result`` in the game's
-outbox, written with the ratings), delivers what the games' changes and results owe their players'
-feeds (:meth:`.GameStore.deliver_outbox`: the outbox each wrote in its own transaction), runs quick play's matching wave when one is due
+Each pass then, in this order of priority, delivers what the games' changes owe their players'
+feeds (:meth:`.GameStore.deliver_outbox`: the outbox each change wrote in its own transaction),
+applies the rated results that are pending (:meth:`.GameService.apply_pending_results`, which owes
+their players ``game_result`` in the game's outbox, written with the ratings, and delivered at once
+when any was pending), runs quick play's matching wave when one is due
 (:meth:`.QuickPlay.match_due`), and sends what players' webhooks are owed
 (:meth:`.Webhooks.deliver_due`; once :meth:`Worker.run` runs, in a thread of their own that each
 pass wakes, so that a slow receiver never holds up a move). None of them waits for a reader or rides on a request's thread.
@@ -103,13 +104,14 @@ class Worker:
         self._woken = threading.Event()
 
     def run_due(self, now: datetime) -> int:
-        """One pass at ``now``: make the moves of the games due then, apply the results pending,
-        deliver what changes and results owe the players' feeds, run a matching wave that is due; then, unless the
+        """One pass at ``now``: make the moves of the games due then, deliver what changes owe the
+        players' feeds, apply the results pending (and deliver what they owe), run a matching wave that is due; then, unless the
         moves or the deliveries filled a batch, judge plays of the reviews asked for. How many games
         had moves, plus the events delivered (a full batch of either: another pass follows at once)."""
         made = self._moves(now)
-        self._games.apply_pending_results()
         delivered = self._deliver_outbox()
+        if self._games.apply_pending_results():
+            delivered += self._deliver_outbox()  # the game_result events the results owe
         if self._queue is not None:
             self._queue.match_due(now)
         if self._webhooks is not None:

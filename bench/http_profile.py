@@ -9,7 +9,7 @@ spend on requests, waits on the database included; the time they sit waiting for
 connection is not counted.
 
     pip install py-spy   # not a dependency of the service
-    .venv/bin/python -m bench.http_profile [--db sqlite|postgres] [--games 4] [--seconds 10] [--raw out]
+    .venv/bin/python -m bench.http_profile [--db sqlite|postgres] [--games 4] [--seconds 10] [--raw out] [--gil]
 """
 
 from __future__ import annotations
@@ -70,6 +70,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rate", type=int, default=250, help="samples per second per worker")
     parser.add_argument("--postgres-url", default=POSTGRES_URL)
     parser.add_argument("--raw", type=Path, help="keep py-spy's raw (folded) stacks here")
+    parser.add_argument(
+        "--gil", action="store_true", help="only samples of threads holding the GIL: CPU in Python, no waits"
+    )
     args = parser.parse_args(argv)
     py_spy = shutil.which("py-spy") or str(Path(sys.executable).with_name("py-spy"))
     if not Path(py_spy).exists():
@@ -93,6 +96,7 @@ def main(argv: list[str] | None = None) -> int:
             time.sleep(1)
             outputs = [workdir / f"spy-{pid}.txt" for pid in workers]
             record = [py_spy, "record", "-r", str(args.rate), "-d", str(int(args.seconds)), "-f", "raw"]
+            record += ["--gil"] if args.gil else []
             spies = [
                 subprocess.Popen(
                     [*record, "-p", str(pid), "-o", str(output)],

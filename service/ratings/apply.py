@@ -35,7 +35,7 @@ from ..store import RatingStore, RatingTransaction, StoredEntry, StoredHistory, 
 from . import Rating, current_sigma, provisional_from
 from .fairness import MEETING_WINDOW, Entry, counted_opponents, identities, listable, rate_game
 
-__all__ = ["AppliedResult", "RatingApplier", "RatingChange", "result_applied"]
+__all__ = ["AppliedResult", "OnApplied", "RatingApplier", "RatingChange", "result_applied"]
 
 log = logging.getLogger(__name__)
 

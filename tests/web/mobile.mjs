@@ -15,8 +15,12 @@ await scenario(async (browser) => {
   const { version } = await tableState(page);
   await card.tap();
   await waitForChange(page, version);
-  // The trick this card went into is on the table or, complete, shown as the last trick.
-  await page.locator(`.played[data-card="${played}"]`).first().waitFor();
+  // The card left the hand for the table: on it, or (its trick complete and cleared while the
+  // machine was busy) gone from the hand.
+  await page.waitForFunction(
+    (card) => document.querySelector(`.played[data-card="${card}"]`) !== null || document.querySelector(`.card-button[data-card="${card}"]`) === null,
+    played,
+  );
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   assert.ok(overflow <= 0, `the page is ${overflow}px wider than the screen`);
   await screenshot(page, "mobile");

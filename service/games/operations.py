@@ -10,7 +10,6 @@ a request only marks the next one due (and makes a stand-in's move when a person
 
 from __future__ import annotations
 
-import logging
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import replace
@@ -51,8 +50,6 @@ from .tokens import authenticate, reader_seat
 from .transactions import Transactions, restore
 
 __all__ = ["GameService"]
-
-log = logging.getLogger(__name__)
 
 
 def _now() -> datetime:

@@ -291,7 +291,7 @@ def game_result_events(
 ) -> list[tuple[str, PlayerEvent]]:
     """The ``game_result`` of every player who sat in the finished game (one who left too), with
     their rating change from ``ratings`` (by player id; None, or a player missing: not rated). The
-    ratings step calls it (with :meth:`.PlayerFeeds.append`) once a rated game's ratings are applied."""
+    ratings step calls it (:meth:`.PlayerFeeds.game_result`) as a rated game's ratings are applied."""
     finishing = finishing_order(winner, scores, [seat.seat for seat in stored.seats if has_left(seat)])
     rated = ratings is not None
     return [

@@ -1,13 +1,13 @@
 """The players' own feeds as use cases: where a reader starts, whether its key still holds, and the
-events other parts append (quick play's ``match_found``, a rated game's ``game_result``).
+``game_result`` a rated game's ratings owe its players.
 
 A reader of a player's feed starts from the player's state (the ``player`` event: the profile and
 the games in progress, each saying whose turn it is), read after the feed's head, so that nothing
 after it is missed; the events that follow come from the feed (:mod:`service.events`). The events
 a game's change makes are derived with the change (:mod:`service.games.player_events`) and written
-to the game's outbox in its transaction, which the worker delivers; what is decided elsewhere is
-appended here (:meth:`PlayerFeeds.append`, stored by :func:`stamped`), in short transactions of its
-own, never in a game's, and signalled by its unit of work.
+to the game's outbox in its transaction, which the worker delivers; so is a rated game's
+``game_result`` (:meth:`PlayerFeeds.game_result`, stored by :func:`stamped`), written in the
+transaction that applies its ratings.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from ..games.tokens import player_key_hash
 from ..games.transactions import restore
 from ..ratings import display
 from ..ratings.apply import AppliedResult, OnApplied
-from ..store import GameStore, RatingTransaction, StoredPlayerEvent, player_feed_id
+from ..store import GameStore, RatingTransaction, StoredPlayerEvent
 from ..work import UnitOfWork
 from .operations import PlayerService
 from .results import PlayerGame, Profile
@@ -124,14 +124,6 @@ class PlayerFeeds:
                 hook(player_id, now)
             except Exception as error:
                 log.warning("a heartbeat hook of a player's feed failed: %s", type(error).__name__)
-
-    def append(self, events: Iterable[tuple[str, PlayerEvent]]) -> None:
-        """Append each (player id, event) to that player's feed, in order, and wake its readers."""
-        new = stamped(events, self.clock())
-        if new:
-            with self._unit_of_work() as uow, uow.session() as session:
-                for event in session.append_player_events(new):
-                    uow.record(player_feed_id(event.player_id))
 
     def game_result(self, tx: RatingTransaction, game_id: str, ratings: Mapping[str, ShownRatingChange]) -> None:
         """A rated game's ratings are being applied (in ``tx``): owe each player who sat in it their

@@ -16,7 +16,8 @@ Twelve players (``--players``) each follow their own feed (Server-Sent Events, r
 ``Last-Event-ID``) and act on it alone: they queue for rated quick play (three players a table, no
 bots, target ``--target``, 13: two hands at least), play the card the ``your_turn`` event's hand allows (the first), with an
 ``Idempotency-Key`` per turn that its retries repeat, and queue again on ``game_result``, for
-``--seconds`` (then every game under way is played to its end, bounded). Then, every role up:
+``--seconds`` (then they leave the queue, their waiting tickets cancelled, and every game
+under way is played to its end, bounded). Then, every role up:
 
 - **lost events**: each player's feed as stored (read from the start, page by page) against what the
   player's stream delivered, and one ``match_found``, one ``game_started`` and one ``game_result``
@@ -173,6 +174,8 @@ class Player(threading.Thread):
         self.received: dict[int, dict[str, Any]] = {}  # the feed's events by id, as the stream delivered them
         self.finished: set[str] = set()
         self.stop_queueing = threading.Event()
+        self.queueing = threading.Lock()  # a ticket is asked for, or the queue left: one at a time
+        self.ticket: str | None = None  # the last ticket it got
         self.stopped = threading.Event()
         self.reconnects = 0
         self.breaks: Counter[str] = Counter()  # how its streams ended, by exception
@@ -203,11 +206,25 @@ class Player(threading.Thread):
             time.sleep(0.2)
 
     def queue(self) -> None:
-        if self.stop_queueing.is_set():
-            return
-        body = {"rated": True, "bots_after": None, "target_score": self.args.target, "turn_timeout_seconds": 60}
-        status, answer = self.call("POST", "/v1/queue", body)
-        self.queued[status if status != 409 else f"409 {answer.get('code')}"] += 1
+        with self.queueing:
+            if self.stop_queueing.is_set():
+                return
+            body = {"rated": True, "bots_after": None, "target_score": self.args.target, "turn_timeout_seconds": 60}
+            status, answer = self.call("POST", "/v1/queue", body)
+            self.queued[status if status != 409 else f"409 {answer.get('code')}"] += 1
+            if status == 201:
+                self.ticket = answer["id"]
+
+    def leave_queue(self) -> None:
+        """Queue no more, and cancel the ticket still waiting: it would be matched once the run
+        stops reading, into a game whose events nobody reads (204; 409 ``ticket_matched``: its game
+        is played to its end like the others)."""
+        with self.queueing:
+            self.stop_queueing.set()
+            ticket = self.ticket
+        if ticket is not None:
+            status, answer = self.call("DELETE", f"/v1/queue/{ticket}")
+            assert status in (204, 409), (status, answer)
 
     def follow(self, last_id: int | None, deadline: float) -> int | None:
         """Read the feed's stream until it breaks: the last event id seen."""
@@ -385,7 +402,7 @@ def play_under_faults(args: argparse.Namespace, web: Role, worker: Role, realtim
             )
             restarted_postgres = True
     for player in players:
-        player.stop_queueing.set()
+        player.leave_queue()
     finish_by = time.monotonic() + FINISH_SECONDS
     while time.monotonic() < finish_by and not _all_done(players):
         time.sleep(0.5)
@@ -397,13 +414,20 @@ def play_under_faults(args: argparse.Namespace, web: Role, worker: Role, realtim
     return check(players, web, worker, ports[0], counts, kills, restarted_postgres)
 
 
+IN_PROGRESS = ("playing", "waiting_for_deal")  # a quick-play game between two hands waits for its deal
+
+
 def _all_done(players: list[Player]) -> bool:
+    """Whether no player sits in a game in progress (one that is playing, or waiting for its next deal)."""
     for player in players:
-        status, games = (
-            _status(player.web, "GET", f"/v1/players/{player.id}/games?status=playing") if player.id else (0, None)
-        )
-        if status != 200 or games["items"]:
-            return False
+        for in_progress in IN_PROGRESS:
+            status, games = (
+                _status(player.web, "GET", f"/v1/players/{player.id}/games?status={in_progress}")
+                if player.id
+                else (0, None)
+            )
+            if status != 200 or games["items"]:
+                return False
     return True
 
 
@@ -438,7 +462,11 @@ def check(
         games.update(finished)
         undelivered = [event for event in stored if event["id"] not in player.received]
         lost_on_streams += len(undelivered)
-        not_delivered.extend(f"{player.number}:{event['id']}:{event['type']}" for event in undelivered)
+        last_received = max(player.received, default=0)
+        not_delivered.extend(  # a gap: the stream went on past it; a tail: nothing came after it
+            f"{player.number}:{event['id']}:{event['type']}:{'gap' if event['id'] < last_received else 'tail'}"
+            for event in undelivered
+        )
         for game in finished:
             for kind in ("match_found", "game_started", "game_result"):
                 seen = by_type.get(kind, Counter())[game]

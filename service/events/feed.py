@@ -126,7 +126,7 @@ class EventFeed:
         players, render = self._players, self._render_player
         assert players is not None and render is not None, "this feed serves no player's feed"
         start = players.start(key)
-        self.beat(start.player_id)  # reading the feed, a long poll too, keeps the player's tickets alive
+        self.beat([start.player_id])  # reading the feed, a long poll too, keeps the player's tickets alive
         first = [Item(start.last_id, "player", None, render(start.state))] if after is None else []
         position = start.last_id if after is None else after
         opening = Opening(
@@ -198,11 +198,11 @@ class EventFeed:
         """A store session for a caller that reads many times (:meth:`read_on`, :meth:`heads_on`)."""
         return self._store.session()
 
-    def beat(self, player_id: str) -> None:
-        """A reader of ``player_id``'s feed is alive (its heartbeat): what the players' feeds run on
-        it (quick play keeps the player's tickets alive)."""
-        if self._players is not None:
-            self._players.on_heartbeat(player_id)
+    def beat(self, player_ids: Collection[str]) -> None:
+        """The readers of the feeds of ``player_ids`` are alive (their heartbeat): what the players'
+        feeds run on it (quick play keeps those players' tickets alive), for all of them at once."""
+        if self._players is not None and player_ids:
+            self._players.on_heartbeat(player_ids)
 
     def close(self) -> None:
         """Stop hearing the channel (a process that listened to it is stopping)."""

@@ -13,7 +13,7 @@ transaction that applies its ratings.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Protocol
@@ -85,10 +85,10 @@ class PlayerFeeds:
         self._players = players
         self._unit_of_work = unit_of_work
         self.clock = clock
-        #: What runs on each heartbeat of a reader of a player's feed, with the player's id and the
-        #: time: quick play's hooks (its tickets stay alive while their player follows the feed,
-        #: and their matching is driven from here): see :meth:`on_heartbeat`.
-        self.heartbeat_hooks: list[Callable[[str, datetime], object]] = []
+        #: What runs on each heartbeat of the readers of players' feeds, with those players' ids and
+        #: the time: quick play's hook (its tickets stay alive while their player follows the feed):
+        #: see :meth:`on_heartbeat`.
+        self.heartbeat_hooks: list[Callable[[Collection[str], datetime], object]] = []
 
     def start(self, key: str | None) -> PlayerFeedStart:
         """Where the reader holding ``key`` starts (:class:`.MissingToken`, :class:`.InvalidKey`)."""
@@ -115,13 +115,14 @@ class PlayerFeeds:
         with self._store.session() as session:
             return session.player_by_key(key_hash) is not None
 
-    def on_heartbeat(self, player_id: str) -> None:
-        """A reader of ``player_id``'s feed is alive (its heartbeat): run :attr:`heartbeat_hooks`
-        (a failing one is the hook's business: it is logged, and the stream goes on)."""
+    def on_heartbeat(self, player_ids: Collection[str]) -> None:
+        """The readers of the feeds of ``player_ids`` are alive (their heartbeat: a real-time process
+        beats for every player it follows at once): run :attr:`heartbeat_hooks` (a failing one is the
+        hook's business: it is logged, and the streams go on)."""
         now = self.clock()
         for hook in self.heartbeat_hooks:
             try:
-                hook(player_id, now)
+                hook(player_ids, now)
             except Exception as error:
                 log.warning("a heartbeat hook of a player's feed failed: %s", type(error).__name__)
 
@@ -145,7 +146,7 @@ class QuickPlay(Protocol):
     """What the player feeds need of quick play (the queue's :class:`QueueService`): its tickets
     kept alive by the feeds' heartbeats."""
 
-    def touch_tickets(self, player_id: str, now: datetime | None = None) -> int: ...
+    def touch_tickets(self, player_ids: Collection[str], now: datetime | None = None) -> int: ...
 
 
 def connect_quick_play(queue: QuickPlay, feeds: PlayerFeeds) -> None:
@@ -154,7 +155,7 @@ def connect_quick_play(queue: QuickPlay, feeds: PlayerFeeds) -> None:
     follows the feed nor reads it for 30 s expires). A match's ``match_found`` is written with its
     game, in the game's outbox (:mod:`service.quickplay.queue`); the matching waves are the worker
     role's (:mod:`service.worker.due`), never a reader's."""
-    feeds.heartbeat_hooks.append(lambda player_id, now: queue.touch_tickets(player_id, now))
+    feeds.heartbeat_hooks.append(lambda player_ids, now: queue.touch_tickets(player_ids, now))
 
 
 class RatedGames(Protocol):

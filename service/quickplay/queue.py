@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import logging
 import random
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
@@ -156,7 +156,7 @@ class QueueService:
             if ticket.status == "waiting":
                 if (now - ticket.seen_at).total_seconds() > lifetime(ticket, self.expire_seconds):
                     return replace(Ticket.of(ticket), status="expired")
-                session.tickets.touch(ticket.player_id, now, older_than=now - SEEN_EVERY)
+                session.tickets.touch([ticket.player_id], now, older_than=now - SEEN_EVERY)
             uow.commit()
         return Ticket.of(ticket)
 
@@ -183,11 +183,12 @@ class QueueService:
     def _match_after_queueing(self) -> None:
         self.match_due()
 
-    def touch_tickets(self, player_id: str, now: datetime | None = None) -> int:
-        """The player is following their feed: their waiting ticket does not expire (the feed's heartbeat)."""
+    def touch_tickets(self, player_ids: Collection[str], now: datetime | None = None) -> int:
+        """These players are following their feeds: their waiting tickets do not expire (the feeds'
+        heartbeat, for every player a real-time process follows at once); how many were marked."""
         now = now or self._now()
         with self._games.unit_of_work() as uow, uow.session() as session:
-            touched = session.tickets.touch(player_id, now, older_than=now - SEEN_EVERY)
+            touched = session.tickets.touch(player_ids, now, older_than=now - SEEN_EVERY)
             uow.commit()
         return touched
 

@@ -9,11 +9,12 @@ per seat, written to every connection of the feed. A connection that starts behi
 cache reads for itself, then has the hub read the feed again, so that a change saved while it read
 is not missed.
 
-Time: every :data:`TICK_SECONDS` an idle stream whose heartbeat is due gets a comment line; every
+Time: every :data:`TICK_SECONDS` an idle stream whose heartbeat is due gets a comment line
+(:data:`KEEP_ALIVE_BATCH` at a time, other work running between); every
 heartbeat period the hub reads every followed feed again (a lost signal makes events late,
 never lost), checks every player key that opened a connection (a replaced key ends its
 connections; its player's signal makes that happen at once), and has the players' feeds
-marked alive (quick play's tickets); every :data:`MARK_SECONDS` it marks the games it follows as
+marked alive, all in one go (quick play's tickets); every :data:`MARK_SECONDS` it marks the games it follows as
 followed and itself as alive (:mod:`.liveness`).
 
 A connection ends when its client goes (its share is given back at once), when its feed ends (a
@@ -47,6 +48,7 @@ log = logging.getLogger(__name__)
 TICK_SECONDS = 1.0  # how often idle streams are looked at for a due heartbeat
 MARK_SECONDS = 5.0  # how often the followed games, and the process itself, are marked alive
 KEEP_ALIVE = b": keep-alive\n\n"
+KEEP_ALIVE_BATCH = 256  # keep-alives written at once: thousands at once would hold the loop for tens of ms
 BACKGROUND = 4  # threads for a connection's own reads and the liveness marks
 
 
@@ -358,10 +360,17 @@ class Hub:
         while True:
             await asyncio.sleep(TICK_SECONDS)
             now = time.monotonic()
-            for feed in self._feeds.values():
-                for held in feed.held:
-                    if held.stream and not held.ending and now - held.last_write >= self.heartbeat - TICK_SECONDS / 2:
-                        held.write(KEEP_ALIVE)
+            idle = [
+                held
+                for feed in self._feeds.values()
+                for held in feed.held
+                if held.stream and not held.ending and now - held.last_write >= self.heartbeat - TICK_SECONDS / 2
+            ]
+            for start in range(0, len(idle), KEEP_ALIVE_BATCH):
+                if start:
+                    await asyncio.sleep(0)  # the rounds' events go out between two batches, not after them all
+                for held in idle[start : start + KEEP_ALIVE_BATCH]:
+                    held.write(KEEP_ALIVE)  # nothing, if it ended meanwhile
             if now - heartbeat >= self.heartbeat:
                 heartbeat = now
                 self._signalled(None)  # every followed feed read again, every key checked
@@ -377,13 +386,12 @@ class Hub:
                 self._loop.run_in_executor(self._background, self._mark, games)
 
     def _beat(self, players: Collection[str]) -> None:
-        """On a background thread: each followed player's feed is alive (quick play's tickets)."""
-        for player_id in players:
-            try:
-                self._feed.beat(player_id)
-            except Exception as error:
-                log.warning("could not mark a player's feed alive: %s", type(error).__name__)
-                return
+        """On a background thread: the followed players' feeds are alive (quick play's tickets), all
+        at once (a statement per few hundred players: a process may follow thousands)."""
+        try:
+            self._feed.beat(players)
+        except Exception as error:
+            log.warning("could not mark the players' feeds alive: %s", type(error).__name__)
 
     def _mark(self, games: list[str]) -> None:
         """On a background thread: the followed games are followed, and this process is alive."""

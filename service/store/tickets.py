@@ -14,7 +14,7 @@ another request ended meanwhile is left as it is.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, fields
 from datetime import datetime
@@ -27,6 +27,8 @@ from .db import Database
 from .models import TicketRow
 
 __all__ = ["MatchedSeat", "StoredTicket", "Tickets", "WAITING"]
+
+PLAYERS_PER_STATEMENT = 500  # players whose tickets one SELECT looks for (far below any bound of parameters)
 
 TICKETS = cast(Table, TicketRow.__table__)
 WAITING = "waiting"
@@ -113,13 +115,21 @@ class Tickets:
             row = self._connection.execute(statement).first()
         return None if row is None else _ticket(row)
 
-    def touch(self, player_id: str, now: datetime, *, older_than: datetime) -> int:
-        """Mark the player's waiting ticket seen at ``now`` (unless seen after ``older_than``: no
-        write for a ticket seen a moment ago); the number of tickets touched."""
-        due = (TICKETS.c.player_id == player_id, TICKETS.c.status == WAITING, TICKETS.c.seen_at < older_than)
+    def touch(self, player_ids: Collection[str], now: datetime, *, older_than: datetime) -> int:
+        """Mark the waiting tickets of the players of ``player_ids`` seen at ``now`` (but those seen
+        after ``older_than``: no write for a ticket seen a moment ago); the number of tickets touched.
+        A statement per :data:`PLAYERS_PER_STATEMENT` players finds them, one more marks those found."""
+        assert not isinstance(player_ids, str), "players' ids, not one id"
+        players = sorted(set(player_ids))
+        found: list[str] = []
         with self._statement(write=False):  # most heartbeats find nothing to mark: then no write at all
-            if self._connection.execute(select(TICKETS.c.id).where(*due).limit(1)).first() is None:
-                return 0  # (on SQLite a write, even of no row, would queue for the file's one write lock)
+            for start in range(0, len(players), PLAYERS_PER_STATEMENT):
+                chunk = players[start : start + PLAYERS_PER_STATEMENT]
+                due = (TICKETS.c.player_id.in_(chunk), TICKETS.c.status == WAITING, TICKETS.c.seen_at < older_than)
+                found += self._connection.execute(select(TICKETS.c.id).where(*due)).scalars()
+        if not found:
+            return 0  # (on SQLite a write, even of no row, would queue for the file's one write lock)
+        due = (TICKETS.c.id.in_(found), TICKETS.c.status == WAITING, TICKETS.c.seen_at < older_than)
         with self._statement(write=True):
             return int(self._connection.execute(update(TICKETS).where(*due).values(seen_at=now)).rowcount)
 

@@ -161,7 +161,7 @@ def test_the_feeds_touch_keeps_a_ticket_alive(app: Flask, client: FlaskClient, c
     queue_service: QueueService = app.extensions["coins.queue"]
     for _ in range(3):
         clock.advance(20)
-        assert queue_service.touch_tickets(player_id) == 1
+        assert queue_service.touch_tickets([player_id]) == 1
         assert queue_service.match_due() == []
     assert ticket_of(client, auth, ticket_id)["status"] == "waiting"
 
@@ -371,16 +371,56 @@ def test_a_heartbeat_with_no_ticket_to_mark_writes_nothing(
 
     event.listen(Engine, "before_cursor_execute", seen)
     try:
-        assert queue_service.touch_tickets(player_id) == 0  # no ticket at all
+        assert queue_service.touch_tickets([player_id]) == 0  # no ticket at all
         queue(client, auth, bots_after=None)
         statements.clear()
-        assert queue_service.touch_tickets(player_id) == 0  # just queued: seen a moment ago
+        assert queue_service.touch_tickets([player_id]) == 0  # just queued: seen a moment ago
         assert "UPDATE" not in statements and statements, statements
         clock.advance(20)
-        assert queue_service.touch_tickets(player_id) == 1  # due: marked
+        assert queue_service.touch_tickets([player_id]) == 1  # due: marked
         assert "UPDATE" in statements
     finally:
         event.remove(Engine, "before_cursor_execute", seen)
+
+
+def test_one_heartbeat_marks_the_tickets_of_many_players_in_a_few_statements(
+    app: Flask, client: FlaskClient, clock: Clock, player: Any
+) -> None:
+    """A real-time process beats for every player it follows at once (thousands, each heartbeat):
+    a statement finds the waiting tickets due of a few hundred players, one more marks them, and
+    those seen a moment ago, ended or of players not named stay as they are."""
+    queue_service: QueueService = app.extensions["coins.queue"]
+    queued = [player(name) for name in ("Ana", "Bo", "Cy", "Di")]
+    clocks = (60, 90, 120, 150, 180)  # no two tickets alike: none is matched
+    tickets = [
+        queue(client, auth, bots_after=None, turn_timeout_seconds=seconds).json["id"]
+        for (_, auth), seconds in zip(queued, clocks, strict=False)
+    ]
+    client.delete(f"/v1/queue/{tickets[3]}", headers=queued[3][1])  # cancelled: no longer waiting
+    clock.advance(20)
+    fresh_id, fresh = player("Fresh")
+    fresh_ticket = queue(client, fresh, bots_after=None, turn_timeout_seconds=clocks[4]).json["id"]  # seen just now
+    followed = [player_id for player_id, _ in queued[1:]] + [fresh_id] + [f"nobody-{n}" for n in range(1200)]
+    statements: list[str] = []
+
+    def seen(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
+        statements.append(statement.lstrip().split(None, 1)[0].upper())
+
+    event.listen(Engine, "before_cursor_execute", seen)
+    try:
+        assert queue_service.touch_tickets(followed) == 2  # Bo's and Cy's: due and waiting
+    finally:
+        event.remove(Engine, "before_cursor_execute", seen)
+    assert statements.count("SELECT") == 3 and statements.count("UPDATE") == 1, statements  # 1,204 players
+    clock.advance(11)  # Ana was not followed: her ticket runs out; Bo's and Cy's were marked 11 s ago
+    assert queue_service.match_due() == []
+    assert [ticket_of(client, auth, ticket)["status"] for (_, auth), ticket in zip(queued, tickets, strict=True)] == [
+        "expired",
+        "waiting",
+        "waiting",
+        "cancelled",
+    ]
+    assert ticket_of(client, fresh, fresh_ticket)["status"] == "waiting"
 
 
 def test_tickets_match_only_tickets_of_the_same_clock_and_the_game_takes_it(

@@ -3,6 +3,7 @@ game's outbox: tests/api/test_queue.py)."""
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -15,14 +16,14 @@ from service.players import PlayerFeeds, connect_quick_play
 class FakeQueue:
     touched: list[str] = field(default_factory=list)
 
-    def touch_tickets(self, player_id: str, now: datetime | None = None) -> int:
-        self.touched.append(player_id)
-        return 1
+    def touch_tickets(self, player_ids: Collection[str], now: datetime | None = None) -> int:
+        self.touched.extend(player_ids)
+        return len(player_ids)
 
 
 def test_a_heartbeat_keeps_tickets_alive_and_runs_no_wave(app: Flask) -> None:
     feeds: PlayerFeeds = app.extensions["coins.player_feeds"]
     queue = FakeQueue()
     connect_quick_play(queue, feeds)
-    feeds.on_heartbeat("ana")
-    assert queue.touched == ["ana"]  # and no wave of matching: those are the worker's
+    feeds.on_heartbeat(["ana", "bo"])
+    assert queue.touched == ["ana", "bo"]  # and no wave of matching: those are the worker's

@@ -15,8 +15,10 @@ from sqlalchemy import text
 from service import create_app
 from service.config import Settings
 from service.realtime import StoreLiveness
+from service.realtime import hub as hub_module
 from service.realtime.hub import MARK_SECONDS
 from tests.support.realtime import Realtime, realtime_role
+from tests.support.sse import Comment, Event
 from tests.support.working_client import NO_PACE
 
 FEED = "/v1/players/me/events"
@@ -63,11 +65,30 @@ def test_a_players_stream_keeps_their_quick_play_ticket_alive(
     ticket = client.post("/v1/queue", json={"bots_after": None}, headers=auth)
     assert ticket.status_code == 201, ticket.json
     beats: list[str] = []
-    app.extensions["coins.player_feeds"].heartbeat_hooks.append(lambda player_id, _now: beats.append(player_id))
+    app.extensions["coins.player_feeds"].heartbeat_hooks.append(lambda player_ids, _now: beats.extend(player_ids))
     with realtime.stream(FEED, token=created["key"]) as stream:
         assert stream.status == 200
         assert eventually(lambda: len(beats) >= 2, 5)  # the opening, then the heartbeats
     assert set(beats) == {created["id"]}
+
+
+def test_every_idle_stream_gets_its_keep_alive_when_more_are_due_than_one_batch(
+    client: FlaskClient, realtime: Realtime, monkeypatch: Any
+) -> None:
+    """Keep-alives go out a batch at a time (the loop free between): every idle stream gets its own."""
+    monkeypatch.setattr(hub_module, "KEEP_ALIVE_BATCH", 2)
+    game_id = client.post("/v1/games", json={}).json["id"]
+    streams = [realtime.stream(f"/v1/games/{game_id}/events") for _ in range(5)]
+    try:
+        for stream in streams:
+            assert stream.status == 200
+            items = iter(stream)
+            first = next(items)
+            assert isinstance(first, Event) and first.type == "game"
+            assert next(items) == Comment("keep-alive")  # within the heartbeat (1 s), no event between
+    finally:
+        for stream in streams:
+            stream.close()
 
 
 def test_a_held_long_polls_slot_comes_back_when_it_answers(client: FlaskClient, realtime: Realtime) -> None:

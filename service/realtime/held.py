@@ -17,10 +17,12 @@ from typing import Any
 
 from ..events import Hold, Item
 
-__all__ = ["CACHED_EVENTS", "MAX_PENDING_BYTES", "Feed", "Held", "Receive", "Send"]
+__all__ = ["CACHED_EVENTS", "KEEP_ALIVE", "MAX_PENDING_BYTES", "Feed", "Held", "Receive", "Send", "keep_alive"]
 
 CACHED_EVENTS = 64  # per followed feed: enough for every connection that keeps up
 MAX_PENDING_BYTES = 1024 * 1024  # unsent to one client: past this its connection is cut
+KEEP_ALIVE = b": keep-alive\n\n"
+KEEP_ALIVE_BATCH = 256  # keep-alives written at once: thousands at once would hold the loop for tens of ms
 
 Send = Callable[[dict[str, Any]], Any]
 Receive = Callable[[], Any]
@@ -151,3 +153,15 @@ class Held:
             self.done = True
         finally:
             self.writing = False
+
+
+async def keep_alive(idle: list[Held]) -> None:
+    """Write a keep-alive (a comment line) to each stream of ``idle`` (a long poll gets none),
+    :data:`KEEP_ALIVE_BATCH` at a time with the loop free between, so that the events due meanwhile
+    go out between two batches rather than after them all; nothing to one that ended meanwhile."""
+    streams = [held for held in idle if held.stream]
+    for start in range(0, len(streams), KEEP_ALIVE_BATCH):
+        if start:
+            await asyncio.sleep(0)
+        for held in streams[start : start + KEEP_ALIVE_BATCH]:
+            held.write(KEEP_ALIVE)

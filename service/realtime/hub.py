@@ -10,7 +10,7 @@ cache reads for itself, then has the hub read the feed again, so that a change s
 is not missed.
 
 Time: every :data:`TICK_SECONDS` an idle stream whose heartbeat is due gets a comment line
-(:data:`KEEP_ALIVE_BATCH` at a time, other work running between); every
+(:func:`.held.keep_alive`); every
 heartbeat period the hub reads every followed feed again (a lost signal makes events late,
 never lost), checks every player key that opened a connection (a replaced key ends its
 connections; its player's signal makes that happen at once), and has the players' feeds
@@ -38,7 +38,7 @@ from ..api.resources.events.routes import page_body
 from ..events import GAME_FINISHED, PAGE_EVENTS, EventFeed, Hold, Item, StreamsFull, StreamShares
 from ..observability.metrics import STREAMS_HELD
 from ..store import PLAYER_FEED, StoreSession
-from .held import CACHED_EVENTS, MAX_PENDING_BYTES, Feed, Held, Receive, Send
+from .held import CACHED_EVENTS, MAX_PENDING_BYTES, Feed, Held, Receive, Send, keep_alive
 from .liveness import Liveness
 
 __all__ = ["CACHED_EVENTS", "MAX_PENDING_BYTES", "Hub", "Receive", "Send"]
@@ -47,8 +47,6 @@ log = logging.getLogger(__name__)
 
 TICK_SECONDS = 1.0  # how often idle streams are looked at for a due heartbeat
 MARK_SECONDS = 5.0  # how often the followed games, and the process itself, are marked alive
-KEEP_ALIVE = b": keep-alive\n\n"
-KEEP_ALIVE_BATCH = 256  # keep-alives written at once: thousands at once would hold the loop for tens of ms
 BACKGROUND = 4  # threads for a connection's own reads and the liveness marks
 
 
@@ -360,17 +358,10 @@ class Hub:
         while True:
             await asyncio.sleep(TICK_SECONDS)
             now = time.monotonic()
-            idle = [
-                held
-                for feed in self._feeds.values()
-                for held in feed.held
-                if held.stream and not held.ending and now - held.last_write >= self.heartbeat - TICK_SECONDS / 2
-            ]
-            for start in range(0, len(idle), KEEP_ALIVE_BATCH):
-                if start:
-                    await asyncio.sleep(0)  # the rounds' events go out between two batches, not after them all
-                for held in idle[start : start + KEEP_ALIVE_BATCH]:
-                    held.write(KEEP_ALIVE)  # nothing, if it ended meanwhile
+            quiet_for = self.heartbeat - TICK_SECONDS / 2  # a heartbeat is due
+            await keep_alive(
+                [held for feed in self._feeds.values() for held in feed.held if now - held.last_write >= quiet_for]
+            )
             if now - heartbeat >= self.heartbeat:
                 heartbeat = now
                 self._signalled(None)  # every followed feed read again, every key checked

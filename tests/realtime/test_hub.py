@@ -15,7 +15,7 @@ from sqlalchemy import text
 from service import create_app
 from service.config import Settings
 from service.realtime import StoreLiveness
-from service.realtime import hub as hub_module
+from service.realtime import held as held_module
 from service.realtime.hub import MARK_SECONDS
 from tests.support.realtime import Realtime, realtime_role
 from tests.support.sse import Comment, Event
@@ -76,7 +76,7 @@ def test_every_idle_stream_gets_its_keep_alive_when_more_are_due_than_one_batch(
     client: FlaskClient, realtime: Realtime, monkeypatch: Any
 ) -> None:
     """Keep-alives go out a batch at a time (the loop free between): every idle stream gets its own."""
-    monkeypatch.setattr(hub_module, "KEEP_ALIVE_BATCH", 2)
+    monkeypatch.setattr(held_module, "KEEP_ALIVE_BATCH", 2)
     game_id = client.post("/v1/games", json={}).json["id"]
     streams = [realtime.stream(f"/v1/games/{game_id}/events") for _ in range(5)]
     try:

@@ -9,13 +9,12 @@ per seat, written to every connection of the feed. A connection that starts behi
 cache reads for itself, then has the hub read the feed again, so that a change saved while it read
 is not missed.
 
-Time: every :data:`TICK_SECONDS` an idle stream whose heartbeat is due gets a comment line
-(:func:`.held.keep_alive`); every
-heartbeat period the hub reads every followed feed again (a lost signal makes events late,
-never lost), checks every player key that opened a connection (a replaced key ends its
-connections; its player's signal makes that happen at once), and has the players' feeds
-marked alive, all in one go (quick play's tickets); every :data:`MARK_SECONDS` it marks the games it follows as
-followed and itself as alive (:mod:`.liveness`).
+Time: every :data:`TICK_SECONDS` the idle streams whose heartbeat is due get a comment line
+(:func:`.held.keep_alive`, a batch at a time); every heartbeat period the hub reads every followed
+feed again (a lost signal makes events late, never lost), checks every player key that opened a
+connection (a replaced key ends its connections; its player's signal makes that happen at once),
+and has the followed players' feeds marked alive, all in one go (quick play's tickets); every
+:data:`MARK_SECONDS` it marks the games it follows as followed and itself as alive (:mod:`.liveness`).
 
 A connection ends when its client goes (its share is given back at once), when its feed ends (a
 game's ``game_finished``, a replaced key), when its client stops reading (more than

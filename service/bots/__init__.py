@@ -40,7 +40,7 @@ A hint for a human player is the same call: build a bot for the player's seat an
   cheaply as possible, never give a coin away when a plain card will do, track the cards
   gone and what unseen cards could beat); ``expert`` searches hundreds of random deals of the
   unseen cards, each weighted by how well it explains the other seats' plays this hand, playing
-  each out with the basic rules (the other seats playing a random card a quarter of the time), and picks the card that leaves it the best chance of reaching
+  each out with the basic rules, and picks the card that leaves it the best chance of reaching
   the target first; in the last three tricks it plays every possible deal out exactly; ``master`` is the expert's search with
   :data:`MASTER_PLAYOUTS` (16 times the expert's playouts): up to about a second of CPU a move.
 - ``review_play(view, played, rng) -> PlayReview`` (:mod:`.review`): one play judged by the same

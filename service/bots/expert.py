@@ -4,9 +4,7 @@ and an exact endgame.
 Each playout deals the cards this seat has not seen (48, less its hand, less the cards
 played this hand) at random to the other two seats, in the numbers the public view shows
 they hold; plays one candidate card; and plays the rest of the hand out with every seat
-following the greedy policy (:mod:`service.bots.playout`), except that each other seat plays a
-random card of its hand instead at each turn with the chance :data:`PLAYOUT_NOISE`, so the search
-does not count on its opponents playing greedily. A playout is scored by
+following the greedy policy (:mod:`service.bots.playout`). A playout is scored by
 :func:`standing`, this seat's chance of winning the game judged from the scores, which
 counts reaching the target first as a win outright. All candidates are tried on the same
 deals, and after each round of deals the worse half is dropped.

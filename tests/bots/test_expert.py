@@ -6,9 +6,9 @@ import random
 
 import pytest
 
-from service.bots import STRENGTHS, ExpertBot, make_bot
+from service.bots import STRENGTHS, make_bot
 from service.bots.bits import ALL_CARDS, bit_of, mask_of
-from service.bots.expert import PLAYOUT_NOISE, candidates, standing
+from service.bots.expert import candidates, standing
 from service.bots.knowledge import Knowledge
 from service.engine import DECK, Game, from_snapshot, parse_card, private_view, snapshot
 
@@ -86,13 +86,3 @@ def test_a_good_bot_takes_three_coins_when_only_its_coin_can(strength: str) -> N
 
 def test_strengths_are_listed_weakest_first() -> None:
     assert STRENGTHS == ("random", "basic", "expert", "master")
-
-
-@pytest.mark.parametrize("noise", [-0.1, 1.5])
-def test_the_playouts_noise_is_a_chance(noise: float) -> None:
-    with pytest.raises(ValueError, match="noise"):
-        ExpertBot(0, random.Random(0), noise=noise)
-
-
-def test_the_expert_searches_with_noisy_playouts_by_default() -> None:
-    assert ExpertBot(0, random.Random(0)).noise == PLAYOUT_NOISE > 0

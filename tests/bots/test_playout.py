@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import random
-
 import pytest
 
 from service.bots import Bot
@@ -48,54 +46,3 @@ def test_playouts_finish_a_hand_as_the_engine_does(seed: int, target: int) -> No
         play_card(game, bots)
     assert scores == list(game.scores)
     assert winner == game.winner
-
-
-class CountingRandom(random.Random):
-    """An RNG that counts its draws of :meth:`random`: one for each play a noisy playout may randomise."""
-
-    def __init__(self, seed: object) -> None:
-        super().__init__(str(seed))
-        self.draws = 0
-
-    def random(self) -> float:
-        self.draws += 1
-        return super().random()
-
-    def getrandbits(self, k: int, /) -> int:  # defined, so that randrange draws on it and not on random
-        return super().getrandbits(k)
-
-
-def start_of_hand(seed: int) -> tuple[list[int], int]:
-    game = new_game(f"playout/noise/{seed}", target=40, first_dealer=seed % 3)
-    game.deal(game.dealer)
-    assert game.leader is not None
-    return [mask_of(game.hand(seat)) for seat in range(3)], game.leader
-
-
-@pytest.mark.parametrize("seed", range(20))
-def test_noise_randomises_the_other_seats_only_and_keeps_the_rules(seed: int) -> None:
-    hands, leader = start_of_hand(seed)
-    dealt = hands.copy()
-    scores = [0, 0, 0]
-    searcher = seed % 3
-    rng = CountingRandom(seed)
-    assert play_out(hands, 0, [], leader, scores, 40, noise=1.0, rng=rng, searcher=searcher) is None
-    assert hands == [0, 0, 0]  # every card played: a hand holds only 12 coins, short of 40
-    assert sum(scores) == 12
-    assert rng.draws == 32  # a draw for each of the other seats' 16 plays, none for the searcher's
-    assert dealt[searcher].bit_count() == 16
-
-
-@pytest.mark.parametrize("seed", range(10))
-def test_noisy_playouts_are_reproducible_and_differ_from_greedy_ones(seed: int) -> None:
-    def noisy(rng_seed: object) -> list[int]:
-        hands, leader = start_of_hand(seed)
-        scores = [0, 0, 0]
-        play_out(hands, 0, [], leader, scores, 40, noise=1.0, rng=random.Random(str(rng_seed)), searcher=0)
-        return scores
-
-    assert noisy("same") == noisy("same")
-    hands, leader = start_of_hand(seed)
-    greedy = [0, 0, 0]
-    play_out(hands, 0, [], leader, greedy, 40, noise=0.0, rng=random.Random(0), searcher=0)
-    assert any(noisy(n) != greedy for n in range(5))

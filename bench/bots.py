@@ -8,7 +8,7 @@ move (p50, p99, max).
 
 Players: the service's strengths by name (``random``, ``basic``, ``expert``, ``master``);
 ``expert-35``, the expert as it was before issue 35 (its search without inference-weighted
-deals, the exact endgame or noisy playouts, the same code path and budget); ``pimc``, an independent
+deals or the exact endgame, the same code path and budget); ``pimc``, an independent
 perfect-information Monte Carlo player (:mod:`bench.pimc`: 40 sampled deals a move, every card
 tried, greedy playouts).
 
@@ -61,7 +61,7 @@ class Result:
 def player(name: str, seat: int, rng: random.Random) -> Bot:
     """A bench player by name: a strength of the service, ``expert-35`` or ``pimc``."""
     if name == "expert-35":
-        return ExpertBot(seat, rng, inference=False, endgame=False, noise=0.0)
+        return ExpertBot(seat, rng, inference=False, endgame=False)
     if name == "pimc":
         return PimcBot(seat, rng)
     return make_bot(name, seat, rng)

@@ -38,15 +38,12 @@ from .playout import play_out
 from .protocol import Decision, check_turn
 
 __all__ = [
-    "ExpertBot", "DEFAULT_PLAYOUTS", "PLAYOUT_NOISE", "ENDGAME_CARDS", "SPREAD", "standing", "candidates", "deal_unseen",
+    "ExpertBot", "DEFAULT_PLAYOUTS", "ENDGAME_CARDS", "SPREAD", "standing", "candidates", "deal_unseen",
     "capped_decisions",
 ]  # fmt: skip
 
 DEFAULT_PLAYOUTS = 400
 """Playouts per decision at the start of a hand; later in the hand, with less to play out, more."""
-
-PLAYOUT_NOISE = 0.25
-"""In the playouts, the chance that another seat plays a random card of its hand rather than the greedy one."""
 
 MAX_SCALE = 6  # late in a hand, at most this many times the playouts
 ENDGAME_CARDS = 9  # from this many cards left in the three hands (three tricks), the exact endgame
@@ -73,13 +70,10 @@ class ExpertBot:
         max_seconds: float | None = None,
         inference: bool = True,
         endgame: bool = True,
-        noise: float = PLAYOUT_NOISE,
         clock: Callable[[], float] = time.thread_time,
     ) -> None:
         if type(playouts) is not int or playouts < 1:
             raise ValueError(f"playouts must be a whole number, at least 1, not {playouts!r}")
-        if not 0.0 <= noise <= 1.0:
-            raise ValueError(f"noise must be a chance from 0 to 1, not {noise!r}")
         if max_seconds is not None and not max_seconds > 0:
             raise ValueError(f"max_seconds must be positive, not {max_seconds!r}")
         self.seat = seat
@@ -88,7 +82,6 @@ class ExpertBot:
         self.max_seconds = max_seconds  # a safety net: once it bites, decisions depend on the machine's speed
         self.inference = inference  # False: every deal counts alike (the expert before issue 35)
         self.endgame = endgame  # False: greedy playouts to the last trick (the expert before issue 35)
-        self.noise = noise  # 0: every seat plays greedily in the playouts (the expert before issue 35)
         self.clock = clock  # this thread's CPU time; injected by tests
 
     def decide(self, view: PrivateView) -> Decision:
@@ -103,7 +96,7 @@ class ExpertBot:
             reason = f"best of {len(options)} distinct cards, played out exactly on all {deals} possible deals"
             return Decision(card_of(best), f"{reason} (win chance ~{value:.0%})")
         cap = None if self.max_seconds is None else _Cap(self.clock, self.max_seconds)
-        best, value, deals = _halve(know, options, self._budget(know), self.rng, found, cap, self.noise)
+        best, value, deals = _halve(know, options, self._budget(know), self.rng, found, cap)
         reason = f"best of {len(options)} distinct cards over {deals} simulated deals (win chance ~{value:.0%})"
         if cap is not None and cap.bitten:
             CAPPED[0] += 1
@@ -152,19 +145,12 @@ class _Cap:
 
 
 def _halve(
-    know: Knowledge,
-    options: list[int],
-    budget: int,
-    rng: random.Random,
-    found: tuple[Clue, ...],
-    cap: _Cap | None,
-    noise: float = 0.0,
+    know: Knowledge, options: list[int], budget: int, rng: random.Random, found: tuple[Clue, ...], cap: _Cap | None
 ) -> tuple[int, float, int]:
     """Sequential halving: return the best option, its weighted mean value and the number of deals.
 
-    Each deal counts with its :func:`likelihood` given the clues ``found``; in its playouts the
-    other seats play a random card with the chance ``noise``. Once the ``cap`` has passed it stops
-    after the current deal.
+    Each deal counts with its :func:`likelihood` given the clues ``found``. Once the ``cap`` has
+    passed it stops after the current deal.
     """
     rounds = max(1, math.ceil(math.log2(len(options))))
     weigh = Weigher(found)
@@ -178,7 +164,7 @@ def _halve(
             hands = deal_unseen(know, rng)
             weight = weigh(hands) if found else 1.0
             for option in alive:
-                totals[option] += weight * _playout(know, hands, option, rng, noise)
+                totals[option] += weight * _playout(know, hands, option)
             weights += weight
             deals += 1  # the options still alive were all played out on every deal so far
             if cap is not None and cap.passed():
@@ -229,12 +215,12 @@ def deal_unseen(know: Knowledge, rng: random.Random) -> list[int]:
     return hands
 
 
-def _playout(know: Knowledge, hands: list[int], option: int, rng: random.Random, noise: float) -> float:
+def _playout(know: Knowledge, hands: list[int], option: int) -> float:
     seat = know.seat
     hands = hands.copy()
     hands[seat] ^= 1 << option
     trick = [*know.trick, option]
     scores = list(know.scores)
     played = know.played | 1 << option
-    winner = play_out(hands, played, trick, know.leader, scores, know.target, noise=noise, rng=rng, searcher=seat)
+    winner = play_out(hands, played, trick, know.leader, scores, know.target)
     return standing(scores, winner, seat, know.target)

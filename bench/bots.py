@@ -13,6 +13,9 @@ perfect-information Monte Carlo player (:mod:`bench.pimc`: 40 sampled deals a mo
 tried, greedy playouts).
 
     .venv/bin/python -m bench.bots [--games 300] [--seed 1] [--workers 2] [--matches all]
+
+A game is a function of its number and the seed, so a run stopped early can be finished with ``--first``:
+the games already played are the same whenever and wherever they are played again.
 """
 
 from __future__ import annotations
@@ -114,11 +117,19 @@ def main() -> None:
     parser.add_argument("--matches", default="all", help=f"comma-separated, from {', '.join(MATCHES)} (default all)")
     parser.add_argument("--every", type=int, default=0, help="also print each match's standing every N of its games")
     parser.add_argument("--minutes", type=float, default=0, help="stop after this long and report the games played")
+    parser.add_argument(
+        "--first",
+        type=int,
+        default=0,
+        help="play games FIRST to GAMES-1 only: finishes a run stopped early (default 0)",
+    )
     args = parser.parse_args()
     names = list(MATCHES) if args.matches == "all" else args.matches.split(",")
 
     # The matches' games interleaved, so that a run stopped early has played them all alike far.
-    tasks = [(name, Game_(*MATCHES[name], number, args.seed)) for number in range(args.games) for name in names]
+    tasks = [
+        (name, Game_(*MATCHES[name], number, args.seed)) for number in range(args.first, args.games) for name in names
+    ]
     results: dict[str, list[Result]] = {name: [] for name in names}
     start = time.perf_counter()
     stop = start + args.minutes * 60 if args.minutes else math.inf

@@ -54,6 +54,7 @@ from typing import Any
 
 from bench.http_client import percentile
 from bench.http_load import POSTGRES_URL, postgres_schema_url
+from service.players.feeds import IN_PROGRESS
 from tests.support.server import HOST, free_port
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -414,11 +415,8 @@ def play_under_faults(args: argparse.Namespace, web: Role, worker: Role, realtim
     return check(players, web, worker, ports[0], counts, kills, restarted_postgres)
 
 
-IN_PROGRESS = ("playing", "waiting_for_deal")  # a quick-play game between two hands waits for its deal
-
-
 def _all_done(players: list[Player]) -> bool:
-    """Whether no player sits in a game in progress (one that is playing, or waiting for its next deal)."""
+    """Whether no player sits in a game in progress (playing, or between two hands waiting for its deal)."""
     for player in players:
         for in_progress in IN_PROGRESS:
             status, games = (

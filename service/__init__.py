@@ -97,7 +97,7 @@ def create_app(settings: Settings | None = None, *, pre_ping: bool = True) -> Fl
     app.extensions[PLAYERS_EXTENSION] = players
     app.extensions[ACCOUNTS_EXTENSION] = Accounts(games, lambda: games.clock())
     # The players' feeds: quick play's match_found and the ratings' game_result are appended here.
-    player_feeds = PlayerFeeds(store, players, lambda: games.clock(), games.unit_of_work)
+    player_feeds = PlayerFeeds(store, players, lambda: games.clock())
     app.extensions[PLAYER_FEEDS_EXTENSION] = player_feeds
     queue = QueueService(games, window_seconds=settings.queue_match_seconds)
     app.extensions[QUEUE_EXTENSION] = queue

@@ -25,7 +25,6 @@ from ..games.transactions import restore
 from ..ratings import display
 from ..ratings.apply import AppliedResult, OnApplied
 from ..store import GameStore, RatingTransaction, StoredPlayerEvent
-from ..work import UnitOfWork
 from .operations import PlayerService
 from .results import PlayerGame, Profile
 
@@ -78,12 +77,9 @@ class PlayerFeeds:
         store: GameStore,
         players: PlayerService,
         clock: Callable[[], datetime],
-        unit_of_work: Callable[[], UnitOfWork],
     ) -> None:
-        """``unit_of_work``: a plain unit of work, whose signal tells the feeds' readers of new events."""
         self._store = store
         self._players = players
-        self._unit_of_work = unit_of_work
         self.clock = clock
         #: What runs on each heartbeat of the readers of players' feeds, with those players' ids and
         #: the time: quick play's hook (its tickets stay alive while their player follows the feed):

@@ -14,7 +14,7 @@ It creates ``--feeds`` players (1,000) and ``--games`` games (100) of three of t
 opens ``--spectators`` public streams per game (90) and every player's feed (``GET
 /v1/players/me/events``), each read by one asyncio loop; once they are all open and idle for
 ``--idle`` seconds, the memory per idle stream is the rise of the resident memory of every process of
-the roles and the proxy, over the streams. Then it plays the games for ``--seconds``, each game
+the roles and the proxy, over the streams (and each process's own rise, ``kib_per_idle_stream_by_role``). Then it plays the games for ``--seconds``, each game
 at an even pace (``--plays-per-second`` in all): the seat to act reads its hand and plays a card (or
 deals), with its player's key. For each play, the *latency* runs from its 201 to the arrival of its
 last event (its version) on the last of the game's streams and of ``your_turn`` on the feed of the
@@ -235,8 +235,10 @@ def run(db: str, design: str, args: argparse.Namespace) -> dict[str, Any]:
         )  # fmt: skip
         (directory / "plan.json").write_text(json.dumps(plan))
         pids = [process.pid for process in started_roles]
+        names = role_names(design, args)
         time.sleep(2)
         before = resident_kib(pids)
+        before_by_role = {name: resident_kib([pid]) for name, pid in zip(names, pids, strict=True)}
         command = [sys.executable, "-m", "bench.realtime", "--generator", str(directory / "plan.json")]
         if shutil.which("taskset") and args.core >= 0:
             command = ["taskset", "-c", str(args.core), *command]
@@ -246,9 +248,8 @@ def run(db: str, design: str, args: argparse.Namespace) -> dict[str, Any]:
             opened = json.loads(generator.stdout.readline())
             time.sleep(args.idle)
             after = resident_kib(pids)
-            processes = {
-                name: process.pid for name, process in zip(role_names(design, args), started_roles, strict=True)
-            }
+            after_by_role = {name: resident_kib([pid]) for name, pid in zip(names, pids, strict=True)}
+            processes = dict(zip(names, pids, strict=True))
             cpu_before = {name: cpu_seconds([pid]) for name, pid in processes.items()}
             generator.stdin.write("play\n")
             generator.stdin.flush()
@@ -271,6 +272,9 @@ def run(db: str, design: str, args: argparse.Namespace) -> dict[str, Any]:
             db=db, design=design, direct=args.direct, opened=opened,
             memory_before_kib=before, memory_open_kib=after,
             kib_per_idle_stream=round((after - before) / max(streams, 1), 2),
+            kib_per_idle_stream_by_role={
+                name: round((after_by_role[name] - before_by_role[name]) / max(streams, 1), 2) for name in names
+            },
         )  # fmt: skip
         return result
 
@@ -526,6 +530,7 @@ def main() -> None:
                 "missing_on_game_streams",
                 "missing_on_feeds",
                 "kib_per_idle_stream",
+                "kib_per_idle_stream_by_role",
                 "plays",
                 "generator_cpu_share",
             )

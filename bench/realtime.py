@@ -14,7 +14,12 @@ It creates ``--feeds`` players (1,000) and ``--games`` games (100) of three of t
 opens ``--spectators`` public streams per game (90) and every player's feed (``GET
 /v1/players/me/events``), each read by one asyncio loop; once they are all open and idle for
 ``--idle`` seconds, the memory per idle stream is the rise of the resident memory of every process of
-the roles and the proxy, over the streams (and each process's own rise, ``kib_per_idle_stream_by_role``). Then it plays the games for ``--seconds``, each game
+the roles and the proxy, over the streams (and each process's own rise, ``kib_per_idle_stream_by_role``).
+That rise includes what the roles' first streams cost once (the real-time role's first requests: code
+loaded on first use, its connections' page caches on SQLite); so the generator opens a first
+``--warm-share`` of the streams (10%: a stream of every game, before the players' feeds), and the
+*marginal* memory per stream is the rise from then, with those still open, over the rest
+(``kib_per_idle_stream_marginal``, also by process). Then it plays the games for ``--seconds``, each game
 at an even pace (``--plays-per-second`` in all): the seat to act reads its hand and plays a card (or
 deals), with its player's key. For each play, the *latency* runs from its 201 to the arrival of its
 last event (its version) on the last of the game's streams and of ``your_turn`` on the feed of the
@@ -231,7 +236,7 @@ def run(db: str, design: str, args: argparse.Namespace) -> dict[str, Any]:
         )
         plan.update(
             play_port=play_port, stream_port=stream_port, spectators=args.spectators, seconds=args.seconds,
-            rate=args.plays_per_second, settle=args.settle,
+            rate=args.plays_per_second, settle=args.settle, warm_share=args.warm_share,
         )  # fmt: skip
         (directory / "plan.json").write_text(json.dumps(plan))
         pids = [process.pid for process in started_roles]
@@ -245,6 +250,12 @@ def run(db: str, design: str, args: argparse.Namespace) -> dict[str, Any]:
         generator = subprocess.Popen(command, cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
         try:
             assert generator.stdout is not None and generator.stdin is not None
+            warm = json.loads(generator.stdout.readline())["warm"]
+            time.sleep(args.idle)
+            warmed = resident_kib(pids)
+            warmed_by_role = {name: resident_kib([pid]) for name, pid in zip(names, pids, strict=True)}
+            generator.stdin.write("open\n")
+            generator.stdin.flush()
             opened = json.loads(generator.stdout.readline())
             time.sleep(args.idle)
             after = resident_kib(pids)
@@ -274,6 +285,11 @@ def run(db: str, design: str, args: argparse.Namespace) -> dict[str, Any]:
             kib_per_idle_stream=round((after - before) / max(streams, 1), 2),
             kib_per_idle_stream_by_role={
                 name: round((after_by_role[name] - before_by_role[name]) / max(streams, 1), 2) for name in names
+            },
+            warm_streams=warm,
+            kib_per_idle_stream_marginal=round((after - warmed) / max(streams - warm, 1), 2),
+            kib_per_idle_stream_marginal_by_role={
+                name: round((after_by_role[name] - warmed_by_role[name]) / max(streams - warm, 1), 2) for name in names
             },
         )  # fmt: skip
         return result
@@ -431,7 +447,11 @@ async def generate(plan: dict[str, Any]) -> None:
         for game in plan["games"]
     ]
     jobs += [opened("/v1/players/me/events", key, feed_arrivals, True) for key in plan["feeds"]]
-    results = await asyncio.wait_for(asyncio.gather(*jobs), OPEN_SECONDS)
+    warm = max(len(plan["games"]), round(plan["warm_share"] * len(jobs)))  # a stream of every game at least
+    results = await asyncio.wait_for(asyncio.gather(*jobs[:warm]), OPEN_SECONDS)
+    print(json.dumps({"warm": sum(results)}), flush=True)
+    await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)
+    results += await asyncio.wait_for(asyncio.gather(*jobs[warm:]), OPEN_SECONDS)
     cpu_open = time.process_time()
     print(
         json.dumps(
@@ -504,6 +524,7 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=30.0)
     parser.add_argument("--settle", type=float, default=5.0)
     parser.add_argument("--idle", type=float, default=5.0)
+    parser.add_argument("--warm-share", type=float, default=0.1, help="streams opened first, for the marginal memory")
     parser.add_argument("--workers", type=int, default=3, help="the web role's gunicorn workers")
     parser.add_argument("--core", type=int, default=1, help="the core the generator is pinned to (-1: none)")
     parser.add_argument("--generator", help=argparse.SUPPRESS)
@@ -512,7 +533,7 @@ def main() -> None:
         generator_main(args.generator)
         return
     assert 1 <= args.games <= 500 and 1 <= args.spectators <= 500 and 3 * args.games <= args.feeds <= 20_000
-    assert 0 < args.seconds <= 600 and 0 < args.plays_per_second <= 1000
+    assert 0 < args.seconds <= 600 and 0 < args.plays_per_second <= 1000 and 0 <= args.warm_share < 1
     raise_open_files()
     results = []
     for db in args.db.split(","):
@@ -531,6 +552,8 @@ def main() -> None:
                 "missing_on_feeds",
                 "kib_per_idle_stream",
                 "kib_per_idle_stream_by_role",
+                "kib_per_idle_stream_marginal",
+                "kib_per_idle_stream_marginal_by_role",
                 "plays",
                 "generator_cpu_share",
             )

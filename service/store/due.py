@@ -20,7 +20,7 @@ from collections.abc import Collection
 from datetime import datetime, timedelta
 from typing import cast
 
-from sqlalchemy import ColumnElement, Table, delete, exists, func, or_, select, update
+from sqlalchemy import ColumnElement, Integer, Table, bindparam, delete, exists, func, or_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 
 from .db import Database
@@ -45,10 +45,27 @@ _A_PLAYER = exists().where(PLAYERS.c.id == SEATS.c.player_id, PLAYERS.c.bot.is_(
 _A_PERSON_OR_PLAYER = exists().where(SEATS.c.game_id == GAMES.c.id, or_(SEATS.c.bot.is_(None), _A_PLAYER))
 
 
-def _movable(now: datetime) -> tuple[ColumnElement[bool], ...]:
+def _movable(now: ColumnElement[datetime]) -> tuple[ColumnElement[bool], ...]:
     """A game the worker moves at ``now`` when its time comes: one with a turn, and a person or a
     player at the table or someone following it."""
     return GAMES.c.status.in_(DUE_STATUSES), or_(_A_PERSON_OR_PLAYER, GAMES.c.followed_until >= now)
+
+
+# The worker's two reads of every pass, built once: built on each call, such a statement (its EXISTS
+# above) costs more CPU to make and to key for the compiled cache than to run.
+_NOW = bindparam("now", type_=GAMES.c.turn_deadline.type)
+_DUE_GAMES = (
+    select(GAMES.c.id)
+    .where(GAMES.c.turn_deadline <= _NOW, *_movable(_NOW))
+    .order_by(GAMES.c.turn_deadline)
+    .limit(bindparam("limit", type_=Integer))
+)
+_NEXT_DUE = (
+    select(GAMES.c.turn_deadline)
+    .where(GAMES.c.turn_deadline > _NOW, *_movable(_NOW))
+    .order_by(GAMES.c.turn_deadline)
+    .limit(1)
+)
 
 
 class DueWork:
@@ -59,26 +76,14 @@ class DueWork:
 
     def due_games(self, now: datetime, limit: int) -> list[str]:
         """The ids of at most ``limit`` games whose moves are due at ``now``, soonest first."""
-        statement = (
-            select(GAMES.c.id)
-            .where(GAMES.c.turn_deadline <= now, *_movable(now))
-            .order_by(GAMES.c.turn_deadline)
-            .limit(limit)
-        )
         with self._db.connect() as connection, self._db.begin(connection, write=False, one_statement=True):
-            return list(connection.execute(statement).scalars())
+            return list(connection.execute(_DUE_GAMES, {"now": now, "limit": limit}).scalars())
 
     def next_due(self, now: datetime) -> datetime | None:
         """The soonest due time after ``now`` of a game :meth:`due_games` would then return (a game
         of bots alone only if it is followed now), None when there is none."""
-        statement = (
-            select(GAMES.c.turn_deadline)
-            .where(GAMES.c.turn_deadline > now, *_movable(now))
-            .order_by(GAMES.c.turn_deadline)
-            .limit(1)
-        )
         with self._db.connect() as connection, self._db.begin(connection, write=False, one_statement=True):
-            return cast(datetime | None, connection.execute(statement).scalar())
+            return cast(datetime | None, connection.execute(_NEXT_DUE, {"now": now}).scalar())
 
     def mark_followed(self, game_ids: Collection[str], until: datetime) -> None:
         """The games ``game_ids`` are followed until ``until`` (a later mark is kept)."""

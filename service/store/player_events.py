@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from typing import cast
 
-from sqlalchemy import Connection, Table, delete, exc, insert, select, text
+from sqlalchemy import Connection, Integer, Table, bindparam, delete, exc, insert, select, text
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.sql import Executable
 
@@ -46,6 +46,12 @@ OUTBOX = cast(Table, OutboxRow.__table__)
 APPEND_ATTEMPTS = 3
 # The advisory lock of the outbox's one deliverer, per schema (as the migrations' lock, service.store.db).
 _TRY_DELIVERER_LOCK = text("SELECT pg_try_advisory_xact_lock(hashtext('coins.outbox.' || current_schema()))")
+# The oldest rows of the outbox, the worker's read of every pass: built once.
+_OWED = (
+    select(OUTBOX.c.id, OUTBOX.c.player_id, OUTBOX.c.type, OUTBOX.c.data, OUTBOX.c.created_at)
+    .order_by(OUTBOX.c.id)
+    .limit(bindparam("limit", type_=Integer))
+)
 
 
 def player_feed_id(player_id: str) -> str:
@@ -115,11 +121,7 @@ def deliver_outbox(db: Database, connection: Connection, *, limit: int) -> list[
     with db.begin(connection, write=True):
         if connection.dialect.name == "postgresql" and not connection.execute(_TRY_DELIVERER_LOCK).scalar_one():
             return []
-        owed = connection.execute(
-            select(OUTBOX.c.id, OUTBOX.c.player_id, OUTBOX.c.type, OUTBOX.c.data, OUTBOX.c.created_at)
-            .order_by(OUTBOX.c.id)
-            .limit(limit)
-        ).all()
+        owed = connection.execute(_OWED, {"limit": limit}).all()
         if not owed:
             return []
         by_player: dict[str, list[StoredPlayerEvent]] = {}

@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from datetime import datetime
 from typing import Any, cast
 
-from sqlalchemy import Connection, Table, and_, insert, or_, select, true, tuple_, update
+from sqlalchemy import Connection, Integer, Table, and_, bindparam, insert, or_, select, true, tuple_, update
 from sqlalchemy.dialects import postgresql, sqlite
 
 from .db import Database
@@ -41,6 +41,17 @@ _OUTBOX = cast(Table, OutboxRow.__table__)
 
 _PLAYER = select(*(PLAYERS.c[name] for name in PLAYER_COLUMNS))
 _HISTORY = select(*(HISTORY.c[name] for name in HISTORY_COLUMNS))
+# The worker's reads of every pass, built once (built on each call, they cost more CPU than they take to run).
+_FINISHED_BEFORE = bindparam("finished_before", type_=RESULTS.c.finished_at.type)
+_PENDING_RESULTS = (
+    select(RESULTS.c.game_id)
+    .where(RESULTS.c.applied_at.is_(None), RESULTS.c.finished_at < _FINISHED_BEFORE)
+    .order_by(RESULTS.c.finished_at)
+    .limit(bindparam("limit", type_=Integer))
+)
+_PENDING_BOTS = (
+    select(HISTORY.c.player_id).where(HISTORY.c.mu_after.is_(None), HISTORY.c.finished_at < _FINISHED_BEFORE).distinct()
+)
 
 
 class RatingStore:
@@ -58,22 +69,13 @@ class RatingStore:
 
     def pending_results(self, *, finished_before: datetime, limit: int) -> list[str]:
         """The rated games whose results are still to apply, finished before ``finished_before``, oldest first."""
-        statement = (
-            select(RESULTS.c.game_id)
-            .where(RESULTS.c.applied_at.is_(None), RESULTS.c.finished_at < finished_before)
-            .order_by(RESULTS.c.finished_at)
-            .limit(limit)
-        )
-        return list(self._read(lambda connection: connection.execute(statement).scalars().all()))
+        values = {"finished_before": finished_before, "limit": limit}
+        return list(self._read(lambda connection: connection.execute(_PENDING_RESULTS, values).scalars().all()))
 
     def pending_bots(self, *, finished_before: datetime) -> list[str]:
         """The bot players with history rows still to complete, from games finished before ``finished_before``."""
-        statement = (
-            select(HISTORY.c.player_id)
-            .where(HISTORY.c.mu_after.is_(None), HISTORY.c.finished_at < finished_before)
-            .distinct()
-        )
-        return list(self._read(lambda connection: connection.execute(statement).scalars().all()))
+        values = {"finished_before": finished_before}
+        return list(self._read(lambda connection: connection.execute(_PENDING_BOTS, values).scalars().all()))
 
     def player(self, player_id: str) -> StoredPlayer | None:
         row = self._read(lambda connection: connection.execute(_PLAYER.where(PLAYERS.c.id == player_id)).first())

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, cast
 
-from sqlalchemy import Table, select, update
+from sqlalchemy import Integer, Table, bindparam, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 
 from .db import Database
@@ -23,6 +23,13 @@ from .models import ReviewRow
 __all__ = ["Reviews", "StoredReview"]
 
 REVIEWS = cast(Table, ReviewRow.__table__)
+# The worker's read of every pass, built once (built on each call, it costs more CPU than it takes to run).
+_PENDING = (
+    select(REVIEWS)
+    .where(REVIEWS.c.done_at.is_(None))
+    .order_by(REVIEWS.c.requested_at)
+    .limit(bindparam("limit", type_=Integer))
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,9 +68,8 @@ class Reviews:
 
     def pending(self, limit: int) -> list[StoredReview]:
         """At most ``limit`` reviews not done yet, oldest request first."""
-        statement = select(REVIEWS).where(REVIEWS.c.done_at.is_(None)).order_by(REVIEWS.c.requested_at).limit(limit)
         with self._db.connect() as connection, self._db.begin(connection, write=False, one_statement=True):
-            return [_stored(row) for row in connection.execute(statement)]
+            return [_stored(row) for row in connection.execute(_PENDING, {"limit": limit})]
 
     def extend(self, review: StoredReview, entries: list[dict[str, Any]], now: datetime) -> bool:
         """Append ``entries`` to ``review`` as read (done at ``now`` if they complete it); False, and

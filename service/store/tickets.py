@@ -20,7 +20,7 @@ from dataclasses import dataclass, fields
 from datetime import datetime
 from typing import Any, cast
 
-from sqlalchemy import Connection, Table, select, update
+from sqlalchemy import Connection, Integer, Table, bindparam, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 
 from .db import Database
@@ -71,6 +71,18 @@ class StoredTicket:
 
 _COLUMNS = tuple(f.name for f in fields(StoredTicket))
 _SELECT = select(*(TICKETS.c[name] for name in _COLUMNS))
+# The worker's reads of every matching wave, built once (built on each call, they cost more CPU than they take to run).
+_LIMIT = bindparam("limit", type_=Integer)
+_WAITING = _SELECT.where(TICKETS.c.status == WAITING).order_by(TICKETS.c.created_at).limit(_LIMIT)
+_UNSTARTED = (
+    _SELECT.where(
+        TICKETS.c.status == "matched",
+        TICKETS.c.game_started.is_(False),
+        TICKETS.c.matched_at < bindparam("matched_before", type_=TICKETS.c.matched_at.type),
+    )
+    .order_by(TICKETS.c.matched_at)
+    .limit(_LIMIT)
+)
 
 
 def _ticket(row: Sequence[Any]) -> StoredTicket:
@@ -147,9 +159,8 @@ class Tickets:
 
     def waiting(self, *, limit: int) -> list[StoredTicket]:
         """Up to ``limit`` waiting tickets, oldest first, as they are now (no lock)."""
-        statement = _SELECT.where(TICKETS.c.status == WAITING).order_by(TICKETS.c.created_at).limit(limit)
         with self._statement(write=False):
-            return [_ticket(row) for row in self._connection.execute(statement)]
+            return [_ticket(row) for row in self._connection.execute(_WAITING, {"limit": limit})]
 
     @contextmanager
     def waiting_locked(self, *, limit: int) -> Iterator[list[StoredTicket]]:
@@ -180,17 +191,9 @@ class Tickets:
 
     def unstarted(self, *, matched_before: datetime, limit: int) -> list[StoredTicket]:
         """Matched tickets whose game is not stored yet (its maker stopped, or is still at it)."""
-        statement = (
-            _SELECT.where(
-                TICKETS.c.status == "matched",
-                TICKETS.c.game_started.is_(False),
-                TICKETS.c.matched_at < matched_before,
-            )
-            .order_by(TICKETS.c.matched_at)
-            .limit(limit)
-        )
+        values = {"matched_before": matched_before, "limit": limit}
         with self._statement(write=False):
-            return [_ticket(row) for row in self._connection.execute(statement)]
+            return [_ticket(row) for row in self._connection.execute(_UNSTARTED, values)]
 
     def of_game(self, game_id: str) -> list[StoredTicket]:
         """The tickets matched into ``game_id``."""

@@ -13,13 +13,14 @@ written in another short transaction, one for the batch (:meth:`~WebhookDeliveri
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, cast
 
-from sqlalchemy import Column, Connection, Table, and_, delete, func, insert, select, update
+from sqlalchemy import Column, Connection, Integer, Select, Table, and_, bindparam, delete, func, insert, select, update
 
 from .db import Database
 from .player_models import PlayerEventRow, PlayerRow
@@ -261,24 +262,31 @@ def lease_due(
     (``FOR UPDATE SKIP LOCKED`` on PostgreSQL), which answers what ``read`` reads of them. Most
     calls find none, and then take no write lock (SQLite's one). Webhooks' and push subscriptions'
     deliveries alike (:mod:`.push`)."""
-    due = (
-        select(deliveries.c.id)
-        .where(deliveries.c.next_attempt_at <= now)
-        .order_by(deliveries.c.next_attempt_at)
-        .limit(limit)
-    )
+    due, locking = _due_deliveries(deliveries)
+    values = {"now": now, "limit": limit}
     with db.connect() as connection:
         with db.begin(connection, write=False, one_statement=True):
-            if connection.execute(due).first() is None:
+            if connection.execute(due, values).first() is None:
                 return []
-        if not db.is_sqlite:
-            due = due.with_for_update(skip_locked=True)
         with db.begin(connection, write=True):
-            ids = list(connection.execute(due).scalars())
+            ids = list(connection.execute(due if db.is_sqlite else locking, values).scalars())
             if not ids:
                 return []
             connection.execute(update(deliveries).where(deliveries.c.id.in_(ids)).values(next_attempt_at=now + lease))
             return read(connection, ids)
+
+
+@functools.cache
+def _due_deliveries(deliveries: Table) -> tuple[Select[Any], Select[Any]]:
+    """The read of the due rows of ``deliveries``, plain and with ``FOR UPDATE SKIP LOCKED``: built
+    once per table (built on each of the worker's calls, it costs more CPU than it takes to run)."""
+    due = (
+        select(deliveries.c.id)
+        .where(deliveries.c.next_attempt_at <= bindparam("now", type_=deliveries.c.next_attempt_at.type))
+        .order_by(deliveries.c.next_attempt_at)
+        .limit(bindparam("limit", type_=Integer))
+    )
+    return due, due.with_for_update(skip_locked=True)
 
 
 def _read_claimed(connection: Connection, ids: list[int]) -> list[Any]:

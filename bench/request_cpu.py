@@ -14,7 +14,11 @@ engine, the bots, the rendering and the driver's calls included, waits excluded.
   (a read makes none);
 - ``play_3_players`` (with ``--player-keys``): ``playCard`` at a table of three players, each
   sending their player key (``{"player": "me"}`` seats), played turn about with the table of
-  people's seat tokens, so that both are measured in one run, alike.
+  people's seat tokens, so that both are measured in one run, alike;
+- ``worker_pass_empty`` and ``worker_pass_after_play`` (with ``--worker-passes N``): the worker's
+  pass as ``coins-worker`` runs one (``Worker.run_due``, then ``pause``), N times with nothing due,
+  then after each of N plays at a table of three players (what the play owes their feeds: a pass
+  follows every signalled change).
 
 ``--before REF`` also measures the code of a git commit, checked out in a temporary worktree
 (``git worktree add``) and run in a subprocess with the same script: ``--rounds`` runs of each,
@@ -31,6 +35,7 @@ database per subprocess, dropped after); ``--rate-limits on`` counts the request
     .venv/bin/python -m bench.request_cpu --games 0 --plays 0 --people-plays 1400 --rounds 5 \\
         --compare fast_dump,driver [--database-url postgresql://postgres@127.0.0.1:5432/test]
     .venv/bin/python -m bench.request_cpu --games 0 --plays 0 --people-plays 1000 --player-keys
+    .venv/bin/python -m bench.request_cpu --games 0 --plays 0 --worker-passes 300 --before HEAD~1 --rounds 3
 """
 
 from __future__ import annotations
@@ -49,7 +54,10 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-KINDS = ("play_3_people", "play_3_players", "read_game", "create_3_experts", "play_vs_2_experts", "worker_bots_game")
+KINDS = (
+    "play_3_people", "play_3_players", "read_game", "create_3_experts", "play_vs_2_experts", "worker_bots_game",
+    "worker_pass_empty", "worker_pass_after_play",
+)  # fmt: skip
 MAX_READS = 5_000
 AS_IS = "as_is"
 
@@ -62,6 +70,7 @@ def measure(
     rate_limits: str,
     twins: list[str],
     player_keys: bool = False,
+    worker_passes: int = 0,
 ) -> dict[str, list[float]]:
     """CPU seconds of each request, by kind (``service`` is whichever tree is first on the path);
     with ``twins``, the plays and reads among people also as ``<kind>@<twin>``, in turn."""
@@ -99,6 +108,8 @@ def measure(
                     break
         _play_against_experts(client, timed, plays)
         _play_among_people(client, timed, people_plays, [AS_IS, *twins], player_keys=player_keys)
+        if worker_passes:
+            _worker_passes(settings, client, worker_passes, times)
         app.extensions["coins.db"].dispose()
         return times
 
@@ -192,6 +203,34 @@ class _Table:
         return 0
 
 
+def _worker_passes(settings: Any, client: Any, passes: int, times: dict[str, list[float]]) -> None:
+    """The worker's pass (see the module's docstring), on a worker of its own as ``coins-worker`` wires one."""
+    from service.worker.main import worker_for
+
+    worker = worker_for(settings)
+
+    def one_pass(kind: str) -> None:
+        started = time.thread_time()
+        worker.run_due(worker._clock())  # the clock the worker runs on
+        worker.pause()
+        times[kind].append(time.thread_time() - started)
+
+    for _ in range(passes):
+        one_pass("worker_pass_empty")
+
+    def untimed(kind: str, method: str, url: str, twin: str = AS_IS, **kwargs: Any) -> Any:
+        return client.open(url, method=method, **kwargs).json
+
+    table = _Table(client, "players", _players_table)
+    one_pass("worker_pass_empty")  # what the table's creation owes, delivered untimed
+    times["worker_pass_empty"].pop()
+    for _ in range(passes * 4 + 10):
+        if len(times["worker_pass_after_play"]) >= passes:
+            return
+        if table.turn(untimed, AS_IS):
+            one_pass("worker_pass_after_play")
+
+
 def _people_table(client: Any) -> tuple[str, list[dict[str, str]]]:
     """A game of three anonymous people: each seat's token."""
     seats = [{"name": name} for name in ("Ana", "Bo", "Cy")]
@@ -217,6 +256,7 @@ def run_tree(tree: Path, args: argparse.Namespace) -> dict[str, list[float]]:
     command += ["--plays", str(args.plays), "--people-plays", str(args.people_plays)]
     command += ["--database-url", args.database_url, "--rate-limits", args.rate_limits]
     command += ["--player-keys"] if args.player_keys else []
+    command += ["--worker-passes", str(args.worker_passes)]
     done = subprocess.run(command, env=env, cwd=tree, check=True, capture_output=True, text=True)
     result: dict[str, list[float]] = json.loads(done.stdout.strip().splitlines()[-1])
     return result
@@ -270,13 +310,15 @@ def main() -> None:
     parser.add_argument(
         "--player-keys", action="store_true", help="also play a table of players with their keys (play_3_players)"
     )
+    parser.add_argument("--worker-passes", type=int, default=0, help="the worker's passes, empty and after a play")
     parser.add_argument("--measure", action="store_true", help=argparse.SUPPRESS)  # the subprocess's part
     args = parser.parse_args()
     if args.measure:
         twins = args.compare.split(",") if args.compare else []
         times = measure(
-            args.games, args.plays, args.people_plays, args.database_url, args.rate_limits, twins, args.player_keys
-        )
+            args.games, args.plays, args.people_plays, args.database_url, args.rate_limits, twins, args.player_keys,
+            args.worker_passes,
+        )  # fmt: skip
         print(json.dumps(times))
         return
     if args.compare:

@@ -46,12 +46,13 @@ OUTBOX = cast(Table, OutboxRow.__table__)
 APPEND_ATTEMPTS = 3
 # The advisory lock of the outbox's one deliverer, per schema (as the migrations' lock, service.store.db).
 _TRY_DELIVERER_LOCK = text("SELECT pg_try_advisory_xact_lock(hashtext('coins.outbox.' || current_schema()))")
-# The oldest rows of the outbox, the worker's read of every pass: built once.
+# The oldest rows of the outbox, the worker's read of every pass, and their deletion once delivered: built once.
 _OWED = (
     select(OUTBOX.c.id, OUTBOX.c.player_id, OUTBOX.c.type, OUTBOX.c.data, OUTBOX.c.created_at)
     .order_by(OUTBOX.c.id)
     .limit(bindparam("limit", type_=Integer))
 )
+_DELIVERED = delete(OUTBOX).where(OUTBOX.c.id.in_(bindparam("ids", expanding=True)))
 
 
 def player_feed_id(player_id: str) -> str:
@@ -128,7 +129,7 @@ def deliver_outbox(db: Database, connection: Connection, *, limit: int) -> list[
         for _, player_id, kind, data, created_at in owed:
             by_player.setdefault(player_id, []).append(StoredPlayerEvent(player_id, 0, kind, data, created_at))
         delivered = _numbered_in(connection, by_player)
-        connection.execute(delete(OUTBOX).where(OUTBOX.c.id.in_([row[0] for row in owed])))
+        connection.execute(_DELIVERED, {"ids": [row[0] for row in owed]})
     return delivered
 
 

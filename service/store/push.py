@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, cast
 
-from sqlalchemy import Connection, Table, and_, delete, func, insert, select, update
+from sqlalchemy import Connection, Table, and_, bindparam, delete, func, insert, select, update
 
 from .db import Database
 from .player_models import PlayerEventRow, PlayerRow
@@ -133,17 +133,19 @@ class PushSubscriptions:
         return self._db.begin(self._connection, write=True)
 
 
+# The push subscriptions of some players: read with every batch of the outbox the worker delivers, so built once.
+_SUBSCRIBED = select(SUBSCRIPTIONS.c.id, SUBSCRIPTIONS.c.player_id, SUBSCRIPTIONS.c.types).where(
+    SUBSCRIPTIONS.c.player_id.in_(bindparam("players", expanding=True))
+)
+
+
 def queue_pushes(connection: Connection, events: Sequence[StoredPlayerEvent]) -> int:
     """In the transaction appending ``events`` (numbered), queue a delivery of each to each push
     subscription of its player that takes its type, due at once; how many."""
     players = {event.player_id for event in events}
     if not players:
         return 0
-    subscribed = connection.execute(
-        select(SUBSCRIPTIONS.c.id, SUBSCRIPTIONS.c.player_id, SUBSCRIPTIONS.c.types).where(
-            SUBSCRIPTIONS.c.player_id.in_(sorted(players))
-        )
-    ).all()
+    subscribed = connection.execute(_SUBSCRIBED, {"players": sorted(players)}).all()
     rows = [
         {
             "subscription_id": subscription_id,

@@ -183,6 +183,12 @@ def remove_endpoints_of(connection: Connection, endpoints: Table, owed: Column[A
     connection.execute(delete(endpoints).where(endpoints.c.player_id == player_id))
 
 
+# The enabled webhooks of some players: read with every batch of the outbox the worker delivers, so built once.
+_ENABLED_HOOKS = select(WEBHOOKS.c.id, WEBHOOKS.c.player_id, WEBHOOKS.c.types).where(
+    WEBHOOKS.c.player_id.in_(bindparam("players", expanding=True)), WEBHOOKS.c.enabled.is_(True)
+)
+
+
 def queue_deliveries(connection: Connection, events: Sequence[StoredPlayerEvent]) -> int:
     """In the transaction ``connection`` is in (the one appending ``events``, numbered), queue a
     delivery of each event to each enabled webhook of its player that takes its type, due at
@@ -190,11 +196,7 @@ def queue_deliveries(connection: Connection, events: Sequence[StoredPlayerEvent]
     players = {event.player_id for event in events}
     if not players:
         return 0
-    hooks = connection.execute(
-        select(WEBHOOKS.c.id, WEBHOOKS.c.player_id, WEBHOOKS.c.types).where(
-            WEBHOOKS.c.player_id.in_(sorted(players)), WEBHOOKS.c.enabled.is_(True)
-        )
-    ).all()
+    hooks = connection.execute(_ENABLED_HOOKS, {"players": sorted(players)}).all()
     if not hooks:
         return 0
     rows = [

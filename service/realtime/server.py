@@ -9,6 +9,7 @@ every request). The open-files limit is raised to its hard limit: each held stre
 
 from __future__ import annotations
 
+import gc
 import os
 import resource
 import sys
@@ -56,6 +57,7 @@ def main() -> None:
         app = create_realtime_app(threads=max(1, _int("REALTIME_THREADS", 10)))
     except ConfigError as error:
         sys.exit(f"coins-realtime: {error}")
+    gc.freeze()  # the wiring lives as long as the process: full collections need not scan it
     uvicorn.run(
         app,
         host=host,

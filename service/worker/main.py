@@ -10,6 +10,7 @@ signal delays it by one pause at most.
 
 from __future__ import annotations
 
+import gc
 import logging
 import os
 import signal
@@ -77,6 +78,7 @@ def main() -> None:
         worker = worker_for(Settings.from_env())
     except ConfigError as error:
         sys.exit(f"coins-worker: {error}")
+    gc.freeze()  # the wiring lives as long as the process: full collections need not scan it
     stop = threading.Event()
 
     def stopping(signum: int, frame: FrameType | None) -> None:

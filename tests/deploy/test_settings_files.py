@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import runpy
 from pathlib import Path
 from typing import Any
@@ -56,6 +57,24 @@ def test_defaults(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     assert settings["worker_class"] == "service.api.worker.Worker"  # gthread, answering unreadable requests
     assert settings["threads"] == 1000  # the web role holds no stream: every thread answers requests
     assert settings["worker_connections"] == 2 * settings["threads"]  # as many idle keep-alive connections
+
+
+def test_a_worker_freezes_what_it_loaded_out_of_the_collectors_scans(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Once a worker has loaded the app, its objects are moved out of the collector's generations
+    (gc.freeze): full collections then scan only what requests leave behind."""
+    for name in GUNICORN_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("PROMETHEUS_MULTIPROC_DIR", str(tmp_path / "metrics"))
+    hook = runpy.run_path(str(ROOT / "gunicorn.conf.py"))["post_worker_init"]
+    assert Config().settings["post_worker_init"].validator(hook) is hook  # a hook gunicorn takes
+    before = gc.get_freeze_count()
+    try:
+        hook(object())
+        assert gc.get_freeze_count() > before
+    finally:
+        gc.unfreeze()
 
 
 @pytest.mark.parametrize(

@@ -223,13 +223,13 @@ def _worker_passes(settings: Any, client: Any, passes: int, times: dict[str, lis
         return client.open(url, method=method, **kwargs).json
 
     table = _Table(client, "players", _players_table)
-    one_pass("worker_pass_empty")  # what the table's creation owes, delivered untimed
-    times["worker_pass_empty"].pop()
     for _ in range(passes * 4 + 10):
         if len(times["worker_pass_after_play"]) >= passes:
             return
         if table.turn(untimed, AS_IS):
             one_pass("worker_pass_after_play")
+        else:
+            worker.run_due(datetime.now(UTC))  # what a new table or a deal owes, delivered untimed
 
 
 def _people_table(client: Any) -> tuple[str, list[dict[str, str]]]:

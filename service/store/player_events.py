@@ -53,6 +53,13 @@ _OWED = (
     .limit(bindparam("limit", type_=Integer))
 )
 _DELIVERED = delete(OUTBOX).where(OUTBOX.c.id.in_(bindparam("ids", expanding=True)))
+# A player's events after a number, the real-time role's read of every followed feed that changed: built once.
+_AFTER = (
+    select(EVENTS.c.player_id, EVENTS.c.id, EVENTS.c.type, EVENTS.c.data, EVENTS.c.created_at)
+    .where(EVENTS.c.player_id == bindparam("player_id"), EVENTS.c.id > bindparam("last", type_=Integer))
+    .order_by(EVENTS.c.id)
+    .limit(bindparam("limit", type_=Integer))
+)
 
 
 def player_feed_id(player_id: str) -> str:
@@ -152,13 +159,8 @@ def read_player_events(
     each: one statement per player (a player has few readers, each with one feed)."""
     found: dict[str, list[StoredPlayerEvent]] = {}
     for player_id, last in after.items():
-        statement = (
-            select(EVENTS.c.player_id, EVENTS.c.id, EVENTS.c.type, EVENTS.c.data, EVENTS.c.created_at)
-            .where(EVENTS.c.player_id == player_id, EVENTS.c.id > last)
-            .order_by(EVENTS.c.id)
-            .limit(limit)
-        )
-        rows = [StoredPlayerEvent(*row) for row in connection.execute(statement)]
+        parameters = {"player_id": player_id, "last": last, "limit": limit}
+        rows = [StoredPlayerEvent(*row) for row in connection.execute(_AFTER, parameters)]
         if rows:
             found[player_id] = rows
     return found

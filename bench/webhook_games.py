@@ -21,7 +21,10 @@ read (``GET /v1/players/me/events``): every ``your_turn`` of the round's games i
 player's webhook, and the bench waits (``--timeout``) until each has arrived (``webhook-id`` is
 ``msg_<webhook>_<event>``). The latency of a delivery is its receipt minus the sending of the
 request that made its version (an upper bound of commit to receipt: the commit is between the
-request's sending and its answer), and minus the answer (a lower bound).
+request's sending and its answer), and minus the answer (a lower bound). Each round also reports the
+CPU time ``coins-realtime`` (the web app too, on one port), ``coins-worker`` and the receiver spent per play
+(``cpu_ms_per_play``, from /proc: the feeds read after the round and a ``hooks`` round's deliveries
+included), so that what the deliveries cost shows as the difference of the two kinds.
 
 With ``--down-minutes M`` it instead plays ``--games`` games without end, one move every
 ``--pace`` seconds each, stops the receiver after ``WARM_SECONDS`` for M minutes, starts it again
@@ -42,6 +45,7 @@ import argparse
 import asyncio
 import json
 import multiprocessing
+import os
 import random
 import statistics
 import tempfile
@@ -54,6 +58,7 @@ from typing import Any
 
 from bench.http_client import Http, one_port, percentile
 from bench.http_load import POSTGRES_URL, postgres_schema_url
+from tests.support.processes import children, cpu_seconds
 
 POSTGRES_SCHEMA = "coins_webhook_games_bench"
 ADDRESS = "127.0.0.1"  # the receiver's address and its certificate's name
@@ -104,6 +109,7 @@ class ReceiverProcess:
         self._pipe, child = context.Pipe()
         self.process = context.Process(target=serve_receiver, args=(folder, child), daemon=True)
         self.process.start()
+        self.pid = self.process.pid or 0
         self.url, self.ca_file = self._answer(60.0)
 
     def _answer(self, seconds: float) -> Any:
@@ -127,6 +133,21 @@ class ReceiverProcess:
 def load() -> float:
     """The machine's load average over the last minute."""
     return float(Path("/proc/loadavg").read_text().split()[0])
+
+
+def role_cpu(receiver: int) -> dict[str, float]:
+    """CPU seconds used so far by this bench's ``coins-realtime`` (the web app too, on one port),
+    ``coins-worker`` and the receiver's process (pid ``receiver``)."""
+    used = {"realtime": 0.0, "worker": 0.0, "receiver": cpu_seconds([receiver])}
+    for pid in children(os.getpid()):
+        try:
+            command = Path(f"/proc/{pid}/cmdline").read_bytes()
+        except OSError:
+            continue
+        for role in ("realtime", "worker"):
+            if f"coins-{role}".encode() in command:
+                used[role] += cpu_seconds([pid])
+    return used
 
 
 @dataclass
@@ -330,7 +351,7 @@ async def rounds(port: int, args: argparse.Namespace, receiver: ReceiverProcess)
     results = []
     for number, kind in enumerate(args.order.split(",")):
         await set_webhooks(port, players, receiver.url if kind == "hooks" else None, owner)
-        moves, before = Moves(), load()
+        moves, before, cpu_before = Moves(), load(), role_cpu(receiver.pid)
         start = time.monotonic()
         end = start + args.timeout
         await asyncio.gather(
@@ -346,6 +367,10 @@ async def rounds(port: int, args: argparse.Namespace, receiver: ReceiverProcess)
         owed = await owed_turns(port, playing, set(moves.games))
         if kind == "hooks":
             result |= latencies(owed, await arrivals(receiver, owed, args.timeout), moves)
+        cpu = {
+            role: used - cpu_before[role] for role, used in role_cpu(receiver.pid).items()
+        }  # the deliveries' included
+        result["cpu_ms_per_play"] = {role: round(1000 * used / max(1, moves.plays), 2) for role, used in cpu.items()}
         print(json.dumps(result), flush=True)
         results.append(result)
     rates = {kind: [r["plays_per_s"] for r in results if r["kind"] == kind] for kind in ("hooks", "none")}

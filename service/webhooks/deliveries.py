@@ -40,8 +40,10 @@ __all__ = ["BATCH", "DISABLE_AFTER", "LEASE", "RETRY_DELAYS", "Deliverer", "sign
 
 log = logging.getLogger(__name__)
 
-BATCH = 100  # deliveries one call claims at most
-SENDERS = 16  # deliveries sent at once
+# A call waits for the slowest try of its batch: a batch of one round of senders keeps that wait to
+# one try's, and many senders keep many receivers' answers in flight at once (a try mostly waits).
+BATCH = 64  # deliveries one call claims at most
+SENDERS = 64  # deliveries sent at once
 LEASE = timedelta(seconds=4 * SECONDS)  # a claimed delivery is left alone this long (longer than its try)
 RETRY_DELAYS = tuple(
     timedelta(seconds=seconds) for seconds in (5, 30, 120, 600, 3600, 2 * 3600, 4 * 3600, 6 * 3600, 6 * 3600, 6 * 3600)

@@ -159,8 +159,8 @@ class Deliverers:
         self.webhooks = webhooks
         self.push = push
 
-    def deliver_due(self, now: Any) -> int:
-        return self.webhooks.deliver_due(now) + self.push.deliver_due(now)
+    def deliver_due(self, now: Any, patience: float | None = None) -> int:
+        return self.webhooks.deliver_due(now, patience) + self.push.deliver_due(now)
 
 
 def _init_webhooks(app: Flask, settings: Settings, store: GameStore, games: GameService) -> list[Callable[[], bool]]:

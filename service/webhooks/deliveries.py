@@ -1,9 +1,13 @@
 """The worker's deliveries to webhooks: claimed as due work, signed, sent, rescheduled.
 
-Each call of :meth:`Deliverer.deliver_due` claims up to :data:`BATCH` due deliveries (a short
-transaction, :meth:`.WebhookDeliveries.claim`), sends them at most :data:`SENDERS` at a time (the
-deliverer's own threads, kept from call to call) with no transaction open, over kept-alive
-connections (:class:`.transport.Connections`), and writes the outcomes in one short transaction:
+Each call of :meth:`Deliverer.deliver_due` claims as many due deliveries as it has senders free (a
+short transaction, :meth:`.WebhookDeliveries.claim`; :data:`SENDERS` tries in flight at most, on the
+deliverer's own threads, kept from call to call), sends them with no transaction open, over
+kept-alive connections (:class:`.transport.Connections`), waits for their tries, and writes the
+outcomes of every try that has ended in one short transaction. The worker's thread waits a
+try ``patience`` seconds at most: a slower one (a receiver that answers late, or not at all until
+the try's time is up) keeps its sender, and its outcome is written by a later call, so that it
+holds up no other player's deliveries. The outcomes:
 
 - a 2xx: delivered (the row goes, the webhook is not failing any more, and what it still owes after
   failed tries is due at once: its receiver answers again);
@@ -26,7 +30,7 @@ from __future__ import annotations
 import logging
 import ssl
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from datetime import UTC, datetime, timedelta
 
 from standardwebhooks import Webhook as Signer
@@ -40,10 +44,8 @@ __all__ = ["BATCH", "DISABLE_AFTER", "LEASE", "RETRY_DELAYS", "Deliverer", "sign
 
 log = logging.getLogger(__name__)
 
-# A call waits for the slowest try of its batch: a batch of one round of senders keeps that wait to
-# one try's, and many senders keep many receivers' answers in flight at once (a try mostly waits).
-BATCH = 64  # deliveries one call claims at most
-SENDERS = 64  # deliveries sent at once
+BATCH = 64  # deliveries one claim takes at most
+SENDERS = 64  # tries in flight at most: a try mostly waits for its receiver's answer
 LEASE = timedelta(seconds=4 * SECONDS)  # a claimed delivery is left alone this long (longer than its try)
 RETRY_DELAYS = tuple(
     timedelta(seconds=seconds) for seconds in (5, 30, 120, 600, 3600, 2 * 3600, 4 * 3600, 6 * 3600, 6 * 3600, 6 * 3600)
@@ -83,19 +85,35 @@ class Deliverer:
         self._connections = Connections(context)
         self._seconds = seconds
         self._senders: ThreadPoolExecutor | None = None  # made by the first call (a worker's)
+        self._in_flight: dict[Future[int | None], ClaimedDelivery] = {}  # tries a call left running
 
-    def deliver_due(self, now: datetime) -> int:
-        """Send the deliveries due at ``now`` (one batch); how many were claimed."""
-        claimed = self._deliveries.claim(now, limit=BATCH, lease=LEASE)
-        if not claimed:
-            return 0
+    def deliver_due(self, now: datetime, patience: float | None = None) -> int:
+        """Send deliveries due at ``now``, as many as senders are free, and wait for their tries,
+        ``patience`` seconds at most (None: until each has ended); write the outcomes of every try
+        ended, this call's and those earlier calls left running. How many were claimed. One caller
+        at a time (the worker's thread, or its pass)."""
+        free = SENDERS - len(self._in_flight)
+        claimed = self._deliveries.claim(now, limit=min(BATCH, free), lease=LEASE) if free > 0 else []
+        wait([self._start(delivery) for delivery in claimed], timeout=patience)
+        ended = [attempt for attempt in self._in_flight if attempt.done()]
+        settled = [_outcome(self._in_flight.pop(attempt), attempt.result(), now) for attempt in ended]
+        if settled:
+            for webhook_id in self._deliveries.settle(settled, now, disable_after=DISABLE_AFTER):
+                log.info("webhook %s failing for %s: disabled", webhook_id, DISABLE_AFTER)
+        return len(claimed)
+
+    def _start(self, delivery: ClaimedDelivery) -> Future[int | None]:
+        """Start ``delivery``'s try on a sender: in flight until a call writes its outcome."""
         if self._senders is None:
             self._senders = ThreadPoolExecutor(max_workers=SENDERS, thread_name_prefix="webhook")
-        outcomes = list(self._senders.map(self._send, claimed))
-        settled = [_outcome(delivery, status, now) for delivery, status in zip(claimed, outcomes, strict=True)]
-        for webhook_id in self._deliveries.settle(settled, now, disable_after=DISABLE_AFTER):
-            log.info("webhook %s failing for %s: disabled", webhook_id, DISABLE_AFTER)
-        return len(claimed)
+        attempt = self._senders.submit(self._send, delivery)
+        self._in_flight[attempt] = delivery
+        return attempt
+
+    @property
+    def in_flight(self) -> int:
+        """Tries still running that an earlier call started (their outcomes are written by a later one)."""
+        return len(self._in_flight)
 
     def _send(self, delivery: ClaimedDelivery) -> int | None:
         """Try ``delivery`` once: the answer's status, or None (no answer, or refused before sending)."""

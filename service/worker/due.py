@@ -52,6 +52,7 @@ log = logging.getLogger(__name__)
 ROLE = "worker"
 BATCH = 50  # due games a pass reads at most
 DELIVERIES = 200  # outbox rows a pass delivers at most
+DELIVERY_PATIENCE = 0.25  # seconds the deliveries' thread waits for its tries before it claims more
 REVIEW_SECONDS = 1.0  # CPU a pass spends on reviews at most (a judged play takes up to some 0.35 s)
 BEAT_SECONDS = 5.0
 MAX_BACKOFF_SECONDS = 30.0
@@ -60,7 +61,7 @@ MAX_BACKOFF_SECONDS = 30.0
 class Webhooks(Protocol):
     """What the worker needs of the webhooks' deliveries (:class:`service.webhooks.Deliverer`)."""
 
-    def deliver_due(self, now: datetime) -> int: ...
+    def deliver_due(self, now: datetime, patience: float | None = None) -> int: ...
 
 
 class QuickPlay(Protocol):
@@ -206,12 +207,14 @@ class Worker:
         return min(self.poll, max((due - now).total_seconds(), 0.0))
 
     def _deliver(self, webhooks: Webhooks, stop: threading.Event) -> None:
-        """The webhooks' deliveries, batch after batch, until ``stop``: woken by each pass, else
-        every pause (a retry falls due with no pass to say so)."""
+        """The webhooks' deliveries, round after round, until ``stop``: woken by each pass, else
+        every pause (a retry falls due with no pass to say so). A round waits for its tries
+        :data:`DELIVERY_PATIENCE` at most: a slower one keeps its sender, and a later round writes
+        its outcome, so that one slow receiver holds up no other deliveries."""
         while not stop.is_set():
             self._webhooks_woken.clear()
             try:
-                sent = webhooks.deliver_due(self._clock())
+                sent = webhooks.deliver_due(self._clock(), DELIVERY_PATIENCE)
             except Exception as error:  # the database, or a bug: logged, tried again after a pause
                 log.warning("the webhooks' deliveries failed: %s", type(error).__name__)
                 sent = 0

@@ -3,7 +3,7 @@
 Its certificate is for the name :data:`HOST` only, which resolves nowhere: the service reaches it
 only through the tests' resolver (which answers 127.0.0.1) and verifies it for that name, as a
 delivery to a real host does. It keeps every request it gets and answers the statuses queued in
-``answers`` (then 204). It keeps connections alive (HTTP/1.1), as receivers do, and counts them;
+``answers`` (then 204), a request to a path in ``held`` once its event is set. It keeps connections alive (HTTP/1.1), as receivers do, and counts them;
 :meth:`Receiver.drop_connections` closes the open ones (a receiver closing idle connections), as
 stopping it does.
 """
@@ -44,6 +44,7 @@ class Receiver:
     host: str = HOST
     connections: int = 0  # accepted in all
     open: set[ssl.SSLSocket] = field(default_factory=set)
+    held: dict[str, threading.Event] = field(default_factory=dict)  # by path: answer once set (10 s at most)
 
     def drop_connections(self) -> None:
         for connection in list(self.open):
@@ -84,6 +85,8 @@ def receiver(directory: Path, *, ca: trustme.CA | None = None, host: str = HOST,
             body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
             headers = {k.lower(): v for k, v in self.headers.items()}
             kept.received.append(Received(self.path, headers, body, time.monotonic()))
+            if self.path in kept.held:
+                kept.held[self.path].wait(10.0)
             status = kept.answers.pop(0) if kept.answers else 204
             self.send_response(status)
             self.send_header("Content-Length", "0")

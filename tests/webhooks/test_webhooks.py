@@ -5,6 +5,8 @@ and refused at delivery when the name's answer turns private."""
 from __future__ import annotations
 
 import json
+import threading
+import time
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -14,6 +16,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 from standardwebhooks import Webhook as Verifier
 
+from service import DELIVERER_EXTENSION
 from service.games.player_events import MatchFoundEvent, encode_player_event
 from service.store import GameStore
 from tests.support.players import Player, new_player
@@ -287,3 +290,28 @@ def test_a_success_makes_what_the_webhook_still_owes_due_at_once(
     assert tickets == ["t1", "t1", "b1", "t2", "t1"]
     [owed] = rows(app, "webhook_deliveries")
     assert owed["attempts"] == 1  # Bo's, still at its retry's time (another webhook's success says nothing of his)
+
+
+def test_a_receiver_that_answers_late_holds_up_no_other_delivery(
+    app: Flask, client: FlaskClient, hook_receiver: Receiver, names: Names
+) -> None:
+    ana, bo = new_player(client, "Ana"), new_player(client, "Bo")
+    create(client, ana, hook_receiver.url.removesuffix("/hook") + "/slow")
+    create(client, bo, hook_receiver.url)
+    answer = hook_receiver.held["/slow"] = threading.Event()
+    deliverer = app.extensions[DELIVERER_EXTENSION].webhooks
+    tell(app, ana)
+    tell(app, bo)
+    now = app.extensions["coins.games"].clock()
+    assert deliverer.deliver_due(now, 0.5) == 2 and deliverer.in_flight == 1  # Bo's answered at once
+    assert sorted(got.path for got in hook_receiver.received) == ["/hook", "/slow"]
+    tell(app, bo, "t2")
+    now = app.extensions["coins.games"].clock()
+    assert deliverer.deliver_due(now, 5.0) == 1  # Bo's next is sent and settled meanwhile
+    assert len(hook_receiver.received) == 3
+    assert len(rows(app, "webhook_deliveries")) == 1 and deliverer.in_flight == 1  # Ana's, still in flight
+    answer.set()
+    deadline = time.monotonic() + 10.0
+    while deliverer.in_flight and time.monotonic() < deadline:
+        deliverer.deliver_due(now, 0.1)  # a later call writes the late answer's outcome
+    assert deliverer.in_flight == 0 and rows(app, "webhook_deliveries") == []

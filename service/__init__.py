@@ -160,7 +160,7 @@ class Deliverers:
         self.push = push
 
     def deliver_due(self, now: Any, patience: float | None = None) -> int:
-        return self.webhooks.deliver_due(now, patience) + self.push.deliver_due(now)
+        return self.webhooks.deliver_due(now, patience) + self.push.deliver_due(now, patience)
 
 
 def _init_webhooks(app: Flask, settings: Settings, store: GameStore, games: GameService) -> list[Callable[[], bool]]:

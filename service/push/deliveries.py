@@ -1,10 +1,11 @@
 """The worker's Web Push deliveries: claimed as due work, encrypted, signed, sent, settled.
 
 The machinery is the webhooks' (:mod:`service.webhooks.deliveries`): :meth:`PushDeliverer.deliver_due`
-claims up to :data:`.BATCH` due deliveries (a lease, :meth:`.PushDeliveries.claim`), sends them at
-most :data:`SENDERS` at a time with no transaction open, each to the address the
+claims as many due deliveries as it has senders free (:data:`SENDERS` tries in flight at most; a
+lease, :meth:`.PushDeliveries.claim`), sends them with no transaction open, each to the address the
 :class:`.AddressPolicy` checked just before (:func:`.transport.post`: no redirect, bounded in time),
-and settles the batch in one short transaction. A ``2xx`` is delivered; ``404`` or ``410`` (the
+waits for them (the worker's thread ``patience`` seconds at most: a slower try stays in flight,
+:mod:`service.webhooks.tries`), and settles the tries ended in one short transaction. A ``2xx`` is delivered; ``404`` or ``410`` (the
 browser unsubscribed, or the subscription expired) removes the subscription; anything else is tried
 again after the webhooks' :data:`.RETRY_DELAYS`, then given up.
 
@@ -23,7 +24,6 @@ import os
 import ssl
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 from urllib.parse import urlsplit
 
@@ -34,6 +34,7 @@ from ..store import ClaimedPush, PushDeliveries, PushOutcome, StoredPlayerEvent
 from ..webhooks import AddressPolicy, SecretBox, WebhookUrlRefused
 from ..webhooks.deliveries import BATCH, LEASE, RETRY_DELAYS
 from ..webhooks.transport import SECONDS, post
+from ..webhooks.tries import Tries
 from .keys import VapidKeys, unb64url
 
 __all__ = ["CLAIM_HOURS", "MESSAGE_FIELDS", "PushDeliverer", "message_of"]
@@ -78,15 +79,18 @@ class PushDeliverer:
         self._render = render
         self._context = context
         self._seconds = seconds
+        self._tries: Tries[ClaimedPush, int | None] = Tries(self._send, senders=SENDERS, name="push")
 
-    def deliver_due(self, now: datetime) -> int:
-        """Send the deliveries due at ``now`` (one batch); how many were claimed."""
-        claimed = self._deliveries.claim(now, limit=BATCH, lease=LEASE)
-        if not claimed:
-            return 0
-        with ThreadPoolExecutor(max_workers=min(SENDERS, len(claimed)), thread_name_prefix="push") as senders:
-            statuses = list(senders.map(self._send, claimed))
-        self._deliveries.settle([_outcome(push, status, now) for push, status in zip(claimed, statuses, strict=True)])
+    def deliver_due(self, now: datetime, patience: float | None = None) -> int:
+        """As the webhooks' :meth:`.Deliverer.deliver_due`: send the deliveries due at ``now``, as
+        many as senders are free, wait for their tries ``patience`` seconds at most (None: until each
+        has ended), and write the outcomes of every try ended. How many were claimed."""
+        free = self._tries.free
+        claimed = self._deliveries.claim(now, limit=min(BATCH, free), lease=LEASE) if free > 0 else []
+        self._tries.run(claimed, patience)
+        settled = [_outcome(push, status, now) for push, status in self._tries.ended()]
+        if settled:
+            self._deliveries.settle(settled)
         return len(claimed)
 
     def _send(self, push: ClaimedPush) -> int | None:

@@ -30,7 +30,6 @@ from __future__ import annotations
 import logging
 import ssl
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor, wait
 from datetime import UTC, datetime, timedelta
 
 from standardwebhooks import Webhook as Signer
@@ -39,6 +38,7 @@ from ..store import DELIVERED, DROPPED, FAILED, GONE, ClaimedDelivery, Outcome, 
 from .addresses import AddressPolicy, WebhookUrlRefused
 from .secrets import SecretBox
 from .transport import SECONDS, Connections
+from .tries import Tries
 
 __all__ = ["BATCH", "DISABLE_AFTER", "LEASE", "RETRY_DELAYS", "Deliverer", "signed_headers"]
 
@@ -84,36 +84,26 @@ class Deliverer:
         self._render = render
         self._connections = Connections(context)
         self._seconds = seconds
-        self._senders: ThreadPoolExecutor | None = None  # made by the first call (a worker's)
-        self._in_flight: dict[Future[int | None], ClaimedDelivery] = {}  # tries a call left running
+        self._tries: Tries[ClaimedDelivery, int | None] = Tries(self._send, senders=SENDERS, name="webhook")
 
     def deliver_due(self, now: datetime, patience: float | None = None) -> int:
         """Send deliveries due at ``now``, as many as senders are free, and wait for their tries,
         ``patience`` seconds at most (None: until each has ended); write the outcomes of every try
-        ended, this call's and those earlier calls left running. How many were claimed. One caller
-        at a time (the worker's thread, or its pass)."""
-        free = SENDERS - len(self._in_flight)
+        ended, this call's and those earlier calls left running (:mod:`.tries`). How many were
+        claimed. One caller at a time (the worker's deliveries thread, or its pass)."""
+        free = self._tries.free
         claimed = self._deliveries.claim(now, limit=min(BATCH, free), lease=LEASE) if free > 0 else []
-        wait([self._start(delivery) for delivery in claimed], timeout=patience)
-        ended = [attempt for attempt in self._in_flight if attempt.done()]
-        settled = [_outcome(self._in_flight.pop(attempt), attempt.result(), now) for attempt in ended]
+        self._tries.run(claimed, patience)
+        settled = [_outcome(delivery, status, now) for delivery, status in self._tries.ended()]
         if settled:
             for webhook_id in self._deliveries.settle(settled, now, disable_after=DISABLE_AFTER):
                 log.info("webhook %s failing for %s: disabled", webhook_id, DISABLE_AFTER)
         return len(claimed)
 
-    def _start(self, delivery: ClaimedDelivery) -> Future[int | None]:
-        """Start ``delivery``'s try on a sender: in flight until a call writes its outcome."""
-        if self._senders is None:
-            self._senders = ThreadPoolExecutor(max_workers=SENDERS, thread_name_prefix="webhook")
-        attempt = self._senders.submit(self._send, delivery)
-        self._in_flight[attempt] = delivery
-        return attempt
-
     @property
     def in_flight(self) -> int:
         """Tries still running that an earlier call started (their outcomes are written by a later one)."""
-        return len(self._in_flight)
+        return len(self._tries)
 
     def _send(self, delivery: ClaimedDelivery) -> int | None:
         """Try ``delivery`` once: the answer's status, or None (no answer, or refused before sending)."""

@@ -8,6 +8,7 @@ import base64
 import json
 import os
 import threading
+import time
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -21,7 +22,7 @@ from flask import Flask
 from flask.testing import FlaskClient
 from py_vapid import Vapid02
 
-from service import create_app
+from service import DELIVERER_EXTENSION, create_app
 from service.api.context import PUSH_EXTENSION
 from service.config import Settings
 from service.push import b64url
@@ -280,3 +281,23 @@ def test_a_configured_vapid_key_is_used(database_url: str) -> None:
     finally:
         app.extensions["coins.feed"].close()
         app.extensions["coins.db"].dispose()
+
+
+def test_a_push_service_that_answers_late_holds_up_no_other_message(
+    app: Flask, client: FlaskClient, hook_receiver: Receiver, names: Names
+) -> None:
+    ana, bo = new_player(client, "Ana"), new_player(client, "Bo")
+    subscribe(client, ana, Browser.new().subscription(hook_receiver.url.removesuffix("/hook") + "/slow"))
+    subscribe(client, bo, Browser.new().subscription(hook_receiver.url))
+    answer = hook_receiver.held["/slow"] = threading.Event()
+    deliverer = app.extensions[DELIVERER_EXTENSION].push
+    tell(app, ana)
+    tell(app, bo)
+    assert deliverer.deliver_due(app.extensions["coins.games"].clock(), 0.5) == 2
+    assert sorted(got.path for got in hook_receiver.received) == ["/hook", "/slow"]
+    assert len(rows(app, "push_deliveries")) == 1  # Ana's, still in flight; Bo's delivered
+    answer.set()
+    deadline = time.monotonic() + 10.0
+    while rows(app, "push_deliveries") and time.monotonic() < deadline:
+        deliverer.deliver_due(app.extensions["coins.games"].clock(), 0.1)  # a later call settles it
+    assert rows(app, "push_deliveries") == []

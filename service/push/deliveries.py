@@ -5,9 +5,9 @@ claims as many due deliveries as it has senders free (:data:`SENDERS` tries in f
 lease, :meth:`.PushDeliveries.claim`), sends them with no transaction open, each to the address the
 :class:`.AddressPolicy` checked just before (:func:`.transport.post`: no redirect, bounded in time),
 waits for them (the worker's thread ``patience`` seconds at most: a slower try stays in flight,
-:mod:`service.webhooks.tries`), and settles the tries ended in one short transaction. A ``2xx`` is delivered; ``404`` or ``410`` (the
-browser unsubscribed, or the subscription expired) removes the subscription; anything else is tried
-again after the webhooks' :data:`.RETRY_DELAYS`, then given up.
+:mod:`service.webhooks.tries`), and settles the tries ended in one short transaction. A ``2xx`` is
+delivered; ``404`` or ``410`` (the browser unsubscribed, or the subscription expired) removes the
+subscription; anything else is tried again after the webhooks' :data:`.RETRY_DELAYS`, then given up.
 
 A message is ``{"type", "game", "turn_deadline"}`` from the player's feed event, nothing more: it
 passes through the browser maker's push service, and push services take some 4 KB at most. It is

@@ -367,10 +367,10 @@ async def rounds(port: int, args: argparse.Namespace, receiver: ReceiverProcess)
         owed = await owed_turns(port, playing, set(moves.games))
         if kind == "hooks":
             result |= latencies(owed, await arrivals(receiver, owed, args.timeout), moves)
-        cpu = {
-            role: used - cpu_before[role] for role, used in role_cpu(receiver.pid).items()
-        }  # the deliveries' included
-        result["cpu_ms_per_play"] = {role: round(1000 * used / max(1, moves.plays), 2) for role, used in cpu.items()}
+        cpu = role_cpu(receiver.pid)  # the deliveries after the round included
+        result["cpu_ms_per_play"] = {
+            role: round(1000 * (used - cpu_before[role]) / max(1, moves.plays), 2) for role, used in cpu.items()
+        }
         print(json.dumps(result), flush=True)
         results.append(result)
     rates = {kind: [r["plays_per_s"] for r in results if r["kind"] == kind] for kind in ("hooks", "none")}

@@ -3,9 +3,9 @@
 Its certificate is for the name :data:`HOST` only, which resolves nowhere: the service reaches it
 only through the tests' resolver (which answers 127.0.0.1) and verifies it for that name, as a
 delivery to a real host does. It keeps every request it gets and answers the statuses queued in
-``answers`` (then 204), a request to a path in ``held`` once its event is set. It keeps connections alive (HTTP/1.1), as receivers do, and counts them;
-:meth:`Receiver.drop_connections` closes the open ones (a receiver closing idle connections), as
-stopping it does.
+``answers`` (then 204), a request to a path in ``held`` once its event is set. It keeps
+connections alive (HTTP/1.1), as receivers do, and counts them; :meth:`Receiver.drop_connections`
+closes the open ones (a receiver closing idle connections), as stopping it does.
 """
 
 from __future__ import annotations

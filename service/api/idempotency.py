@@ -1,9 +1,9 @@
 """``Idempotency-Key`` on every POST: the HTTP half of idempotent retries (the IETF httpapi draft, as Stripe).
 
 Every POST view is wrapped in :func:`idempotent`, which runs it in a unit of work
-(:mod:`service.games.unit_of_work`) handed to its use case: with the header, a keyed one, which
-claims the key for the caller (:mod:`service.games.idempotency` keeps the keys, in the database
-every process shares):
+(:mod:`service.work.unit_of_work`) handed to its use case: with the header, a keyed one, which
+claims the key for the caller before the request's first write (:mod:`service.work.idempotency`
+keeps the keys, in the database every process shares):
 
 - a key seen for the first time runs the request; its response (status, body, ``ETag``,
   ``Location``, ``Content-Type``) is kept for 24 hours or more, the use case's refusals included (as
@@ -17,8 +17,9 @@ every process shares):
   table; a retry runs again and gets the same refusal;
 - a retry with the same key and the same request (a SHA-256 of the method, the path with its query
   and the body's bytes) gets that response again, with ``Idempotent-Replayed: true``, and nothing
-  runs; the same key for another request is ``422 idempotency_key_reused``; while the first
-  request runs, ``409 idempotency_key_in_use``.
+  of it is written (it reads, as any request, until its claim finds that response); the same key
+  for another request is ``422 idempotency_key_reused``; while the first request holds the key
+  (from before its first write to its commit), ``409 idempotency_key_in_use``.
 
 Keys are the caller's own (scopes): a seat's token when the request carries one (only a hash of it
 is stored), else the client's address (createGame and joinGame, which carry none). The address is
@@ -39,7 +40,7 @@ from apispec import BasePlugin
 from flask import Response, current_app, request
 
 from ..engine import CoinsError
-from ..work import KeyedRequest, SavedResponse, ServiceError, UnitOfWork
+from ..work import KeyedRequest, KeyInUse, KeyReused, Replayed, SavedResponse, ServiceError, UnitOfWork
 from .common import bearer_token
 from .context import games
 from .problems import PROBLEM_MEDIA_TYPE, PROBLEMS, Problem
@@ -67,8 +68,6 @@ def idempotent(view: View) -> View:
     def run(*args: Any, **kwargs: Any) -> Any:
         keyed = _keyed_request()
         with games().unit_of_work(keyed) as uow:
-            if uow.replay is not None:
-                return _replayed(uow.replay)
             if not uow.keyed:
                 response = view(*args, uow=uow, **kwargs)
                 uow.commit()
@@ -81,22 +80,39 @@ def idempotent(view: View) -> View:
 
 def _kept(uow: UnitOfWork, view: Callable[..., Any], args: Any, kwargs: Any) -> Response:
     """The keyed view's response, committed with its key (or rolled back: a 5xx, a 429, a request
-    not known to be allowed)."""
+    not known to be allowed); or the response kept for the key, when its first request was first."""
     allowed = True
     try:
         response = current_app.make_response(view(*args, uow=uow, **kwargs))
+    except Replayed as replayed:  # the key's claim, before the first write, found its first response
+        return _replayed(replayed.response)
+    except (KeyInUse, KeyReused) as error:  # the claim's own refusals: nothing of the request is kept
+        return current_app.make_response(current_app.handle_user_exception(error))
     except Exception as error:  # a refusal is kept too: rendered here as Flask would, after the view
         allowed = _known_allowed(error)
         response = current_app.make_response(current_app.handle_user_exception(error))
     if not allowed or response.status_code >= 500 or response.status_code == 429 or response.is_streamed:
         uow.rollback()
-        return response
+        return _first_or(uow, response)
     headers = tuple((name, response.headers[name]) for name in KEPT_HEADERS if name in response.headers)
     try:
-        uow.commit(SavedResponse(response.status_code, headers, response.get_data()))
+        first = uow.commit(SavedResponse(response.status_code, headers, response.get_data()))
     except Exception as error:  # nothing the request did was committed: say so, not what it would have been
         return current_app.make_response(current_app.handle_user_exception(error))
-    return response
+    return response if first is None else _replayed(first)
+
+
+def _first_or(uow: UnitOfWork, response: Response) -> Response:
+    """A response not kept, unless the request, refused before it claimed its key, is a retry whose
+    first request has finished (the retry of a key's replacement no longer holds a valid key):
+    then that request's response (or ``422 idempotency_key_reused``, if the key was another's)."""
+    if uow.claimed:
+        return response
+    try:
+        first = uow.first_response()
+    except Exception as error:
+        return current_app.make_response(current_app.handle_user_exception(error))
+    return response if first is None else _replayed(first)
 
 
 def _known_allowed(error: Exception) -> bool:

@@ -4,7 +4,7 @@ The use cases see :class:`GameStore` and its sessions, and the stored dataclasse
 drivers and transactions stay inside this package.
 """
 
-from .db import Database, DatabaseUnavailable
+from .db import Database, DatabaseUnavailable, WriteTransaction
 from .due import DueWork
 from .idempotency import HeldKey, IdempotencyStore, KeptResponse
 from .models import (
@@ -23,7 +23,7 @@ from .push import ClaimedPush, PushDeliveries, PushOutcome, PushSubscriptions, S
 from .ratings import RatingStore, RatingTransaction
 from .repository import ConcurrentUpdate
 from .reviews import Reviews, StoredReview
-from .session import GameStore, StoreSession, WriteTransaction
+from .session import GameStore, StoreSession
 from .stored import StoredAction, StoredEvent, StoredGame, StoredPlayer, StoredPlayerEvent, StoredSeat, StoredTrick
 from .stored_ratings import StoredEntry, StoredHistory, StoredResult
 from .tickets import MatchedSeat, StoredTicket, Tickets

@@ -8,13 +8,14 @@ PostgreSQL (production) uses a pool (pre-pinging, unless told not to) of connect
 statement (a read, or a write that is one statement) needs no BEGIN and COMMIT round trips, and
 :meth:`Database.begin` opens a READ COMMITTED transaction where a block runs several.
 
-A transaction that spans several blocks (a unit of work's, see :class:`.session.WriteTransaction`)
-runs its blocks with :meth:`Database.within` (a savepoint for one that may fail on its own):
+A transaction that spans several blocks (a unit of work's, :class:`WriteTransaction`) runs its
+blocks with :meth:`Database.within` (a savepoint for one that may fail on its own):
 nothing here joins a transaction without being told to.
 """
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -32,7 +33,9 @@ try:
 except ImportError:  # pragma: no cover - installed with the service; only PostgreSQL needs it
     psycopg = None  # type: ignore[assignment]
 
-__all__ = ["Database", "DatabaseUnavailable"]
+__all__ = ["Database", "DatabaseUnavailable", "WriteTransaction"]
+
+log = logging.getLogger(__name__)
 
 _AUTOCOMMIT = "AUTOCOMMIT"
 _TRANSACTION = "READ COMMITTED"
@@ -227,3 +230,46 @@ def _is_unavailable(driver_error: BaseException | None, wrapped: exc.DBAPIError 
             return isinstance(driver_error, psycopg.OperationalError | psycopg.InterfaceError)
         return sqlstate.startswith(_UNAVAILABLE_SQLSTATES)
     return False
+
+
+class WriteTransaction:
+    """One write transaction on a session's connection (:meth:`.StoreSession.begin_writing`), held
+    across a unit of work: only :meth:`commit` commits. End it with :meth:`commit` or
+    :meth:`rollback`, then :meth:`close` it (which rolls back if neither ran); the connection stays
+    the session's."""
+
+    def __init__(self, db: Database, connection: Connection) -> None:
+        self._ended = False
+        self._transaction = db.begin(connection, write=True)
+        self._transaction.__enter__()
+        self.connection = connection
+
+    def commit(self) -> None:
+        """Commit everything written in the transaction. Raises :class:`.DatabaseUnavailable` if
+        the commit fails: then nothing is written."""
+        self._end()
+        self._transaction.__exit__(None, None, None)  # leaving Database.begin's block commits
+
+    def rollback(self) -> None:
+        """Undo everything written in the transaction (a connection already lost is rolled back by
+        the server). Nothing to do once it has ended (a commit that failed, say)."""
+        if self._ended:
+            return
+        self._end()
+        try:
+            self._transaction.__exit__(_RolledBack, _RolledBack(), None)
+        except Exception as error:
+            log.warning("could not roll back a write transaction: %s", type(error).__name__)
+
+    def close(self) -> None:
+        """Roll back unless committed."""
+        self.rollback()
+
+    def _end(self) -> None:
+        if self._ended:
+            raise RuntimeError("this write transaction has ended")
+        self._ended = True
+
+
+class _RolledBack(Exception):
+    """Thrown into :meth:`.Database.begin`'s block to end a write transaction with a rollback."""

@@ -1,10 +1,11 @@
 """Idempotency keys in the database: a key's request and the response kept for it commit together.
 
-A request that brings a key holds it (:meth:`IdempotencyStore.hold`) in a write transaction of
-its own (:class:`.WriteTransaction`), whose session the request's unit of work does everything in:
-its change to a game, and at the end the key's row with the response. Both commit, or neither does: a request that dies with
-its worker (a crash, a SIGKILL) leaves nothing behind, and its retry runs afresh; a retry that
-finds the row finds the change too. A key's row exists only once its first request has finished.
+A request that brings a key holds it (:meth:`IdempotencyStore.hold`) before its first write, in a
+write transaction (:class:`.WriteTransaction`) begun on the session of the request's unit of work,
+which does everything else inside: its change to a game, and at the end the key's row with the
+response. Both commit, or neither does: a request that dies with its worker (a crash, a SIGKILL)
+leaves nothing behind, and its retry runs afresh; a retry that finds the row finds the change too.
+A key's row exists only once its first request has finished.
 
 While a request holds a key, another with the same key:
 
@@ -13,7 +14,7 @@ While a request holds a key, another with the same key:
   transaction ends, or its connection does.
 - SQLite: waits for it. Its write transaction holds SQLite's one write lock from the claim to the
   end, so the retry's claim waits for the write lock, then finds the first request's response (or,
-  if the first one rolled back, nothing, and runs afresh).
+  if the first one rolled back, nothing, and goes on).
 
 What the columns hold is the caller's business (:mod:`service.games.idempotency`): hashes, and a
 sealed response.
@@ -29,10 +30,10 @@ from typing import Any, cast
 from sqlalchemy import Integer, Table, bindparam, delete, func, select, tuple_
 from sqlalchemy.dialects import postgresql, sqlite
 
-from .db import Database
+from .db import Database, WriteTransaction
 from .driver import Prepared
 from .models import IdempotencyKeyRow
-from .session import GameStore, Stored, StoreSession, WriteTransaction
+from .session import GameStore, StoreSession
 
 __all__ = ["HeldKey", "IdempotencyStore", "KeptResponse", "purge_keys"]
 
@@ -66,7 +67,6 @@ class IdempotencyStore:
 
     def __init__(self, store: GameStore) -> None:
         db = store.db
-        self._store = store
         self._db = db
         insert: Any = (sqlite.insert if db.is_sqlite else postgresql.insert)(KEYS)
         row = {name: bindparam(name, type_=column.type) for name, column in KEYS.c.items()}
@@ -77,13 +77,13 @@ class IdempotencyStore:
             )
         )
 
-    def hold(self, scope: str, key: str, *, now: datetime, stored: Stored | None = None) -> HeldKey | None:
-        """Hold the key for a request, in a write transaction for everything the request writes
-        (:attr:`HeldKey.session`; ``stored``: as for :meth:`.GameStore.session`); None while another
-        request holds it. End it with :meth:`HeldKey.keep` or :meth:`HeldKey.let_go`, then
-        :meth:`HeldKey.close` it."""
+    def hold(self, scope: str, key: str, *, now: datetime, session: StoreSession) -> HeldKey | None:
+        """Hold the key for a request, in a write transaction begun on ``session``
+        (:meth:`.StoreSession.begin_writing`) for everything the request writes from now on; None
+        while another request holds it. End it with :meth:`HeldKey.keep` or :meth:`HeldKey.let_go`,
+        then :meth:`HeldKey.close` it."""
         number = _number(scope, key)
-        transaction = self._store.write_transaction(stored)
+        transaction = session.begin_writing()
         held = HeldKey(self, scope, key, number, transaction)
         try:
             if not self._lock(transaction, number):
@@ -94,6 +94,13 @@ class IdempotencyStore:
             held.close()
             raise
         return held
+
+    def find(self, scope: str, key: str, *, now: datetime) -> KeptResponse | None:
+        """The key's row, unless it has expired, read without holding the key (one statement on a
+        connection of its own)."""
+        with self._db.connect() as connection, self._db.begin(connection, write=False, one_statement=True):
+            found = _FINDING.run(connection, {"scope": scope, "key": key, "now": now})
+        return KeptResponse(*found.row(0)) if found.rows else None
 
     def _lock(self, transaction: WriteTransaction, number: int) -> bool:
         """On PostgreSQL, take the key's advisory lock unless another transaction holds it."""
@@ -155,11 +162,6 @@ class HeldKey:
         self.transaction = transaction
         self.kept: KeptResponse | None = None
 
-    @property
-    def session(self) -> StoreSession:
-        """The session of the key's write transaction: every load and save of the request."""
-        return self.transaction.session
-
     def keep(self, fingerprint: str, status: int, response: bytes, *, now: datetime, expires_at: datetime) -> None:
         """Store the response and commit it with everything the request wrote. Raises
         :class:`.DatabaseUnavailable` if the commit fails: then nothing is written."""
@@ -170,7 +172,7 @@ class HeldKey:
         self.transaction.rollback()
 
     def close(self) -> None:
-        """Roll back unless kept, give the connection back and let go of the key."""
+        """Roll back unless kept, and let go of the key."""
         self._store._close(self)
 
 

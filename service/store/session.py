@@ -9,8 +9,12 @@ load or a save takes, and whether it needs a transaction, is decided here, by da
 - inside :meth:`StoreSession.locked` or :meth:`StoreSession.reading` every statement joins the
   block's one transaction.
 
-A session inside a :class:`WriteTransaction` (a keyed unit of work's) takes no transaction of its
-own: a block that may fail alone runs in a savepoint, and nothing commits before the transaction.
+A session inside a :class:`WriteTransaction` (a keyed unit of work's, begun on the session's own
+connection by :meth:`StoreSession.begin_writing`) takes no transaction of its own: a block that may
+fail alone runs in a savepoint, and nothing commits before the transaction. Its owner may hand the
+session ``before_writing``, run once before its first write or block (or when it calls
+:meth:`StoreSession.writing`): a keyed unit of work claims its key there, and begins the transaction,
+so that its reads before hold no lock.
 
 The store stores, and signals nothing: a session's owner (the use cases' unit of work) hands it
 ``stored``, called with the id of each game whose new events a write stored, once that write has
@@ -29,7 +33,7 @@ from typing import Any
 from sqlalchemy import Connection
 
 from .challenges import count_challenges
-from .db import Database
+from .db import Database, WriteTransaction
 from .driver import driver_connection
 from .due import DueWork
 from .player_events import append_player_events, deliver_outbox, player_heads, read_player_events
@@ -64,11 +68,13 @@ class GameStore:
         self.push_deliveries = PushDeliveries(db)  # and the push subscriptions' (:mod:`.push`)
 
     @contextmanager
-    def session(self, stored: Stored | None = None) -> Iterator[StoreSession]:
-        """One connection (one pooled checkout) for a request's loads and saves; ``stored``: see the
-        module's docstring."""
+    def session(
+        self, stored: Stored | None = None, *, before_writing: Callable[[], None] | None = None
+    ) -> Iterator[StoreSession]:
+        """One connection (one pooled checkout) for a request's loads and saves; ``stored`` and
+        ``before_writing``: see the module's docstring."""
         with self.db.connect() as connection:
-            yield StoreSession(self.db, GameRepository(connection), stored=stored)
+            yield StoreSession(self.db, GameRepository(connection), stored=stored, before_writing=before_writing)
 
     @property
     def ratings(self) -> RatingStore:
@@ -79,11 +85,6 @@ class GameStore:
     def due(self) -> DueWork:
         """The due games the worker makes the moves of, and the roles' liveness marks (:mod:`.due`)."""
         return DueWork(self.db)
-
-    def write_transaction(self, stored: Stored | None = None) -> WriteTransaction:
-        """Begin a write transaction on a connection of its own, ended only by its owner (see
-        :class:`WriteTransaction`). On SQLite it holds the write lock until it ends."""
-        return WriteTransaction(self, stored)
 
     def deliver_outbox(self, *, limit: int) -> list[StoredPlayerEvent]:
         """:meth:`StoreSession.deliver_outbox` on a session of its own."""
@@ -104,15 +105,21 @@ class StoreSession:
     """Loads and saves on one connection; see the module's docstring for the transactions they take."""
 
     def __init__(
-        self, db: Database, repository: GameRepository, *, inside: bool = False, stored: Stored | None = None
+        self,
+        db: Database,
+        repository: GameRepository,
+        *,
+        stored: Stored | None = None,
+        before_writing: Callable[[], None] | None = None,
     ) -> None:
-        """``inside``: the connection is in a transaction its owner ends (a :class:`WriteTransaction`);
-        ``stored``: told each game whose new events a write stored, once it has (module docstring)."""
+        """``stored``: told each game whose new events a write stored, once it has; ``before_writing``:
+        run once, before the session's first write or block (module docstring)."""
         self._db = db
         self._repository = repository
         self._players = PlayerRepository(repository.connection)
-        self._inside = inside
+        self._inside = False  # in a write transaction its owner ends (begin_writing)
         self._stored = stored if stored is not None else _nobody
+        self._before_writing = before_writing
         self._in_block = False  # inside locked() or reading(): every statement joins the block
         self._pending: list[str] = []  # games whose new events commit with the block
 
@@ -283,14 +290,14 @@ class StoreSession:
     def deliver_outbox(self, *, limit: int) -> list[StoredPlayerEvent]:
         """Move up to ``limit`` of what games' changes owe players' feeds from the outbox to the feeds,
         once (:func:`.player_events.deliver_outbox`), in transactions of their own; the events numbered."""
-        if self._inside:
+        if self._inside or self._before_writing is not None:
             raise RuntimeError("the outbox is delivered in transactions of its own")
         return deliver_outbox(self._db, self._own_connection("the outbox"), limit=limit)
 
     def append_player_events(self, events: Sequence[StoredPlayerEvent]) -> list[StoredPlayerEvent]:
         """Append players' events to their feeds, in short transactions of their own
         (:mod:`.player_events`); the events numbered."""
-        if self._inside:
+        if self._inside or self._before_writing is not None:
             raise RuntimeError("players' events are appended in transactions of their own")
         return append_player_events(self._db, self._own_connection("players' feeds"), events)
 
@@ -314,15 +321,34 @@ class StoreSession:
         """The quick-play tickets, on this session's connection (:mod:`.tickets`: no game's)."""
         return Tickets(self._db, self._own_connection("tickets"), inside=self._inside)
 
+    def begin_writing(self) -> WriteTransaction:
+        """Begin a write transaction on the session's connection, which every later statement of the
+        session joins (a block that may fail alone in a savepoint) and only its owner ends. On
+        SQLite it holds the write lock until it ends."""
+        if self._inside or self._in_block:
+            raise RuntimeError("a write transaction begins outside any other")
+        transaction = WriteTransaction(self._db, self._repository.connection)
+        self._inside = True
+        return transaction
+
+    def writing(self) -> None:
+        """Run now what was to run before the session's first write, if it has not run."""
+        before, self._before_writing = self._before_writing, None
+        if before is not None and not self._inside:
+            before()
+
     def _own_connection(self, kind: str) -> Connection:
         """The connection, for what changes in transactions of its own, never joining a game's block."""
         if self._in_block:
             raise RuntimeError(f"{kind} change in transactions of their own, never in a game's")
+        self.writing()
         return self._repository.connection
 
     def _statement(self, *, write: bool, one_statement: bool) -> AbstractContextManager[object]:
         """What one statement (or one save) runs in: a transaction of its own (none at all when
         atomic alone), or, inside a write transaction, a savepoint for a write that takes several."""
+        if write:
+            self.writing()
         connection = self._repository.connection
         if not self._inside:
             return self._db.begin(connection, write=write, one_statement=one_statement)
@@ -332,6 +358,7 @@ class StoreSession:
     def _block(self, *, write: bool) -> Iterator[None]:
         """A transaction of its own for the block, or inside a write transaction a savepoint (a
         write's) or nothing (a read's); then ``stored`` is told the games it stored."""
+        self.writing()
         connection = self._repository.connection
         with ExitStack() as stack:
             if not self._inside:
@@ -346,55 +373,3 @@ class StoreSession:
                 pending, self._pending = self._pending, []
         for game_id in pending:  # reached only once the block has committed (or been kept)
             self._stored(game_id)
-
-
-class WriteTransaction:
-    """One write transaction on a connection of its own, held across a unit of work: its
-    :attr:`session` runs every block inside it, and only :meth:`commit` commits. End it with
-    :meth:`commit` or :meth:`rollback`, then :meth:`close` it (which rolls back if neither ran)."""
-
-    def __init__(self, store: GameStore, stored: Stored | None = None) -> None:
-        self._ended = False
-        self._connected = ExitStack()  # the connection, given back by close()
-        connection = self._connected.enter_context(store.db.connect())
-        self._transaction = store.db.begin(connection, write=True)
-        try:
-            self._transaction.__enter__()
-        except BaseException:
-            self._connected.close()
-            raise
-        self.session = StoreSession(store.db, GameRepository(connection), inside=True, stored=stored)
-        self.connection = connection
-
-    def commit(self) -> None:
-        """Commit everything written in the transaction. Raises :class:`.DatabaseUnavailable` if
-        the commit fails: then nothing is written."""
-        self._end()
-        self._transaction.__exit__(None, None, None)  # leaving Database.begin's block commits
-
-    def rollback(self) -> None:
-        """Undo everything written in the transaction (a connection already lost is rolled back by
-        the server). Nothing to do once it has ended (a commit that failed, say)."""
-        if self._ended:
-            return
-        self._end()
-        try:
-            self._transaction.__exit__(_RolledBack, _RolledBack(), None)
-        except Exception as error:
-            log.warning("could not roll back a write transaction: %s", type(error).__name__)
-
-    def close(self) -> None:
-        """Roll back unless committed, and give the connection back."""
-        try:
-            self.rollback()
-        finally:
-            self._connected.close()
-
-    def _end(self) -> None:
-        if self._ended:
-            raise RuntimeError("this write transaction has ended")
-        self._ended = True
-
-
-class _RolledBack(Exception):
-    """Thrown into :meth:`.Database.begin`'s block to end a write transaction with a rollback."""

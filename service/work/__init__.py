@@ -5,7 +5,7 @@ and the after-commit signal it sends (:mod:`.signals`); and the base of the use 
 """
 
 from .errors import ServiceError
-from .idempotency import IdempotencyKeys, KeyClaim, KeyInUse, KeyReused, SavedResponse
+from .idempotency import IdempotencyKeys, KeyClaim, KeyInUse, KeyReused, Replayed, SavedResponse
 from .signals import NoSignals, Signals
 from .unit_of_work import KeyedRequest, UnitOfWork, given_or_own
 
@@ -16,6 +16,7 @@ __all__ = [
     "KeyReused",
     "KeyedRequest",
     "NoSignals",
+    "Replayed",
     "SavedResponse",
     "ServiceError",
     "Signals",

@@ -9,10 +9,11 @@ secrets:
   derived from the idempotency key and the scope, which are not stored: a SHAKE-256 keystream
   XORed over it, unique per row. Only a caller who sends the key again can read it back.
 
-A claimed key holds a write transaction, in which the request's unit of work (:mod:`.unit_of_work`)
-does everything, and its response is stored in that same transaction (:mod:`service.store.idempotency`):
-the change and the response a retry gets are committed together or not at all, also when the
-worker dies in between.
+The request's unit of work (:mod:`.unit_of_work`) claims its key before its first write: the claim
+holds a write transaction on the unit's session, in which the unit does every write, and its response
+is stored in that same transaction (:mod:`service.store.idempotency`): the change and the response a
+retry gets are committed together or not at all, also when the worker dies in between. What the
+request read before the claim, it read as any request does (a save compares the game's version).
 A key is kept ``hours`` (at least 24). Expired keys are deleted by ``coins-purge``
 (:mod:`service.store.purge`), and a few at a time, now and then, by the processes that claim keys.
 """
@@ -30,7 +31,7 @@ from .. import jsonio
 from ..store import HeldKey, IdempotencyStore, StoreSession
 from .errors import ServiceError
 
-__all__ = ["IdempotencyKeys", "KeyClaim", "KeyInUse", "KeyReused", "SavedResponse"]
+__all__ = ["IdempotencyKeys", "KeyClaim", "KeyInUse", "KeyReused", "Replayed", "SavedResponse"]
 
 log = logging.getLogger(__name__)
 
@@ -59,6 +60,15 @@ class SavedResponse:
     body: bytes
 
 
+class Replayed(Exception):  # not an error: the answer is the first request's
+    """Another request with the key finished first: its response is this request's answer, and
+    nothing this request did is written."""
+
+    def __init__(self, response: SavedResponse) -> None:
+        super().__init__("another request with this Idempotency-Key finished first")
+        self.response = response
+
+
 @dataclass(frozen=True, slots=True)
 class KeyClaim:
     """A key the current request holds: complete it with the response, or release it."""
@@ -66,11 +76,6 @@ class KeyClaim:
     held: HeldKey
     fingerprint: str
     secret: bytes
-
-    @property
-    def session(self) -> StoreSession:
-        """The session of the claim's write transaction, for everything the request does."""
-        return self.held.session
 
 
 def _now() -> datetime:
@@ -86,19 +91,16 @@ class IdempotencyKeys:
         self.clock = clock
         self._claims = itertools.count(1)
 
-    def claim(
-        self, scope: str, key: str, fingerprint: str, stored: Callable[[str], None] | None = None
-    ) -> KeyClaim | SavedResponse:
-        """The claim of a key seen for the first time (or expired), holding the write transaction
-        its request runs in (:attr:`KeyClaim.session`; ``stored``: told the games whose new events
-        it stores, :mod:`service.store.session`), which commits only with :meth:`complete`;
-        end it with :meth:`close`. The first response, for a retry. Raises
+    def claim(self, scope: str, key: str, fingerprint: str, session: StoreSession) -> KeyClaim | SavedResponse:
+        """The claim of a key seen for the first time (or expired), holding a write transaction begun
+        on ``session`` for every write of its request from now on, which commits only with
+        :meth:`complete`; end it with :meth:`close`. The first response, for a retry. Raises
         :class:`KeyReused` for another request's key, :class:`KeyInUse` while its first request
         is running."""
         now = self.clock()
         if next(self._claims) % PURGE_EVERY == 0:
             self.purge(now)
-        held = self._store.hold(_hash(b"scope", scope), _hash(b"key", key), now=now, stored=stored)
+        held = self._store.hold(_hash(b"scope", scope), _hash(b"key", key), now=now, session=session)
         if held is None:
             raise KeyInUse("the first request with this Idempotency-Key is still running; retry in a moment")
         secret = _secret(scope, key)
@@ -109,6 +111,16 @@ class IdempotencyKeys:
         if kept.fingerprint != fingerprint:
             raise KeyReused("this Idempotency-Key was used for another request; use a new key for a new request")
         return _open(kept.status, kept.response, secret)
+
+    def first_response(self, scope: str, key: str, fingerprint: str) -> SavedResponse | None:
+        """The response kept for the key, without claiming it: None if its first request has not
+        finished (or rolled back). Raises :class:`KeyReused` for another request's key."""
+        kept = self._store.find(_hash(b"scope", scope), _hash(b"key", key), now=self.clock())
+        if kept is None:
+            return None
+        if kept.fingerprint != fingerprint:
+            raise KeyReused("this Idempotency-Key was used for another request; use a new key for a new request")
+        return _open(kept.status, kept.response, _secret(scope, key))
 
     def complete(self, claim: KeyClaim, response: SavedResponse) -> None:
         """Keep ``response`` for the retries of the claimed key, committed with everything the

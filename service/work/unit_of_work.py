@@ -5,16 +5,22 @@ A use case does all its loads and saves in the sessions of the unit of work it i
 else it rolls back when its block ends)::
 
     with service.unit_of_work(KeyedRequest(scope, key, fingerprint)) as uow:
-        if uow.replay is None:
+        try:
             result = service.play(game_id, token, card, if_match=None, uow=uow)
-            uow.commit(response)  # the response a retry gets, committed with the play
+            first = uow.commit(response)  # the response a retry gets, committed with the play
+        except Replayed as replayed:
+            first = replayed.response  # the key's first request finished first: its answer
 
 Two kinds:
 
-- **keyed** (a request with an ``Idempotency-Key``): the unit claims the key when it begins, in one
-  write transaction that every session of the unit runs inside (a block that may fail alone in a
-  savepoint); :meth:`~UnitOfWork.commit` stores the response kept for the retries in that same
-  transaction and commits both. A retry finds :attr:`~UnitOfWork.replay` instead;
+- **keyed** (a request with an ``Idempotency-Key``): the unit reads as a plain one, and claims the
+  key before its session's first write (:meth:`.StoreSession.writing`), or at its commit if it wrote
+  nothing, in one write transaction that every later statement of the unit runs inside (a block
+  that may fail alone in a savepoint); :meth:`~UnitOfWork.commit` stores the response kept for the
+  retries in that same transaction and commits both. So the write lock SQLite's claim takes is held
+  for the writes and the response alone, not for the reads and the rules before them. A retry
+  finds the first response at the claim: :class:`.Replayed` is raised there (or returned by
+  :meth:`~UnitOfWork.commit`), and nothing of the retry is written;
 - **plain**: each load and save of a session takes the short transaction of its own the store
   decides (:mod:`service.store.session`), committed as it ends; the unit holds one connection,
   taken at its first session, not before.
@@ -40,7 +46,7 @@ from dataclasses import dataclass
 from types import TracebackType
 
 from ..store import GameStore, StoreSession
-from .idempotency import IdempotencyKeys, KeyClaim, SavedResponse
+from .idempotency import IdempotencyKeys, KeyClaim, Replayed, SavedResponse
 from .signals import NoSignals, Signals
 
 __all__ = ["KeyedRequest", "UnitOfWork", "given_or_own"]
@@ -79,30 +85,19 @@ class UnitOfWork:
         self._committed = False
         self._succeeded = False  # committed (a keyed unit), or ended without an error (a plain one)
         self._after_commit: list[Callable[[], None]] = []
-        #: The first response to this request's key, when the unit finds one: then nothing is to run.
-        self.replay: SavedResponse | None = None
 
     def __enter__(self) -> UnitOfWork:
-        if self._request is not None:
-            request = self._request
-            claimed = self._keys.claim(request.scope, request.key, request.fingerprint, self.record)
-            if isinstance(claimed, KeyClaim):
-                self._claim = claimed
-                self._session = claimed.session
-                self._resources.callback(self._keys.close, claimed)
-            else:
-                self.replay = claimed
         return self
 
     def __exit__(
         self, kind: type[BaseException] | None, error: BaseException | None, traceback: TracebackType | None
     ) -> None:
         try:
-            if self._claim is None and self._session is not None:
+            if not self.keyed and self._session is not None:
                 self._signal()  # a plain unit's writes committed one by one
         finally:
             self._resources.close()  # a keyed unit not committed rolls back here
-        if error is None and (self._succeeded or (self._claim is None and self.replay is None)):
+        if error is None and (self._succeeded or not self.keyed):
             for callback in self._after_commit:
                 try:
                     callback()
@@ -111,8 +106,23 @@ class UnitOfWork:
 
     @property
     def keyed(self) -> bool:
-        """Whether the unit holds an ``Idempotency-Key`` (and so one transaction for everything)."""
+        """Whether the unit has an ``Idempotency-Key`` (and so one transaction for every write)."""
+        return self._request is not None
+
+    @property
+    def claimed(self) -> bool:
+        """Whether a keyed unit has claimed its key (it has written, or committed)."""
         return self._claim is not None
+
+    def first_response(self) -> SavedResponse | None:
+        """For a keyed unit that has not claimed its key: the response its first request left, if
+        that request has finished (a request refused before it wrote, as the retry of a change
+        that made it invalid, is answered with it); None otherwise. Raises :class:`.KeyReused` if
+        the key was another request's."""
+        if self._request is None or self._claim is not None:
+            return None
+        request = self._request
+        return self._keys.first_response(request.scope, request.key, request.fingerprint)
 
     @property
     def changed(self) -> tuple[str, ...]:
@@ -127,29 +137,38 @@ class UnitOfWork:
 
     @contextmanager
     def session(self) -> Iterator[StoreSession]:
-        """The unit's session: a keyed unit's in its write transaction, a plain unit's on the one
-        connection it takes the first time."""
-        if self.replay is not None:
-            raise RuntimeError("a replayed request runs nothing")
+        """The unit's session, on the one connection the unit takes the first time; a keyed unit's
+        claims the key before its first write, in a write transaction every later statement joins."""
         if self._session is None:
-            self._session = self._resources.enter_context(self._store.session(self.record))
+            claiming = self._claim_key if self.keyed else None
+            self._session = self._resources.enter_context(self._store.session(self.record, before_writing=claiming))
         yield self._session
 
-    def commit(self, response: SavedResponse | None = None) -> None:
+    def commit(self, response: SavedResponse | None = None) -> SavedResponse | None:
         """End the unit's work. A keyed unit stores ``response`` for the retries of its key and
         commits it with everything the use case wrote, then signals the changed games; raises
-        :class:`.DatabaseUnavailable` if the commit fails (then nothing is written). A plain
-        unit's writes are committed already: its changes are signalled when its block ends."""
+        :class:`.DatabaseUnavailable` if the commit fails (then nothing is written). If it had not
+        claimed its key yet and finds that another request with it finished first, it writes
+        nothing and returns that request's response: the answer. A plain unit's writes are
+        committed already: its changes are signalled when its block ends."""
         if self._committed:
             raise RuntimeError("this unit of work has committed")
         self._committed = True
-        if self._claim is None:
-            return
+        if not self.keyed:
+            return None
         if response is None:
             raise ValueError("a keyed unit of work commits with the response its retries get")
+        if self._claim is None:
+            try:
+                with self.session() as session:
+                    session.writing()  # nothing written yet: the key is claimed for the response alone
+            except Replayed as replayed:
+                return replayed.response
+        assert self._claim is not None
         self._keys.complete(self._claim, response)
         self._succeeded = True
         self._signal()
+        return None
 
     def after_commit(self, callback: Callable[[], None]) -> None:
         """Run ``callback`` once the unit's writes have committed and the unit has ended (not after
@@ -174,6 +193,18 @@ class UnitOfWork:
         if self._claim is not None and not self._committed:
             self._committed = True
             self._keys.release(self._claim)
+
+    def _claim_key(self) -> None:
+        """Claim the unit's key on its session (before the session's first write). Raises
+        :class:`.Replayed` when another request with it finished first, and :class:`.KeyInUse` or
+        :class:`.KeyReused` as :meth:`.IdempotencyKeys.claim` does."""
+        request, session = self._request, self._session
+        assert request is not None and session is not None
+        claimed = self._keys.claim(request.scope, request.key, request.fingerprint, session)
+        if not isinstance(claimed, KeyClaim):
+            raise Replayed(claimed)
+        self._claim = claimed
+        self._resources.callback(self._keys.close, claimed)
 
 
 @contextmanager

@@ -65,6 +65,18 @@ def test_the_same_key_for_another_body_is_refused(client, new_table):
     assert other_path.status_code == 422 and other_path.json["code"] == "validation_error"
 
 
+def test_a_retry_refused_before_its_first_write_still_gets_the_key_s_answer(client, new_table):
+    """A unit claims its key at its first write: a request refused before it (a body that does not
+    validate, a token no longer valid) is still answered from the key's row when there is one."""
+    headers = key()
+    created = client.post("/v1/games", json={"seats": SEATS}, headers=headers)
+    assert created.status_code == 201
+    other = client.post("/v1/games", json={"seats": SEATS, "note": 1}, headers=headers)
+    assert other.status_code == 422 and other.json["code"] == "idempotency_key_reused"
+    fresh = client.post("/v1/games", json={"seats": SEATS, "note": 1}, headers=key())
+    assert fresh.status_code == 422 and fresh.json["code"] == "validation_error"
+
+
 def test_a_refusal_is_kept_and_replayed(client, new_table):
     table = new_table(seed="idem", first_dealer=0)
     table.deal(0)
@@ -135,16 +147,18 @@ def test_a_commit_that_fails_answers_503_and_applies_nothing(client, monkeypatch
 
 
 def _held_create(app: Flask, monkeypatch: pytest.MonkeyPatch) -> tuple[threading.Event, threading.Event]:
-    """createGame made to wait inside its unit of work: ``entered`` once it is there (holding its
-    key), and it goes on once the test sets ``release``."""
+    """createGame made to wait inside its unit of work once it has written (holding its key, which
+    a unit claims before its first write): ``entered`` once it is there, and it goes on to its
+    commit once the test sets ``release``."""
     service = app.extensions["coins.games"]
     real = service.create
     entered, release = threading.Event(), threading.Event()
 
     def slow(request, *, key=None, address=None, uow):
+        created = real(request, key=key, address=address, uow=uow)
         entered.set()
         assert release.wait(10)
-        return real(request, key=key, address=address, uow=uow)
+        return created
 
     monkeypatch.setattr(service, "create", slow)
     return entered, release

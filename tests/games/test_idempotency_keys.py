@@ -1,6 +1,7 @@
-"""The unit of work with an Idempotency-Key: a request's change and its kept response commit or roll
-back together, what it changed is signalled only after its commit, and a request that dies with
-its process leaves neither behind nor its key held (both databases)."""
+"""The unit of work with an Idempotency-Key: it claims its key at its first write (not before: its
+reads hold no lock); a request's change and its kept response commit or roll back together, what it
+changed is signalled only after its commit, and a request that dies with its process leaves neither
+behind nor its key held (both databases)."""
 
 from __future__ import annotations
 
@@ -23,9 +24,10 @@ from service.games import GameService, NewGame, NewPlayer
 from service.games.ids import new_game_id
 from service.games.server_moves import new_stored_game
 from service.store import Database, DatabaseUnavailable, StoredSeat, WriteTransaction
-from service.work import KeyedRequest, KeyInUse, KeyReused, SavedResponse
+from service.work import KeyedRequest, KeyInUse, KeyReused, Replayed, SavedResponse
 
 RESPONSE = SavedResponse(201, (("Content-Type", "application/json"),), b'{"ok": true}')
+OTHER = SavedResponse(409, (("Content-Type", "application/problem+json"),), b'{"code": "other"}')
 SEATS = (NewPlayer("Ana", 41), NewPlayer("Bo", 35), NewPlayer("Cy", 29))
 
 
@@ -68,17 +70,39 @@ def test_the_change_and_its_response_commit_together(
     keyed: KeyedRequest, service: GameService, db: Database, signalled: list[str]
 ):
     with service.unit_of_work(keyed) as uow:
-        assert uow.keyed and uow.replay is None
+        assert uow.keyed and not uow.claimed
         game_id = service.create(NewGame(seats=(*SEATS[:2], None)), uow=uow).game.id
         service.join(game_id, SEATS[2], seat=None, if_match=None, uow=uow)  # a change with events
         assert rows(db, "games") == 0  # not yet committed: another connection sees nothing
         assert uow.changed == (game_id,) and signalled == []
-        uow.commit(RESPONSE)
+        assert uow.commit(RESPONSE) is None
         assert rows(db, "games") == 1 and rows(db, "idempotency_keys") == 1
         assert signalled == [game_id]  # after the commit
     with service.unit_of_work(keyed) as retry:
-        assert retry.replay == RESPONSE  # nothing runs again
-    assert rows(db, "games") == 1
+        assert retry.first_response() == RESPONSE
+        with pytest.raises(Replayed) as replayed:
+            service.create(NewGame(seats=SEATS), uow=retry)  # its claim, at its first write, finds it
+        assert replayed.value.response == RESPONSE
+    with service.unit_of_work(keyed) as refused:
+        assert refused.commit(OTHER) == RESPONSE  # a retry that wrote nothing: claimed at its commit
+    assert rows(db, "games") == 1 and signalled == [game_id]
+
+
+def test_a_keyed_unit_reads_without_holding_its_key_and_claims_it_at_its_first_write(
+    keyed: KeyedRequest, service: GameService, db: Database
+):
+    """Until it writes, a keyed unit holds nothing: on SQLite, other writers are not kept waiting for
+    its reads and its rules; its key is claimed (SQLite's write lock taken) at its first write."""
+    game_id = service.create(NewGame(seats=(*SEATS[:2], None))).game.id
+    with service.unit_of_work(keyed) as uow:
+        with uow.session() as session:
+            assert session.load(game_id) is not None
+        assert not uow.claimed
+        service.create(NewGame(seats=SEATS))  # another writer, at once (SQLite: the write lock is free)
+        service.join(game_id, SEATS[2], seat=None, if_match=None, uow=uow)
+        assert uow.claimed
+        uow.commit(RESPONSE)
+    assert rows(db, "games") == 2 and rows(db, "idempotency_keys") == 1
 
 
 def test_a_unit_left_without_commit_undoes_the_change(
@@ -89,7 +113,7 @@ def test_a_unit_left_without_commit_undoes_the_change(
         raise RuntimeError("the view failed")
     assert rows(db, "games") == 0 and rows(db, "idempotency_keys") == 0 and signalled == []
     with service.unit_of_work(keyed) as retry:
-        assert retry.replay is None  # runs afresh
+        assert retry.first_response() is None  # runs afresh
 
 
 @pytest.mark.parametrize("fault", ["storing the response", "committing"])
@@ -127,7 +151,7 @@ def test_a_fault_between_the_change_and_its_response_leaves_neither(
         assert service.keys._store._keeping is keeping
     assert rows(db, "games") == 0 and rows(db, "idempotency_keys") == 0 and signalled == []
     with service.unit_of_work(keyed) as retry:
-        assert retry.replay is None
+        assert retry.first_response() is None
         service.create(NewGame(seats=SEATS), uow=retry)
         retry.commit(RESPONSE)
     assert rows(db, "games") == 1 and rows(db, "idempotency_keys") == 1
@@ -143,7 +167,7 @@ def test_a_key_is_held_against_other_threads_until_its_unit_ends(
     def retry() -> None:
         try:
             with service.unit_of_work(keyed) as other:
-                seen.append(other.replay)
+                seen.append(other.commit(OTHER))  # claims the key: the first response, if it finds one
         except KeyInUse as error:
             seen.append(error)
 
@@ -161,9 +185,12 @@ def test_a_key_is_held_against_other_threads_until_its_unit_ends(
         thread.join(30)
         assert seen == [RESPONSE]
     with service.unit_of_work(keyed) as again:
-        assert again.replay == RESPONSE
-    with pytest.raises(KeyReused), service.unit_of_work(KeyedRequest(keyed.scope, keyed.key, "0" * 64)):
-        pass
+        assert again.first_response() == RESPONSE
+    with service.unit_of_work(KeyedRequest(keyed.scope, keyed.key, "0" * 64)) as reused:
+        with pytest.raises(KeyReused):
+            reused.first_response()
+        with pytest.raises(KeyReused):
+            reused.commit(OTHER)
 
 
 def test_a_block_that_fails_inside_the_unit_undoes_its_own_writes_only(
@@ -214,12 +241,11 @@ def test_two_threads_with_one_key_apply_once(service: GameService, db: Database)
         barrier.wait(10)
         try:
             with service.unit_of_work(request) as uow:
-                if uow.replay is not None:
-                    outcomes.append(uow.replay)
-                    return
                 service.play(game_id, tokens[seat], card, if_match=None, uow=uow)
-                uow.commit(RESPONSE)
+                assert uow.commit(RESPONSE) is None
                 outcomes.append("applied")
+        except Replayed as replayed:  # its claim came second, once the first had committed
+            outcomes.append(replayed.response)
         except KeyInUse as error:
             outcomes.append(error)
 
@@ -260,8 +286,8 @@ def test_a_keyed_unit_killed_with_its_process_leaves_no_write_and_no_held_key(se
     try:
         assert child.stdout is not None and child.stdout.readline().strip() == "held"
         if not db.is_sqlite:  # on SQLite a claim would wait for the holder's write lock instead
-            with pytest.raises(KeyInUse), service.unit_of_work(request):  # another process holds it
-                pass
+            with pytest.raises(KeyInUse), service.unit_of_work(request) as other:  # another process holds it
+                other.commit(RESPONSE)
     finally:
         child.send_signal(signal.SIGKILL)
         child.wait(30)
@@ -269,7 +295,8 @@ def test_a_keyed_unit_killed_with_its_process_leaves_no_write_and_no_held_key(se
     while True:
         try:
             with service.unit_of_work(request) as uow:
-                assert uow.keyed and uow.replay is None
+                assert uow.keyed and uow.first_response() is None
+                uow.commit(RESPONSE)  # claims the key: nobody holds it
             break
         except KeyInUse:
             if time.monotonic() > deadline:

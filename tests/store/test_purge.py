@@ -135,20 +135,21 @@ def test_expired_idempotency_keys_and_counters_go(database_url: str) -> None:
     try:
         upgrade(db)
         now = datetime.now(UTC)
-        keys = IdempotencyStore(GameStore(db))
+        store = GameStore(db)
+        keys = IdempotencyStore(store)
         counters = DatabaseStorage(database=db)
         for index in range(5):
-            held = keys.hold("s", f"k{index}", now=now)
-            assert held is not None
-            expires = now + timedelta(hours=-1 if index < 3 else 1)
-            held.keep("f", 201, b"kept", now=now, expires_at=expires)
-            held.close()
+            with store.session() as session:
+                held = keys.hold("s", f"k{index}", now=now, session=session)
+                assert held is not None
+                expires = now + timedelta(hours=-1 if index < 3 else 1)
+                held.keep("f", 201, b"kept", now=now, expires_at=expires)
+                held.close()
         counters.incr("gone", 1)
         counters.incr("kept", 3600)
         assert purge_expired(db, now + timedelta(seconds=2), batch=2) == 3
-        still = keys.hold("s", "k4", now=now)
-        assert still is not None and still.kept is not None  # not expired: kept
-        still.close()
+        assert keys.find("s", "k4", now=now) is not None  # not expired: kept
+        assert keys.find("s", "k0", now=now) is None
         assert counters.get("kept") == 1
         with db.engine.connect() as connection:
             assert connection.exec_driver_sql("SELECT count(*) FROM rate_limits").scalar() == 1

@@ -12,6 +12,8 @@ engine, the bots, the rendering and the driver's calls included, waits excluded.
 - ``worker_bots_game``: the worker's step for the three-expert game (``make_due_moves``, what a
   pass does for one due game), step after step until it is finished: the moves a request left owed
   (a read makes none);
+- ``play_3_people_keyed`` (with ``--idempotency-keys``): ``playCard`` at a second table of three
+  people, each play with an ``Idempotency-Key`` of its own, played turn about with the first table;
 - ``play_3_players`` (with ``--player-keys``): ``playCard`` at a table of three players, each
   sending their player key (``{"player": "me"}`` seats), played turn about with the table of
   people's seat tokens, so that both are measured in one run, alike;
@@ -35,6 +37,7 @@ database per subprocess, dropped after); ``--rate-limits on`` counts the request
     .venv/bin/python -m bench.request_cpu --games 0 --plays 0 --people-plays 1400 --rounds 5 \\
         --compare fast_dump,driver [--database-url postgresql://postgres@127.0.0.1:5432/test]
     .venv/bin/python -m bench.request_cpu --games 0 --plays 0 --people-plays 1000 --player-keys
+    .venv/bin/python -m bench.request_cpu --games 0 --plays 0 --people-plays 1000 --idempotency-keys
     .venv/bin/python -m bench.request_cpu --games 0 --plays 0 --worker-passes 300 --before HEAD~1 --rounds 3
 """
 
@@ -49,6 +52,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import uuid
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -56,7 +60,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 KINDS = (
-    "play_3_people", "play_3_players", "read_game", "create_3_experts", "play_vs_2_experts", "worker_bots_game",
+    "play_3_people", "play_3_people_keyed", "play_3_players", "read_game", "create_3_experts", "play_vs_2_experts", "worker_bots_game",
     "worker_pass_empty", "worker_pass_after_play",
 )  # fmt: skip
 MAX_READS = 5_000
@@ -72,6 +76,7 @@ def measure(
     twins: list[str],
     player_keys: bool = False,
     worker_passes: int = 0,
+    idempotency_keys: bool = False,
 ) -> dict[str, list[float]]:
     """CPU seconds of each request, by kind (``service`` is whichever tree is first on the path);
     with ``twins``, the plays and reads among people also as ``<kind>@<twin>``, in turn."""
@@ -108,7 +113,8 @@ def measure(
                 if not moved:
                     break
         _play_against_experts(client, timed, plays)
-        _play_among_people(client, timed, people_plays, [AS_IS, *twins], player_keys=player_keys)
+        variants = [AS_IS, *twins]
+        _play_among_people(client, timed, people_plays, variants, player_keys=player_keys, keyed=idempotency_keys)
         if worker_passes:
             _worker_passes(settings, client, worker_passes, times)
         app.extensions["coins.db"].dispose()
@@ -161,13 +167,18 @@ def _play_against_experts(client: Any, timed: Any, plays: int) -> None:
         made += 1
 
 
-def _play_among_people(client: Any, timed: Any, plays: int, variants: list[str], *, player_keys: bool = False) -> None:
+def _play_among_people(
+    client: Any, timed: Any, plays: int, variants: list[str], *, player_keys: bool = False, keyed: bool = False
+) -> None:
     """Three people play whole games, each the first card of their hand (any card held is legal);
     a new game when one ends. The plays, and the reads of the game before them, are timed, each
     with the next of ``variants`` (the service as it is, or one slow twin) in turn. With
     ``player_keys``, a table of three players (each with their key) plays too, a turn of one
-    table then a turn of the other; its plays are timed as ``play_3_players``."""
+    table then a turn of the other; its plays are timed as ``play_3_players``. With ``keyed``, a table
+    of three people whose every play has an ``Idempotency-Key`` (``play_3_people_keyed``) too."""
     tables = [_Table(client, "play_3_people", _people_table)]
+    if keyed:
+        tables.append(_Table(client, "play_3_people_keyed", _people_table))
     if player_keys:
         tables.append(_Table(client, "play_3_players", _players_table))
     made = [0] * len(tables)
@@ -199,7 +210,10 @@ class _Table:
         else:
             seat = game["turn"]
             card = client.get(f"{url}/hand", headers=self.headers[seat]).json["cards"][0]
-            timed(self.kind, "POST", f"{url}/plays", twin=variant, json={"card": card}, headers=self.headers[seat])
+            headers = self.headers[seat]
+            if self.kind == "play_3_people_keyed":
+                headers = {**headers, "Idempotency-Key": uuid.uuid4().hex}
+            timed(self.kind, "POST", f"{url}/plays", twin=variant, json={"card": card}, headers=headers)
             return 1
         return 0
 
@@ -257,6 +271,7 @@ def run_tree(tree: Path, args: argparse.Namespace) -> dict[str, list[float]]:
     command += ["--plays", str(args.plays), "--people-plays", str(args.people_plays)]
     command += ["--database-url", args.database_url, "--rate-limits", args.rate_limits]
     command += ["--player-keys"] if args.player_keys else []
+    command += ["--idempotency-keys"] if args.idempotency_keys else []
     command += ["--worker-passes", str(args.worker_passes)]
     done = subprocess.run(command, env=env, cwd=tree, check=True, capture_output=True, text=True)
     result: dict[str, list[float]] = json.loads(done.stdout.strip().splitlines()[-1])
@@ -312,13 +327,18 @@ def main() -> None:
         "--player-keys", action="store_true", help="also play a table of players with their keys (play_3_players)"
     )
     parser.add_argument("--worker-passes", type=int, default=0, help="the worker's passes, empty and after a play")
+    parser.add_argument(
+        "--idempotency-keys",
+        action="store_true",
+        help="also play a table of people with a key on every play (play_3_people_keyed)",
+    )
     parser.add_argument("--measure", action="store_true", help=argparse.SUPPRESS)  # the subprocess's part
     args = parser.parse_args()
     if args.measure:
         twins = args.compare.split(",") if args.compare else []
         times = measure(
             args.games, args.plays, args.people_plays, args.database_url, args.rate_limits, twins, args.player_keys,
-            args.worker_passes,
+            args.worker_passes, args.idempotency_keys,
         )  # fmt: skip
         print(json.dumps(times))
         return

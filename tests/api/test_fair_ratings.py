@@ -200,19 +200,34 @@ def test_accounts_made_from_one_address_count_a_tenth_wherever_they_play(client)
     assert _history(client, ana.id)[0]["weight"] == pytest.approx((SHARED_ADDRESS_WEIGHT + 1.0) / 2)
 
 
-def test_the_same_opponents_again_within_a_day_count_less(client):
+def test_the_same_opponents_again_within_a_day_count_less(client, app):
     ana = new_player(client, "Ana", REMOTE_ADDR="127.0.0.2")
     bo = new_player(client, "Bo", REMOTE_ADDR="127.0.0.3")
+    bot = BOT_PLAYER_IDS["random"]
+    games = []
     for _ in range(3):
         game_id = _rated(client, ana, [ME, None, {"bot": "random"}], "127.0.0.2").json["id"]
         _join(client, game_id, bo, "127.0.0.3")
         play_out(client, game_id, {0: ana.auth, 1: bo.auth})
+        games.append(game_id)
     weights = [entry["weight"] for entry in reversed(_history(client, ana.id))]
-    # Bo the first, second and third time (1, 1/2, 1/3); the bot counts whole each time while Ana is
-    # as uncertain as it is (her sigma shrinks a little faster than the bot's: a shade under 1).
+    # Bo the first, second and third time (1, 1/2, 1/3), the bot whole each time, each also scaled by
+    # how certain Ana was against them (min(1, (her sigma / theirs)^2): 1 while she was at least as
+    # uncertain; the games are not seeded, so how far her sigma shrank varies from run to run).
+    for met, game_id in enumerate(games, start=1):
+        sigma = {player: _sigma_before(app, player, game_id) for player in (ana.id, bo.id, bot)}
+        bo_pair = min(1.0, (sigma[ana.id] / sigma[bo.id]) ** 2) / met
+        bot_pair = min(1.0, (sigma[ana.id] / sigma[bot]) ** 2)
+        assert weights[met - 1] == pytest.approx((bo_pair + bot_pair) / 2, abs=1e-9)
     assert weights[0] == 1.0
-    assert weights[1] == pytest.approx((1 / 2 + 1.0) / 2, abs=0.02)
-    assert weights[2] == pytest.approx((1 / 3 + 1.0) / 2, abs=0.02)
+    assert weights[0] > weights[1] > weights[2]
+
+
+def _sigma_before(app, player_id: str, game_id: str) -> float:
+    """The sigma the player's rating had when the game began, as its rating history keeps it."""
+    sql = "SELECT sigma_before FROM rating_history WHERE player_id = :player AND game_id = :game"
+    with app.extensions["coins.db"].engine.connect() as connection:
+        return float(connection.execute(text(sql), {"player": player_id, "game": game_id}).scalar_one())
 
 
 # -- the leaderboard -------------------------------------------------------------------------------

@@ -16,7 +16,7 @@ While a request holds a key, another with the same key:
   end, so the retry's claim waits for the write lock, then finds the first request's response (or,
   if the first one rolled back, nothing, and goes on).
 
-What the columns hold is the caller's business (:mod:`service.games.idempotency`): hashes, and a
+What the columns hold is the caller's business (:mod:`service.work.idempotency`): hashes, and a
 sealed response.
 """
 

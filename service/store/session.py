@@ -309,17 +309,20 @@ class StoreSession:
     @property
     def webhooks(self) -> Webhooks:
         """The players' webhooks, on this session's connection (:mod:`.webhooks`: no game's)."""
-        return Webhooks(self._db, self._own_connection("webhooks"), inside=self._inside)
+        connection = self._own_connection("webhooks")
+        return Webhooks(self._db, connection, inside=self._inside)
 
     @property
     def push_subscriptions(self) -> PushSubscriptions:
         """The players' push subscriptions, as their webhooks (:mod:`.push`)."""
-        return PushSubscriptions(self._db, self._own_connection("push subscriptions"), inside=self._inside)
+        connection = self._own_connection("push subscriptions")
+        return PushSubscriptions(self._db, connection, inside=self._inside)
 
     @property
     def tickets(self) -> Tickets:
         """The quick-play tickets, on this session's connection (:mod:`.tickets`: no game's)."""
-        return Tickets(self._db, self._own_connection("tickets"), inside=self._inside)
+        connection = self._own_connection("tickets")
+        return Tickets(self._db, connection, inside=self._inside)
 
     def begin_writing(self) -> WriteTransaction:
         """Begin a write transaction on the session's connection, which every later statement of the
@@ -338,7 +341,8 @@ class StoreSession:
             before()
 
     def _own_connection(self, kind: str) -> Connection:
-        """The connection, for what changes in transactions of its own, never joining a game's block."""
+        """The connection, for what changes in transactions of its own, never joining a game's block
+        (once a keyed unit's claim has run: whether the session is inside a transaction is known after)."""
         if self._in_block:
             raise RuntimeError(f"{kind} change in transactions of their own, never in a game's")
         self.writing()

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, cast
 
-from sqlalchemy import Integer, Table, bindparam, delete, func, select, tuple_
+from sqlalchemy import Connection, Integer, Table, bindparam, delete, func, select, tuple_
 from sqlalchemy.dialects import postgresql, sqlite
 
 from .db import Database, WriteTransaction
@@ -99,8 +99,7 @@ class IdempotencyStore:
         """The key's row, unless it has expired, read without holding the key (one statement on a
         connection of its own)."""
         with self._db.connect() as connection, self._db.begin(connection, write=False, one_statement=True):
-            found = _FINDING.run(connection, {"scope": scope, "key": key, "now": now})
-        return KeptResponse(*found.row(0)) if found.rows else None
+            return _found(connection, scope, key, now)
 
     def _lock(self, transaction: WriteTransaction, number: int) -> bool:
         """On PostgreSQL, take the key's advisory lock unless another transaction holds it."""
@@ -113,8 +112,7 @@ class IdempotencyStore:
     def _kept(self, transaction: WriteTransaction, scope: str, key: str, now: datetime) -> KeptResponse | None:
         """The key's row, unless it has expired."""
         with self._db.within(transaction.connection, savepoint=False) as connection:
-            found = _FINDING.run(connection, {"scope": scope, "key": key, "now": now})
-        return KeptResponse(*found.row(0)) if found.rows else None
+            return _found(connection, scope, key, now)
 
     def _keep(
         self, held: HeldKey, fingerprint: str, status: int, response: bytes, now: datetime, expires: datetime
@@ -174,6 +172,12 @@ class HeldKey:
     def close(self) -> None:
         """Roll back unless kept, and let go of the key."""
         self._store._close(self)
+
+
+def _found(connection: Connection, scope: str, key: str, now: datetime) -> KeptResponse | None:
+    """The key's row on ``connection``, unless it has expired (one statement)."""
+    found = _FINDING.run(connection, {"scope": scope, "key": key, "now": now})
+    return KeptResponse(*found.row(0)) if found.rows else None
 
 
 def _number(scope: str, key: str) -> int:

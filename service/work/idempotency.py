@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from .. import jsonio
-from ..store import HeldKey, IdempotencyStore, StoreSession
+from ..store import HeldKey, IdempotencyStore, KeptResponse, StoreSession
 from .errors import ServiceError
 
 __all__ = ["IdempotencyKeys", "KeyClaim", "KeyInUse", "KeyReused", "Replayed", "SavedResponse"]
@@ -103,24 +103,16 @@ class IdempotencyKeys:
         held = self._store.hold(_hash(b"scope", scope), _hash(b"key", key), now=now, session=session)
         if held is None:
             raise KeyInUse("the first request with this Idempotency-Key is still running; retry in a moment")
-        secret = _secret(scope, key)
-        kept = held.kept
-        if kept is None:
-            return KeyClaim(held, fingerprint, secret)
+        if held.kept is None:
+            return KeyClaim(held, fingerprint, _secret(scope, key))
         held.close()
-        if kept.fingerprint != fingerprint:
-            raise KeyReused("this Idempotency-Key was used for another request; use a new key for a new request")
-        return _open(kept.status, kept.response, secret)
+        return _answer(held.kept, scope, key, fingerprint)
 
     def first_response(self, scope: str, key: str, fingerprint: str) -> SavedResponse | None:
         """The response kept for the key, without claiming it: None if its first request has not
         finished (or rolled back). Raises :class:`KeyReused` for another request's key."""
         kept = self._store.find(_hash(b"scope", scope), _hash(b"key", key), now=self.clock())
-        if kept is None:
-            return None
-        if kept.fingerprint != fingerprint:
-            raise KeyReused("this Idempotency-Key was used for another request; use a new key for a new request")
-        return _open(kept.status, kept.response, _secret(scope, key))
+        return None if kept is None else _answer(kept, scope, key, fingerprint)
 
     def complete(self, claim: KeyClaim, response: SavedResponse) -> None:
         """Keep ``response`` for the retries of the claimed key, committed with everything the
@@ -145,6 +137,14 @@ class IdempotencyKeys:
         except Exception as error:
             log.warning("could not delete expired idempotency keys: %s", type(error).__name__)
             return 0
+
+
+def _answer(kept: KeptResponse, scope: str, key: str, fingerprint: str) -> SavedResponse:
+    """The response kept for the key, opened, for a retry of its first request (``fingerprint``);
+    :class:`KeyReused` for another request."""
+    if kept.fingerprint != fingerprint:
+        raise KeyReused("this Idempotency-Key was used for another request; use a new key for a new request")
+    return _open(kept.status, kept.response, _secret(scope, key))
 
 
 def _hash(purpose: bytes, value: str) -> str:

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import hmac
 import os
+from collections.abc import Iterable
+from pathlib import Path
 
 from flask import Flask, Response, request
 from prometheus_client import (
@@ -24,6 +26,8 @@ from prometheus_client import (
     generate_latest,
 )
 from prometheus_client import multiprocess as prometheus_multiprocess
+from prometheus_client.metrics_core import Metric
+from prometheus_client.registry import Collector
 from werkzeug.datastructures import WWWAuthenticate
 from werkzeug.exceptions import Unauthorized
 
@@ -73,9 +77,32 @@ def render_metrics() -> tuple[bytes, str]:
     """The exposition text: every worker's values in multiprocess mode, this process's otherwise."""
     if os.environ.get(MULTIPROC_ENV):
         registry = CollectorRegistry()
-        prometheus_multiprocess.MultiProcessCollector(registry)  # type: ignore[no-untyped-call]
+        registry.register(WorkersFiles(os.environ[MULTIPROC_ENV]))
         return generate_latest(registry), CONTENT_TYPE_LATEST
     return generate_latest(REGISTRY), CONTENT_TYPE_LATEST
+
+
+class WorkersFiles(Collector):
+    """Every worker's values, as prometheus_client's MultiProcessCollector reads them, minus the files
+    a worker has created and not yet sized. prometheus_client creates a worker's file for a kind of
+    metric, then sizes it; a scrape in between failed on the empty file (struct.error, a 500) and lost
+    every value with it (prometheus/client_python#1199). An empty file holds no values yet, and one
+    gone since the listing is a dead worker's live gauge: neither is read."""
+
+    def __init__(self, directory: str) -> None:
+        self.directory = Path(directory)
+
+    def collect(self) -> Iterable[Metric]:
+        return prometheus_multiprocess.MultiProcessCollector.merge(  # type: ignore[no-any-return,no-untyped-call]
+            [str(path) for path in self.directory.glob("*.db") if _sized(path)], accumulate=True
+        )
+
+
+def _sized(path: Path) -> bool:
+    try:
+        return path.stat().st_size > 0
+    except FileNotFoundError:
+        return False
 
 
 def init_metrics(app: Flask, token: str = "") -> None:

@@ -43,3 +43,18 @@ def test_two_processes_add_up(client, tmp_path, monkeypatch):
     assert metric(text, "coins_http_request_duration_seconds_count", method="GET", route="/healthz") == 8
     assert metric(text, "coins_games_created_total") == 2
     assert metric(text, "coins_http_requests_total", method="POST", route="/v1/games", status="201") == 2
+
+
+def test_a_file_a_starting_worker_has_created_but_not_yet_sized_is_left_out(client, tmp_path, monkeypatch):
+    """prometheus_client creates a worker's file, then sizes it: a scrape between the two must
+    still answer, with every other worker's values (prometheus/client_python#1199)."""
+    directory = tmp_path / "prometheus"
+    directory.mkdir()
+    run_worker(directory, f"sqlite:///{tmp_path / 'shared.sqlite3'}", 3)
+    (directory / "histogram_4242.db").touch()  # as a worker's first request leaves it, for an instant
+    (directory / "gauge_mostrecent_4242.db").touch()
+
+    monkeypatch.setenv("PROMETHEUS_MULTIPROC_DIR", str(directory))
+    text = scrape(client)
+    assert metric(text, "coins_http_requests_total", method="GET", route="/healthz", status="200") == 3
+    assert metric(text, "coins_http_request_duration_seconds_count", method="GET", route="/healthz") == 3

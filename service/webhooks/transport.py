@@ -4,8 +4,9 @@
 in TLS for ``target.host`` (SNI, and the certificate verified for that name), sends ``Host:
 target.host``, and reads the status line and headers (``http.client`` caps their number and
 length). It follows no redirect (``http.client`` does not): a 3xx is a failure like any other
-non-2xx. A watchdog closes the socket once ``seconds`` have passed in all, so that a receiver that
-trickles bytes cannot hold a worker longer.
+non-2xx. It takes ``seconds`` in all, so that a receiver that trickles bytes cannot hold a worker
+longer: the connection's TLS socket (:class:`_DeadlineSocket`, which the TLS context makes) gives each
+of its reads and writes only the time left to the try, as the connect and the handshake get it.
 
 :class:`Connections` is the same POST over kept-alive connections (the worker's deliveries: a TLS
 handshake per delivery is most of a delivery's CPU). A connection is kept by the triple it was
@@ -25,6 +26,7 @@ import ssl
 import threading
 import time
 from collections.abc import Mapping
+from typing import Any
 
 from .addresses import Target
 
@@ -39,27 +41,69 @@ _KEY = tuple[str, int, str]  # (checked address, port, host name)
 
 
 def tls_context(ca_bundle: str = "") -> ssl.SSLContext:
-    """The TLS settings of deliveries: the system's CAs, or ``ca_bundle``'s (the tests' own CA)."""
+    """The TLS settings of deliveries: the system's CAs, or ``ca_bundle``'s (the tests' own CA); its
+    sockets keep to their try's deadline (:class:`_DeadlineSocket`)."""
     context = ssl.create_default_context(cafile=ca_bundle or None)
     context.minimum_version = ssl.TLSVersion.TLSv1_2
+    context.sslsocket_class = _DeadlineSocket
     return context
 
 
+class _DeadlineSocket(ssl.SSLSocket):
+    """A TLS socket whose every read and write may take only what is left until ``deadline`` (a
+    :func:`time.monotonic` time; None: its own timeout for each): a receiver that sends a byte now
+    and then cannot stretch a try."""
+
+    deadline: float | None = None
+
+    def read(self, len: int = 1024, buffer: Any = None) -> Any:  # SSLSocket's own names
+        self._keep_to_deadline()
+        return super().read(len, buffer)
+
+    def write(self, data: Any) -> int:
+        self._keep_to_deadline()
+        return super().write(data)
+
+    def _keep_to_deadline(self) -> None:
+        if self.deadline is not None:
+            self.settimeout(_left(self.deadline))
+
+
+def _left(deadline: float) -> float:
+    """Seconds until ``deadline``; a TimeoutError once it has passed."""
+    left = deadline - time.monotonic()
+    if left <= 0:
+        raise TimeoutError("the delivery's time is up")
+    return left
+
+
 class _PinnedConnection(http.client.HTTPSConnection):
-    """An HTTPS connection to one checked address, speaking TLS and HTTP for the host name."""
+    """An HTTPS connection to one checked address, speaking TLS and HTTP for the host name, each
+    exchange within its own deadline (:meth:`start`)."""
 
     def __init__(self, target: Target, context: ssl.SSLContext, timeout: float) -> None:
         super().__init__(target.host, target.port, timeout=timeout, context=context)
         self.address = target.address
         self._context = context
+        self.deadline = time.monotonic() + timeout
+
+    def start(self, seconds: float) -> None:
+        """The next exchange, the connect and the handshake included when they are still to come,
+        has ``seconds`` in all."""
+        self.deadline = time.monotonic() + seconds
+        if isinstance(self.sock, _DeadlineSocket):
+            self.sock.deadline = self.deadline
 
     def connect(self) -> None:
-        raw = socket.create_connection((self.address, self.port), self.timeout)
+        raw = socket.create_connection((self.address, self.port), _left(self.deadline))
         try:
+            raw.settimeout(_left(self.deadline))  # the handshake's time: what the connect left
             self.sock = self._context.wrap_socket(raw, server_hostname=self.host)
         except BaseException:
             raw.close()
             raise
+        if isinstance(self.sock, _DeadlineSocket):
+            self.sock.deadline = self.deadline
 
 
 def _key(target: Target) -> _KEY:
@@ -69,23 +113,18 @@ def _key(target: Target) -> _KEY:
 def _exchange(
     connection: _PinnedConnection, target: Target, body: bytes, headers: Mapping[str, str], seconds: float, keep: bool
 ) -> tuple[int, bool]:
-    """POST on ``connection`` under the watchdog: the status, and whether the connection may be kept
+    """POST on ``connection`` within ``seconds``: the status, and whether the connection may be kept
     (``keep`` asked it, the receiver keeps it, the body was short and read in time)."""
-    watchdog = threading.Timer(seconds, connection.close)
-    watchdog.daemon = True
-    watchdog.start()
-    try:
-        sent = {"Content-Type": "application/json", "User-Agent": USER_AGENT, **headers}
-        if not keep:
-            sent["Connection"] = "close"
-        connection.request("POST", target.path, body=body, headers=sent)
-        response = connection.getresponse()
-        kept = keep and not response.will_close and response.length is not None and response.length <= MOST_BODY
-        if kept:
-            response.read(MOST_BODY)
-        return response.status, kept and connection.sock is not None
-    finally:
-        watchdog.cancel()
+    connection.start(seconds)
+    sent = {"Content-Type": "application/json", "User-Agent": USER_AGENT, **headers}
+    if not keep:
+        sent["Connection"] = "close"
+    connection.request("POST", target.path, body=body, headers=sent)
+    response = connection.getresponse()
+    kept = keep and not response.will_close and response.length is not None and response.length <= MOST_BODY
+    if kept:
+        response.read(MOST_BODY)
+    return response.status, kept and connection.sock is not None
 
 
 def post(

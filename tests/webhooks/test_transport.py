@@ -6,10 +6,13 @@ from __future__ import annotations
 import socket
 import ssl
 import threading
+import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+import trustme
 
 from service.webhooks import Target, tls_context
 from service.webhooks.transport import Connections, post
@@ -54,6 +57,57 @@ def test_a_receiver_that_never_answers_is_given_up(running: Receiver) -> None:
         for connection in accepted:
             connection.close()
         silent.close()
+
+
+@contextmanager
+def trickling(ca: trustme.CA) -> Iterator[int]:
+    """A TLS server for HOST that reads a request, then sends its answer's head a byte every 0.1 s
+    (100 bytes at most, until the client closes); its port."""
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    ca.issue_cert(HOST).configure_cert(context)
+    server = socket.create_server(("127.0.0.1", 0))
+
+    def answer_slowly() -> None:
+        raw, _ = server.accept()
+        with context.wrap_socket(raw, server_side=True) as connection:
+            while b"\r\n\r\n" not in connection.recv(65536):
+                pass
+            connection.sendall(b"HTTP/1.1 200 OK\r\n")
+            for _ in range(100):
+                try:
+                    connection.sendall(b"x")
+                except OSError:
+                    return  # the client gave up
+                time.sleep(0.1)
+
+    threading.Thread(target=answer_slowly, daemon=True).start()
+    try:
+        yield server.getsockname()[1]
+    finally:
+        server.close()
+
+
+def test_a_receiver_that_trickles_its_answer_is_given_up_when_the_try_s_time_is_up(tmp_path: Path) -> None:
+    ca = trustme.CA()
+    ca_file = tmp_path / "ca.pem"
+    ca.cert_pem.write_to_path(str(ca_file))
+    with trickling(ca) as port:
+        began = time.monotonic()
+        with pytest.raises(TimeoutError):  # every byte came within the socket's timeout: the try's time ran out
+            post(Target(HOST, port, "/", "127.0.0.1"), b"{}", {}, tls_context(str(ca_file)), seconds=0.6)
+        assert time.monotonic() - began < 2.0
+
+
+def test_a_kept_connection_has_its_full_time_for_each_delivery(running: Receiver) -> None:
+    connections = Connections(tls_context(running.ca_file))
+    target = Target(HOST, running.port, "/hook", "127.0.0.1")
+    try:
+        assert connections.post(target, b"{}", {}, seconds=0.3) == 204
+        time.sleep(0.4)  # longer than the first try's time: its deadline has passed
+        assert connections.post(target, b"{}", {}, seconds=0.3) == 204
+        assert (len(running.received), running.connections) == (2, 1)
+    finally:
+        connections.close()
 
 
 def test_kept_connections_serve_only_the_checked_address_and_name(running: Receiver) -> None:

@@ -52,6 +52,7 @@ _OWED = (
     .order_by(OUTBOX.c.id)
     .limit(bindparam("limit", type_=Integer))
 )
+_ANY_OWED = select(OUTBOX.c.id).limit(1)
 _DELIVERED = delete(OUTBOX).where(OUTBOX.c.id.in_(bindparam("ids", expanding=True)))
 # A player's events after a number, the real-time role's read of every followed feed that changed: built once.
 _AFTER = (
@@ -124,8 +125,12 @@ def deliver_outbox(db: Database, connection: Connection, *, limit: int) -> list[
     to their players' feeds, in one write transaction that appends them and deletes them: each is
     delivered once, or, if the transaction fails, stays for the next call. One deliverer at a time
     (on PostgreSQL a transaction-scoped advisory lock, which another deliverer skips rather than
-    waits for; on SQLite the write lock), so that each player's events keep their order. The events
-    as numbered (none: nothing owed, or another deliverer at work)."""
+    waits for; on SQLite the write lock), so that each player's events keep their order. A call
+    that finds nothing owed (most of them) reads only, and takes no write lock. The events as
+    numbered (none: nothing owed, or another deliverer at work)."""
+    with db.begin(connection, write=False, one_statement=True):
+        if connection.execute(_ANY_OWED).first() is None:
+            return []
     with db.begin(connection, write=True):
         if connection.dialect.name == "postgresql" and not connection.execute(_TRY_DELIVERER_LOCK).scalar_one():
             return []

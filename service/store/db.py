@@ -2,12 +2,14 @@
 
 SQLite (the embedded default) runs in WAL mode with a busy timeout. A writer takes SQLite's one
 write lock up front (``BEGIN IMMEDIATE``), so it waits before its first statement rather than
-failing halfway. The threads of one process wait for their turn to write on a lock of the
-process (:attr:`Database.writers`), each woken as the one before it ends; only one of them at a time
-waits in SQLite's busy handler, where the processes meet. That handler sleeps between its tries (up
-to 100 ms at a time) and the lock goes to whoever tries when it is free: with every thread waiting
-there, under load a ``BEGIN IMMEDIATE`` waited p99 331 ms for a lock that was mostly free
-(``bench/webhook_games.py --db sqlite``, the web role's threads; 8.8 ms with the turn).
+failing halfway. The threads of a process take turns (:attr:`Database.writers`, a lock of the
+process: each is woken as the one before it ends), and the one whose turn it is tries for SQLite's
+lock every half millisecond while another process holds it (:func:`.begin_immediate`). SQLite's own
+busy handler sleeps between its tries, up to 100 ms at a time, and gives the lock to whoever tries
+when it is free, not to who waited longest: with every thread waiting there, under load a ``BEGIN
+IMMEDIATE`` waited p99 331 ms for a lock mostly free (``bench/webhook_games.py --db sqlite``, the web
+role's threads), and keyed plays, which hold the lock longest, were bounded by those waits
+(docs/benchmarks.md). Reads take no turn: WAL readers wait for no writer.
 
 PostgreSQL (production) uses a pool (pre-pinging, unless told not to) of connections in autocommit mode: a single
 statement (a read, or a write that is one statement) needs no BEGIN and COMMIT round trips, and
@@ -23,6 +25,7 @@ from __future__ import annotations
 import logging
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -32,7 +35,8 @@ from sqlalchemy import Connection, Engine, create_engine, exc
 from sqlalchemy.engine import make_url
 
 from .. import jsonio
-from .sqlite_connections import configure_sqlite, sqlite_transaction
+from .driver import driver_connection
+from .sqlite_connections import begin_immediate, configure_sqlite, sqlite_transaction
 
 try:
     import psycopg
@@ -91,7 +95,7 @@ class Database:
         self.engine: Engine = create_engine(url, **kwargs)
         #: SQLite: this process's threads take turns to write (see the module's docstring).
         self.writers = threading.Lock()
-        self._busy_seconds = busy_timeout_ms / 1000
+        self._busy_timeout_ms = busy_timeout_ms
         if self.is_sqlite:
             configure_sqlite(self.engine, busy_timeout_ms)
 
@@ -123,12 +127,14 @@ class Database:
                 if not write:
                     yield from sqlite_transaction(connection, None if one_statement else "DEFERRED")
                     return
-                if not self.writers.acquire(timeout=self._busy_seconds):
+                deadline = time.monotonic() + self._busy_timeout_ms / 1000
+                if not self.writers.acquire(timeout=self._busy_timeout_ms / 1000):
                     raise DatabaseUnavailable(
                         "another thread of this process held the write lock past DB_BUSY_TIMEOUT_MS"
                     )
                 try:
-                    yield from sqlite_transaction(connection, "IMMEDIATE")
+                    begin_immediate(driver_connection(connection), deadline, self._busy_timeout_ms)
+                    yield from sqlite_transaction(connection, None)  # begun: it commits or rolls back
                 finally:
                     self.writers.release()
             elif one_statement:

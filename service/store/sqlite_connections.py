@@ -11,7 +11,9 @@ from sqlalchemy import Connection, Engine, event
 
 from .driver import driver_connection
 
-__all__ = ["configure_sqlite", "sqlite_transaction"]
+__all__ = ["TRY_EVERY_SECONDS", "begin_immediate", "configure_sqlite", "sqlite_transaction"]
+
+TRY_EVERY_SECONDS = 0.0005  # a writer's next try for the write lock while another process holds it
 
 
 def sqlite_transaction(connection: Connection, mode: str | None) -> Iterator[Connection]:
@@ -34,6 +36,26 @@ def sqlite_transaction(connection: Connection, mode: str | None) -> Iterator[Con
         connection.commit()
     elif driver.in_transaction:
         driver.commit()
+
+
+def begin_immediate(driver: sqlite3.Connection, deadline: float, busy_timeout_ms: int) -> None:
+    """``BEGIN IMMEDIATE`` on ``driver``, tried again every :data:`TRY_EVERY_SECONDS` while another
+    process holds the write lock, until ``deadline`` (a :func:`time.monotonic` time; then SQLite's own
+    "database is locked"). SQLite's busy handler (``PRAGMA busy_timeout``, off meanwhile) sleeps
+    between its tries, up to 100 ms at a time, and the lock it waits for is mostly free meanwhile:
+    under load its waits, not the lock, bounded the writes (see :mod:`.db`)."""
+    driver.execute("PRAGMA busy_timeout=0")
+    try:
+        while True:
+            try:
+                driver.execute("BEGIN IMMEDIATE")
+                return
+            except sqlite3.OperationalError as error:
+                if error.sqlite_errorcode & 0xFF != sqlite3.SQLITE_BUSY or time.monotonic() >= deadline:
+                    raise
+            time.sleep(TRY_EVERY_SECONDS)
+    finally:
+        driver.execute(f"PRAGMA busy_timeout={int(busy_timeout_ms)}")
 
 
 def configure_sqlite(engine: Engine, busy_timeout_ms: int) -> None:

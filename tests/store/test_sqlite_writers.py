@@ -1,9 +1,12 @@
-"""SQLite: the threads of one process take turns to write (Database.writers), and a turn held past
-the busy timeout is DatabaseUnavailable (503), as SQLite's own lock held that long is."""
+"""SQLite: the threads of one process take turns to write (Database.writers), the one whose turn it
+is tries for the write lock until it is free (begin_immediate), and a turn or a lock held past the
+busy timeout is DatabaseUnavailable (503)."""
 
 from __future__ import annotations
 
+import sqlite3
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -11,6 +14,7 @@ import pytest
 from sqlalchemy import text
 
 from service.store import Database, DatabaseUnavailable
+from service.store.sqlite_connections import begin_immediate
 
 WAIT = 10.0  # seconds a test waits for a thread at most
 
@@ -86,3 +90,40 @@ def test_a_transaction_that_fails_gives_its_turn_back(db: Database) -> None:
     with db.transaction(write=True) as connection:
         connection.execute(text("INSERT INTO moves (n) VALUES (2)"))
     assert count(db) == 1  # the failed one was rolled back
+
+
+def test_the_writer_whose_turn_it_is_gets_the_lock_another_process_held_once_it_is_free(
+    db: Database, tmp_path: Path
+) -> None:
+    other = sqlite3.connect(
+        tmp_path / "writers.sqlite3", isolation_level=None, check_same_thread=False
+    )  # as another process
+    other.execute("BEGIN IMMEDIATE")
+    other.execute("INSERT INTO moves (n) VALUES (1)")
+    threading.Timer(0.1, other.commit).start()  # within the busy timeout (0.3 s)
+    with db.transaction(write=True) as connection:
+        connection.execute(text("INSERT INTO moves (n) VALUES (2)"))
+    assert count(db) == 2
+    other.close()
+
+
+def test_begin_immediate_gives_up_at_its_deadline_with_sqlite_s_own_error_and_leaves_the_busy_timeout(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "locked.sqlite3"
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("PRAGMA journal_mode=WAL")
+    holder.execute("BEGIN IMMEDIATE")
+    waiter = sqlite3.connect(path, isolation_level=None)
+    waiter.execute("PRAGMA busy_timeout=1234")
+    try:
+        with pytest.raises(sqlite3.OperationalError) as refused:
+            begin_immediate(waiter, time.monotonic() + 0.05, 1234)
+        assert refused.value.sqlite_errorcode == sqlite3.SQLITE_BUSY
+        assert waiter.execute("PRAGMA busy_timeout").fetchone() == (1234,)
+        holder.rollback()
+        begin_immediate(waiter, time.monotonic() + 0.05, 1234)
+        assert waiter.in_transaction
+    finally:
+        waiter.close()
+        holder.close()

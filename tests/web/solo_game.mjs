@@ -52,7 +52,8 @@ await scenario(async (browser) => {
   assert.ok(lines.length <= 9);
   for (const line of lines) assert.match(line, /^Hand \d+, trick \d+: .+ played the .+; the master would have played the .+: \+\d+\.\d points expected$/);
   assert.deepEqual(await page.locator(".table-main").boundingBox(), table, "the review moves nothing on the table");
-  await page.locator("#review").scrollIntoViewIfNeeded();
+  // Scrolled in the page at once: the table renders anew (its rating poll) and may replace the panel mid-way.
+  await page.evaluate(() => document.getElementById("review")?.scrollIntoView({ block: "nearest" }));
   await screenshot(page, "review");
   await assertAccessible(page, "the review");
   await assertNoTokenInUrls(page);

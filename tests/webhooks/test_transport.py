@@ -95,16 +95,16 @@ def test_a_receiver_that_trickles_its_answer_is_given_up_when_the_try_s_time_is_
         began = time.monotonic()
         with pytest.raises(TimeoutError):  # every byte came within the socket's timeout: the try's time ran out
             post(Target(HOST, port, "/", "127.0.0.1"), b"{}", {}, tls_context(str(ca_file)), seconds=0.6)
-        assert time.monotonic() - began < 2.0
+        assert time.monotonic() - began < 5.0  # the receiver would trickle for 10 s
 
 
 def test_a_kept_connection_has_its_full_time_for_each_delivery(running: Receiver) -> None:
     connections = Connections(tls_context(running.ca_file))
     target = Target(HOST, running.port, "/hook", "127.0.0.1")
     try:
-        assert connections.post(target, b"{}", {}, seconds=0.3) == 204
-        time.sleep(0.4)  # longer than the first try's time: its deadline has passed
-        assert connections.post(target, b"{}", {}, seconds=0.3) == 204
+        assert connections.post(target, b"{}", {}, seconds=1.0) == 204
+        time.sleep(1.1)  # longer than the first try's time: its deadline has passed
+        assert connections.post(target, b"{}", {}, seconds=1.0) == 204
         assert (len(running.received), running.connections) == (2, 1)
     finally:
         connections.close()

@@ -8,6 +8,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -19,13 +20,19 @@ from service.store.sqlite_connections import begin_immediate
 WAIT = 10.0  # seconds a test waits for a thread at most
 
 
+@contextmanager
+def database(path: Path, busy_timeout_ms: int) -> Iterator[Database]:
+    opened = Database(f"sqlite:///{path}", busy_timeout_ms=busy_timeout_ms)
+    with opened.transaction(write=True) as connection:
+        connection.execute(text("CREATE TABLE moves (n INTEGER NOT NULL)"))
+    yield opened
+    opened.dispose()
+
+
 @pytest.fixture
 def db(tmp_path: Path) -> Iterator[Database]:
-    database = Database(f"sqlite:///{tmp_path / 'writers.sqlite3'}", busy_timeout_ms=300)
-    with database.transaction(write=True) as connection:
-        connection.execute(text("CREATE TABLE moves (n INTEGER NOT NULL)"))
-    yield database
-    database.dispose()
+    with database(tmp_path / "writers.sqlite3", busy_timeout_ms=10_000) as opened:
+        yield opened
 
 
 def count(db: Database) -> int:
@@ -69,17 +76,18 @@ def test_a_writer_waits_for_the_turn_and_writes_after_the_one_before_it(db: Data
     assert not db.writers.locked()
 
 
-def test_a_turn_held_past_the_busy_timeout_is_unavailable_and_reads_go_on(db: Database) -> None:
-    began, end = threading.Event(), threading.Event()
-    holder = hold_a_write(db, began, end)
-    try:
-        with pytest.raises(DatabaseUnavailable), db.transaction(write=True) as connection:
-            connection.execute(text("INSERT INTO moves (n) VALUES (2)"))
-        assert count(db) == 0  # a read waits for no turn (and sees nothing uncommitted)
-    finally:
-        end.set()
-        holder.join(WAIT)
-    assert count(db) == 1
+def test_a_turn_held_past_the_busy_timeout_is_unavailable_and_reads_go_on(tmp_path: Path) -> None:
+    with database(tmp_path / "short.sqlite3", busy_timeout_ms=300) as db:
+        began, end = threading.Event(), threading.Event()
+        holder = hold_a_write(db, began, end)
+        try:
+            with pytest.raises(DatabaseUnavailable), db.transaction(write=True) as connection:
+                connection.execute(text("INSERT INTO moves (n) VALUES (2)"))
+            assert count(db) == 0  # a read waits for no turn (and sees nothing uncommitted)
+        finally:
+            end.set()
+            holder.join(WAIT)
+        assert count(db) == 1
 
 
 def test_a_transaction_that_fails_gives_its_turn_back(db: Database) -> None:
@@ -100,7 +108,7 @@ def test_the_writer_whose_turn_it_is_gets_the_lock_another_process_held_once_it_
     )  # as another process
     other.execute("BEGIN IMMEDIATE")
     other.execute("INSERT INTO moves (n) VALUES (1)")
-    threading.Timer(0.1, other.commit).start()  # within the busy timeout (0.3 s)
+    threading.Timer(0.1, other.commit).start()  # within the busy timeout (10 s)
     with db.transaction(write=True) as connection:
         connection.execute(text("INSERT INTO moves (n) VALUES (2)"))
     assert count(db) == 2

@@ -54,6 +54,18 @@ _OWED = (
 )
 _ANY_OWED = select(OUTBOX.c.id).limit(1)
 _DELIVERED = delete(OUTBOX).where(OUTBOX.c.id.in_(bindparam("ids", expanding=True)))
+
+
+def _claim_ids(statement: postgresql.Insert | sqlite.Insert) -> Executable:
+    """The UPSERT that takes ``last_id`` ids of the player's feed and returns the last of them; run
+    with the rows of many players at once, in the players' order (PostgreSQL locks them in that order),
+    SQLAlchemy sends them as one statement (its "insertmanyvalues"), and compiles it once."""
+    return statement.on_conflict_do_update(
+        index_elements=[FEEDS.c.player_id], set_={"last_id": FEEDS.c.last_id + statement.excluded.last_id}
+    ).returning(FEEDS.c.player_id, FEEDS.c.last_id)
+
+
+_CLAIM_IDS = {"postgresql": _claim_ids(postgresql.insert(FEEDS)), "sqlite": _claim_ids(sqlite.insert(FEEDS))}
 # A player's events after a number, the real-time role's read of every followed feed that changed: built once.
 _AFTER = (
     select(EVENTS.c.player_id, EVENTS.c.id, EVENTS.c.type, EVENTS.c.data, EVENTS.c.created_at)
@@ -102,9 +114,8 @@ def _numbered_in(connection: Connection, by_player: Mapping[str, list[StoredPlay
     two each), however many players (the outbox's batch: hundreds)."""
     if not by_player:
         return []
-    lasts: dict[str, int] = dict(
-        connection.execute(_claim_ids(connection, {player: len(new) for player, new in by_player.items()})).all()
-    )
+    claims = [{"player_id": player, "last_id": len(by_player[player])} for player in sorted(by_player)]
+    lasts: dict[str, int] = dict(connection.execute(_CLAIM_IDS[connection.dialect.name], claims).all())
     numbered = [
         StoredPlayerEvent(player_id, lasts[player_id] - len(new) + number, event.type, event.data, event.created_at)
         for player_id, new in by_player.items()
@@ -143,18 +154,6 @@ def deliver_outbox(db: Database, connection: Connection, *, limit: int) -> list[
         delivered = _numbered_in(connection, by_player)
         connection.execute(_DELIVERED, {"ids": [row[0] for row in owed]})
     return delivered
-
-
-def _claim_ids(connection: Connection, counts: Mapping[str, int]) -> Executable:
-    """The UPSERT that takes ``counts[player]`` ids of each player's feed and returns, for each
-    player, the last of them (rows in the players' order: PostgreSQL locks them in that order)."""
-    dialect_insert = postgresql.insert if connection.dialect.name == "postgresql" else sqlite.insert
-    statement = dialect_insert(FEEDS).values(
-        [{"player_id": player_id, "last_id": counts[player_id]} for player_id in sorted(counts)]
-    )
-    return statement.on_conflict_do_update(
-        index_elements=[FEEDS.c.player_id], set_={"last_id": FEEDS.c.last_id + statement.excluded.last_id}
-    ).returning(FEEDS.c.player_id, FEEDS.c.last_id)
 
 
 def read_player_events(

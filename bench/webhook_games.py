@@ -21,7 +21,10 @@ read (``GET /v1/players/me/events``): every ``your_turn`` of the round's games i
 player's webhook, and the bench waits (``--timeout``) until each has arrived (``webhook-id`` is
 ``msg_<webhook>_<event>``). The latency of a delivery is its receipt minus the sending of the
 request that made its version (an upper bound of commit to receipt: the commit is between the
-request's sending and its answer), and minus the answer (a lower bound). Each round also reports the
+request's sending and its answer), minus the answer (a lower bound), and minus the time of the
+change itself (``*_from_change_s``: the deal's or play's ``created_at`` in the game's actions, the
+service's clock in the change's transaction, before its commit; an upper bound still, without the
+request's wait for the web role, which the first includes). Each round also reports the
 CPU time ``coins-realtime`` (the web app too, on one port), ``coins-worker`` and the receiver spent per play
 (``cpu_ms_per_play``, from /proc: the feeds read after the round and a ``hooks`` round's deliveries
 included), so that what the deliveries cost shows as the difference of the two kinds.
@@ -52,6 +55,7 @@ import tempfile
 import time
 from collections import Counter
 from dataclasses import dataclass, field
+from datetime import datetime
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
@@ -163,6 +167,7 @@ class Moves:
     """What the clients did: by (game, version) the sending and the answer of the move that made it."""
 
     made: dict[tuple[str, int], tuple[float, float]] = field(default_factory=dict)
+    changes: dict[str, list[int]] = field(default_factory=dict)  # by game, the versions its deals and plays made
     plays: int = 0
     failures: Counter[str] = field(default_factory=Counter)
     games: list[str] = field(default_factory=list)
@@ -178,6 +183,8 @@ async def call(http: Http, moves: Moves, kind: str, method: str, path: str, body
     game = answer.get("game", answer) if kind != "hand" else None
     if game is not None:
         moves.made[(game["id"], game["version"])] = (sent, time.monotonic())
+        if kind in ("deal", "play"):
+            moves.changes.setdefault(game["id"], []).append(game["version"])
     return game if kind != "hand" else answer
 
 
@@ -216,6 +223,27 @@ async def play(port: int, table: list[Player], seed: str, moves: Moves, plays: i
         moves.failures[f"game stopped: {type(error).__name__}"] += 1
     finally:
         http.close()
+
+
+async def action_times(port: int, moves: Moves) -> dict[tuple[str, int], float]:
+    """By (game, version), the time (``time.time()``) of the deal or play that made it, as the game's
+    actions say: the service's clock in the change's transaction, before its commit."""
+    times: dict[tuple[str, int], float] = {}
+    https = [Http(port) for _ in range(CONCURRENCY)]
+
+    async def one(n: int) -> None:
+        game_id = moves.games[n]
+        status, page = await https[n % CONCURRENCY].call("GET", f"/v1/games/{game_id}/actions?limit=500")
+        if status != 200:
+            raise RuntimeError(f"listActions answered {status}")
+        actions = sorted(page["items"], key=lambda action: action["seq"])
+        for version, action in zip(moves.changes.get(game_id, []), actions, strict=False):
+            times[(game_id, version)] = datetime.fromisoformat(action["created_at"]).timestamp()
+
+    await in_turn(len(moves.games), one)
+    for http in https:
+        http.close()
+    return times
 
 
 async def in_turn(count: int, job: Any) -> None:
@@ -324,15 +352,37 @@ async def arrivals(receiver: ReceiverProcess, owed: dict[str, Any], seconds: flo
         await asyncio.sleep(1.0)
 
 
-def latencies(owed: dict[str, dict[str, Any]], got: dict[str, list[float]], moves: Moves) -> dict[str, Any]:
-    """Receipt minus the sending (and the answer) of the move that made each delivered event's version."""
-    from_sent, from_answer = [], []
+def latencies(
+    owed: dict[str, dict[str, Any]],
+    got: dict[str, list[float]],
+    moves: Moves,
+    committed: dict[tuple[str, int], float] | None = None,
+) -> dict[str, Any]:
+    """Receipt minus the sending (and the answer) of the move that made each delivered event's
+    version, and minus that move's time in its transaction (``committed``, ``time.time()``)."""
+    from_sent, from_answer, from_change = [], [], []
+    unordered = 0
+    wall = time.time() - time.monotonic()  # the receiver's times are time.monotonic(), the same clock
     for message, event in owed.items():
         made = moves.made.get((event["game"], event["version"]))
         if message in got and made is not None:
             from_sent.append(min(got[message]) - made[0])
             from_answer.append(min(got[message]) - made[1])
-    return {
+        changed = (committed or {}).get((event["game"], event["version"]))
+        if message in got and changed is not None:
+            from_change.append(min(got[message]) + wall - changed)
+            if made is not None and changed > made[1] + wall:
+                unordered += 1  # the change's time after its answer: the clocks disagree
+    changes = {}
+    if committed is not None:
+        changes = {
+            "timed_from_change": len(from_change),
+            "changes_after_their_answer": unordered,  # 0, or the figures from the change mean nothing
+            "p50_from_change_s": round(percentile(from_change, 50), 3),
+            "p99_from_change_s": round(percentile(from_change, 99), 3),
+            "max_from_change_s": round(max(from_change, default=float("nan")), 3),
+        }
+    return changes | {
         "owed": len(owed),
         "delivered": sum(message in got for message in owed),
         "extra_receipts": sum(len(got[message]) - 1 for message in owed if message in got),
@@ -366,7 +416,8 @@ async def rounds(port: int, args: argparse.Namespace, receiver: ReceiverProcess)
         result["load"] = [before, load()]
         owed = await owed_turns(port, playing, set(moves.games))
         if kind == "hooks":
-            result |= latencies(owed, await arrivals(receiver, owed, args.timeout), moves)
+            got = await arrivals(receiver, owed, args.timeout)
+            result |= latencies(owed, got, moves, await action_times(port, moves))
         cpu = role_cpu(receiver.pid)  # the deliveries after the round included
         result["cpu_ms_per_play"] = {
             role: round(1000 * (used - cpu_before[role]) / max(1, moves.plays), 2) for role, used in cpu.items()

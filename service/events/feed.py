@@ -161,10 +161,12 @@ class EventFeed:
     def read_for(self, feed_id: str, position: int, key_hash: str | None) -> tuple[list[Item], bool]:
         """A connection's own read of feed ``feed_id`` after ``position`` (:meth:`read`), and whether the
         player key that opened it (``key_hash``) still holds: checked, as the real-time role's
-        rounds check it, before any seat's event is handed on (a replaced key sees none)."""
+        rounds check it, before any private event (a seat's, or a player's feed's) is handed on (a
+        replaced key sees none)."""
         with self._store.session() as session:
             new = self.read_on(session, {feed_id: position}).get(feed_id, [])
-            if key_hash is None or all(item.seat is None for item in new):
+            private = feed_id.startswith(PLAYER_FEED) or any(item.seat is not None for item in new)
+            if key_hash is None or not new or not private:
                 return new, True
             return new, key_hash in self.known_keys_on(session, {key_hash})
 

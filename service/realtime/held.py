@@ -15,7 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..events import Hold, Item
+from ..api.resources.events.routes import page_body
+from ..events import GAME_FINISHED, Hold, Item
 
 __all__ = ["CACHED_EVENTS", "KEEP_ALIVE", "MAX_PENDING_BYTES", "Feed", "Held", "Receive", "Send", "keep_alive"]
 
@@ -35,8 +36,13 @@ class Feed:
     feed_id: str
     held: set[Held] = field(default_factory=set)
     keyed: set[Held] = field(default_factory=set)  # those of them opened with a player's key
+    key_hashes: frozenset[str] = frozenset()  # their keys (kept as they come and go, not made every round)
     start: int = -1
     items: list[Item] = field(default_factory=list)
+
+    def keys_changed(self) -> None:
+        """:attr:`keyed` changed: its keys again."""
+        self.key_hashes = frozenset(held.key_hash for held in self.keyed if held.key_hash is not None)
 
     @property
     def last(self) -> int:
@@ -102,6 +108,34 @@ class Held:
         """Those of ``items`` this connection may see: the public ones and its seat's."""
         return [item for item in items if item.seat is None or item.seat == self.seat]
 
+    def hand(self, new: list[Item], frames: dict[tuple[int, int | None], bytes] | None = None) -> None:
+        """Hand this connection the events ``new`` (those after its position): a stream writes those
+        it may see (the chunk shared through ``frames`` by position and seat); a long poll answers
+        with them, if any."""
+        if self.ending or not new:
+            return
+        before, self.position = self.position, new[-1].id
+        finished = any(item.type == GAME_FINISHED for item in new)
+        if self.stream:
+            group = (before, self.seat)
+            chunk = frames.get(group) if frames is not None else None
+            if chunk is None:
+                chunk = "".join(item.frame() for item in self.visible(new)).encode()
+                if frames is not None:
+                    frames[group] = chunk
+            if chunk:
+                self.write(chunk)
+            if finished:
+                self.end()
+            return
+        visible = self.visible(new)
+        if visible or finished:
+            self.end(_page(visible, self.position))
+
+    def finish(self) -> None:
+        """End the answer now: a stream's last line is sent, a long poll answers what it has (nothing)."""
+        self.end(b"" if self.stream else _page([], self.position))
+
     def write(self, chunk: bytes) -> None:
         """Send ``chunk`` after what is pending (a task sends; a client that reads too slowly is cut)."""
         if self.ending:
@@ -165,3 +199,8 @@ async def keep_alive(idle: list[Held]) -> None:
             await asyncio.sleep(0)
         for held in streams[start : start + KEEP_ALIVE_BATCH]:
             held.write(KEEP_ALIVE)
+
+
+def _page(items: list[Item], position: int) -> bytes:
+    """A long poll's body, as the web app's view writes it."""
+    return page_body(items, position).encode()

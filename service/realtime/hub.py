@@ -9,12 +9,17 @@ per seat, written to every connection of the feed. A connection that starts behi
 cache reads for itself, then has the hub read the feed again, so that a change saved while it read
 is not missed.
 
+Keys: a replaced player key ends the connections it opened. A signal naming a player checks the keys
+of their connections; one that anything may have changed (an SQLite file's commit, a listener back,
+the heartbeat) checks every key, at most every :data:`KEYS_EVERY_SECONDS` (the clock's next tick
+wakes a round that does); and a connection's key is checked in the round that would hand it private
+events (a seat's, or its player's feed's), as its own read checks it (:meth:`.EventFeed.read_for`).
+
 Time: every :data:`TICK_SECONDS` the idle streams whose heartbeat is due get a comment line
 (:func:`.held.keep_alive`, a batch at a time); every heartbeat period the hub reads every followed
-feed again (a lost signal makes events late, never lost), checks every player key that opened a
-connection (a replaced key ends its connections; its player's signal makes that happen at once),
-and has the followed players' feeds marked alive, all in one go (quick play's tickets); every
-:data:`MARK_SECONDS` it marks the games it follows as followed and itself as alive (:mod:`.liveness`).
+feed again (a lost signal makes events late, never lost) and has the followed players' feeds marked
+alive, all in one go (quick play's tickets); every :data:`MARK_SECONDS` it marks the games it follows
+as followed and itself as alive (:mod:`.liveness`).
 
 A connection ends when its client goes (its share is given back at once), when its feed ends (a
 game's ``game_finished``, a replaced key), when its client stops reading (more than
@@ -27,14 +32,13 @@ import asyncio
 import logging
 import threading
 import time
-from collections.abc import Callable, Collection
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..api.resources.events.routes import page_body
-from ..events import GAME_FINISHED, PAGE_EVENTS, EventFeed, Hold, Item, StreamsFull, StreamShares
+from ..events import PAGE_EVENTS, EventFeed, Hold, Item, StreamsFull, StreamShares
 from ..observability.metrics import STREAMS_HELD
 from ..store import PLAYER_FEED, StoreSession
 from .held import CACHED_EVENTS, MAX_PENDING_BYTES, Feed, Held, Receive, Send, keep_alive
@@ -46,6 +50,7 @@ log = logging.getLogger(__name__)
 
 TICK_SECONDS = 1.0  # how often idle streams are looked at for a due heartbeat
 MARK_SECONDS = 5.0  # how often the followed games, and the process itself, are marked alive
+KEYS_EVERY_SECONDS = 1.0  # every key that opened a connection is checked at most this often (see above)
 BACKGROUND = 4  # threads for a connection's own reads and the liveness marks
 
 
@@ -55,7 +60,7 @@ class _Round:
 
     after: dict[str, int]
     keys: set[str]
-    private_keys: dict[str, set[str]]  # per game: the keys of connections that get a seat's events
+    private_keys: dict[str, frozenset[str]]  # per feed: the keys of connections that get its private events
     items: dict[str, list[Item]] = field(default_factory=dict)
     known: set[str] = field(default_factory=set)
 
@@ -84,6 +89,7 @@ class Hub:
         self._changed: set[str] = set()
         self._players: set[str] = set()  # whose keys to check in the next round
         self._all_keys = False
+        self._keys_checked = float("-inf")  # when every key was last checked (time.monotonic())
         self._loop: asyncio.AbstractEventLoop | None = None
         self._wake: asyncio.Event | None = None
         self._tasks: list[asyncio.Task[Any]] = []
@@ -154,7 +160,7 @@ class Hub:
     def _end_held(self) -> None:
         for feed in list(self._feeds.values()):
             for held in list(feed.held):
-                self._finish(held)
+                held.finish()
 
     async def close(self) -> None:
         """Stop the rounds, the clock and the listener."""
@@ -178,13 +184,14 @@ class Hub:
         feed.held.add(held)
         if held.key_hash is not None:
             feed.keyed.add(held)
+            feed.keys_changed()
             self._keyed.setdefault(held.player_id or "", set()).add(held)
         try:
             if self.closing:
-                self._finish(held)
+                held.finish()
             else:
                 if not held.stream:
-                    held.timer = asyncio.get_running_loop().call_later(hold.wait, self._finish, held)
+                    held.timer = asyncio.get_running_loop().call_later(hold.wait, held.finish)
                 await self._catch_up(feed, held)
             while not held.done:
                 message = await receive()
@@ -197,7 +204,9 @@ class Hub:
             if held.timer is not None:
                 held.timer.cancel()
             feed.held.discard(held)
-            feed.keyed.discard(held)
+            if held in feed.keyed:
+                feed.keyed.discard(held)
+                feed.keys_changed()
             keyed = self._keyed.get(held.player_id or "")
             if keyed is not None and held.key_hash is not None:
                 keyed.discard(held)
@@ -215,19 +224,19 @@ class Hub:
                 self._background, self._feed.read_for, feed.feed_id, position, held.key_hash
             )
             if not key_holds:  # replaced since the connection opened: none of the seat's events
-                self._finish(held)
+                held.finish()
                 break
             if feed.start == -1 and len(new) < PAGE_EVENTS:
                 feed.start, feed.items = position, []
                 feed.add(new)
             elif new:
-                self._hand(held, new)
+                held.hand(new)
             self._signalled(feed.feed_id)  # a change saved while it read: the next round reads it
             if not new or held.ending:
                 break
         held.catching_up = False
         if not held.ending:
-            self._hand(held, feed.after(held.position))
+            held.hand(feed.after(held.position))
             if feed.start == -1:  # its own read was cut short and nothing cached: the rounds read on
                 self._signalled(feed.feed_id)
 
@@ -261,16 +270,20 @@ class Hub:
     def _next_round(self) -> _Round:
         changed, self._changed = self._changed, set()
         players, self._players = self._players, set()
-        everyone, self._all_keys = self._all_keys, False
+        everyone = self._every_key_now()
         after = {n: feed.last for n in changed if (feed := self._feeds.get(n)) is not None and feed.start != -1}
         checked = self._keyed.values() if everyone else (self._keyed.get(player, set()) for player in players)
         keys = {held.key_hash for connections in checked for held in connections if held.key_hash is not None}
-        private = {
-            key: {held.key_hash for held in feed.keyed if held.key_hash is not None}
-            for key in after
-            if not key.startswith(PLAYER_FEED) and (feed := self._feeds[key]).keyed
-        }
+        private = {key: feed.key_hashes for key in after if (feed := self._feeds[key]).key_hashes}
         return _Round(after, keys, private)
+
+    def _every_key_now(self) -> bool:
+        """Whether this round checks every key: asked to, and not done in the last :data:`KEYS_EVERY_SECONDS`."""
+        now = time.monotonic()
+        if not self._all_keys or now - self._keys_checked < KEYS_EVERY_SECONDS:
+            return False
+        self._all_keys, self._keys_checked = False, now
+        return True
 
     def _read(self, this: _Round) -> None:
         """On the reading thread: the heads of the changed feeds, the new events of those that have
@@ -281,9 +294,10 @@ class Hub:
                 heads = self._feed.heads_on(session, this.after)
                 newer = {key: last for key, last in this.after.items() if heads.get(key, 0) > last}
                 this.items = self._feed.read_on(session, newer, CACHED_EVENTS) if newer else {}
-            for game_id, items in this.items.items():
-                if game_id in this.private_keys and any(item.seat is not None for item in items):
-                    this.keys |= this.private_keys[game_id]  # checked before a seat's events are handed on
+            for feed_id, items in this.items.items():
+                private = feed_id.startswith(PLAYER_FEED) or any(item.seat is not None for item in items)
+                if private and feed_id in this.private_keys:
+                    this.keys |= this.private_keys[feed_id]  # checked before private events are handed on
             this.known = self._feed.known_keys_on(session, this.keys) if this.keys else set()
         except BaseException:
             self._drop_session()
@@ -308,7 +322,7 @@ class Hub:
             for connections in list(self._keyed.values()):
                 for held in list(connections):
                     if held.key_hash in revoked:
-                        self._finish(held)
+                        held.finish()
         for feed_id, items in this.items.items():
             feed = self._feeds.get(feed_id)
             if feed is None or feed.start == -1:
@@ -320,36 +334,9 @@ class Hub:
             frames: dict[tuple[int, int | None], bytes] = {}  # one chunk per position and seat
             for held in list(feed.held):
                 if not held.catching_up:
-                    self._hand(held, feed.after(held.position), frames)
+                    held.hand(feed.after(held.position), frames)
             if len(items) == CACHED_EVENTS:  # cut short: read the rest
                 self._signalled(feed_id)
-
-    def _hand(self, held: Held, new: list[Item], frames: dict[tuple[int, int | None], bytes] | None = None) -> None:
-        """Hand ``held`` the events ``new`` (those after its position): a stream writes those it may
-        see; a long poll answers with them, if any."""
-        if held.ending or not new:
-            return
-        before, held.position = held.position, new[-1].id
-        finished = any(item.type == GAME_FINISHED for item in new)
-        if held.stream:
-            group = (before, held.seat)
-            chunk = frames.get(group) if frames is not None else None
-            if chunk is None:
-                chunk = "".join(item.frame() for item in held.visible(new)).encode()
-                if frames is not None:
-                    frames[group] = chunk
-            if chunk:
-                held.write(chunk)
-            if finished:
-                held.end()
-            return
-        visible = held.visible(new)
-        if visible or finished:
-            held.end(_page(visible, held.position))
-
-    def _finish(self, held: Held) -> None:
-        """End ``held``'s answer now: a stream's last line is sent, a long poll answers what it has (nothing)."""
-        held.end(b"" if held.stream else _page([], held.position))
 
     async def _clock(self) -> None:
         assert self._loop is not None
@@ -364,34 +351,28 @@ class Hub:
             if now - heartbeat >= self.heartbeat:
                 heartbeat = now
                 self._signalled(None)  # every followed feed read again, every key checked
-                players = {
-                    feed.feed_id.removeprefix(PLAYER_FEED)
-                    for feed in self._feeds.values()
-                    if feed.feed_id.startswith(PLAYER_FEED)
-                }
-                self._loop.run_in_executor(self._background, self._beat, players)
+                players = [
+                    feed_id.removeprefix(PLAYER_FEED) for feed_id in self._feeds if feed_id.startswith(PLAYER_FEED)
+                ]
+                # the followed players' feeds are alive (quick play's tickets), all at once (a statement
+                # per few hundred players: a process may follow thousands)
+                self._loop.run_in_executor(self._background, self._mark, "the players' feeds", self._feed.beat, players)
+            elif self._all_keys and self._wake is not None:
+                self._wake.set()  # every key to check, asked for too soon after the last check
             if now - marked >= MARK_SECONDS:
                 marked = now
                 games = [key for key in self._feeds if not key.startswith(PLAYER_FEED)]
-                self._loop.run_in_executor(self._background, self._mark, games)
+                self._loop.run_in_executor(self._background, self._mark, "the games followed", self._follow, games)
 
-    def _beat(self, players: Collection[str]) -> None:
-        """On a background thread: the followed players' feeds are alive (quick play's tickets), all
-        at once (a statement per few hundred players: a process may follow thousands)."""
+    def _follow(self, games: list[str]) -> None:
+        """The followed games are followed, and this process is alive."""
+        self.liveness.games_followed(games, seconds=3 * MARK_SECONDS)
+        self.liveness.alive()
+
+    @staticmethod
+    def _mark(what: str, mark: Callable[[list[str]], None], ids: list[str]) -> None:
+        """On a background thread: ``mark(ids)``, a liveness mark; a failure is logged (the next tick marks again)."""
         try:
-            self._feed.beat(players)
+            mark(ids)
         except Exception as error:
-            log.warning("could not mark the players' feeds alive: %s", type(error).__name__)
-
-    def _mark(self, games: list[str]) -> None:
-        """On a background thread: the followed games are followed, and this process is alive."""
-        try:
-            self.liveness.games_followed(games, seconds=3 * MARK_SECONDS)
-            self.liveness.alive()
-        except Exception as error:
-            log.warning("could not write the real-time role's liveness marks: %s", type(error).__name__)
-
-
-def _page(items: list[Item], position: int) -> bytes:
-    """A long poll's body, as the web app's view writes it."""
-    return page_body(items, position).encode()
+            log.warning("could not mark %s alive: %s", what, type(error).__name__)

@@ -14,11 +14,15 @@ from sqlalchemy import text
 
 from service import create_app
 from service.config import Settings
+from service.games.ids import new_game_id
+from service.games.player_events import MatchFoundEvent, encode_player_event
+from service.games.tokens import player_key_hash
 from service.realtime import StoreLiveness
 from service.realtime import held as held_module
-from service.realtime.hub import MARK_SECONDS
+from service.realtime.hub import KEYS_EVERY_SECONDS, MARK_SECONDS, TICK_SECONDS
+from service.store import player_feed_id
 from tests.support.realtime import Realtime, realtime_role
-from tests.support.sse import Comment, Event
+from tests.support.sse import Comment, Event, EventStream
 from tests.support.working_client import NO_PACE
 
 FEED = "/v1/players/me/events"
@@ -107,6 +111,79 @@ def test_a_page_answers_at_once_without_being_held(client: FlaskClient, realtime
     assert status == 200 and [item["type"] for item in page["items"]] == ["game"]
     assert time.monotonic() - started < 5 and headers["content-type"] == "application/json"
     assert headers["x-content-type-options"] == "nosniff" and headers["x-request-id"]
+
+
+def _replace_key_unsaid(app: Any, player_id: str) -> None:
+    """Replace the player's key in the store, with no signal naming them (as another process on an
+    SQLite file does: the real-time role sees only that the file changed)."""
+    with app.extensions["coins.db"].engine.begin() as connection:
+        connection.execute(
+            text("UPDATE players SET key_hash = :hash WHERE id = :id"), {"hash": "0" * 64, "id": player_id}
+        )
+
+
+def _types_until_closed(stream: EventStream, seconds: float) -> tuple[list[str], bool]:
+    """The types of the stream's events until its connection ends (True), or ``seconds`` pass (False;
+    the heartbeats' comments keep an open connection from timing out)."""
+    deadline, types = time.monotonic() + seconds, []
+    for item in stream:
+        if isinstance(item, Event):
+            types.append(item.type)
+        if time.monotonic() > deadline:
+            return types, False
+    return types, True
+
+
+def _append_match_found(app: Any, player_id: str) -> None:
+    found = MatchFoundEvent(ticket=new_game_id(), game=new_game_id())
+    with app.extensions["coins.games"].store.session() as session:
+        session.append_player_events([encode_player_event(player_id, found, datetime.now(UTC))])
+
+
+def test_a_players_events_go_to_no_connection_whose_key_was_replaced_unsaid(
+    client: FlaskClient, realtime: Realtime, app: Any
+) -> None:
+    """Every key is checked at most once every KEYS_EVERY_SECONDS when anything may have changed, but
+    a connection's key is checked in the very round that would hand it its player's events."""
+    created = client.post("/v1/players", json={"name": "Ana"}).json
+    hub = realtime.app.hub
+    hub._keys_checked = time.monotonic() + 3600  # every key was just checked: none is, for an hour
+    with realtime.stream(FEED, token=created["key"], timeout=10) as stream:
+        events = stream.events()
+        assert stream.status == 200 and next(events).type == "player"
+        _append_match_found(app, created["id"])
+        hub.signalled(None)  # no signal names the player (their keys would be checked)
+        assert next(events).type == "match_found"
+        _replace_key_unsaid(app, created["id"])
+        _append_match_found(app, created["id"])
+        hub.signalled(None)  # the file changed
+        assert _types_until_closed(stream, 5) == ([], True)  # the replaced key's connection ended before the event
+
+
+def test_a_connections_own_read_of_its_players_feed_checks_its_key(client: FlaskClient, app: Any) -> None:
+    created = client.post("/v1/players", json={"name": "Ana"}).json
+    feed_id, key_hash = player_feed_id(created["id"]), player_key_hash(created["key"])
+    _append_match_found(app, created["id"])
+    feed = app.extensions["coins.feed"]
+    assert [item.type for item in feed.read_for(feed_id, 0, key_hash)[0]] == ["match_found"]
+    assert feed.read_for(feed_id, 0, key_hash)[1]
+    _replace_key_unsaid(app, created["id"])
+    assert not feed.read_for(feed_id, 0, key_hash)[1]
+
+
+def test_a_key_replaced_unsaid_ends_its_connections_soon_after_every_key_was_checked(
+    client: FlaskClient, realtime: Realtime, app: Any
+) -> None:
+    """A check of every key asked for too soon after the last one is made by the clock's next tick."""
+    created = client.post("/v1/players", json={"name": "Ana"}).json
+    hub = realtime.app.hub
+    with realtime.stream(FEED, token=created["key"], timeout=10) as stream:
+        events = stream.events()
+        assert stream.status == 200 and next(events).type == "player"
+        hub._keys_checked = time.monotonic()  # every key was just checked
+        _replace_key_unsaid(app, created["id"])
+        hub.signalled(None)
+        assert _types_until_closed(stream, KEYS_EVERY_SECONDS + 2 * TICK_SECONDS + 1) == ([], True)
 
 
 def test_the_metrics_count_the_streams_held(client: FlaskClient, realtime: Realtime) -> None:

@@ -223,7 +223,7 @@ class Hub:
             new, key_holds = await asyncio.get_running_loop().run_in_executor(
                 self._background, self._feed.read_for, feed.feed_id, position, held.key_hash
             )
-            if not key_holds:  # replaced since the connection opened: none of the seat's events
+            if not key_holds:  # replaced since the connection opened: none of its private events
                 held.finish()
                 break
             if feed.start == -1 and len(new) < PAGE_EVENTS:
@@ -287,7 +287,7 @@ class Hub:
 
     def _read(self, this: _Round) -> None:
         """On the reading thread: the heads of the changed feeds, the new events of those that have
-        any, and whether the keys to check (and those about to see a seat's events) still hold."""
+        any, and whether the keys to check (and those about to see private events) still hold."""
         try:
             session = self._session()
             if this.after:

@@ -167,7 +167,7 @@ class Moves:
     """What the clients did: by (game, version) the sending and the answer of the move that made it."""
 
     made: dict[tuple[str, int], tuple[float, float]] = field(default_factory=dict)
-    changes: dict[str, list[int]] = field(default_factory=dict)  # by game, the versions its deals and plays made
+    changes: dict[str, list[tuple[int, str]]] = field(default_factory=dict)  # by game, its deals' and plays' versions
     plays: int = 0
     failures: Counter[str] = field(default_factory=Counter)
     games: list[str] = field(default_factory=list)
@@ -184,7 +184,7 @@ async def call(http: Http, moves: Moves, kind: str, method: str, path: str, body
     if game is not None:
         moves.made[(game["id"], game["version"])] = (sent, time.monotonic())
         if kind in ("deal", "play"):
-            moves.changes.setdefault(game["id"], []).append(game["version"])
+            moves.changes.setdefault(game["id"], []).append((game["version"], kind))
     return game if kind != "hand" else answer
 
 
@@ -237,8 +237,9 @@ async def action_times(port: int, moves: Moves) -> dict[tuple[str, int], float]:
         if status != 200:
             raise RuntimeError(f"listActions answered {status}")
         actions = sorted(page["items"], key=lambda action: action["seq"])
-        for version, action in zip(moves.changes.get(game_id, []), actions, strict=False):
-            times[(game_id, version)] = datetime.fromisoformat(action["created_at"]).timestamp()
+        for (version, kind), action in zip(moves.changes.get(game_id, []), actions, strict=False):
+            if action["kind"] == kind:  # the clients' deals and plays are the game's only actions here
+                times[(game_id, version)] = datetime.fromisoformat(action["created_at"]).timestamp()
 
     await in_turn(len(moves.games), one)
     for http in https:

@@ -9,7 +9,7 @@ role, :mod:`service.realtime`). No Flask here, and nothing that waits.
 """
 
 from .channels import Channel, channel_for
-from .feed import GAME_FINISHED, PAGE_EVENTS, EventFeed, Item, Opening
+from .feed import GAME_FINISHED, PAGE_EVENTS, EventFeed, Item, Opening, holds_private
 from .holds import Hold, Holder, StreamsFull
 from .shares import ShareTaken, StreamShares
 
@@ -26,4 +26,5 @@ __all__ = [
     "StreamShares",
     "StreamsFull",
     "channel_for",
+    "holds_private",
 ]

@@ -165,8 +165,7 @@ class EventFeed:
         replaced key sees none)."""
         with self._store.session() as session:
             new = self.read_on(session, {feed_id: position}).get(feed_id, [])
-            private = feed_id.startswith(PLAYER_FEED) or any(item.seat is not None for item in new)
-            if key_hash is None or not new or not private:
+            if key_hash is None or not new or not holds_private(feed_id, new):
                 return new, True
             return new, key_hash in self.known_keys_on(session, {key_hash})
 
@@ -221,6 +220,12 @@ class EventFeed:
         render = self._render_player
         assert render is not None, "a player's feed is read only by a feed that renders it"
         return [Item(event.id, event.type, None, render(decode_player_event(event))) for event in events]
+
+
+def holds_private(feed_id: str, items: Iterable[Item]) -> bool:
+    """Whether ``items`` of feed ``feed_id`` include a private event (a player's feed's, or a
+    seat's): handed on only after the key that opened the connection is found still holding."""
+    return feed_id.startswith(PLAYER_FEED) or any(item.seat is not None for item in items)
 
 
 def _split(feed_ids: Iterable[str]) -> tuple[list[str], list[str]]:

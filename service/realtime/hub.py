@@ -38,7 +38,7 @@ from contextlib import ExitStack
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..events import PAGE_EVENTS, EventFeed, Hold, Item, StreamsFull, StreamShares
+from ..events import PAGE_EVENTS, EventFeed, Hold, Item, StreamsFull, StreamShares, holds_private
 from ..observability.metrics import STREAMS_HELD
 from ..store import PLAYER_FEED, StoreSession
 from .held import CACHED_EVENTS, MAX_PENDING_BYTES, Feed, Held, Receive, Send, keep_alive
@@ -295,8 +295,7 @@ class Hub:
                 newer = {key: last for key, last in this.after.items() if heads.get(key, 0) > last}
                 this.items = self._feed.read_on(session, newer, CACHED_EVENTS) if newer else {}
             for feed_id, items in this.items.items():
-                private = feed_id.startswith(PLAYER_FEED) or any(item.seat is not None for item in items)
-                if private and feed_id in this.private_keys:
+                if feed_id in this.private_keys and holds_private(feed_id, items):
                     this.keys |= this.private_keys[feed_id]  # checked before private events are handed on
             this.known = self._feed.known_keys_on(session, this.keys) if this.keys else set()
         except BaseException:

@@ -125,14 +125,13 @@ class EventFeed:
         key no player has)."""
         players, render = self._players, self._render_player
         assert players is not None and render is not None, "this feed serves no player's feed"
-        start = players.start(key)
+        start = players.start(key, after=after)
         self.beat([start.player_id])  # reading the feed, a long poll too, keeps the player's tickets alive
-        first = [Item(start.last_id, "player", None, render(start.state))] if after is None else []
-        position = start.last_id if after is None else after
+        first = [Item(start.position, "player", None, render(start.state))] if start.state is not None else []
         opening = Opening(
-            player_feed_id(start.player_id), first, position, key_hash=start.key_hash, player_id=start.player_id
+            player_feed_id(start.player_id), first, start.position, key_hash=start.key_hash, player_id=start.player_id
         )
-        return self._taken(opening, game_over=False, last_id=start.last_id)
+        return self._taken(opening, game_over=False, last_id=start.position)
 
     def _taken(self, opening: Opening, *, game_over: bool, last_id: int) -> Opening:
         """``opening`` with the events that follow its position now (at most :data:`PAGE_EVENTS`)."""

@@ -61,12 +61,14 @@ class PlayerStateEvent(PlayerEvent):
 @dataclass(frozen=True, slots=True)
 class PlayerFeedStart:
     """Where a reader of a player's feed starts: the player, the hash of the key it holds (checked
-    again on each heartbeat), the feed's last event id, and the ``player`` event."""
+    again on each heartbeat), the id of the event it goes on after (``position``) and, for a reader
+    that does not resume, the ``player`` event (``state``, whose id that is: the feed's last event
+    when it was read)."""
 
     player_id: str
     key_hash: str
-    last_id: int
-    state: PlayerStateEvent
+    position: int
+    state: PlayerStateEvent | None
 
 
 class PlayerFeeds:
@@ -86,10 +88,17 @@ class PlayerFeeds:
         #: see :meth:`on_heartbeat`.
         self.heartbeat_hooks: list[Callable[[Collection[str], datetime], object]] = []
 
-    def start(self, key: str | None) -> PlayerFeedStart:
-        """Where the reader holding ``key`` starts (:class:`.MissingToken`, :class:`.InvalidKey`)."""
-        profile = self._players.me(key)
+    def start(self, key: str | None, *, after: int | None = None) -> PlayerFeedStart:
+        """Where the reader holding ``key`` starts (:class:`.MissingToken`, :class:`.InvalidKey`): with
+        the ``player`` event, or after the event ``after`` it already has (a page, a long poll, a
+        stream resumed), for which only the key's player is read: not the profile, the games in
+        progress and the feed's head that a ``player`` event is made of."""
         key_hash = player_key_hash(key)
+        if after is not None:
+            player_id = self._players.id_of_key(key)
+            assert key_hash is not None, "a valid player key has its hash"
+            return PlayerFeedStart(player_id, key_hash, after, None)
+        profile = self._players.me(key)
         assert key_hash is not None, "a valid player key has its hash"
         with self._store.session() as session:
             last = session.player_heads([profile.id]).get(profile.id, 0)

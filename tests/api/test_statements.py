@@ -13,6 +13,7 @@ from collections import Counter
 import pytest
 from sqlalchemy import event
 
+from tests.support.players import new_player
 from tests.support.working_client import bare_client
 
 
@@ -98,3 +99,28 @@ def test_a_read_is_one_select(app, new_table):
     counts = _count_statements(app)
     assert table.client.get(f"/v1/games/{table.id}").status_code == 200
     assert counts == {"SELECT": 1}  # the game joined with its seats, and no BEGIN or COMMIT
+
+
+def test_a_players_feed_read_after_an_event_lists_none_of_their_games(app):
+    """A page of a player's feed after an event the reader has (a poll, a resumed stream) reads the
+    key's player, the tickets its heartbeat keeps alive and the new events: not the profile, the games
+    in progress and the feed's head that only the ``player`` event of a reader from the start needs."""
+    client = bare_client(app)
+    ana = new_player(client, "Ana")
+    for _ in range(3):
+        created = client.post("/v1/games", json={"seats": [{"player": "me"}, None, None]}, headers=ana.auth)
+        assert created.status_code == 201, created.json
+    counts = _count_statements(app)
+
+    def read(query: str) -> dict[str, int]:
+        counts.clear()
+        response = client.get(f"/v1/players/me/events?wait=0{query}", headers=ana.auth)
+        assert response.status_code == 200, response.json
+        return dict(counts)
+
+    from_the_start = read("")
+    first = client.get("/v1/players/me/events?wait=0", headers=ana.auth).json
+    assert first["items"][0]["type"] == "player" and len(first["items"][0]["games"]) == 3
+    resumed = read(f"&after={first['last_id']}")
+    assert resumed["SELECT"] == 3  # the key's player, the tickets, the feed's new events
+    assert from_the_start["SELECT"] > resumed["SELECT"]

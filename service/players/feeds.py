@@ -93,21 +93,15 @@ class PlayerFeeds:
         the ``player`` event, or after the event ``after`` it already has (a page, a long poll, a
         stream resumed), for which only the key's player is read: not the profile, the games in
         progress and the feed's head that a ``player`` event is made of."""
-        key_hash = player_key_hash(key)
+        state: PlayerStateEvent | None = None
         if after is not None:
-            player_id = self._players.id_of_key(key)
-            assert key_hash is not None, "a valid player key has its hash"
-            return PlayerFeedStart(player_id, key_hash, after, None)
-        profile = self._players.me(key)
+            player_id, position = self._players.id_of_key(key), after
+        else:
+            profile, position, games = self._players.state(key, IN_PROGRESS, limit=GAMES_PER_STATUS)
+            player_id, state = profile.id, PlayerStateEvent(id=position, player=profile, games=games)
+        key_hash = player_key_hash(key)
         assert key_hash is not None, "a valid player key has its hash"
-        with self._store.session() as session:
-            last = session.player_heads([profile.id]).get(profile.id, 0)
-        games = tuple(
-            game
-            for status in IN_PROGRESS
-            for game in self._players.games(profile.id, status=status, cursor=None, limit=GAMES_PER_STATUS).games
-        )
-        return PlayerFeedStart(profile.id, key_hash, last, PlayerStateEvent(id=last, player=profile, games=games))
+        return PlayerFeedStart(player_id, key_hash, position, state)
 
     def holds(self, player_id: str, key_hash: str) -> bool:
         """Whether the key of ``key_hash`` is still ``player_id``'s (not replaced): one statement."""

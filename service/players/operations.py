@@ -9,7 +9,7 @@ write only the players table, never a game's rows; a game's transaction only rea
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from datetime import UTC, datetime
 
@@ -100,6 +100,24 @@ class PlayerService:
         found = found[:limit]
         next_cursor = encode_cursor(PLAYER_GAMES, found[-1].id) if more else None
         return PlayerGamePage(player_id, tuple(_player_game(stored, player_id) for stored in found), next_cursor)
+
+    def state(
+        self, key: str | None, statuses: Sequence[str], *, limit: int
+    ) -> tuple[Profile, int, tuple[PlayerGame, ...]]:
+        """The profile of the player whose key this is, the id of their feed's last event, then at
+        most ``limit`` of their games of each of ``statuses`` (newest first, in one read transaction):
+        what a ``player`` event shows, read after the feed's head its reader goes on from, so that
+        nothing after it is missed."""
+        with self._work(None) as work, work.session() as session:
+            profile = _with_record(session, keyed_player(session, key))
+            last = session.player_heads([profile.id]).get(profile.id, 0)
+            with session.reading():
+                games = tuple(
+                    _player_game(stored, profile.id)
+                    for status in statuses
+                    for stored in session.games(status=status, before_id=None, limit=limit, player_id=profile.id)
+                )
+        return profile, last, games
 
     def _work(self, uow: UnitOfWork | None) -> AbstractContextManager[UnitOfWork]:
         return given_or_own(uow, self._unit_of_work)

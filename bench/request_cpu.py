@@ -2,7 +2,7 @@
 
 Each request runs in process through Flask's test client (SQLite in a temporary directory, access
 logs off) and is timed with :func:`time.thread_time`: the CPU time of the serving thread, the
-engine, the bots, the rendering and the driver's calls included, waits excluded. Four kinds:
+engine, the bots, the rendering and the driver's calls included, waits excluded. The kinds:
 
 - ``play_3_people``: ``playCard`` at a table of three people (no bots): the request that
   bench/http_load.py repeats, its cost the service's own (parsing, use case, store, rendering);
@@ -20,7 +20,11 @@ engine, the bots, the rendering and the driver's calls included, waits excluded.
 - ``worker_pass_empty`` and ``worker_pass_after_play`` (with ``--worker-passes N``): the worker's
   pass as ``coins-worker`` runs one (``Worker.run_due``, then ``pause``), N times with nothing due,
   then after each of N plays at a table of three players (what the play owes their feeds: a pass
-  follows every signalled change).
+  follows every signalled change);
+- ``player_feed_start`` and ``player_feed_page`` (with ``--feed-reads N``): ``getPlayerEvents``
+  (``wait=0``) of a player in five games, N times from the start (the ``player`` event first: the
+  profile and the games in progress) and N times after its last event (the page a bot's poll, or a
+  stream resumed, reads), in turn.
 
 ``--before REF`` also measures the code of a git commit, checked out in a temporary worktree
 (``git worktree add``) and run in a subprocess with the same script: ``--rounds`` runs of each,
@@ -39,6 +43,7 @@ database per subprocess, dropped after); ``--rate-limits on`` counts the request
     .venv/bin/python -m bench.request_cpu --games 0 --plays 0 --people-plays 1000 --player-keys
     .venv/bin/python -m bench.request_cpu --games 0 --plays 0 --people-plays 1000 --idempotency-keys
     .venv/bin/python -m bench.request_cpu --games 0 --plays 0 --worker-passes 300 --before HEAD~1 --rounds 3
+    .venv/bin/python -m bench.request_cpu --games 0 --plays 0 --feed-reads 500 --before HEAD~1 --rounds 3
 """
 
 from __future__ import annotations
@@ -61,7 +66,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 KINDS = (
     "play_3_people", "play_3_people_keyed", "play_3_players", "read_game", "create_3_experts", "play_vs_2_experts", "worker_bots_game",
-    "worker_pass_empty", "worker_pass_after_play",
+    "worker_pass_empty", "worker_pass_after_play", "player_feed_start", "player_feed_page",
 )  # fmt: skip
 MAX_READS = 5_000
 AS_IS = "as_is"
@@ -77,6 +82,7 @@ def measure(
     player_keys: bool = False,
     worker_passes: int = 0,
     idempotency_keys: bool = False,
+    feed_reads: int = 0,
 ) -> dict[str, list[float]]:
     """CPU seconds of each request, by kind (``service`` is whichever tree is first on the path);
     with ``twins``, the plays and reads among people also as ``<kind>@<twin>``, in turn."""
@@ -117,6 +123,8 @@ def measure(
         _play_among_people(client, timed, people_plays, variants, player_keys=player_keys, keyed=idempotency_keys)
         if worker_passes:
             _worker_passes(settings, client, worker_passes, times)
+        if feed_reads:
+            _feed_reads(client, timed, feed_reads)
         app.extensions["coins.db"].dispose()
         return times
 
@@ -246,6 +254,20 @@ def _worker_passes(settings: Any, client: Any, passes: int, times: dict[str, lis
             worker.run_due(datetime.now(UTC))  # what a new table or a deal owes, delivered untimed
 
 
+def _feed_reads(client: Any, timed: Any, reads: int) -> None:
+    """A player in five games (each waiting for its other players) reads their feed ``reads`` times
+    from the start and ``reads`` times after its last event, in turn."""
+    headers = {"Authorization": f"Bearer {client.post('/v1/players', json={'name': 'Gil'}).json['key']}"}
+    for _ in range(5):
+        assert (
+            client.post("/v1/games", json={"seats": [{"player": "me"}, None, None]}, headers=headers).status_code == 201
+        )
+    for _ in range(reads):
+        first = timed("player_feed_start", "GET", "/v1/players/me/events?wait=0", headers=headers)
+        assert first["items"][0]["type"] == "player" and len(first["items"][0]["games"]) == 5
+        timed("player_feed_page", "GET", f"/v1/players/me/events?wait=0&after={first['last_id']}", headers=headers)
+
+
 def _people_table(client: Any) -> tuple[str, list[dict[str, str]]]:
     """A game of three anonymous people: each seat's token."""
     seats = [{"name": name} for name in ("Ana", "Bo", "Cy")]
@@ -272,7 +294,7 @@ def run_tree(tree: Path, args: argparse.Namespace) -> dict[str, list[float]]:
     command += ["--database-url", args.database_url, "--rate-limits", args.rate_limits]
     command += ["--player-keys"] if args.player_keys else []
     command += ["--idempotency-keys"] if args.idempotency_keys else []
-    command += ["--worker-passes", str(args.worker_passes)]
+    command += ["--worker-passes", str(args.worker_passes), "--feed-reads", str(args.feed_reads)]
     done = subprocess.run(command, env=env, cwd=tree, check=True, capture_output=True, text=True)
     result: dict[str, list[float]] = json.loads(done.stdout.strip().splitlines()[-1])
     return result
@@ -332,13 +354,16 @@ def main() -> None:
         action="store_true",
         help="also play a table of people with a key on every play (play_3_people_keyed)",
     )
+    parser.add_argument(
+        "--feed-reads", type=int, default=0, help="a player's feed read from the start and after its last event"
+    )
     parser.add_argument("--measure", action="store_true", help=argparse.SUPPRESS)  # the subprocess's part
     args = parser.parse_args()
     if args.measure:
         twins = args.compare.split(",") if args.compare else []
         times = measure(
             args.games, args.plays, args.people_plays, args.database_url, args.rate_limits, twins, args.player_keys,
-            args.worker_passes, args.idempotency_keys,
+            args.worker_passes, args.idempotency_keys, args.feed_reads,
         )  # fmt: skip
         print(json.dumps(times))
         return

@@ -287,6 +287,27 @@ def test_bad_requests(client: FlaskClient, headers: dict[str, str], code: str, s
     assert response.mimetype == "application/problem+json"
 
 
+@pytest.mark.parametrize(
+    ("headers", "code"), [({}, "missing_token"), ({"Authorization": "Bearer cpk_x"}, "invalid_key")]
+)
+def test_a_read_that_resumes_checks_the_key_as_one_from_the_start(
+    client: FlaskClient, headers: dict[str, str], code: str
+) -> None:
+    for resumed in (
+        client.get("/v1/players/me/events?after=0", headers=headers),
+        client.get("/v1/players/me/events", headers={**headers, "Last-Event-ID": "0"}),
+    ):
+        assert resumed.status_code == 401 and resumed.json["code"] == code
+
+
+def test_a_replaced_key_reads_no_page_after_an_event(client: FlaskClient) -> None:
+    _, key = new_player(client, "Ana")
+    last_id = page(client, key)["last_id"]
+    assert client.post("/v1/players/me/key", headers=bearer(key)).status_code in (200, 201)
+    refused = client.get(f"/v1/players/me/events?after={last_id}&wait=0", headers=bearer(key))
+    assert refused.status_code == 401 and refused.json["code"] == "invalid_key"
+
+
 def test_an_anonymous_game_writes_no_players_event(app: Flask, client: FlaskClient, new_table: Any) -> None:
     table = new_table(target_score=1)
     table.deal()

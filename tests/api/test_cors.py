@@ -127,3 +127,19 @@ def test_a_cross_origin_player_client_can_queue_cancel_and_follow_its_feed(cors_
     assert {"location", "etag", "retry-after", "idempotent-replayed", "link", "www-authenticate"} <= exposed
     cancelled = cors_client.delete("/v1/queue/nosuchticket", headers={"Origin": ORIGIN})
     assert cancelled.headers["Access-Control-Allow-Origin"] == ORIGIN
+
+
+def test_a_preflight_allows_every_method_the_api_takes(cors_client):
+    """A browser on an allowed origin may call every operation: the preflight lists each method of
+    every route under ``/v1/`` (``PATCH /v1/players/me`` changes who may challenge a player)."""
+    app = cors_client.application
+    methods = {
+        method for rule in app.url_map.iter_rules() if rule.rule.startswith("/v1/") for method in rule.methods or ()
+    }
+    assert "PATCH" in methods
+    for method in sorted(methods - {"OPTIONS", "HEAD"}):
+        response = cors_client.options(
+            "/v1/players/me", headers={"Origin": ORIGIN, "Access-Control-Request-Method": method}
+        )
+        assert response.status_code == 200
+        assert method.lower() in _header_set(response.headers.get("Access-Control-Allow-Methods")), method

@@ -1,6 +1,7 @@
 """CORS for browser frontends: the origins of ``CORS_ORIGINS`` may call the API; none when it is empty.
 
-A browser may use every method the API has (``DELETE`` cancels a quick-play ticket), send every
+A browser may use every method the API has (``DELETE`` cancels a quick-play ticket, ``PATCH`` changes
+a player's settings), send every
 header the API reads (``Authorization`` with a seat token or a player key, ``Idempotency-Key`` on
 POSTs, ``Last-Event-ID`` when a ``fetch`` resumes a stream) and read every header it answers with (``Idempotent-Replayed``
 on a retry's answer, ``Deprecation`` and ``Sunset`` on a deprecated operation's). The answer for an allowed origin differs from the one for any other (or none),
@@ -42,7 +43,7 @@ ALLOW_HEADERS = (
     "Last-Event-ID",
 )
 CORS_PATHS = ("/v1/", "/openapi.json")  # as the resources below
-METHODS = ("GET", "HEAD", "POST", "DELETE", "OPTIONS")  # DELETE: cancelling a quick-play ticket
+METHODS = ("GET", "HEAD", "POST", "PATCH", "DELETE", "OPTIONS")  # every method of the API's routes (a test checks)
 PREFLIGHT_MAX_AGE = 600
 
 

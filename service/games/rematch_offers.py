@@ -20,7 +20,7 @@ from ..store import StoredGame, StoredSeat
 from ..work import UnitOfWork
 from .challenges import DECLINED, cancel
 from .domain_events import EventLog, SeatTakenEvent
-from .errors import GameNotFinished, NotYourSeat, RematchStarted, SeatTaken
+from .errors import GameCancelled, GameNotFinished, NotYourSeat, RematchStarted, SeatTaken
 from .projections import public_game
 from .rematch import check_lineage, is_offer, link_rematch, new_rematch, rematch_id
 from .results import CANCELLED, Rematch
@@ -50,6 +50,8 @@ class RematchUseCases:
             finished = self._games.read(work, game_id, lambda _session, stored: stored, token=token)
             seat = authenticate(finished, token)
             assert token is not None
+            if finished.status == CANCELLED:
+                raise GameCancelled("the game was cancelled before it started: there is nothing to play again")
             if finished.status != Status.FINISHED.value:
                 raise GameNotFinished("a rematch can be asked for once the game is finished")
             as_player = finished.seats[seat].player_id is not None  # (an anonymous seat's is None)

@@ -111,6 +111,7 @@ def test_acting_on_a_cancelled_game_is_game_cancelled(client):
         client.post(f"{path}/hands", headers=ana.auth),
         client.post(f"{path}/plays", json={"card": "ace-coins"}, headers=ana.auth),
         client.post(f"{path}/players/0/leave", headers=ana.auth),
+        client.post(f"{path}/rematch", headers=ana.auth),  # it never started: nothing to play again
     ]
     for refused in refusals:
         assert refused.status_code == 409 and refused.json["code"] == "game_cancelled", refused.json

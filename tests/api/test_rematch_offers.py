@@ -69,3 +69,19 @@ def test_a_player_and_an_anonymous_person_accept_each_their_way(client):
     assert client.get(f"/v1/games/{offer['id']}/hand", headers=new_eve).json["seat"] == 1
     [game] = [g for g in client.get("/v1/players/me/games", headers=ana.auth).json["items"] if g["id"] == offer["id"]]
     assert game["seat"] == 0 and game["status"] == "waiting_for_deal"
+
+
+def test_only_the_games_own_players_decline_its_rematch(client):
+    ana, bo, dan = new_player(client, "Ana"), new_player(client, "Bo"), new_player(client, "Dan")
+    seats = [{"player": "me"}, {"bot": "basic"}, None]
+    game_id = client.post("/v1/games", json={"seats": seats, "target_score": 2}, headers=ana.auth).json["id"]
+    assert client.post(f"/v1/games/{game_id}/players", json={"player": "me"}, headers=bo.auth).status_code == 201
+    play_out(client, game_id, {0: ana.auth, 2: bo.auth})
+    offer = client.post(f"/v1/games/{game_id}/rematch", headers=ana.auth)
+    assert offer.status_code == 201, offer.json
+    stranger = client.delete(f"/v1/games/{game_id}/rematch", headers=dan.auth)
+    assert stranger.status_code == 403 and stranger.json["code"] == "not_your_seat", stranger.json
+    assert client.get(f"/v1/games/{offer.json['game']['id']}").json["status"] == "waiting_for_players"
+    declined = client.delete(f"/v1/games/{game_id}/rematch", headers=bo.auth)
+    assert declined.status_code == 204
+    assert client.get(f"/v1/games/{offer.json['game']['id']}").json["status"] == "cancelled"

@@ -67,6 +67,7 @@ class RematchViews(MethodView):
         "missing_token",
         "invalid_token",
         "invalid_key",
+        "not_your_seat",
         "game_not_found",
         "rematch_started",
         "database_unavailable",
@@ -76,6 +77,7 @@ class RematchViews(MethodView):
         The offer is cancelled for every seat (`game_cancelled`, reason `declined`, on its feed and
         its players' feeds); any seat may then make a new one. Repeatable: with no offer open, or
         one cancelled already, nothing changes (204). A rematch already dealt is not declined
-        (`409 rematch_started`): leave it instead."""
+        (`409 rematch_started`): leave it instead. A player's key without a seat in the game is
+        `403 not_your_seat`."""
         games().decline_rematch(game_id, bearer_token())
         return None

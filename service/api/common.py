@@ -30,8 +30,9 @@ def if_match() -> list[str] | None:
 
 
 def not_modified(etag: str) -> Response | None:
-    """A 304 when ``If-None-Match`` already names ``etag``."""
-    if etag in request.if_none_match or request.if_none_match.star_tag:
+    """A 304 when ``If-None-Match`` already names ``etag``, strong or weak (``W/"…"``, as a proxy that
+    compresses answers sends it back): RFC 9110 compares ``If-None-Match`` weakly."""
+    if request.if_none_match.contains_weak(etag) or request.if_none_match.star_tag:
         response = Response(status=304)
         response.set_etag(etag)
         return response

@@ -114,6 +114,18 @@ def test_get_game_and_conditional_get(client, new_table):
     assert changed.status_code == 200 and changed.json["version"] == 2
 
 
+def test_a_weak_etag_in_if_none_match_matches_too(client, new_table):
+    """A proxy that compresses answers sends the tag back weak (``W/"…"``); If-None-Match compares
+    weakly (RFC 9110, 13.1.2), If-Match strongly."""
+    table = new_table()
+    weak = "W/" + client.get(f"/v1/games/{table.id}").headers["ETag"]
+    for path in ("", "/scores"):
+        again = client.get(f"/v1/games/{table.id}{path}", headers={"If-None-Match": f'"other", {weak}'})
+        assert again.status_code == 304, path
+    guarded = client.post(f"/v1/games/{table.id}/hands", headers={**table.auth(0), "If-Match": weak})
+    assert guarded.status_code == 412
+
+
 def test_unknown_game_is_404(client):
     for path in ("", "/scores", "/tricks", "/hand"):
         response = client.get(f"/v1/games/01nosuchgame0000000000000{path}")

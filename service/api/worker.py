@@ -6,8 +6,7 @@ too many header fields or one over ``limit_request_field_size`` (431), a malform
 header or chunked body (400). Its page is HTML, with none of the headers every answer of the
 service carries. :class:`Worker` overrides only that public method, and only for those three: it
 answers them as ``application/problem+json`` (codes ``uri_too_long``, ``header_fields_too_large``
-and ``bad_request``, listed in the spec) with the security headers of
-:mod:`service.api.hooks.security_headers`, and logs the refusal by its kind, never the text that
+and ``bad_request``, listed in the spec) with the security headers (:func:`.refusals.problem`), and logs the refusal by its kind, never the text that
 gunicorn would quote (the request line or a header, which may hold a token). Every other failure
 (the application's, a proxy-protocol line, TLS) is gunicorn's own handling. ``gunicorn.conf.py``
 names it as its ``worker_class``.
@@ -15,15 +14,13 @@ names it as its ``worker_class``.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from gunicorn import util
 from gunicorn.http import errors
 from gunicorn.workers.gthread import ThreadWorker
 
-from .hooks.security_headers import DEFAULT_CSP, SECURITY_HEADERS
-from .problems import PROBLEM_MEDIA_TYPE, PROBLEMS
+from .refusals import REASONS, problem
 
 __all__ = ["Worker", "refusal"]
 
@@ -39,12 +36,6 @@ _MALFORMED = (
     errors.ChunkMissingTerminator,
     errors.InvalidChunkExtension,
 )
-_DETAILS = {
-    "uri_too_long": "the request line is longer than this server reads",
-    "header_fields_too_large": "the request has more header fields, or a longer one, than this server reads",
-    "bad_request": "the request is not well-formed HTTP (its request line, a header or its chunked body)",
-}
-_REASONS = {400: "Bad Request", 414: "URI Too Long", 431: "Request Header Fields Too Large"}
 
 
 def refusal(error: BaseException) -> str | None:
@@ -59,21 +50,10 @@ def refusal(error: BaseException) -> str | None:
 
 
 def problem_bytes(code: str) -> bytes:
-    """The whole HTTP/1.1 answer of the problem ``code``: status line, headers and body; the
-    connection closes after it (what was left unread of the request cannot be trusted)."""
-    status, title = PROBLEMS[code]
-    body = json.dumps(
-        {"type": f"urn:coins:problem:{code}", "title": title, "status": status, "detail": _DETAILS[code], "code": code}
-    ).encode()
-    headers = {
-        "Connection": "close",
-        "Content-Type": PROBLEM_MEDIA_TYPE,
-        "Content-Length": str(len(body)),
-        **SECURITY_HEADERS,
-        "Content-Security-Policy": DEFAULT_CSP,
-    }
-    head = "".join(f"{name}: {value}\r\n" for name, value in headers.items())
-    return f"HTTP/1.1 {status} {_REASONS[status]}\r\n{head}\r\n".encode("latin-1") + body
+    """The whole HTTP/1.1 answer of the problem ``code``: status line, headers and body."""
+    status, headers, body = problem(code)
+    head = "".join(f"{name}: {value}\r\n" for name, value in headers)
+    return f"HTTP/1.1 {status} {REASONS[status]}\r\n{head}\r\n".encode("latin-1") + body
 
 
 class Worker(ThreadWorker):  # type: ignore[misc]  # gunicorn ships no types

@@ -25,6 +25,7 @@ from typing import Any
 from a2wsgi import WSGIMiddleware
 from flask import Flask
 
+from ..api.refusals import problem, refusal_of_head
 from ..api.resources.events.routes import hold_streams
 from ..events import Hold
 from .hub import Hub, Receive, Send
@@ -66,6 +67,14 @@ class RealtimeApp:
             return
         if scope["type"] != "http":
             return  # no websockets here: the server refuses the upgrade
+        refused = refusal_of_head(scope["method"], _target(scope), scope["headers"])
+        if refused is not None:  # gunicorn's limits, which uvicorn does not have (api.refusals)
+            log.warning("Invalid request from ip=%s: %s", (scope.get("client") or ("",))[0], refused)
+            status, headers, body = problem(refused)
+            encoded = [(name.lower().encode(), value.encode()) for name, value in headers]
+            await send({"type": "http.response.start", "status": status, "headers": encoded})
+            await send({"type": "http.response.body", "body": body})
+            return
         scope[HOLDER] = self
         handover = _HandOver(scope, send)
         try:
@@ -90,6 +99,13 @@ class RealtimeApp:
                 await self.hub.close()
                 await send({"type": "lifespan.shutdown.complete"})
                 return
+
+
+def _target(scope: dict[str, Any]) -> bytes:
+    """The request's target as sent: its path and query."""
+    path: bytes = scope.get("raw_path") or scope["path"].encode()
+    query: bytes = scope.get("query_string") or b""
+    return path + b"?" + query if query else path
 
 
 class _TerminatedInput:

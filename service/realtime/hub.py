@@ -147,6 +147,8 @@ class Hub:
         self._wake = asyncio.Event()
         self._tasks = [self._loop.create_task(self._rounds()), self._loop.create_task(self._clock())]
         self._feed.channel.listen(self.signalled)
+        # alive from the start (then every MARK_SECONDS): /readyz does not call a fresh process down
+        self._loop.run_in_executor(self._background, self._mark, "the process", self._follow, [])
 
     def end_all(self) -> None:
         """The process is stopping: no new connection is admitted, and every held one ends (its

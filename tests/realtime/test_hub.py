@@ -50,6 +50,14 @@ def test_the_games_followed_and_the_process_are_marked_alive(client: FlaskClient
     assert eventually(lambda: "realtime" in due.roles_seen(), 3)  # marked just after the games it follows
 
 
+def test_a_process_is_marked_alive_as_it_starts(app: Any, settings: Settings) -> None:
+    """/readyz does not call the real-time role down for the first MARK_SECONDS of a fresh process."""
+    due = app.extensions["coins.games"].store.due
+    assert "realtime" not in due.roles_seen()
+    with realtime_role(app, settings):
+        assert eventually(lambda: "realtime" in due.roles_seen(), MARK_SECONDS / 2)
+
+
 def _followed_until(app: Any, game_id: str) -> datetime | None:
     with app.extensions["coins.db"].engine.connect() as connection:
         found = connection.execute(text("SELECT followed_until FROM games WHERE id = :id"), {"id": game_id}).scalar()

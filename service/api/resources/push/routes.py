@@ -33,7 +33,7 @@ KEY_PROBLEMS = ("missing_token", "invalid_key")
 class PushKeyViews(MethodView):
     @blp.doc(operationId="getPushKey", summary="The service's VAPID public key", security=PUBLIC)
     @blp.response(200, PushKeySchema)
-    @blp.problems("not_acceptable", "database_unavailable")
+    @blp.problems("database_unavailable")
     def get(self) -> Any:
         """The public key browsers subscribe with (`applicationServerKey`): the service signs every push
         message with its private key (VAPID, RFC 8292). It changes only if the operator changes it."""

@@ -464,7 +464,8 @@ export interface paths {
          *     The offer is cancelled for every seat (`game_cancelled`, reason `declined`, on its feed and
          *     its players' feeds); any seat may then make a new one. Repeatable: with no offer open, or
          *     one cancelled already, nothing changes (204). A rematch already dealt is not declined
-         *     (`409 rematch_started`): leave it instead.
+         *     (`409 rematch_started`): leave it instead. A player's key without a seat in the game is
+         *     `403 not_your_seat`.
          */
         delete: operations["declineRematch"];
         options?: never;
@@ -5046,6 +5047,24 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `not_your_seat`: The token acts for another seat */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "not_your_seat",
+                     *       "detail": "The token acts for another seat",
+                     *       "status": 403,
+                     *       "title": "The token acts for another seat",
+                     *       "type": "urn:coins:problem:not_your_seat"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `game_not_found`: No such game */
             404: {
                 headers: {
@@ -7160,24 +7179,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PushKey"];
-                };
-            };
-            /** @description `not_acceptable`: Not acceptable */
-            406: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "code": "not_acceptable",
-                     *       "detail": "Not acceptable",
-                     *       "status": 406,
-                     *       "title": "Not acceptable",
-                     *       "type": "urn:coins:problem:not_acceptable"
-                     *     }
-                     */
-                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description `database_unavailable`: The database is unavailable */

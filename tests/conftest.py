@@ -15,12 +15,13 @@ from typing import Any
 from urllib.parse import quote
 
 import pytest
-from flask import Flask
+from flask import Flask, request_finished
 from flask.testing import FlaskClient
 from sqlalchemy import create_engine, text
 
 from service import create_app
 from service.config import Settings
+from tests.support.documented_problems import undocumented
 from tests.support.fresh_apps import empty_schema
 from tests.support.realtime import Realtime, realtime_role
 from tests.support.working_client import NO_PACE, WorkingClient
@@ -146,3 +147,21 @@ def new_table(client: FlaskClient) -> Any:
         return table
 
     return create
+
+
+@pytest.fixture(autouse=True)
+def problems_are_documented() -> Iterator[None]:
+    """Every problem a test's requests get is one its operation documents in ``openapi.yaml``
+    (contract: every status and code the service answers is in the spec)."""
+    found: list[str] = []
+
+    def check(sender: Flask, response: Any, **_: Any) -> None:
+        why = undocumented(response)
+        if why:
+            found.append(why)
+
+    request_finished.connect(check)
+    yield
+    request_finished.disconnect(check)
+    if found:
+        pytest.fail("undocumented problems: " + "; ".join(sorted(set(found))), pytrace=False)

@@ -1,7 +1,7 @@
-// The turn clock: the game's turn deadline counted down, second by second, beside the status line.
+// The turn clock: the game's turn deadline counted down beside the status line (seconds, minutes, hours, a date).
 
 import { h } from "./dom.js";
-import { formatDate, t } from "./i18n.js";
+import { durationText, formatDate, t } from "./i18n.js";
 
 /** @typedef {import("./types.js").Game} Game */
 
@@ -31,13 +31,18 @@ export const secondsLeft = (deadline, now) => Math.max(0, Math.ceil((deadline - 
 /** From a day left on, the clock shows the deadline as a date (a correspondence game's turn lasts days). */
 export const DATE_FROM_SECONDS = 24 * 60 * 60;
 
+/** Under this many seconds left, the clock counts seconds; from it on, minutes (and hours). */
+export const MINUTES_FROM_SECONDS = 120;
+
 /**
- * What the clock says with `seconds` left before `deadline`: the seconds, the date once a day or
- * more is left, or that a stand-in plays. @param {number} seconds @param {number} deadline
+ * What the clock says with `seconds` left before `deadline`: the seconds under two minutes, then
+ * hours and minutes ("23 h 59 min left"), the date once a day or more is left, or that a stand-in
+ * plays. @param {number} seconds @param {number} deadline
  */
 export function clockText(seconds, deadline) {
   if (seconds <= 0) return t("clock.standIn");
   if (seconds >= DATE_FROM_SECONDS) return t("clock.until", { date: formatDate(deadline) });
+  if (seconds >= MINUTES_FROM_SECONDS) return t("clock.leftTime", { time: durationText(seconds) });
   return t("clock.left", { count: seconds });
 }
 

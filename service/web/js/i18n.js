@@ -97,6 +97,21 @@ function pluralForm(forms, count) {
 /** A moment (milliseconds since the epoch) as a date and time in the current language, e.g. "5 Dec 2026, 14:30". @param {number} at */
 export const formatDate = (at) => new Intl.DateTimeFormat(current, { dateStyle: "medium", timeStyle: "short" }).format(at);
 
+/**
+ * A length of time in the current language's short units, to the unit that matters: whole days from a day
+ * on (when they are whole), else hours and minutes, minutes, or seconds under a minute; each unit counted
+ * down (59 min 59 s is "59 min"). E.g. "3 days", "23 h 59 min", "5 min", "45 s". @param {number} seconds
+ */
+export function durationText(seconds) {
+  const whole = Math.max(0, Math.floor(seconds));
+  const days = whole / 86_400;
+  if (Number.isInteger(days) && days >= 1) return t("duration.days", { count: days });
+  const hours = Math.floor(whole / 3600);
+  const minutes = Math.floor((whole % 3600) / 60);
+  if (hours > 0) return minutes > 0 ? t("duration.hoursMinutes", { hours, minutes }) : t("duration.hours", { count: hours });
+  return minutes > 0 ? t("duration.minutes", { count: minutes }) : t("duration.seconds", { count: whole });
+}
+
 /** The name of a suit in the current language. */
 export const suitName = (suit) => t(`suit.${suit}`);
 

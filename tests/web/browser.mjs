@@ -40,7 +40,11 @@ export async function openPage(browser, { trickPauseMs = 60, ...options } = {}) 
   page.setDefaultTimeout(STEP_MS);
   page.errors = [];
   page.urls = [];
-  page.on("request", (request) => page.urls.push(request.url()));
+  page.intents = [];
+  page.on("request", (request) => {
+    page.urls.push(request.url());
+    if (request.method() === "POST") page.intents.push(`${new URL(request.url()).pathname} ${request.headers()["idempotency-key"] ?? ""}`);
+  });
   page.on("console", (message) => {
     if (message.type() === "error") page.errors.push(`console: ${message.text()} (${message.location().url})`);
   });
@@ -49,6 +53,12 @@ export async function openPage(browser, { trickPauseMs = 60, ...options } = {}) 
   await page.locator("#create-name").waitFor();
   return page;
 }
+
+/**
+ * How many intents the page POSTed to `path` (each Idempotency-Key once: the retries of one intent are one):
+ * a double click that made two games, two challenges or two answers counts two.
+ */
+export const postsTo = (page, path) => new Set(page.intents.filter((intent) => intent.startsWith(`${path} `))).size;
 
 /** The plays of a game's seat so far, read from the API (listActions). */
 export async function playsOf(page, gameId, seat) {

@@ -4,7 +4,7 @@
 
 import assert from "node:assert/strict";
 
-import { STEP_MS, assertAccessible, assertNoConsoleErrors, openPage, scenario, screenshot } from "./browser.mjs";
+import { STEP_MS, assertAccessible, assertNoConsoleErrors, openPage, postsTo, scenario, screenshot } from "./browser.mjs";
 
 /** Create a player by name in the lobby's player panel; returns the player's id. */
 async function createPlayer(page, name) {
@@ -29,7 +29,7 @@ async function challenge(ana, boId, { shoot = false } = {}) {
     await screenshot(ana, "challenge-profile");
     await assertAccessible(ana, "a profile's challenge form");
   }
-  await ana.click("#challenge-send");
+  await ana.dblclick("#challenge-send"); // a double click sends one challenge
   await ana.locator(".table[data-status=waiting_for_players]").waitFor({ timeout: STEP_MS });
   return gameIdOf(ana);
 }
@@ -47,7 +47,7 @@ await scenario(async (browser) => {
   assert.match(await incoming.innerText(), /Ana challenges you: 120 s a turn, to 5 points/);
   await screenshot(bo, "challenge-lobby");
   await assertAccessible(bo, "the lobby with a challenge");
-  await incoming.locator("[data-key=accept]").click();
+  await incoming.locator("[data-key=accept]").dblclick(); // one answer
   await bo.locator(".table:not([data-status=waiting_for_players])").waitFor({ timeout: STEP_MS });
   assert.equal(gameIdOf(bo), accepted);
   await ana.locator(".table:not([data-status=waiting_for_players])").waitFor({ timeout: STEP_MS });
@@ -55,6 +55,8 @@ await scenario(async (browser) => {
   assert.equal(game.rated, true);
   assert.equal(game.turn_timeout_seconds, 120);
   assert.equal(game.seats[1].player, boId);
+  assert.equal(postsTo(ana, "/v1/games"), 1, "a double click on Challenge made two games");
+  assert.equal(postsTo(bo, `/v1/games/${accepted}/players`), 1, "a double click on Accept answered twice");
 
   // Declined: the game is cancelled, and Ana's table says so.
   await bo.goto(`${base(bo)}#/`);

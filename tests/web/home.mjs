@@ -10,7 +10,7 @@ import fr from "../../service/web/js/messages/fr.js";
 import nl from "../../service/web/js/messages/nl.js";
 import uk from "../../service/web/js/messages/uk.js";
 import zhHant from "../../service/web/js/messages/zh-Hant.js";
-import { BASE_URL, STEP_MS, actIfMyTurn, assertAccessible, assertNoConsoleErrors, assertOnScreen, openPage, scenario, screenshot } from "./browser.mjs";
+import { BASE_URL, STEP_MS, actIfMyTurn, postsTo, assertAccessible, assertNoConsoleErrors, assertOnScreen, openPage, scenario, screenshot } from "./browser.mjs";
 
 await scenario(async (browser) => {
   const desk = await openPage(browser, { viewport: { width: 1280, height: 720 } });
@@ -36,13 +36,14 @@ await scenario(async (browser) => {
   }
   await assertAccessible(phone, "the first screen on a phone (back in English)");
 
-  // Play: a game at once, you against two bots (as a guest: no name was asked).
-  await phone.click("#play-first");
+  // Play: a game at once, you against two bots (as a guest: no name was asked); a double tap makes one game.
+  await phone.dblclick("#play-first");
   await phone.locator(".table .your-hand .card-button").first().waitFor();
   const id = decodeURIComponent(new URL(phone.url()).hash.split("/")[2]);
   const game = await phone.evaluate(async (game) => (await fetch(`/v1/games/${game}`)).json(), id);
   assert.deepEqual(game.seats.map((seat) => seat.bot), [null, "basic", "expert"]);
   assert.equal(game.seats[0].name, "Guest");
+  assert.equal(postsTo(phone, "/v1/games"), 1, "a double click on Play made more than one game");
 
   // The hand's cards on a phone: larger than the 31×47 px they were, or overlapping.
   const sizes = await phone.locator(".your-hand .card-face").evaluateAll((faces) => faces.map((face) => face.getBoundingClientRect()).map((box) => [box.width, box.height]));

@@ -4,7 +4,7 @@
 // and choose whether others may challenge you at all.
 
 import * as api from "./api.js";
-import { h, replace } from "./dom.js";
+import { h, oneAtATime, replace } from "./dom.js";
 import { t } from "./i18n.js";
 import { seatName } from "./names.js";
 import { problemNotice } from "./notice.js";
@@ -35,8 +35,7 @@ export function challengeForm(target) {
   };
   const message = h("div");
   const label = (input, text) => h("label", { for: input.id }, text);
-  element.addEventListener("submit", async (event) => {
-    event.preventDefault();
+  element.addEventListener("submit", oneAtATime(async () => {
     const held = loadPlayer();
     if (!held) return;
     const third = fields.third.value === "open" ? null : { bot: fields.third.value.slice(4) };
@@ -53,7 +52,7 @@ export function challengeForm(target) {
     } catch (error) {
       replace(message, problemNotice(error));
     }
-  });
+  }));
   replace(
     element,
     h("h2", { id: "challenge-title" }, t("challenge.title")),
@@ -147,11 +146,16 @@ export function incomingChallenges(changed) {
     render();
   }
 
+  /** The games whose answer is in flight: their Accept and Decline are disabled, and a second click does nothing. */
+  const answering = new Set();
+
   /** @param {string} id @param {boolean} accept */
   async function answer(id, accept) {
     const seat = anonymous.get(id);
     const held = seat ? { key: seat.token } : loadPlayer(); // an anonymous seat answers with its token of the finished game
-    if (!held) return;
+    if (!held || answering.has(id)) return;
+    answering.add(id);
+    render();
     const finished = state.games.find((game) => game.id === id)?.rematch_of;
     try {
       if (finished) {
@@ -172,6 +176,8 @@ export function incomingChallenges(changed) {
       }
     } catch (error) {
       state.error = error;
+    } finally {
+      answering.delete(id);
     }
     render();
     changed();
@@ -189,8 +195,8 @@ export function incomingChallenges(changed) {
       { class: "panel", "data-game": game.id, "data-challenge": game.rematch_of ? "rematch" : "incoming" },
       h("span", {}, text),
       game.rated && h("span", { class: "badge" }, t("profile.rated")),
-      h("button", { type: "button", class: "primary", "data-key": "accept", onclick: () => answer(game.id, true) }, t("challenge.accept")),
-      h("button", { type: "button", "data-key": "decline", onclick: () => answer(game.id, false) }, t("challenge.decline")),
+      h("button", { type: "button", class: "primary", "data-key": "accept", disabled: answering.has(game.id), onclick: () => answer(game.id, true) }, t("challenge.accept")),
+      h("button", { type: "button", "data-key": "decline", disabled: answering.has(game.id), onclick: () => answer(game.id, false) }, t("challenge.decline")),
     );
   }
 

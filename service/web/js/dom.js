@@ -53,3 +53,27 @@ export function restoreFocus(root, key, index, fallback) {
   }
   if (target instanceof HTMLElement) target.focus();
 }
+
+/**
+ * A handler that runs one request at a time (a POST: a game made, a seat taken, a challenge sent or answered):
+ * while it is in flight a second call does nothing, and the control that started it (a button, or a form's
+ * submit buttons) is disabled and marked busy, so a double click or a second tap makes it once.
+ * @template {Event} E @param {(event: E) => unknown} step @returns {(event: E) => Promise<void>}
+ */
+export function oneAtATime(step) {
+  let running = false;
+  return async (event) => {
+    if (event.type === "submit") event.preventDefault();
+    if (running) return;
+    running = true;
+    const from = event.currentTarget;
+    const controls = from instanceof HTMLFormElement ? [...from.querySelectorAll("button")].filter((button) => button.type === "submit") : from instanceof HTMLButtonElement ? [from] : [];
+    for (const control of controls) (control.disabled = true), control.setAttribute("aria-busy", "true");
+    try {
+      await step(event);
+    } finally {
+      running = false;
+      for (const control of controls) (control.disabled = false), control.removeAttribute("aria-busy");
+    }
+  };
+}

@@ -1,7 +1,7 @@
 // Joining a game from an invitation: pick an open seat, give a name, take the seat (the token stays local); or take it as your player.
 
 import * as api from "./api.js";
-import { h, replace } from "./dom.js";
+import { h, oneAtATime, replace } from "./dom.js";
 import { onLanguageChange, t } from "./i18n.js";
 import { seatName } from "./names.js";
 import { problemNotice } from "./notice.js";
@@ -32,8 +32,7 @@ export function mountJoin(root, gameId, wanted) {
     render();
   }
 
-  async function join(event) {
-    event.preventDefault();
+  const join = oneAtATime(async () => {
     try {
       const body = { name: name.value.trim(), age: age.value ? Number(age.value) : null, seat: Number(seatSelect.value) };
       const joined = await api.joinGame(gameId, body);
@@ -45,10 +44,10 @@ export function mountJoin(root, gameId, wanted) {
       state.error = error;
       render();
     }
-  }
+  });
 
   /** Take the seat for the signed-in player: no token comes (their key acts for it), so nothing is stored. */
-  async function joinAsPlayer() {
+  const joinAsPlayer = oneAtATime(async () => {
     const held = loadPlayer();
     if (!held) return;
     try {
@@ -58,7 +57,7 @@ export function mountJoin(root, gameId, wanted) {
       state.error = error;
       render();
     }
-  }
+  });
 
   function render() {
     const game = state.game;

@@ -2,7 +2,7 @@
 
 import * as api from "./api.js";
 import { idleText, isIdle } from "./age.js";
-import { h, replace } from "./dom.js";
+import { h, oneAtATime, replace } from "./dom.js";
 import { onLanguageChange, t } from "./i18n.js";
 import { seatName } from "./names.js";
 import { problemNotice, seededBadge } from "./notice.js";
@@ -26,6 +26,12 @@ export function mountLobby(root) {
    *         own: import("./types.js").Game[], error: unknown, formError: unknown, introError: boolean}}
    */
   const state = { games: null, playing: null, own: [], error: null, formError: null, introError: false };
+  /** A game is being made: Play and the form make no second one meanwhile. */
+  let creating = false;
+
+  /** Play: a game at once against the basic and the expert bot, made once however often it is clicked. */
+  const play = oneAtATime(() => create({ target_score: 15, turn_timeout_seconds: null, rated: false, auto_deal: true, seats: [{ name: loadName() || t("home.guest") }, { bot: "basic" }, { bot: "expert" }] }, 0, true));
+
   /** @type {ReturnType<typeof createForm>|null} */
   let form = null;
   const challenges = incomingChallenges(() => refresh());
@@ -79,14 +85,13 @@ export function mountLobby(root) {
    */
   function renderIntro() {
     if (loadPlayer()) return replace(intro);
-    const play = () => create({ target_score: 15, turn_timeout_seconds: null, rated: false, auto_deal: true, seats: [{ name: loadName() || t("home.guest") }, { bot: "basic" }, { bot: "expert" }] }, 0, true);
     replace(
       intro,
       h(
         "section",
         { class: "panel intro", "aria-labelledby": "intro-title" },
         h("h2", { id: "intro-title" }, t("home.pitch")),
-        h("button", { type: "button", class: "primary", id: "play-first", onclick: play }, t("home.play")),
+        h("button", { type: "button", class: "primary", id: "play-first", disabled: creating, onclick: play }, t("home.play")),
         state.formError && state.introError ? problemNotice(state.formError) : null,
       ),
     );
@@ -163,6 +168,8 @@ export function mountLobby(root) {
 
   /** Create the game; the seat is this browser's (a token kept) or, signed in, the player's (their key acts). */
   async function create(body, yourSeat, fromIntro = false) {
+    if (creating) return;
+    creating = true;
     state.formError = null;
     state.introError = fromIntro;
     try {
@@ -173,9 +180,12 @@ export function mountLobby(root) {
       location.hash = `#/game/${encodeURIComponent(game.id)}`;
     } catch (error) {
       state.formError = error;
-      if (fromIntro) renderIntro();
-      else form?.render(error);
+    } finally {
+      creating = false;
     }
+    if (state.formError === null) return;
+    if (fromIntro) renderIntro();
+    else form?.render(state.formError);
   }
 
   function createForm() {
@@ -189,8 +199,7 @@ export function mountLobby(root) {
       seats: DEFAULT_SEATS.map((choice, seat) => h("select", { id: `create-seat-${seat}`, name: `seat-${seat}`, "data-choice": choice })),
     };
     const message = h("div");
-    element.addEventListener("submit", (event) => {
-      event.preventDefault();
+    element.addEventListener("submit", oneAtATime(async () => {
       const choices = fields.seats.map((select) => select.value);
       replace(message);
       if (choices.filter((choice) => choice === "you").length !== 1) {
@@ -206,8 +215,8 @@ export function mountLobby(root) {
       /** @type {Record<string, unknown>} */
       const body = { target_score: Number(fields.target.value), seats, rated };
       if (timeout !== null || !rated) body.turn_timeout_seconds = timeout; // a rated game without one gets 60 s
-      create(body, choices.indexOf("you"));
-    });
+      await create(body, choices.indexOf("you"));
+    }));
 
     function render(error) {
       const label = (input, text) => h("label", { for: input.id }, text);
@@ -229,7 +238,7 @@ export function mountLobby(root) {
         }),
         message,
         error && problemNotice(error),
-        h("div", { class: "actions" }, h("button", { type: "submit", class: "primary" }, t("lobby.createButton"))),
+        h("div", { class: "actions" }, h("button", { type: "submit", class: "primary", disabled: creating }, t("lobby.createButton"))),
       );
     }
     return { element, render };

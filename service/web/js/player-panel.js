@@ -1,6 +1,6 @@
 // The lobby's player panel: create a player by name or sign in with a key; once signed in, who you are and "Play now".
 
-import { h, replace } from "./dom.js";
+import { h, oneAtATime, replace } from "./dom.js";
 import { t } from "./i18n.js";
 import { problemNotice } from "./notice.js";
 import { createPlayer, signIn } from "./player.js";
@@ -35,8 +35,13 @@ export function playerPanel({ onChange = () => {} } = {}) {
     renderAll();
   }
 
+  /** A player being made or a key being checked: a second submit meanwhile does nothing. */
+  let running = false;
+
   /** @param {() => Promise<unknown>} step */
   const run = async (step) => {
+    if (running) return;
+    running = true;
     state.error = null;
     try {
       await step();
@@ -46,6 +51,8 @@ export function playerPanel({ onChange = () => {} } = {}) {
     } catch (error) {
       state.error = error;
       render();
+    } finally {
+      running = false;
     }
   };
 
@@ -81,7 +88,7 @@ export function playerPanel({ onChange = () => {} } = {}) {
         state.error ? problemNotice(state.error) : null,
         h(
           "form",
-          { class: "form-grid", id: "player-create", onsubmit: (event) => (event.preventDefault(), run(() => createPlayer(name.value.trim()))) },
+          { class: "form-grid", id: "player-create", onsubmit: oneAtATime(() => run(() => createPlayer(name.value.trim()))) },
           h("div", {}, label(name, t("player.name")), name),
           h("div", { class: "actions" }, h("button", { type: "submit", class: "primary" }, t("player.create"))),
         ),
@@ -91,7 +98,7 @@ export function playerPanel({ onChange = () => {} } = {}) {
           h("summary", {}, t("player.haveKey")),
           h(
             "form",
-            { class: "form-grid", id: "player-sign-in", onsubmit: (event) => (event.preventDefault(), run(() => signIn(key.value))) },
+            { class: "form-grid", id: "player-sign-in", onsubmit: oneAtATime(() => run(() => signIn(key.value))) },
             h("div", {}, label(key, t("player.key")), key),
             h("div", { class: "actions" }, h("button", { type: "submit" }, t("player.signIn"))),
           ),

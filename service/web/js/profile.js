@@ -2,7 +2,7 @@
 
 import * as api from "./api.js";
 import { challengeForm, challengeSetting } from "./challenge.js";
-import { h, replace } from "./dom.js";
+import { h, oneAtATime, replace } from "./dom.js";
 import { onLanguageChange, t } from "./i18n.js";
 import { idleText } from "./age.js";
 import { seatName } from "./names.js";
@@ -47,13 +47,20 @@ export function mountProfile(root, playerId) {
     render();
   }
 
+  /** A step in flight (a key being replaced): a second click meanwhile does nothing. */
+  let running = false;
+
   /** @param {() => Promise<unknown>|void} step */
   async function run(step) {
+    if (running) return;
+    running = true;
     state.error = null;
     try {
       await step();
     } catch (error) {
       state.error = error;
+    } finally {
+      running = false;
     }
     state.confirm = null;
     render();
@@ -174,7 +181,7 @@ export function mountProfile(root, playerId) {
           h(
             "p",
             { class: "actions" },
-            h("button", { type: "button", class: "danger", id: "key-confirm", onclick: state.confirm === "replace" ? replaceIt : forgetIt }, t(state.confirm === "replace" ? "key.replaceConfirm" : "key.forgetConfirm")),
+            h("button", { type: "button", class: "danger", id: "key-confirm", onclick: oneAtATime(state.confirm === "replace" ? replaceIt : forgetIt) }, t(state.confirm === "replace" ? "key.replaceConfirm" : "key.forgetConfirm")),
             h("button", { type: "button", onclick: ask(null) }, t("key.keep")),
           ),
         ),

@@ -85,7 +85,7 @@ export function seatControls({ game, seat, busy, confirmLeave, deal, hint, leave
         h(
           "p",
           { class: "actions" },
-          h("button", { type: "button", class: "primary", "data-key": "leave-yes", onclick: leave }, t("table.leave")),
+          h("button", { type: "button", class: "primary", "data-key": "leave-yes", disabled: busy, onclick: leave }, t("table.leave")),
           h("button", { type: "button", "data-key": "leave-no", onclick: () => confirm(false) }, t("table.stay")),
         ),
       ),

@@ -58,6 +58,21 @@ await scenario(async (browser) => {
   assert.equal(postsTo(ana, "/v1/games"), 1, "a double click on Challenge made two games");
   assert.equal(postsTo(bo, `/v1/games/${accepted}/players`), 1, "a double click on Accept answered twice");
 
+  // Bo's profile, as Ana reads it: Bo by name, never "you"; whoever is to act by name; dates in the page's language.
+  await ana.goto(`${base(ana)}#/player/${boId}`);
+  const line = ana.locator(`.own-games [data-game="${accepted}"]`);
+  await line.waitFor();
+  const text = await line.innerText();
+  assert.match(text, /Bo 0, against Ana 0, Basic bot 0/, text);
+  assert.doesNotMatch(text, /\byou\b|your turn|seat \d to act/i, text);
+  if (/playing/.test(text)) assert.match(text, /(Ana|Bo|Basic bot) to act/, text);
+  await ana.selectOption("#language", "fr");
+  await ana.locator("#profile-games", { hasText: "Parties" }).waitFor();
+  const french = await line.innerText();
+  assert.match(french, /^Partie du \d{1,2} \S+ \d{4}/, french);
+  assert.doesNotMatch(french, /\b(AM|PM)\b/, french);
+  await ana.selectOption("#language", "en");
+
   // Declined: the game is cancelled, and Ana's table says so.
   await bo.goto(`${base(bo)}#/`);
   const declined = await challenge(ana, boId);

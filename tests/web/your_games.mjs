@@ -104,7 +104,7 @@ await scenario(async (browser) => {
     assert.match(line, /place [123]: 1\d{3} → \d+/, line);
   }
   const open = await desk.locator(`.own-games [data-game="${inPlay.id}"]`).innerText();
-  assert.match(open, /playing · .* · you 0, against Basic bot 0, Expert bot 0/, open);
+  assert.match(open, /playing · .* · you 0, against Basic bot 0, Expert bot 0/, open); // your own profile says "you"
   await screenshot(desk, "profile-lines", { fullPage: false });
   await assertAccessible(desk, "a profile with opponents, places and scores");
 

@@ -3,7 +3,7 @@
 import * as api from "./api.js";
 import { challengeForm, challengeSetting } from "./challenge.js";
 import { h, oneAtATime, replace } from "./dom.js";
-import { onLanguageChange, t } from "./i18n.js";
+import { formatDate, onLanguageChange, t } from "./i18n.js";
 import { idleText } from "./age.js";
 import { seatName } from "./names.js";
 import { infoNotice, problemNotice } from "./notice.js";
@@ -117,41 +117,43 @@ export function mountProfile(root, playerId) {
       state.error ? problemNotice(state.error) : null,
       !held && signedIn && !player.bot && challengeForm(player),
       held && challengeSetting(player, held.key, (changed) => ((state.player = changed), render())),
-      gamesPanel(state.games ?? []),
+      gamesPanel(state.games ?? [], player.name, held !== null),
       held && keyPanel(held.key),
       h("p", {}, h("a", { href: "#/leaderboard" }, t("leaderboard.title")), " · ", h("a", { href: "#/" }, t("table.backToLobby"))),
     );
   }
 
-  /** @param {PlayerGame[]} games */
-  function gamesPanel(games) {
+  /** @param {PlayerGame[]} games @param {string} name the profile's player @param {boolean} yours your own profile */
+  function gamesPanel(games, name, yours) {
     return h(
       "section",
       { class: "panel", "aria-labelledby": "profile-games" },
       h("h2", { id: "profile-games" }, t("profile.games")),
       !games.length && h("p", {}, t("profile.noGames")),
-      h("ul", { class: "own-games" }, games.map(gameItem)),
+      h("ul", { class: "own-games" }, games.map((game) => gameItem(game, name, yours))),
     );
   }
 
   /**
-   * A game of the list: when, where it stands (whose turn; its age once nobody has touched it for a day), the
+   * A game of the list: when, where it stands (whose turn, by name; its age once nobody has touched it for a day), the
    * player's place once finished, their score against each opponent's, rated or not, and a rated game's change.
-   * @param {PlayerGame} game
+   * "You" only on your own profile: another player's speaks of them by name.
+   * @param {PlayerGame} game @param {string} name the profile's player @param {boolean} yours your own profile
    */
-  function gameItem(game) {
-    const whose = game.status !== "playing" ? "" : game.your_turn ? t("profile.yourTurn") : t("profile.theirTurn", { n: (game.turn ?? 0) + 1 });
+  function gameItem(game, name, yours) {
+    const toAct = game.turn === game.seat ? name : opponentName(game.opponents.find((seat) => seat.seat === game.turn));
+    const whose = game.status !== "playing" || game.turn === null ? "" : game.your_turn && yours ? t("profile.yourTurn") : t("profile.theirTurn", { name: toAct });
     const change = state.changes.get(game.id);
     const moved = change && t("profile.change", { place: change.place, before: change.before.value, after: change.after.value, delta: signed(change.after.value - change.before.value) });
     const place = game.place !== null && !moved ? t("profile.place", { place: game.place }) : ""; // a rated change says the place itself
     const idle = game.status === "finished" || game.status === "cancelled" ? "" : idleText(game.updated_at);
-    const others = game.opponents.map((seat) => `${seatName({ ...seat, open: seat.name === null && seat.bot === null && seat.player === null, cards_in_hand: 0, tricks_won: 0, rating: null, rating_change: null, reserved_for: null })} ${seat.score}`).join(", ");
-    const scores = game.status === "waiting_for_players" || game.status === "cancelled" ? "" : t("profile.scores", { score: game.score, others });
+    const others = game.opponents.map((seat) => `${opponentName(seat)} ${seat.score}`).join(", ");
+    const scores = game.status === "waiting_for_players" || game.status === "cancelled" ? "" : yours ? t("profile.scores", { score: game.score, others }) : t("profile.scoresOf", { name, score: game.score, others });
     const parts = [t(`profile.status.${game.status}`), whose, idle, place, scores, game.rated ? t("profile.rated") : "", game.left ? t("profile.left") : "", moved].filter(Boolean);
     return h(
       "li",
       { "data-game": game.id, "data-your-turn": game.your_turn ? "true" : "false", "data-place": game.place ?? null },
-      h("a", { href: `#/game/${encodeURIComponent(game.id)}` }, `${t("profile.game", { date: new Date(game.created_at).toLocaleString() })} · ${parts.join(" · ")}`),
+      h("a", { href: `#/game/${encodeURIComponent(game.id)}` }, `${t("profile.game", { date: formatDate(Date.parse(game.created_at)) })} · ${parts.join(" · ")}`),
     );
   }
 
@@ -190,4 +192,10 @@ export function mountProfile(root, playerId) {
 
   load();
   return () => stopLanguage();
+}
+
+/** An opponent of a player's game as seats are named (a bot's name in the language, an open seat as such). @param {import("./types.js").PlayerGame["opponents"][number]|undefined} seat */
+function opponentName(seat) {
+  if (!seat) return "?";
+  return seatName({ ...seat, open: seat.name === null && seat.bot === null && seat.player === null, cards_in_hand: 0, tricks_won: 0, rating: null, rating_change: null, reserved_for: null });
 }

@@ -6,11 +6,13 @@ import assert from "node:assert/strict";
 
 import { STEP_MS, assertAccessible, assertNoConsoleErrors, openPage, postsTo, scenario, screenshot } from "./browser.mjs";
 
-/** Create a player by name in the lobby's player panel; returns the player's id. */
+/** Create a player by name in the lobby's player panel (the guest's Play gives way to Play now); returns the player's id. */
 async function createPlayer(page, name) {
+  assert.equal(await page.locator("#play-first").count(), 1, "a guest's first screen has Play");
   await page.fill("#player-name", name);
   await page.click("#player-create button[type=submit]");
   await page.locator("#play-now").waitFor();
+  assert.equal(await page.locator("#play-first, #intro-title").count(), 0, "signed in, the guest's Play line stays");
   return page.evaluate(() => JSON.parse(localStorage.getItem("coins.player") ?? "null").id);
 }
 

@@ -35,12 +35,13 @@ export function mountLobby(root) {
   /** @type {ReturnType<typeof createForm>|null} */
   let form = null;
   const challenges = incomingChallenges(() => refresh());
-  const player = playerPanel({ onChange: () => (form?.render(state.introError ? null : state.formError), challenges.refresh()) }); // signed in or out: the form follows
+  const intro = h("div");
+  // Signed in or out (a player made or a key pasted here): the first screen's Play, the form and the offers follow.
+  const player = playerPanel({ onChange: () => (renderIntro(), form?.render(state.introError ? null : state.formError), challenges.refresh()) });
   form = createForm();
   const listing = h("section", { class: "panel", "aria-labelledby": "open-title" });
   const watching = h("section", { class: "panel", "aria-labelledby": "playing-title" });
   const resume = h("div");
-  const intro = h("div");
   replace(root, intro, player.element, challenges.element, resume, form.element, listing, watching);
   render();
   refresh();

@@ -1,4 +1,5 @@
-// On a 390×844 phone screen the table fits the width and a trick is played by tapping.
+// On a 390×844 phone screen the table fits the width and a trick is played by tapping; a hint covers neither the
+// status line nor the seats, its × dismisses it, and a hint asked again goes when the turn passes.
 
 import assert from "node:assert/strict";
 
@@ -11,10 +12,27 @@ await scenario(async (browser) => {
   if (await deal.isVisible()) await deal.tap();
   const card = page.locator(".your-turn .card-button").first();
   await card.waitFor();
+
+  await page.locator("button[data-key=hint]").tap();
+  await page.locator("#hint").waitFor();
+  const box = async (selector) => page.locator(selector).first().boundingBox();
+  const hint = await box("#hint");
+  for (const covered of [".status-line", ".seat-card"]) {
+    const other = await box(covered);
+    const overlaps = hint.y < other.y + other.height && other.y < hint.y + hint.height;
+    assert.ok(!overlaps, `the hint (y ${hint.y}–${hint.y + hint.height}) covers ${covered} (y ${other.y}–${other.y + other.height})`);
+  }
+  await screenshot(page, "mobile-hint", { fullPage: false });
+  await page.locator("#hint [data-key=dismiss-hint]").tap();
+  await page.locator("#hint").waitFor({ state: "detached" });
+  await page.locator("button[data-key=hint]").tap();
+  await page.locator("#hint").waitFor();
+
   const played = await card.getAttribute("data-card");
   const { version } = await tableState(page);
   await card.tap();
   await waitForChange(page, version);
+  await page.locator("#hint").waitFor({ state: "detached" }); // the turn passed: the hint went with it
   // The card left the hand for the table: on it, or (its trick complete and cleared while the
   // machine was busy) gone from the hand.
   await page.waitForFunction(

@@ -184,6 +184,7 @@ export function mountTable(root, gameId) {
     const privateHand = event.type === "hand" ? event : event.type === "game" ? event.hand : null;
     if (privateHand && privateHand.seat === mine()) acceptHand(privateHand);
     acceptGame(event.game);
+    if (state.hint && (event.game.status !== "playing" || event.game.turn !== mine())) state.hint = null; // the turn passed: the hint goes
     history.add(moveOfEvent(event));
     switch (event.type) {
       case "seat_taken":
@@ -305,6 +306,7 @@ export function mountTable(root, gameId) {
   /** Ask before leaving (true), or not any more (false). @param {boolean} asking */
   const confirm = (asking) => ((state.confirmLeave = asking), render());
   const dismiss = () => ((state.error = null), render());
+  const dismissHint = () => ((state.hint = null), render());
   const hint = () =>
     asSeat(async (held) => {
       state.hint = await api.getHint(gameId, held.token);
@@ -417,7 +419,6 @@ export function mountTable(root, gameId) {
           h("button", { type: "button", class: "primary", "data-key": "play-again", disabled: !canPlay(), onclick: playAgain }, t("table.playAgain")),
         ),
       state.error != null && !failed && h("div", { class: "dismissable" }, problemNotice(state.error), h("button", { type: "button", class: "dismiss", "data-key": "dismiss", "aria-label": t("table.dismiss"), onclick: dismiss }, "×")),
-      state.hint && infoNotice(t("table.hintSays", { card: cardName(state.hint.card), reason: hintReason(state.hint) })),
     );
   }
 
@@ -476,6 +477,14 @@ export function mountTable(root, gameId) {
       "section",
       { class: `panel your-hand${playable ? " your-turn" : ""}`, "aria-labelledby": "hand-title", "aria-busy": state.busy ? "true" : "false" },
       h("div", { class: "hand-head" }, h("h2", { id: "hand-title" }, t("table.yourCards")), seatControls({ game, seat, busy: state.busy, confirmLeave: state.confirmLeave, deal, hint, leave, confirm })),
+      // The hint lies over the hand's buttons, beside the card it marks: the table (status, seats, trick) stays in view.
+      state.hint &&
+        h(
+          "div",
+          { class: "dismissable hint-note", id: "hint" },
+          infoNotice(t("table.hintSays", { card: cardName(state.hint.card), reason: hintReason(state.hint) })),
+          h("button", { type: "button", class: "dismiss", "data-key": "dismiss-hint", "aria-label": t("table.dismiss"), onclick: dismissHint }, "×"),
+        ),
       // The row is there between hands too (empty): the panel keeps its height.
       cards ? cachedHand(cards, playable) : h("ul", { class: "hand", "aria-label": t("table.yourCards") }),
     );

@@ -7,11 +7,31 @@ import { assertNoConsoleErrors, createGame, openPage, scenario, screenshot, tabl
 
 await scenario(async (browser) => {
   const page = await openPage(browser, { viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true });
-  await createGame(page, { name: "Ana", target: 5, seats: ["you", "bot:basic", "bot:basic"] });
+  await createGame(page, { name: "Bartholomew the Magnificent", target: 5, seats: ["you", "bot:basic", "bot:basic"] });
   const deal = page.locator("button[data-key=deal]");
   if (await deal.isVisible()) await deal.tap();
   const card = page.locator(".your-turn .card-button").first();
   await card.waitFor();
+
+  // A long name is cut, never "(you)", the turn's badge or the counts.
+  const cut = await page.evaluate(() => {
+    const cutOff = (element) => element.scrollWidth > element.clientWidth + 1 || element.scrollHeight > element.clientHeight + 1;
+    const inside = (element) => {
+      const card = element.closest(".seat-card").getBoundingClientRect();
+      const box = element.getBoundingClientRect();
+      return box.left >= card.left && box.right <= card.right && box.bottom <= card.bottom;
+    };
+    const you = document.querySelector('.seat-card[data-seat="0"] .seat-you');
+    const turn = [...document.querySelectorAll(".seat-card.to-act .role")].find((role) => role.textContent.startsWith("▶"));
+    return [
+      !you || !inside(you) ? "(you)" : null,
+      !turn || !inside(turn) ? "the turn's badge" : null,
+      ...[...document.querySelectorAll(".seat-count, .seat-roles")].filter(cutOff).map((element) => `${element.className}: ${element.textContent}`),
+    ].filter(Boolean);
+  });
+  assert.deepEqual(cut, [], "cut off on a phone's seat line");
+  assert.equal(await page.locator('.seat-card[data-seat="0"] .seat-name').getAttribute("title"), "Bartholomew the Magnificent (you)");
+  await screenshot(page, "mobile-long-name", { fullPage: false });
 
   await page.locator("button[data-key=hint]").tap();
   await page.locator("#hint").waitFor();

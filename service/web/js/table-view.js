@@ -28,16 +28,22 @@ export function seatsView(game, mine) {
     "ul",
     { class: "seats" },
     game.seats.map((seat) => {
-      const tags = [];
+      const toAct = game.turn === seat.seat && game.status !== "finished";
+      const tags = toAct ? [`▶ ${t("role.turn")}`] : []; // first: whatever else is cut, the turn is seen
       if (roles?.dealer === seat.seat) tags.push(t("role.dealer"));
       if (roles?.shuffler === seat.seat) tags.push(t("role.shuffler"));
       if (roles?.cutter === seat.seat) tags.push(t("role.cutter"));
-      const toAct = game.turn === seat.seat && game.status !== "finished";
-      if (toAct) tags.push(`▶ ${t("role.turn")}`);
       return h(
         "li",
         { class: `seat-card${toAct ? " to-act" : ""}`, "data-seat": seat.seat, "aria-current": toAct ? "true" : null },
-        h("div", { class: "seat-name", title: seatName(seat, mine) }, seatName(seat, mine), seatKind(seat) && h("span", { class: "seat-kind" }, ` · ${seatKind(seat)}`)),
+        // A long name is cut, never "(you)" after it: the name alone takes the ellipsis.
+        h(
+          "div",
+          { class: "seat-name", title: seatName(seat, mine) },
+          h("span", { class: "seat-given" }, seatName(seat)),
+          seat.seat === mine && h("span", { class: "seat-you" }, `(${t("seat.you")})`),
+          seatKind(seat) && h("span", { class: "seat-kind" }, `· ${seatKind(seat)}`),
+        ),
         // Every line is there from the start (empty or not) and none wraps: a seat's card keeps its height all game.
         h(
           "div",
@@ -48,7 +54,8 @@ export function seatsView(game, mine) {
         h(
           "div",
           { class: "seat-count" },
-          [t("count.points", { count: seat.score }), ...(game.status === "playing" ? [t("count.cards", { count: seat.cards_in_hand }), t("count.tricks", { count: seat.tricks_won })] : [])].join(" · "),
+          // Each count whole: on a phone the line wraps between them.
+          [t("count.points", { count: seat.score }), ...(game.status === "playing" ? [t("count.cards", { count: seat.cards_in_hand }), t("count.tricks", { count: seat.tricks_won })] : [])].map((count, index) => [index > 0 && " · ", h("span", { class: "count" }, count)]),
         ),
         h("div", { class: "seat-roles" }, tags.map((tag) => h("span", { class: "role" }, tag))),
       );

@@ -23,7 +23,9 @@ const gameIdOf = (page) => decodeURIComponent(new URL(page.url()).hash.split("/"
 async function challenge(ana, boId, { shoot = false } = {}) {
   await ana.goto(`${base(ana)}#/player/${boId}`);
   await ana.locator("#challenge-form").waitFor();
-  await ana.fill("#challenge-clock", "120");
+  // The clock in human units, within the contract's bounds (a minute to 14 days), not a box of seconds.
+  assert.deepEqual(await ana.locator("#challenge-clock option").allInnerTexts(), ["1 min", "5 min", "1 h", "1 day", "3 days", "7 days", "14 days"]);
+  await ana.selectOption("#challenge-clock", "300");
   await ana.fill("#challenge-target", "5");
   await ana.selectOption("#challenge-third", "bot:basic");
   await ana.check("#challenge-rated");
@@ -46,7 +48,10 @@ await scenario(async (browser) => {
   const accepted = await challenge(ana, boId, { shoot: true });
   const incoming = bo.locator(`[data-challenge=incoming][data-game="${accepted}"]`);
   await incoming.waitFor({ timeout: STEP_MS }); // the lobby's lists refresh themselves
-  assert.match(await incoming.innerText(), /Ana challenges you: 120 s a turn, to 5 points/);
+  // Every seat named, the clock in human units, Accept and Decline side by side.
+  assert.match(await incoming.innerText(), /Ana challenges you, with Basic bot: 5 min a turn, to 5 points/);
+  const [accept, decline] = [await incoming.locator("[data-key=accept]").boundingBox(), await incoming.locator("[data-key=decline]").boundingBox()];
+  assert.ok(Math.abs(accept.y - decline.y) < 4 && decline.x - (accept.x + accept.width) < 24, `Accept and Decline apart: ${JSON.stringify([accept, decline])}`);
   await screenshot(bo, "challenge-lobby");
   await assertAccessible(bo, "the lobby with a challenge");
   await incoming.locator("[data-key=accept]").dblclick(); // one answer
@@ -55,7 +60,7 @@ await scenario(async (browser) => {
   await ana.locator(".table:not([data-status=waiting_for_players])").waitFor({ timeout: STEP_MS });
   const game = await bo.evaluate(async (id) => (await fetch(`/v1/games/${id}`)).json(), accepted);
   assert.equal(game.rated, true);
-  assert.equal(game.turn_timeout_seconds, 120);
+  assert.equal(game.turn_timeout_seconds, 300);
   assert.equal(game.seats[1].player, boId);
   assert.equal(postsTo(ana, "/v1/games"), 1, "a double click on Challenge made two games");
   assert.equal(postsTo(bo, `/v1/games/${accepted}/players`), 1, "a double click on Accept answered twice");

@@ -5,13 +5,15 @@
 
 import * as api from "./api.js";
 import { h, oneAtATime, replace } from "./dom.js";
-import { t } from "./i18n.js";
+import { durationText, language, t } from "./i18n.js";
 import { seatName } from "./names.js";
 import { problemNotice } from "./notice.js";
 import { hasTaken } from "./rematch-offer.js";
 import { listSeats, loadPlayer, loadSeat, saveSeat } from "./store.js";
 
 const THIRD_SEATS = ["bot:basic", "bot:expert", "bot:random", "open"];
+/** The clocks a challenge offers, in seconds a turn: live games to correspondence, up to the contract's 14 days. */
+export const CHALLENGE_CLOCKS = [60, 300, 3600, 86_400, 3 * 86_400, 7 * 86_400, 14 * 86_400];
 /** How many of this browser's newest anonymous seats are looked at for rematch offers. */
 const ANONYMOUS_GAMES = 5;
 
@@ -28,7 +30,7 @@ export function challengeForm(target) {
     return element;
   }
   const fields = {
-    clock: h("input", { id: "challenge-clock", name: "clock", type: "number", min: 5, max: 1209600, value: "60", required: true }),
+    clock: h("select", { id: "challenge-clock", name: "clock" }, CHALLENGE_CLOCKS.map((seconds) => h("option", { value: seconds }, durationText(seconds)))),
     target: h("input", { id: "challenge-target", name: "target", type: "number", min: 1, max: 100, value: "15", required: true }),
     rated: h("input", { id: "challenge-rated", name: "rated", type: "checkbox" }),
     third: h("select", { id: "challenge-third", name: "third" }, THIRD_SEATS.map((choice) => h("option", { value: choice }, thirdLabel(choice)))),
@@ -187,16 +189,22 @@ export function incomingChallenges(changed) {
   function item(game) {
     const challenger = game.seats.find((seat) => seat.player !== null && seat.bot === null && seat.reserved_for === null);
     const askers = game.seats.filter((seat) => seat.bot === null && hasTaken(seat)).map((each) => seatName(each));
+    // Every seat is named: the challenger, and whoever (or whatever) sits in the third seat.
+    const others = game.seats.filter((seat) => seat !== challenger && !(seat.reserved_for !== null && !hasTaken(seat))).map((seat) => (seat.open ? t("challenge.openSeat") : seatName(seat)));
+    const clock = game.turn_timeout_seconds ? durationText(game.turn_timeout_seconds) : t("challenge.noClock");
     const text = game.rematch_of
       ? t("lobby.rematchOffer", { names: askers.join(", ") || "?" })
-      : t("challenge.from", { name: challenger ? seatName(challenger) : "?", clock: game.turn_timeout_seconds ?? "—", target: game.target_score });
+      : t("challenge.from", { name: challenger ? seatName(challenger) : "?", others: new Intl.ListFormat(language(), { type: "conjunction" }).format(others), clock, target: game.target_score });
     return h(
       "li",
       { class: "panel", "data-game": game.id, "data-challenge": game.rematch_of ? "rematch" : "incoming" },
-      h("span", {}, text),
-      game.rated && h("span", { class: "badge" }, t("profile.rated")),
-      h("button", { type: "button", class: "primary", "data-key": "accept", disabled: answering.has(game.id), onclick: () => answer(game.id, true) }, t("challenge.accept")),
-      h("button", { type: "button", "data-key": "decline", disabled: answering.has(game.id), onclick: () => answer(game.id, false) }, t("challenge.decline")),
+      h("span", {}, text, game.rated && [" ", h("span", { class: "badge" }, t("profile.rated"))]),
+      h(
+        "span",
+        { class: "actions answer" },
+        h("button", { type: "button", class: "primary", "data-key": "accept", disabled: answering.has(game.id), onclick: () => answer(game.id, true) }, t("challenge.accept")),
+        h("button", { type: "button", "data-key": "decline", disabled: answering.has(game.id), onclick: () => answer(game.id, false) }, t("challenge.decline")),
+      ),
     );
   }
 

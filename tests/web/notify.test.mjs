@@ -45,3 +45,14 @@ test("the turn is notified once it becomes the player's while the tab is hidden 
   await settle();
   assert.deepEqual(shown.map(({ title, tag, body }) => ({ title, tag, body })), [{ title: "Your turn", tag: "your_turn:g1", body: "It is your turn in a game of Coins." }]);
 });
+
+test("a browser's refusal of push is said in words, not as \"Something went wrong (20)\"", async () => {
+  const { refusal } = await import("../../service/web/js/notify.js");
+  const { ApiProblem } = await import("../../service/web/js/api.js");
+  const refused = (name, code = 0) => Object.assign(new Error("refused"), { name, code });
+  assert.equal(refusal(refused("AbortError", 20)), "notify.refused", "a private window's push service error");
+  assert.equal(refusal(refused("InvalidStateError", 11)), "notify.refused");
+  assert.equal(refusal(refused("NotAllowedError", 0)), "notify.blocked", "permission denied");
+  assert.equal(refusal(refused("NotSupportedError", 9)), "notify.unsupported");
+  assert.equal(refusal(new ApiProblem("network_error", 0, "down")), null, "the service's problems are said as any other");
+});

@@ -93,6 +93,19 @@ export function forgetNotify(key, playerId) {
 }
 
 /**
+ * What to say when the browser, not the service, refused push (a DOMException: permission denied, a private
+ * window's push service, no push here): a message key, or null for the service's own problems, said as any other.
+ * @param {unknown} error
+ */
+export function refusal(error) {
+  if (error instanceof api.ApiProblem || !(error instanceof Error || (error && typeof error === "object" && "name" in error))) return null;
+  const name = /** @type {{name: string}} */ (error).name;
+  if (name === "NotAllowedError") return "notify.blocked";
+  if (name === "NotSupportedError") return "notify.unsupported";
+  return "notify.refused"; // AbortError ("push service error", as in a private window), InvalidStateError, …
+}
+
+/**
  * The switch of the signed-in player's panel.
  * @param {string} key @param {string} playerId @param {(error: unknown) => void} onError
  */
@@ -111,7 +124,9 @@ export function notifySwitch(key, playerId, onError) {
       } else if (!input.checked) await turnOff(key);
     } catch (error) {
       input.checked = notifyOn(playerId);
-      onError(error);
+      const refused = refusal(error);
+      if (refused) note.textContent = t(refused);
+      else onError(error);
     } finally {
       input.disabled = false;
     }

@@ -432,6 +432,7 @@ export default {
   "notify.label": "Notify me when it is my turn",
   "notify.blocked": "Notifications are blocked for this site: allow them in your browser's settings.",
   "notify.unsupported": "This browser cannot notify you.",
+  "notify.refused": "This browser refused to turn notifications on here (a private window, or push switched off): try a normal window, or another browser.",
   "notify.title": "Your turn",
   "notify.body": "It is your turn in a game of Coins.",
   "notify.other": "Something happened in Coins.",

@@ -432,6 +432,7 @@ export default {
   "notify.label": "Avísame cuando sea mi turno",
   "notify.blocked": "Las notificaciones están bloqueadas para este sitio: permítelas en los ajustes del navegador.",
   "notify.unsupported": "Este navegador no puede avisarte.",
+  "notify.refused": "Este navegador no permitió activar las notificaciones aquí (una ventana privada, o las notificaciones push desactivadas): prueba en una ventana normal o en otro navegador.",
   "notify.title": "Tu turno",
   "notify.body": "Es tu turno en una partida de Coins.",
   "notify.other": "Ha pasado algo en Coins.",

@@ -432,6 +432,7 @@ export default {
   "notify.label": "Me prévenir quand c’est mon tour",
   "notify.blocked": "Les notifications sont bloquées pour ce site : autorisez-les dans les réglages du navigateur.",
   "notify.unsupported": "Ce navigateur ne peut pas vous prévenir.",
+  "notify.refused": "Ce navigateur a refusé d’activer les notifications ici (fenêtre privée, ou notifications push désactivées) : essayez une fenêtre normale ou un autre navigateur.",
   "notify.title": "À vous de jouer",
   "notify.body": "C’est votre tour dans une partie de Coins.",
   "notify.other": "Il s’est passé quelque chose dans Coins.",

@@ -432,6 +432,7 @@ export default {
   "notify.label": "Laat het me weten als ik aan de beurt ben",
   "notify.blocked": "Meldingen zijn voor deze site geblokkeerd: sta ze toe in de instellingen van je browser.",
   "notify.unsupported": "Deze browser kan je geen meldingen sturen.",
+  "notify.refused": "Deze browser weigerde hier meldingen aan te zetten (een privévenster, of pushmeldingen uitgeschakeld): probeer een gewoon venster of een andere browser.",
   "notify.title": "Jouw beurt",
   "notify.body": "Je bent aan de beurt in een spel Coins.",
   "notify.other": "Er is iets gebeurd in Coins.",

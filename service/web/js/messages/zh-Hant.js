@@ -432,6 +432,7 @@ export default {
   "notify.label": "輪到我時通知我",
   "notify.blocked": "這個網站的通知已被封鎖：請在瀏覽器設定中允許。",
   "notify.unsupported": "這個瀏覽器無法通知你。",
+  "notify.refused": "此瀏覽器拒絕在這裡開啟通知（無痕視窗，或已關閉推播）：請改用一般視窗或其他瀏覽器。",
   "notify.title": "輪到你了",
   "notify.body": "在 Coins 的一局遊戲中輪到你了。",
   "notify.other": "Coins 有新動態。",

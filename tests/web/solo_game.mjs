@@ -50,7 +50,7 @@ await scenario(async (browser) => {
   assert.equal(await page.evaluate(() => document.activeElement?.getAttribute("data-key")), "review", "the focus stays in the review");
   const lines = await page.locator("#review .review-mistakes li").allInnerTexts();
   assert.ok(lines.length <= 9);
-  for (const line of lines) assert.match(line, /^Hand \d+, trick \d+: .+ played the .+; the master would have played the .+: \+\d+\.\d points expected$/);
+  for (const line of lines) assert.match(line, /^Hand \d+, trick \d+: .+ played the .+; the master would have played the .+: \d+\.\d points fewer expected$/);
   assert.deepEqual(await page.locator(".table-main").boundingBox(), table, "the review moves nothing on the table");
   // Scrolled in the page at once: the table renders anew (its rating poll) and may replace the panel mid-way.
   await page.evaluate(() => document.getElementById("review")?.scrollIntoView({ block: "nearest" }));

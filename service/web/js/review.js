@@ -40,7 +40,8 @@ export function largestMistakes(review, limit = MISTAKES_SHOWN) {
 const formatPoints = (points) => new Intl.NumberFormat(language(), { minimumFractionDigits: 1, maximumFractionDigits: 1 }).format(points);
 
 /**
- * One mistake in words: "Hand 2, trick 5: you played the 3 of cups; the master would have played the king of coins: +1.4 points expected".
+ * One mistake in words: "Hand 2, trick 5: you played the 3 of cups; the master would have played the king of coins: 1.4 points fewer expected"
+ * (a loss against the master's card, never said as a gain).
  * @param {ReviewedPlay} play @param {string|null} who the seat's name, or null for this browser's seat ("you")
  */
 export function mistakeText(play, who) {

@@ -15,8 +15,9 @@ export const rolesOf = (dealer) => ({ dealer, shuffler: (dealer + 2) % 3, cutter
 /** One sentence: whose turn it is, to do what. @param {Game} game @param {number|null} mine */
 export function statusText(game, mine) {
   const turnName = game.turn === null ? "" : seatName(game.seats[game.turn]);
-  if (game.status === "waiting_for_deal" && game.auto_deal) return t("status.autoDeal"); // the server deals: nobody presses Deal
-  if (game.status === "waiting_for_deal") return game.turn === mine ? t("status.yourDeal") : t("status.waiting_for_deal", { name: turnName });
+  const first = game.hand_number === 0; // no hand dealt yet: the first, not "the next"
+  if (game.status === "waiting_for_deal" && game.auto_deal) return t(first ? "status.autoDealFirst" : "status.autoDeal"); // the server deals: nobody presses Deal
+  if (game.status === "waiting_for_deal") return game.turn === mine ? t("status.yourDeal") : t(first ? "status.firstDeal" : "status.waiting_for_deal", { name: turnName });
   if (game.status === "playing") return game.turn === mine ? t("status.yourTurn") : t("status.playing", { name: turnName });
   return t(`status.${game.status}`);
 }

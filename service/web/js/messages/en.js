@@ -64,6 +64,8 @@ export default {
 
   "status.waiting_for_players": "Waiting for players to take the open seats.",
   "status.waiting_for_deal": "{name} deals the next hand.",
+  "status.firstDeal": "{name} deals the first hand.",
+  "status.autoDealFirst": "The server deals the first hand.",
   "status.yourDeal": "Your deal: press Deal.",
   "status.playing": "{name} to play.",
   "status.yourTurn": "Your turn: choose a card.",
@@ -197,7 +199,7 @@ export default {
   "review.intro": "Each seat's largest mistakes (up to three) against the master, the strongest bot, judged from what the seat knew then:",
   "review.mistakeYou": "Hand {hand}, trick {trick}: you played the {card}; the master would have played the {choice}: {points}",
   "review.mistake": "Hand {hand}, trick {trick}: {name} played the {card}; the master would have played the {choice}: {points}",
-  "review.points": "+{value} points expected",
+  "review.points": "{value} points fewer expected",
   "review.none": "No mistakes: every play was as good as the master's.",
   "count.points": { one: "{count} point", other: "{count} points" },
   "count.cards": { one: "{count} card", other: "{count} cards" },

@@ -64,6 +64,8 @@ export default {
 
   "status.waiting_for_players": "Esperando a que se ocupen los asientos libres.",
   "status.waiting_for_deal": "{name} reparte la próxima mano.",
+  "status.firstDeal": "{name} reparte la primera mano.",
+  "status.autoDealFirst": "El servidor reparte la primera mano.",
   "status.yourDeal": "Te toca repartir: pulsa Repartir.",
   "status.playing": "Le toca jugar a {name}.",
   "status.yourTurn": "Te toca: elige una carta.",
@@ -197,7 +199,7 @@ export default {
   "review.intro": "Los mayores errores de cada asiento (hasta tres) frente al maestro, el bot más fuerte, juzgados con lo que el asiento sabía entonces:",
   "review.mistakeYou": "Mano {hand}, baza {trick}: jugaste {card}; el maestro habría jugado {choice}: {points}",
   "review.mistake": "Mano {hand}, baza {trick}: {name} jugó {card}; el maestro habría jugado {choice}: {points}",
-  "review.points": "+{value} puntos esperados",
+  "review.points": "{value} puntos esperados menos",
   "review.none": "Sin errores: cada jugada fue tan buena como la del maestro.",
   "count.points": { one: "{count} punto", many: "{count} puntos", other: "{count} puntos" },
   "count.cards": { one: "{count} carta", many: "{count} cartas", other: "{count} cartas" },

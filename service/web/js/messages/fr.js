@@ -64,6 +64,8 @@ export default {
 
   "status.waiting_for_players": "En attente de joueurs pour les places libres.",
   "status.waiting_for_deal": "{name} distribue la main suivante.",
+  "status.firstDeal": "{name} distribue la première main.",
+  "status.autoDealFirst": "Le serveur distribue la première main.",
   "status.yourDeal": "À vous de distribuer : appuyez sur Distribuer.",
   "status.playing": "À {name} de jouer.",
   "status.yourTurn": "À vous : choisissez une carte.",
@@ -197,7 +199,7 @@ export default {
   "review.intro": "Les plus grosses erreurs de chaque place (jusqu’à trois) face au maître, le bot le plus fort, jugées d’après ce que la place savait alors :",
   "review.mistakeYou": "Main {hand}, pli {trick} : vous avez joué {card} ; le maître aurait joué {choice} : {points}",
   "review.mistake": "Main {hand}, pli {trick} : {name} a joué {card} ; le maître aurait joué {choice} : {points}",
-  "review.points": "+{value} points attendus",
+  "review.points": "{value} points attendus en moins",
   "review.none": "Aucune erreur : chaque coup valait celui du maître.",
   "count.points": { one: "{count} point", many: "{count} points", other: "{count} points" },
   "count.cards": { one: "{count} carte", many: "{count} cartes", other: "{count} cartes" },

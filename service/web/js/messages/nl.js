@@ -64,6 +64,8 @@ export default {
 
   "status.waiting_for_players": "Wachten tot de open plaatsen zijn ingenomen.",
   "status.waiting_for_deal": "{name} deelt de volgende hand.",
+  "status.firstDeal": "{name} deelt de eerste hand.",
+  "status.autoDealFirst": "De server deelt de eerste hand.",
   "status.yourDeal": "Jij deelt: druk op Delen.",
   "status.playing": "{name} is aan de beurt.",
   "status.yourTurn": "Jouw beurt: kies een kaart.",
@@ -197,7 +199,7 @@ export default {
   "review.intro": "De grootste fouten van elke plaats (hooguit drie) tegenover de meester, de sterkste bot, beoordeeld naar wat de plaats toen wist:",
   "review.mistakeYou": "Hand {hand}, slag {trick}: je speelde {card}; de meester had {choice} gespeeld: {points}",
   "review.mistake": "Hand {hand}, slag {trick}: {name} speelde {card}; de meester had {choice} gespeeld: {points}",
-  "review.points": "+{value} punten verwacht",
+  "review.points": "{value} punten minder verwacht",
   "review.none": "Geen fouten: elke zet was zo goed als die van de meester.",
   "count.points": { one: "{count} punt", other: "{count} punten" },
   "count.cards": { one: "{count} kaart", other: "{count} kaarten" },

@@ -64,6 +64,8 @@ export default {
 
   "status.waiting_for_players": "Чекаємо, поки гравці займуть вільні місця.",
   "status.waiting_for_deal": "{name} здає наступну роздачу.",
+  "status.firstDeal": "{name} здає першу роздачу.",
+  "status.autoDealFirst": "Сервер здає першу роздачу.",
   "status.yourDeal": "Ваша черга здавати: натисніть «Здати».",
   "status.playing": "Ходить {name}.",
   "status.yourTurn": "Ваш хід: оберіть карту.",
@@ -197,7 +199,7 @@ export default {
   "review.intro": "Найбільші помилки кожного місця (до трьох) порівняно з майстром, найсильнішим ботом, з огляду на те, що місце тоді знало:",
   "review.mistakeYou": "Роздача {hand}, взятка {trick}: ви зіграли {card}; майстер зіграв би {choice}: {points}",
   "review.mistake": "Роздача {hand}, взятка {trick}: {name} зіграв(ла) {card}; майстер зіграв би {choice}: {points}",
-  "review.points": "+{value} очка очікувано",
+  "review.points": "очікувано на {value} очка менше",
   "review.none": "Без помилок: кожен хід був не гірший за хід майстра.",
   "count.points": { one: "{count} очко", few: "{count} очки", many: "{count} очок", other: "{count} очка" },
   "count.cards": { one: "{count} карта", few: "{count} карти", many: "{count} карт", other: "{count} карти" },

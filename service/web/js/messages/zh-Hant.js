@@ -64,6 +64,8 @@ export default {
 
   "status.waiting_for_players": "等待玩家坐上空位。",
   "status.waiting_for_deal": "{name} 發下一回合的牌。",
+  "status.firstDeal": "{name} 發第一回合的牌。",
+  "status.autoDealFirst": "伺服器發第一回合的牌。",
   "status.yourDeal": "輪到你發牌：請按「發牌」。",
   "status.playing": "輪到 {name} 出牌。",
   "status.yourTurn": "輪到你：請選一張牌。",
@@ -197,7 +199,7 @@ export default {
   "review.intro": "各座位相對大師（最強的機器人）最大的失誤（最多三個），依該座位當時所知評估：",
   "review.mistakeYou": "第 {hand} 手，第 {trick} 墩：你出了{card}；大師會出{choice}：{points}",
   "review.mistake": "第 {hand} 手，第 {trick} 墩：{name} 出了{card}；大師會出{choice}：{points}",
-  "review.points": "預期 +{value} 分",
+  "review.points": "預期少 {value} 分",
   "review.none": "沒有失誤：每一步都和大師的一樣好。",
   "count.points": { other: "{count} 分" },
   "count.cards": { other: "{count} 張牌" },

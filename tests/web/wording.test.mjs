@@ -1,0 +1,23 @@
+// Lines that said the wrong thing: the first hand announced as "the next hand", a review's loss written as a gain.
+
+import assert from "node:assert/strict";
+import { test } from "node:test";
+
+import { mistakeText } from "../../service/web/js/review.js";
+import { statusText } from "../../service/web/js/table-view.js";
+
+const seat = (n, name) => ({ seat: n, name, bot: null, player: null, open: false, score: 0, cards_in_hand: 0, tricks_won: 0, rating: null, rating_change: null, reserved_for: null });
+const game = (hand_number, auto_deal = false) => ({ status: "waiting_for_deal", turn: 1, hand_number, auto_deal, seats: [seat(0, "Ana"), seat(1, "Bo"), seat(2, "Cy")] });
+
+test("the first hand is announced as the first, later ones as the next", () => {
+  assert.equal(statusText(game(0), 0), "Bo deals the first hand.");
+  assert.equal(statusText(game(1), 0), "Bo deals the next hand.");
+  assert.equal(statusText(game(0, true), 0), "The server deals the first hand.");
+  assert.equal(statusText(game(2, true), 0), "The hand is over: the server deals the next one.");
+});
+
+test("a mistake reads as points given up against the master's card, not as a gain", () => {
+  const text = mistakeText({ hand_number: 2, trick_number: 5, card: "3C", choice: "12O", loss: 2.4 }, null);
+  assert.match(text, /: 2\.4 points fewer expected$/, text);
+  assert.doesNotMatch(text, /\+/);
+});

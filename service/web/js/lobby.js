@@ -42,7 +42,8 @@ export function mountLobby(root) {
   const listing = h("section", { class: "panel", "aria-labelledby": "open-title" });
   const watching = h("section", { class: "panel", "aria-labelledby": "playing-title" });
   const resume = h("div");
-  replace(root, intro, player.element, challenges.element, resume, form.element, listing, watching);
+  // Offers first (a challenge, a rematch): on a phone they are not below the fold under Play now.
+  replace(root, intro, challenges.element, player.element, resume, form.element, listing, watching);
   render();
   refresh();
   let refreshes = 0;

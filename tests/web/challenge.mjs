@@ -35,6 +35,9 @@ async function challenge(ana, boId, { shoot = false } = {}) {
   }
   await ana.dblclick("#challenge-send"); // a double click sends one challenge
   await ana.locator(".table[data-status=waiting_for_players]").waitFor({ timeout: STEP_MS });
+  // No seat is open (Bo's is reserved): the table waits for Bo by name, with no empty invitation or fair-deal panel.
+  assert.match(await ana.locator(".status-line").innerText(), /Waiting for Bo to accept the challenge/);
+  assert.equal(await ana.locator("#invite-title, #fair-title").count(), 0, "an empty panel's heading");
   return gameIdOf(ana);
 }
 
@@ -90,6 +93,8 @@ await scenario(async (browser) => {
   await ana.locator(".table[data-status=cancelled]").waitFor({ timeout: STEP_MS });
   assert.match(await ana.locator(".table").innerText(), /cancelled before it started/);
   await ana.locator(".log", { hasText: "The challenge was declined" }).waitFor({ timeout: STEP_MS });
+  assert.notEqual(await ana.locator(".live").getAttribute("data-live"), "live", "a cancelled game's log says Live");
+  assert.doesNotMatch(await ana.locator(".seats").innerText(), /invited/, "a cancelled game's seat still invited");
   await screenshot(ana, "challenge-cancelled");
   await assertAccessible(ana, "a cancelled game's table");
 

@@ -38,6 +38,7 @@ export async function checkHand({ gameId, hand, seat, dealt, seed }) {
  * @param {Check[]} checks
  */
 export function fairnessView(current, checks) {
+  if (!current && !checks.length) return null; // nothing to show yet: no empty heading
   return h(
     "section",
     { class: "panel fair-deal", "aria-labelledby": "fair-title" },

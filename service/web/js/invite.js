@@ -8,8 +8,9 @@ import { t } from "./i18n.js";
 /** The link that takes a person to the join form of `seat`. @param {string} gameId @param {number} seat */
 export const inviteLink = (gameId, seat) => `${location.origin}/#/game/${encodeURIComponent(gameId)}/join?seat=${seat}`;
 
-/** @param {Game} game */
+/** The links to a game's open seats; none (a challenge's seat is reserved, not open): no panel. @param {Game} game */
 export function inviteView(game) {
+  if (!game.seats.some((seat) => seat.open)) return null;
   return h(
     "section",
     { class: "panel invite", "aria-labelledby": "invite-title" },

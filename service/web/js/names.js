@@ -48,10 +48,13 @@ export function seatRatingShort(seat) {
   return change ? t("seat.ratingShort", { after: change.after, delta: signed(change.after - change.before) }) : "";
 }
 
-/** What sits in a seat, besides its name: a bot of some strength (an open seat's name says it is open). @param {Seat} seat */
-export function seatKind(seat) {
+/**
+ * What sits in a seat, besides its name: a bot of some strength (an open seat's name says it is open), a seat
+ * invited to while the game waits. @param {Seat} seat @param {string} [status] the game's
+ */
+export function seatKind(seat, status = "waiting_for_players") {
   if (seat.open) return seat.name ? t("seat.open") : ""; // unnamed, it is called "open seat" already
-  if (seat.reserved_for && !seat.player) return t("seat.reserved"); // a challenge's: waits for them
+  if (seat.reserved_for && !seat.player) return status === "waiting_for_players" ? t("seat.reserved") : ""; // a challenge's: waits for them, until it is cancelled
   if (seat.bot && botName(seat)) return ""; // "Basic bot" says it already
   return seat.bot ? t("seat.bot", { strength: t(`strength.${seat.bot}`) }) : "";
 }

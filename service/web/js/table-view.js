@@ -19,6 +19,8 @@ export function statusText(game, mine) {
   if (game.status === "waiting_for_deal" && game.auto_deal) return t(first ? "status.autoDealFirst" : "status.autoDeal"); // the server deals: nobody presses Deal
   if (game.status === "waiting_for_deal") return game.turn === mine ? t("status.yourDeal") : t(first ? "status.firstDeal" : "status.waiting_for_deal", { name: turnName });
   if (game.status === "playing") return game.turn === mine ? t("status.yourTurn") : t("status.playing", { name: turnName });
+  const invited = game.seats.find((seat) => seat.reserved_for && !seat.player);
+  if (game.status === "waiting_for_players" && invited && !game.seats.some((seat) => seat.open)) return t("status.waitingForInvited", { name: seatName(invited) });
   return t(`status.${game.status}`);
 }
 
@@ -43,7 +45,7 @@ export function seatsView(game, mine) {
           { class: "seat-name", title: seatName(seat, mine) },
           h("span", { class: "seat-given" }, seatName(seat)),
           seat.seat === mine && h("span", { class: "seat-you" }, `(${t("seat.you")})`),
-          seatKind(seat) && h("span", { class: "seat-kind" }, `· ${seatKind(seat)}`),
+          seatKind(seat, game.status) && h("span", { class: "seat-kind" }, `· ${seatKind(seat, game.status)}`),
         ),
         // Every line is there from the start (empty or not) and none wraps: a seat's card keeps its height all game.
         h(

@@ -393,7 +393,7 @@ export function mountTable(root, gameId) {
         game.status === "waiting_for_players" && inviteView(game),
         fairnessView(game.status === "playing" ? game.commitment : null, [...state.checks.values()].reverse()),
         game.hand_number > 0 && record.view(game),
-        logPanel(lines(), state.live),
+        logPanel(lines(), game.status === "cancelled" || game.status === "finished" ? "ended" : state.live),
         seat !== null && !over(game) && settingsPanel({ sound: turnSoundOn(), onSound: (on) => (setTurnSound(on), render()) }),
         h("p", {}, h("a", { href: "#/" }, t("table.backToLobby"))),
       ),

@@ -63,6 +63,7 @@ export default {
   "role.turn": "à jouer",
 
   "status.waiting_for_players": "En attente de joueurs pour les places libres.",
+  "status.waitingForInvited": "En attente de {name}, qui doit accepter le défi.",
   "status.waiting_for_deal": "{name} distribue la main suivante.",
   "status.firstDeal": "{name} distribue la première main.",
   "status.autoDealFirst": "Le serveur distribue la première main.",

@@ -63,6 +63,7 @@ export default {
   "role.turn": "aan de beurt",
 
   "status.waiting_for_players": "Wachten tot de open plaatsen zijn ingenomen.",
+  "status.waitingForInvited": "Wachten tot {name} de uitdaging aanneemt.",
   "status.waiting_for_deal": "{name} deelt de volgende hand.",
   "status.firstDeal": "{name} deelt de eerste hand.",
   "status.autoDealFirst": "De server deelt de eerste hand.",

@@ -63,6 +63,7 @@ export default {
   "role.turn": "ходить",
 
   "status.waiting_for_players": "Чекаємо, поки гравці займуть вільні місця.",
+  "status.waitingForInvited": "Чекаємо, поки {name} прийме виклик.",
   "status.waiting_for_deal": "{name} здає наступну роздачу.",
   "status.firstDeal": "{name} здає першу роздачу.",
   "status.autoDealFirst": "Сервер здає першу роздачу.",

@@ -63,6 +63,7 @@ export default {
   "role.turn": "輪到",
 
   "status.waiting_for_players": "等待玩家坐上空位。",
+  "status.waitingForInvited": "等待 {name} 接受挑戰。",
   "status.waiting_for_deal": "{name} 發下一回合的牌。",
   "status.firstDeal": "{name} 發第一回合的牌。",
   "status.autoDealFirst": "伺服器發第一回合的牌。",

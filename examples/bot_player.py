@@ -23,7 +23,9 @@ after ``Retry-After``, ``409 idempotency_key_in_use``: coins_http.py), so the se
 once. The package's reader (``follow_player``) resumes a dropped stream with ``Last-Event-ID`` (no
 event lost, none repeated) after a growing, bounded pause, and yields typed events. While a ticket
 waits, it is re-read every 25 seconds: an expired ticket is replaced, a matched one whose
-``match_found`` was lost is joined all the same. Every loop is bounded: ``--games``, ``--timeout``
+``match_found`` was lost is joined all the same. A ticket of an earlier run (``409 already_queued``:
+the answer names it in prose only) is waited out: its match is played, and once it has expired (30 s
+unread) the bot's next try, every 5 seconds, queues. Every loop is bounded: ``--games``, ``--timeout``
 seconds, and the reader's attempts in a row.
 
 With ``--webhook URL`` it follows no stream: it makes a webhook (``POST /v1/players/me/webhooks``)
@@ -78,6 +80,8 @@ from webhook_receiver import Receiver
 # us, the hand ended, an old your_turn): the feed's next events say what to do.
 STALE = ("not_your_turn", "no_hand_in_progress", "hand_in_progress", "game_finished", "not_dealer")
 TICKET_EVERY = 25.0  # seconds between reads of a waiting ticket (it expires after 30 unread)
+QUEUE_AGAIN_EVERY = 5.0  # seconds between tries to queue while an earlier run's ticket waits
+EARLIER = "?"  # the ticket: an earlier run's still waits (409 already_queued), its id in no field
 
 
 def load_key(base_url: str, key_file: Path, name: str) -> str:
@@ -104,7 +108,8 @@ class Bot:
         self.wanted = games
         self.rng = rng
         self.active: set[str] = set()  # games in progress it sits in
-        self.ticket: str | None = None  # its waiting ticket
+        self.ticket: str | None = None  # its waiting ticket, or EARLIER
+        self.ticket_read = 0.0  # when it was last read (time.monotonic())
         self.acted: dict[str, int] = {}  # per game, the version it last acted on
         self.results: list[GameResultEvent] = []
         self.events = 0
@@ -118,23 +123,36 @@ class Bot:
         """Queue for a game, unless one is in progress, a ticket waits, or enough games were played."""
         if self.active or self.ticket or len(self.results) + len(self.active) >= self.wanted:
             return
+        self.enter_queue()
+
+    def enter_queue(self) -> None:
+        """``POST /v1/queue``. ``409 already_queued`` means a ticket of an earlier run still waits; the
+        answer names it in prose only, so it is neither read nor cancelled: its ``match_found`` (or
+        ``game_started``) is acted on, and once it expires (30 s unread) the next try here queues."""
         try:
             ticket = ok(enter_queue.sync(client=self.me, body=self.queue_body))
         except Problem as problem:
-            if problem.code != "already_queued":  # a ticket of an earlier run still waits: ours too
+            if problem.code != "already_queued":
                 raise
-            print(f"already queued: {problem}", flush=True)
-            self.ticket = "?"
+            if self.ticket != EARLIER:
+                print(f"already queued: {problem}; waiting for that ticket's match or expiry", flush=True)
+            self.ticket = EARLIER
             return
-        self.ticket = ticket.id
+        self.ticket, self.ticket_read = ticket.id, time.monotonic()
         print(f"queued: ticket {ticket.id} (first to {ticket.target_score}, rated {ticket.rated})", flush=True)
 
     def check_ticket(self) -> None:
-        """Every ``TICKET_EVERY`` seconds: a waiting ticket that expired is replaced; a matched one is a game."""
+        """Every ``QUEUE_AGAIN_EVERY`` seconds: while an earlier run's ticket waits, queue again; every
+        ``TICKET_EVERY`` seconds, read our ticket: expired, it is replaced; matched, its game is ours."""
         with self.lock:
-            if self.ticket is None or self.ticket == "?":
+            if self.ticket == EARLIER:
+                if not self.active:
+                    self.enter_queue()
+                return
+            if self.ticket is None or time.monotonic() - self.ticket_read < TICKET_EVERY:
                 return
             ticket = ok(get_ticket.sync(self.ticket, client=self.me))
+            self.ticket_read = time.monotonic()
             if ticket.status == "matched" and ticket.game:
                 self.ticket = None
                 self.active.add(ticket.game)
@@ -182,7 +200,7 @@ class Bot:
             elif isinstance(event, GameStartedEvent):
                 print(f"game {event.game} started: seat {event.seat}", flush=True)
                 self.active.add(event.game)
-                self.ticket = None if self.ticket == "?" else self.ticket
+                self.ticket = None if self.ticket == EARLIER else self.ticket
             elif isinstance(event, YourTurnEvent):
                 self.active.add(event.game)
                 self.act(event.game, event.version, str(event.action), event.hand)
@@ -208,10 +226,10 @@ def describe_result(event: GameResultEvent, number: int, wanted: int) -> str:
 
 
 def ticket_reader(bot: Bot, stop: threading.Event) -> threading.Thread:
-    """A thread that re-reads the waiting ticket every ``TICKET_EVERY`` seconds until ``stop``."""
+    """A thread that looks after the waiting ticket (:meth:`Bot.check_ticket`) until ``stop``."""
 
     def run() -> None:
-        while not stop.wait(TICKET_EVERY):
+        while not stop.wait(QUEUE_AGAIN_EVERY):
             bot.check_ticket()
 
     thread = threading.Thread(target=run, daemon=True)

@@ -3,8 +3,10 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -21,28 +23,52 @@ GAME_SECONDS = 120
 pytestmark = pytest.mark.slow
 
 
-@pytest.mark.parametrize("language", ["python", "typescript"])
-def test_a_bot_plays_a_game_from_verified_deliveries(tmp_path: Path, language: str) -> None:
-    bot = [sys.executable, str(EXAMPLES / "bot_player.py")]
+def _bot(language: str) -> list[str]:
     if language == "typescript":
         built_typescript_client()
-        bot = ["node", str(BOT_PLAYER)]
+        return ["node", str(BOT_PLAYER)]
+    return [sys.executable, str(EXAMPLES / "bot_player.py")]
+
+
+def _receiver_certificate(folder: Path) -> tuple[Path, Path, Path]:
+    """A CA's file, and the certificate and key it issued for 127.0.0.1 (the address the URL names)."""
     ca = trustme.CA()
-    ca_file, cert_file, key_file = tmp_path / "ca.pem", tmp_path / "cert.pem", tmp_path / "key.pem"
+    ca_file, cert_file, key_file = folder / "ca.pem", folder / "cert.pem", folder / "key.pem"
     ca.cert_pem.write_to_path(str(ca_file))
-    issued = ca.issue_cert("127.0.0.1")  # the receiver's certificate, for the address the URL names
+    issued = ca.issue_cert("127.0.0.1")
     issued.cert_chain_pems[0].write_to_path(str(cert_file))
     issued.private_key_pem.write_to_path(str(key_file))
+    return ca_file, cert_file, key_file
+
+
+def _post(url: str, body: object, key: str | None = None) -> dict[str, object]:
+    headers = {"Content-Type": "application/json", **({"Authorization": f"Bearer {key}"} if key else {})}
+    request = urllib.request.Request(url, data=json.dumps(body).encode(), headers=headers, method="POST")
+    with urllib.request.urlopen(request, timeout=10) as response:
+        return json.load(response)  # type: ignore[no-any-return]
+
+
+def _play_by_webhook(tmp_path: Path, language: str, earlier_ticket: bool = False) -> str:
+    """The output of a bot that played one game from deliveries; with ``earlier_ticket``, its player
+    already holds a waiting ticket nobody will match, as after a run interrupted a moment ago."""
+    bot = _bot(language)
+    ca_file, cert_file, key_file = _receiver_certificate(tmp_path)
     settings = {
         "LOG_LEVEL": "WARNING",
         "WEBHOOK_ALLOW_NETWORKS": "127.0.0.0/8",  # tests only: the receiver is on loopback
         "WEBHOOK_CA_BUNDLE": str(ca_file),
     }
     port = free_port()
+    player_key = tmp_path / "bot.key"
     with serve_roles(tmp_path, cwd=ROOT, start_seconds=START_SECONDS, **settings) as server:
+        if earlier_ticket:
+            key = str(_post(f"{server.url}/v1/players", {"name": "Hooky"})["key"])
+            player_key.write_text(key + "\n")
+            player_key.chmod(0o600)
+            _post(f"{server.url}/v1/queue", {"target_score": 3, "rated": False, "bots_after": None}, key)
         command = [
             *bot, "--base-url", server.url, "--name", "Hooky",
-            "--key-file", str(tmp_path / "bot.key"), "--games", "1", "--target-score", "3", "--unrated",
+            "--key-file", str(player_key), "--games", "1", "--target-score", "3", "--unrated",
             "--bots-after", "0", "--timeout", str(GAME_SECONDS), "--webhook", f"https://127.0.0.1:{port}/hook",
             "--listen", f"127.0.0.1:{port}", "--tls-cert", str(cert_file), "--tls-key", str(key_file),
         ]  # fmt: skip
@@ -52,3 +78,20 @@ def test_a_bot_plays_a_game_from_verified_deliveries(tmp_path: Path, language: s
     assert done.returncode == 0, done.stdout + done.stderr
     assert "webhook " in done.stdout and "game 1/1 " in done.stdout, done.stdout
     assert done.stdout.rstrip().splitlines()[-1].startswith("1 games played"), done.stdout
+    return done.stdout
+
+
+@pytest.mark.parametrize("language", ["python", "typescript"])
+def test_a_bot_plays_a_game_from_verified_deliveries(tmp_path: Path, language: str) -> None:
+    _play_by_webhook(tmp_path, language)
+
+
+@pytest.mark.parametrize("language", ["python", "typescript"])
+def test_a_bot_run_again_while_its_earlier_ticket_waits_plays_once_that_ticket_expires(
+    tmp_path: Path, language: str
+) -> None:
+    """409 already_queued: nothing reads the earlier ticket, so it expires (30 s unread) and the bot
+    queues anew (it waited for its --timeout, seeing nothing, before)."""
+    out = _play_by_webhook(tmp_path, language, earlier_ticket=True)
+    assert "already queued: 409 already_queued" in out, out
+    assert "queued: ticket " in out.split("already queued", 1)[1], out

@@ -6,7 +6,9 @@
  * feed is lost): `player` → act in the games that wait, else queue; `match_found`, `game_started`
  * → a new table; `your_turn` → deal, or play a random card of the hand it carries; `game_result`
  * → the place and the rating change, then queue again until `--games` are done. A waiting ticket
- * is re-read every 25 seconds (it expires after 30 unread). Every POST carries an
+ * is re-read every 25 seconds (it expires after 30 unread); a ticket of an earlier run (`409
+ * already_queued`) is waited out: its match is played, and once it has expired the bot's next try,
+ * every 5 seconds, queues. Every POST carries an
  * `Idempotency-Key`, kept across its retries (network errors, 5xx, 429 after `Retry-After`,
  * `409 idempotency_key_in_use`), so the server applies it once.
  *
@@ -29,7 +31,9 @@ import { createCoinsClient, followPlayer } from "coins-client";
 /** @typedef {import("coins-client").components["schemas"]} Schemas */
 
 const RETRIES = 4; // a request is tried at most 5 times
-const TICKET_EVERY_MS = 25_000;
+const TICKET_EVERY_MS = 25_000; // between reads of a waiting ticket (it expires after 30 s unread)
+const QUEUE_AGAIN_EVERY_MS = 5_000; // between tries to queue while an earlier run's ticket waits
+const EARLIER = "?"; // the ticket: an earlier run's still waits (409 already_queued), its id in no field
 const TOLERANCE_SECONDS = 300; // a delivery's timestamp at most five minutes from now
 const MOST_BODY = 1024 * 1024;
 /** Refusals that only mean the game moved on before our request arrived: the feed says what next. */
@@ -120,7 +124,8 @@ export async function runBot(/** @type {Record<string, string>} */ args) {
   /** @type {Schemas["GameResultEvent"][]} */
   const results = [];
   /** @type {string | null} */
-  let ticket = null; // its waiting ticket ("?": one of an earlier run)
+  let ticket = null; // its waiting ticket, or EARLIER
+  let ticketRead = 0; // when it was last read (Date.now())
   const ok = async (/** @type {Promise<{data?: any, error?: any}>} */ answer) => {
     const { data, error } = await answer;
     if (error) throw Object.assign(new Error(`${error.status} ${error.code}: ${error.detail}`), { code: error.code });
@@ -129,14 +134,32 @@ export async function runBot(/** @type {Record<string, string>} */ args) {
 
   const queue = async () => {
     if (active.size > 0 || ticket !== null || results.length + active.size >= games) return;
-    const { data, error } = await me.POST("/v1/queue", { body: queueBody });
-    if (error && error.code !== "already_queued") throw new Error(`${error.status} ${error.code}: ${error.detail}`);
-    ticket = data ? data.id : "?";
-    if (data) console.log(`queued: ticket ${data.id} (first to ${data.target_score}, rated ${data.rated})`);
+    await enterQueue();
   };
+  /** POST /v1/queue. `409 already_queued`: a ticket of an earlier run still waits; the answer names it
+   * in prose only, so it is neither read nor cancelled: its `match_found` (or `game_started`) is acted
+   * on, and once it expires (30 s unread) the next try here queues. */
+  let entering = false; // a POST /v1/queue on its way: the timer's and an event's never overlap
+  const enterQueue = async () => {
+    if (entering) return;
+    entering = true;
+    const { data, error } = await me.POST("/v1/queue", { body: queueBody }).finally(() => (entering = false));
+    if (error) {
+      if (error.code !== "already_queued") throw new Error(`${error.status} ${error.code}: ${error.detail}`);
+      if (ticket !== EARLIER) console.log(`already queued: ${error.status} ${error.code}: ${error.detail}; waiting for that ticket's match or expiry`);
+      ticket = EARLIER;
+      return;
+    }
+    [ticket, ticketRead] = [data.id, Date.now()];
+    console.log(`queued: ticket ${data.id} (first to ${data.target_score}, rated ${data.rated})`);
+  };
+  /** Every QUEUE_AGAIN_EVERY_MS: while an earlier run's ticket waits, queue again; every
+   * TICKET_EVERY_MS, read our ticket: expired, it is replaced; matched, its game is ours. */
   const checkTicket = async () => {
-    if (ticket === null || ticket === "?") return;
+    if (ticket === EARLIER) return void (active.size === 0 && (await enterQueue()));
+    if (ticket === null || Date.now() - ticketRead < TICKET_EVERY_MS) return;
     const read = await ok(me.GET("/v1/queue/{ticket_id}", { params: { path: { ticket_id: ticket } } }));
+    ticketRead = Date.now();
     if (read.status === "matched" && read.game) {
       ticket = null;
       active.add(read.game);
@@ -179,7 +202,7 @@ export async function runBot(/** @type {Record<string, string>} */ args) {
       case "game_started":
         console.log(`game ${event.game} started: seat ${event.seat}`);
         active.add(event.game);
-        if (ticket === "?") ticket = null;
+        if (ticket === EARLIER) ticket = null;
         break;
       case "your_turn":
         active.add(event.game);
@@ -204,7 +227,7 @@ export async function runBot(/** @type {Record<string, string>} */ args) {
 
   const stop = new AbortController();
   const timer = setTimeout(() => stop.abort(new Error(`no end of ${games} games in time`)), Math.max(0, deadline - Date.now()));
-  const ticketTimer = setInterval(() => void checkTicket().catch((error) => stop.abort(error)), TICKET_EVERY_MS);
+  const ticketTimer = setInterval(() => void checkTicket().catch((error) => stop.abort(error)), QUEUE_AGAIN_EVERY_MS);
   try {
     if (args.webhook) {
       await byWebhook(me, args, handle, () => results.length >= games, stop.signal);

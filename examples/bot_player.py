@@ -35,11 +35,16 @@ until a signed delivery arrives, verifies it (webhook_receiver.py: the Standard 
 with the secret it was shown once) and acts on it as on a feed event; a delivery that does not
 verify is answered 401 and ignored. It reads its ticket every 25 seconds while one waits (that
 keeps it alive), and deletes the webhook as it stops.
+
+As it stops, however (done, out of time, an error, Ctrl-C or SIGTERM), it cancels a waiting ticket
+and deletes its webhook. Exit status: 0 the games were played; 1 an error (the problem is printed);
+2 ``--timeout`` ran out, or the options were wrong; 130 (SIGINT) or 143 (SIGTERM) stopped.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import queue
 import random
@@ -55,7 +60,7 @@ from coins_client.api.hands import deal_hand, get_hand
 from coins_client.api.player_events import get_player_events
 from coins_client.api.plays import play_card
 from coins_client.api.profiles import create_player
-from coins_client.api.queue import enter_queue, get_ticket
+from coins_client.api.queue import cancel_ticket, enter_queue, get_ticket
 from coins_client.api.webhooks import create_webhook, delete_webhook
 from coins_client.events import PLAYER_EVENT_TYPES
 from coins_client.models import (
@@ -161,6 +166,14 @@ class Bot:
                 self.ticket = None
                 self.queue()
 
+    def leave_queue(self) -> None:
+        """Cancel our waiting ticket, as the bot stops: left waiting, it could be matched into a game
+        that only stand-ins would play."""
+        if self.ticket is not None and self.ticket != EARLIER:
+            with contextlib.suppress(httpx.TransportError):  # else it expires 30 s unread all the same
+                cancel_ticket.sync(self.ticket, client=self.me)
+            self.ticket = None
+
     def act(self, game: str, version: int, action: str, hand: Hand | None = None) -> None:
         """Deal, or play a random card of ``hand`` (read when not given); once per version of
         ``game``; refusals that only mean the game moved on are ignored."""
@@ -245,6 +258,21 @@ def _out_of_time(signum: int, frame: object) -> None:
     raise OutOfTime
 
 
+class Stopped(BaseException):
+    """SIGINT (Ctrl-C) or SIGTERM: the bot stops, deleting its webhook and cancelling its ticket as it
+    goes. A BaseException, as KeyboardInterrupt is, so that no ``except Exception`` swallows it."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signal.Signals(signum).name)
+        self.status = 128 + signum  # the shell's status for a process a signal ended: 130, 143
+
+
+def _stopped(signum: int, frame: object) -> None:
+    for name in (signal.SIGINT, signal.SIGTERM):  # a second signal ends the process at once
+        signal.signal(name, signal.SIG_DFL)
+    raise Stopped(signum)
+
+
 def follow(bot: Bot, deadline: float) -> bool:
     """Follow the feed (the package's reader), acting on it, until ``bot.done``; False at the deadline."""
     signal.signal(signal.SIGALRM, _out_of_time)  # the reader waits as long as the feed is alive: bound it
@@ -311,6 +339,8 @@ def main(argv: list[str] | None = None) -> int:
     queue_body = Queue(target_score=args.target_score, rated=not args.unrated)
     if args.bots_after is not None:
         queue_body.bots_after = args.bots_after
+    signal.signal(signal.SIGINT, _stopped)
+    signal.signal(signal.SIGTERM, _stopped)
     try:
         me = connect(args.base_url, load_key(args.base_url, args.key_file.expanduser(), args.name))
         bot = Bot(me, queue_body, args.games, random.Random(args.seed))
@@ -324,9 +354,13 @@ def main(argv: list[str] | None = None) -> int:
                 finished = follow(bot, deadline)
         finally:
             stop.set()
+            bot.leave_queue()
     except (Problem, ProblemError, FeedLost, httpx.TransportError) as problem:
         print(f"error: {problem}", file=sys.stderr)
         return 1
+    except Stopped as stopped:
+        print(f"stopped by {stopped}", file=sys.stderr)
+        return stopped.status
     print(f"{len(bot.results)} games played; {bot.events} events read")
     if not finished:
         print(f"no end of {args.games} games within {args.timeout:.0f}s", file=sys.stderr)

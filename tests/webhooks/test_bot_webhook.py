@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 import urllib.request
 from pathlib import Path
 
@@ -95,3 +96,43 @@ def test_a_bot_run_again_while_its_earlier_ticket_waits_plays_once_that_ticket_e
     out = _play_by_webhook(tmp_path, language, earlier_ticket=True)
     assert "already queued: 409 already_queued" in out, out
     assert "queued: ticket " in out.split("already queued", 1)[1], out
+
+
+def _get(url: str, key: str) -> dict[str, object]:
+    request = urllib.request.Request(url, headers={"Authorization": f"Bearer {key}"})
+    with urllib.request.urlopen(request, timeout=10) as response:
+        return json.load(response)  # type: ignore[no-any-return]
+
+
+@pytest.mark.parametrize(("language", "signum"), [(lang, sig) for lang in ("python", "typescript") for sig in (2, 15)])
+def test_a_bot_stopped_by_a_signal_deletes_its_webhook_cancels_its_ticket_and_exits_quietly(
+    tmp_path: Path, language: str, signum: int
+) -> None:
+    """Ctrl-C (SIGINT) or SIGTERM while its ticket waits: exit 130 or 143, no traceback, nothing left."""
+    bot = _bot(language)
+    ca_file, cert_file, key_file = _receiver_certificate(tmp_path)
+    settings = {"LOG_LEVEL": "WARNING", "WEBHOOK_ALLOW_NETWORKS": "127.0.0.0/8", "WEBHOOK_CA_BUNDLE": str(ca_file)}
+    port, player_key, out = free_port(), tmp_path / "bot.key", tmp_path / "bot.out"
+    with serve_roles(tmp_path, cwd=ROOT, start_seconds=START_SECONDS, **settings) as server:
+        command = [
+            *bot, "--base-url", server.url, "--key-file", str(player_key), "--target-score", "3", "--unrated",
+            "--timeout", "60", "--webhook", f"https://127.0.0.1:{port}/hook",
+            "--listen", f"127.0.0.1:{port}", "--tls-cert", str(cert_file), "--tls-key", str(key_file),
+        ]  # fmt: skip
+        with out.open("w") as output:
+            process = subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT, env=environment())
+        try:
+            deadline = time.monotonic() + 30
+            while "queued: ticket " not in out.read_text() and time.monotonic() < deadline:
+                time.sleep(0.1)
+            assert "queued: ticket " in out.read_text(), out.read_text()
+            ticket = out.read_text().split("queued: ticket ", 1)[1].split()[0]
+            process.send_signal(signum)
+            assert process.wait(timeout=20) == 128 + signum, out.read_text()
+        finally:
+            process.kill()
+        key = player_key.read_text().strip()
+        assert _get(f"{server.url}/v1/players/me/webhooks", key)["items"] == []
+        assert _get(f"{server.url}/v1/queue/{ticket}", key)["status"] == "cancelled"
+    text = out.read_text()
+    assert "Traceback" not in text and text.rstrip().endswith(("stopped by SIGINT", "stopped by SIGTERM")), text

@@ -19,6 +19,10 @@
  * HTTP behind a proxy that ends TLS), sleeps until a signed delivery arrives, verifies it (`verify`:
  * the Standard Webhooks scheme, docs/players.md "Notifications") and acts on it as on a feed event;
  * a delivery that does not verify is answered 401 and ignored. It deletes the webhook as it stops.
+ *
+ * As it stops, however (done, out of time, an error, Ctrl-C or SIGTERM), it cancels a waiting ticket
+ * and deletes its webhook. Exit status: 0 the games were played; 1 an error; 130 (SIGINT) or 143
+ * (SIGTERM) stopped.
  */
 import { createHmac, randomUUID, timingSafeEqual } from "node:crypto";
 import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
@@ -41,6 +45,14 @@ const STALE = ["not_your_turn", "no_hand_in_progress", "hand_in_progress", "game
 const WEBHOOK_TYPES = /** @type {const} */ (["your_turn", "match_found", "game_started", "game_result", "rematch_offered"]);
 
 const sleep = (/** @type {number} */ ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Why the bot stopped before its games were played, and the process's exit status for it. */
+export class Stopped extends Error {
+  constructor(/** @type {string} */ message, /** @type {number} */ status) {
+    super(message);
+    this.status = status;
+  }
+}
 
 /** `fetch` with an `Idempotency-Key` on every POST and bounded retries of what may succeed later. */
 export async function fetchWithRetries(/** @type {Request} */ request) {
@@ -109,8 +121,8 @@ function receive(/** @type {string} */ secret, /** @type {string} */ listen, /**
   return server;
 }
 
-/** Runs the bot; the `game_result` events, one per game. */
-export async function runBot(/** @type {Record<string, string>} */ args) {
+/** Runs the bot until its games are played, or `interrupt` aborts; the `game_result` events, one per game. */
+export async function runBot(/** @type {Record<string, string>} */ args, /** @type {AbortSignal | undefined} */ interrupt = undefined) {
   const baseUrl = args["base-url"] ?? "http://127.0.0.1:8000";
   const games = Number(args.games ?? 1);
   const deadline = Date.now() + Number(args.timeout ?? 3600) * 1000;
@@ -226,6 +238,7 @@ export async function runBot(/** @type {Record<string, string>} */ args) {
   };
 
   const stop = new AbortController();
+  interrupt?.addEventListener("abort", () => stop.abort(interrupt.reason), { once: true });
   const timer = setTimeout(() => stop.abort(new Error(`no end of ${games} games in time`)), Math.max(0, deadline - Date.now()));
   const ticketTimer = setInterval(() => void checkTicket().catch((error) => stop.abort(error)), QUEUE_AGAIN_EVERY_MS);
   try {
@@ -240,6 +253,8 @@ export async function runBot(/** @type {Record<string, string>} */ args) {
   } finally {
     clearTimeout(timer);
     clearInterval(ticketTimer);
+    // A ticket left waiting could be matched into a game that only stand-ins would play.
+    if (ticket !== null && ticket !== EARLIER) await me.DELETE("/v1/queue/{ticket_id}", { params: { path: { ticket_id: ticket } } }).catch(() => {});
   }
   return results;
 }
@@ -303,11 +318,19 @@ function parse(/** @type {string[]} */ argv) {
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const started = Date.now();
-  runBot(parse(process.argv.slice(2))).then(
-    (results) => console.log(`${results.length} games played in ${((Date.now() - started) / 1000).toFixed(1)} s`),
+  const interrupt = new AbortController();
+  for (const [name, status] of /** @type {const} */ ([["SIGINT", 130], ["SIGTERM", 143]])) {
+    // once: the bot then deletes its webhook and cancels its ticket; a second signal ends it at once
+    process.once(name, () => interrupt.abort(new Stopped(`stopped by ${name}`, status)));
+  }
+  runBot(parse(process.argv.slice(2)), interrupt.signal).then(
+    (results) => {
+      console.log(`${results.length} games played in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+      process.exit(0); // a delivery's kept connection may still be open
+    },
     (error) => {
-      console.error(`error: ${error.message}`);
-      process.exit(1);
+      console.error(error instanceof Stopped ? error.message : `error: ${error.message}`);
+      process.exit(error instanceof Stopped ? error.status : 1);
     },
   );
 }

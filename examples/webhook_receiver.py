@@ -5,7 +5,9 @@ HMAC-SHA256, keyed with the secret's bytes, of ``<webhook-id>.<webhook-timestamp
 base64, must be one of the ``v1,`` signatures in ``webhook-signature``, and the timestamp within
 five minutes of now (a replayed old delivery is refused). :class:`Receiver` serves HTTPS (with
 ``--tls-cert`` and ``--tls-key``) or plain HTTP behind a proxy that ends TLS, answers ``204`` to a
-delivery that verifies (``401`` otherwise) and hands the verified events to whoever waits.
+delivery that verifies (``401`` otherwise) and hands the verified events to whoever waits. Each
+connection is served on a thread of its own, its TLS handshake included (at most
+``HANDSHAKE_SECONDS``), so an idle or slow client holds up no delivery.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import hashlib
 import hmac
 import json
 import queue
+import socket
 import ssl
 import threading
 import time
@@ -24,6 +27,8 @@ from typing import Any
 
 TOLERANCE_SECONDS = 300
 MOST_BODY = 1024 * 1024
+HANDSHAKE_SECONDS = 10.0  # a connection's TLS handshake, on its own thread
+REQUEST_SECONDS = 30.0  # then each read and write of its request and answer
 
 
 class Unverified(ValueError):
@@ -44,6 +49,31 @@ def verify(secret: str, headers: Mapping[str, str], body: bytes, now: float | No
     raise Unverified("no signature matches")
 
 
+class TLSServer(ThreadingHTTPServer):
+    """A threading HTTP server that does each connection's TLS handshake on that connection's thread.
+
+    Wrapping the listening socket instead (``context.wrap_socket(server.socket)``) runs every
+    handshake inside ``accept()``, on the one thread that accepts: a client that connects and sends
+    nothing would hold up every other connection until it gave up."""
+
+    def __init__(
+        self, address: tuple[str, int], handler: type[BaseHTTPRequestHandler], context: ssl.SSLContext
+    ) -> None:
+        self.context = context
+        super().__init__(address, handler)
+
+    def finish_request(self, request: socket.socket, client_address: Any) -> None:  # type: ignore[override]
+        request.settimeout(HANDSHAKE_SECONDS)
+        try:
+            connection = self.context.wrap_socket(request, server_side=True)  # the handshake, here
+        except (ssl.SSLError, OSError):
+            return  # not TLS, or too slow: the plain socket is closed by shutdown_request
+        try:
+            super().finish_request(connection, client_address)
+        finally:
+            self.shutdown_request(connection)
+
+
 class Receiver:
     """An HTTP(S) server on ``host:port`` whose verified deliveries wait in :attr:`events`."""
 
@@ -54,6 +84,8 @@ class Receiver:
         receiver = self
 
         class Handler(BaseHTTPRequestHandler):
+            timeout = REQUEST_SECONDS
+
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
                 if length > MOST_BODY:
@@ -66,11 +98,12 @@ class Receiver:
             def log_message(self, format: str, *args: object) -> None:
                 pass
 
-        self.server = ThreadingHTTPServer((host, port), Handler)
         if cert:
             context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
             context.load_cert_chain(cert, key)
-            self.server.socket = context.wrap_socket(self.server.socket, server_side=True)
+            self.server: ThreadingHTTPServer = TLSServer((host, port), Handler, context)
+        else:
+            self.server = ThreadingHTTPServer((host, port), Handler)
         self.port = self.server.server_address[1]
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
 

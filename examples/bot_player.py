@@ -2,7 +2,8 @@
 """A bot player for Coins: keeps a player key, queues for quick play, plays game after game from its feed.
 
 On the coins-client package (clients/python, docs/sdk.md: its generated operations and its typed feed
-reader), coins_http.py beside it (retries) and webhook_receiver.py (signatures). Usage:
+reader) and coins_http.py beside it (retries); with ``--webhook``, webhook_receiver.py beside it too
+(signatures). Usage:
 
     python examples/bot_player.py --base-url http://127.0.0.1:8000 --key-file ~/.coins-bot.key --games 3
 
@@ -79,7 +80,6 @@ from coins_client.models import (
     YourTurnEvent,
 )
 from coins_http import Problem, anonymous, connect, ok
-from webhook_receiver import Receiver
 
 # Answers that only mean the game moved on before our request arrived (a stand-in played for
 # us, the hand ended, an old your_turn): the feed's next events say what to do.
@@ -295,6 +295,8 @@ WEBHOOK_TYPES = ["your_turn", "match_found", "game_started", "game_result", "rem
 def by_webhook(bot: Bot, url: str, listen: str, tls: tuple[str | None, str | None], deadline: float) -> bool:
     """Play from signed deliveries to a webhook at ``url`` (received on ``listen``), until
     ``bot.done``; False at the deadline. The webhook is deleted as it ends."""
+    from webhook_receiver import Receiver  # only here: the feed needs no receiver beside the bot
+
     types = [NewWebhookTypesType0Item(name) for name in WEBHOOK_TYPES]
     made = ok(create_webhook.sync(client=bot.me, body=NewWebhook(url=url, types=types)))
     host, _, port = listen.rpartition(":")

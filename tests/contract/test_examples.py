@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 import urllib.request
@@ -168,6 +169,18 @@ def test_a_bot_player_with_a_key_no_player_has_stops_with_the_problem(server_url
     done = subprocess.run(command, capture_output=True, text=True, timeout=60, env=environment())
     assert done.returncode == 1
     assert "401 invalid_key" in done.stderr, done.stderr
+
+
+def test_a_bot_player_copied_with_coins_http_alone_plays_from_its_feed(server_url: str, tmp_path: Path) -> None:
+    """docs/players.md, "For scripts": the package, and coins_http.py beside it (webhook_receiver.py
+    only for --webhook)."""
+    for name in ("bot_player.py", "coins_http.py"):
+        shutil.copy(EXAMPLES / name, tmp_path / name)
+    key = tmp_path / "Jo.key"
+    game = ["--games", "1", "--target-score", "3", "--unrated", "--bots-after", "0", "--timeout", str(GAME_SECONDS)]
+    command = [sys.executable, str(tmp_path / "bot_player.py"), "--base-url", server_url, "--name", "Jo"]
+    (out,) = _together([[*command, "--key-file", str(key), *game]])
+    _results("Jo", out, key, 1)
 
 
 def test_three_typescript_bot_players_play_two_games(server_url: str, tmp_path: Path) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -198,6 +199,21 @@ def test_three_typescript_bot_players_play_two_games(server_url: str, tmp_path: 
     games = set()
     for name, out in zip(names, outputs, strict=True):
         games |= _results(name, out, keys[name], 2)
-        assert out.splitlines()[-1].startswith("2 games played in "), out
+        assert out.splitlines()[-1].startswith("2 games played; "), out
     assert len(games) == 2
     _finished_by(server_url, games, names)
+
+
+def test_the_typescript_bot_takes_the_python_bots_options_and_refuses_any_other() -> None:
+    """The same options (each --help lists them), the same status for a bad command line (2)."""
+    built_typescript_client()
+    node = ["node", str(BOT_PLAYER)]
+    helps = [run("bot_player.py", "--help"), subprocess.run([*node, "--help"], capture_output=True, text=True)]
+    assert [done.returncode for done in helps] == [0, 0], [done.stderr for done in helps]
+    python, typescript = (set(re.findall(r"(?<![\w-])--[a-z][a-z-]*", done.stdout)) for done in helps)
+    assert "--seed" in python and typescript == python
+    for wrong in (["--help-me"], ["--key-file"], ["--key-file", "k", "--games", "two"], ["--games", "1"]):
+        python_run = run("bot_player.py", *wrong)
+        typescript_run = subprocess.run([*node, *wrong], capture_output=True, text=True, timeout=30)
+        assert (python_run.returncode, typescript_run.returncode) == (2, 2), (wrong, typescript_run.stderr)
+        assert "error: " in typescript_run.stderr and typescript_run.stdout == ""

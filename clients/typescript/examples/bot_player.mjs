@@ -21,14 +21,17 @@
  * a delivery that does not verify is answered 401 and ignored. It deletes the webhook as it stops.
  *
  * As it stops, however (done, out of time, an error, Ctrl-C or SIGTERM), it cancels a waiting ticket
- * and deletes its webhook. Exit status: 0 the games were played; 1 an error; 130 (SIGINT) or 143
- * (SIGTERM) stopped.
+ * and deletes its webhook. It takes the options examples/bot_player.py takes (`--help` lists them;
+ * `--seed` seeds its own generator, so a seed repeats a run of this bot, not of the Python one), and
+ * exits as it does: 0 the games were played; 1 an error (the problem is printed); 2 `--timeout` ran
+ * out, or the options were wrong; 130 (SIGINT) or 143 (SIGTERM) stopped.
  */
 import { createHmac, randomUUID, timingSafeEqual } from "node:crypto";
 import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { createServer as createHttpServer } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
 import { pathToFileURL } from "node:url";
+import { parseArgs } from "node:util";
 import { createCoinsClient, followPlayer } from "coins-client";
 
 /** @typedef {import("coins-client").PlayerEvent} PlayerEvent */
@@ -46,7 +49,10 @@ const WEBHOOK_TYPES = /** @type {const} */ (["your_turn", "match_found", "game_s
 
 const sleep = (/** @type {number} */ ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Why the bot stopped before its games were played, and the process's exit status for it. */
+/** `--timeout` ran out before the games were played. */
+class OutOfTime extends Error {}
+
+/** A signal stopped the bot before its games were played; `status` is the process's exit status. */
 export class Stopped extends Error {
   constructor(/** @type {string} */ message, /** @type {number} */ status) {
     super(message);
@@ -121,16 +127,33 @@ function receive(/** @type {string} */ secret, /** @type {string} */ listen, /**
   return server;
 }
 
-/** Runs the bot until its games are played, or `interrupt` aborts; the `game_result` events, one per game. */
-export async function runBot(/** @type {Record<string, string>} */ args, /** @type {AbortSignal | undefined} */ interrupt = undefined) {
-  const baseUrl = args["base-url"] ?? "http://127.0.0.1:8000";
-  const games = Number(args.games ?? 1);
-  const deadline = Date.now() + Number(args.timeout ?? 3600) * 1000;
-  const key = await loadKey(baseUrl, args["key-file"] ?? "", args.name ?? "Bot");
+/** Numbers in [0, 1): seeded (mulberry32) when `seed` is given, else `Math.random`. */
+export function randomSource(/** @type {number | undefined} */ seed) {
+  if (seed === undefined) return Math.random;
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(state ^ (state >>> 15), state | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/**
+ * Runs the bot until its games are played, `--timeout` runs out (`finished` false) or `interrupt`
+ * aborts (its reason is thrown); the `game_result` events, one per game, and the events read.
+ * @param {Options} options @param {AbortSignal | undefined} interrupt
+ */
+export async function runBot(options, interrupt = undefined) {
+  const { baseUrl, games } = options;
+  const random = randomSource(options.seed);
+  const key = await loadKey(baseUrl, options.keyFile, options.name);
+  const deadline = Date.now() + options.timeout * 1000;
   const me = createCoinsClient(baseUrl, { token: key, fetch: fetchWithRetries });
   /** @type {Schemas["Queue"]} */
-  const queueBody = { target_score: Number(args["target-score"] ?? 15), rated: !("unrated" in args) };
-  if (args["bots-after"] !== undefined) queueBody.bots_after = Number(args["bots-after"]);
+  const queueBody = { target_score: options.targetScore, rated: !options.unrated };
+  if (options.botsAfter !== undefined) queueBody.bots_after = options.botsAfter;
+  let events = 0;
   const active = new Set(); // games in progress it sits in
   const acted = new Map(); // per game, the version it last acted on
   /** @type {Schemas["GameResultEvent"][]} */
@@ -189,7 +212,7 @@ export async function runBot(/** @type {Record<string, string>} */ args, /** @ty
       if (action === "deal") return void (await ok(me.POST("/v1/games/{game_id}/hands", path)));
       if (action !== "play") return console.log(`game ${game} asks for \`${action}\`, which this bot does not know: skipped`);
       const held = hand ?? (await ok(me.GET("/v1/games/{game_id}/hand", path)));
-      const card = held.cards[Math.floor(Math.random() * held.cards.length)];
+      const card = held.cards[Math.floor(random() * held.cards.length)];
       if (card === undefined) return;
       const { trick } = await ok(me.POST("/v1/games/{game_id}/plays", { ...path, body: { card } }));
       if (trick.winner !== null && trick.winner === held.seat) console.log(`${game}: took trick ${trick.trick_number} of hand ${trick.hand_number} with ${card}`);
@@ -198,6 +221,7 @@ export async function runBot(/** @type {Record<string, string>} */ args, /** @ty
     }
   };
   const handle = async (/** @type {PlayerEvent} */ event) => {
+    events += 1;
     switch (event.type) {
       case "player":
         console.log(`player ${event.player.name}: rating ${event.player.rating.value}, ${event.games.length} games in progress`);
@@ -239,40 +263,42 @@ export async function runBot(/** @type {Record<string, string>} */ args, /** @ty
 
   const stop = new AbortController();
   interrupt?.addEventListener("abort", () => stop.abort(interrupt.reason), { once: true });
-  const timer = setTimeout(() => stop.abort(new Error(`no end of ${games} games in time`)), Math.max(0, deadline - Date.now()));
+  const timer = setTimeout(() => stop.abort(new OutOfTime()), Math.max(0, deadline - Date.now()));
   const ticketTimer = setInterval(() => void checkTicket().catch((error) => stop.abort(error)), QUEUE_AGAIN_EVERY_MS);
   try {
-    if (args.webhook) {
-      await byWebhook(me, args, handle, () => results.length >= games, stop.signal);
+    if (options.webhook) {
+      await byWebhook(me, options, handle, () => results.length >= games, stop.signal);
     } else {
       for await (const event of followPlayer(baseUrl, { token: key, signal: stop.signal })) {
         await handle(event);
         if (results.length >= games) break;
       }
     }
+  } catch (error) {
+    if (!(error instanceof OutOfTime)) throw error;
   } finally {
     clearTimeout(timer);
     clearInterval(ticketTimer);
     // A ticket left waiting could be matched into a game that only stand-ins would play.
     if (ticket !== null && ticket !== EARLIER) await me.DELETE("/v1/queue/{ticket_id}", { params: { path: { ticket_id: ticket } } }).catch(() => {});
   }
-  return results;
+  return { results, events, finished: results.length >= games };
 }
 
-/** Plays from verified deliveries to a webhook of `args.webhook` until `done()`; the webhook is deleted as it ends. */
-async function byWebhook(/** @type {import("coins-client").CoinsClient} */ me, /** @type {Record<string, string>} */ args, /** @type {(event: PlayerEvent) => Promise<void>} */ handle, /** @type {() => boolean} */ done, /** @type {AbortSignal} */ signal) {
-  const { data: made, error } = await me.POST("/v1/players/me/webhooks", { body: { url: args.webhook ?? "", types: [...WEBHOOK_TYPES] } });
+/** Plays from verified deliveries to a webhook of `options.webhook` until `done()`; the webhook is deleted as it ends. */
+async function byWebhook(/** @type {import("coins-client").CoinsClient} */ me, /** @type {Options} */ options, /** @type {(event: PlayerEvent) => Promise<void>} */ handle, /** @type {() => boolean} */ done, /** @type {AbortSignal} */ signal) {
+  const { data: made, error } = await me.POST("/v1/players/me/webhooks", { body: { url: options.webhook ?? "", types: [...WEBHOOK_TYPES] } });
   if (error) throw new Error(`${error.status} ${error.code}: ${error.detail}`);
   /** @type {PlayerEvent[]} */
   const waiting = [];
   /** @type {() => void} */
   let wake = () => {};
-  const tls = { ...(args["tls-cert"] ? { cert: args["tls-cert"] } : {}), ...(args["tls-key"] ? { key: args["tls-key"] } : {}) };
-  const server = receive(made.secret, args.listen ?? "127.0.0.1:8443", tls, (event) => {
+  const tls = { ...(options.tlsCert ? { cert: options.tlsCert } : {}), ...(options.tlsKey ? { key: options.tlsKey } : {}) };
+  const server = receive(made.secret, options.listen, tls, (event) => {
     waiting.push(event);
     wake();
   });
-  console.log(`webhook ${made.id}: deliveries to ${args.webhook}, received on ${args.listen ?? "127.0.0.1:8443"}`);
+  console.log(`webhook ${made.id}: deliveries to ${options.webhook}, received on ${options.listen}`);
   signal.addEventListener("abort", () => wake());
   try {
     const first = await me.GET("/v1/players/me/events", { params: { query: { wait: 0 } } });
@@ -292,7 +318,6 @@ async function byWebhook(/** @type {import("coins-client").CoinsClient} */ me, /
 
 /** The key in `keyFile`; or a new player's, written there with mode 0600 (never printed). */
 async function loadKey(/** @type {string} */ baseUrl, /** @type {string} */ keyFile, /** @type {string} */ name) {
-  if (!keyFile) throw new Error("--key-file is required");
   if (existsSync(keyFile)) {
     if ((statSync(keyFile).mode & 0o077) !== 0) console.error(`warning: ${keyFile} is readable by others (chmod 600 it)`);
     return readFileSync(keyFile, "utf8").trim();
@@ -304,29 +329,111 @@ async function loadKey(/** @type {string} */ baseUrl, /** @type {string} */ keyF
   return data.key;
 }
 
-/** `--name value` and `--flag` pairs. */
-function parse(/** @type {string[]} */ argv) {
-  /** @type {Record<string, string>} */
-  const args = {};
-  for (let i = 0; i < argv.length; i++) {
-    const name = (argv[i] ?? "").replace(/^--/, "");
-    if (name === "unrated") args[name] = "1";
-    else args[name] = argv[++i] ?? "";
+const USAGE = `usage: bot_player.mjs [-h] [--base-url URL] --key-file FILE [--name NAME] [--games N]
+                      [--target-score N] [--unrated] [--bots-after SECONDS] [--seed N] [--timeout SECONDS]
+                      [--webhook URL] [--listen HOST:PORT] [--tls-cert FILE] [--tls-key FILE]`;
+const HELP = `${USAGE}
+
+A bot player for Coins: keeps a player key, queues for quick play, plays game after game from its feed.
+
+options:
+  -h, --help            show this help message and exit
+  --base-url URL        the server (default http://127.0.0.1:8000)
+  --key-file FILE       the player's key: read, or created 0600
+  --name NAME           the new player's name (default Bot)
+  --games N             games to play, then stop (default 1)
+  --target-score N      the games' target (default 15)
+  --unrated             queue for unrated games (default: rated)
+  --bots-after SECONDS  seconds after which bots may fill the table (default: the server's)
+  --seed N              seed for the random card choices
+  --timeout SECONDS     give up after this many seconds (default 3600)
+  --webhook URL         play from signed deliveries to this public https URL, not from the feed
+  --listen HOST:PORT    --webhook: where to receive (default 127.0.0.1:8443)
+  --tls-cert FILE       --webhook: the receiver's certificate (else plain HTTP behind a proxy)
+  --tls-key FILE        --webhook: the certificate's private key`;
+
+/**
+ * @typedef {object} Options The command line's options, examples/bot_player.py's.
+ * @property {string} baseUrl @property {string} keyFile @property {string} name @property {number} games
+ * @property {number} targetScore @property {boolean} unrated @property {number | undefined} botsAfter
+ * @property {number | undefined} seed @property {number} timeout seconds @property {string | undefined} webhook
+ * @property {string} listen @property {string | undefined} tlsCert @property {string | undefined} tlsKey
+ */
+
+/** A command line that asks for help, or that cannot be run: the message, and the exit status. */
+class Usage extends Error {
+  constructor(/** @type {string} */ message, /** @type {number} */ status) {
+    super(message);
+    this.status = status;
   }
-  return args;
+}
+
+/** The options of `argv`; `Usage` for `--help`, an unknown option, a missing value or a bad number. */
+export function parseOptions(/** @type {string[]} */ argv) {
+  const text = /** @type {const} */ ({ type: "string" });
+  /** @type {ReturnType<typeof parseArgs>["values"]} */
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      options: {
+        help: { type: "boolean", short: "h" }, unrated: { type: "boolean" },
+        "base-url": text, "key-file": text, name: text, games: text, "target-score": text, "bots-after": text,
+        seed: text, timeout: text, webhook: text, listen: text, "tls-cert": text, "tls-key": text,
+      },
+      strict: true,
+    }));
+  } catch (error) {
+    throw new Usage(`${USAGE}\nbot_player.mjs: error: ${/** @type {Error} */ (error).message}`, 2);
+  }
+  if (values.help) throw new Usage(HELP, 0);
+  const fail = (/** @type {string} */ message) => new Usage(`${USAGE}\nbot_player.mjs: error: ${message}`, 2);
+  const number = (/** @type {string} */ name, /** @type {RegExp} */ form, /** @type {string} */ kind) => {
+    const given = values[name];
+    if (given === undefined) return undefined;
+    if (typeof given !== "string" || !form.test(given)) throw fail(`argument --${name}: invalid ${kind} value: '${given}'`);
+    return Number(given);
+  };
+  const integer = (/** @type {string} */ name) => number(name, /^[+-]?\d+$/, "int");
+  if (typeof values["key-file"] !== "string") throw fail("the following arguments are required: --key-file");
+  const string = (/** @type {string} */ name) => (typeof values[name] === "string" ? /** @type {string} */ (values[name]) : undefined);
+  return /** @type {Options} */ ({
+    baseUrl: string("base-url") ?? "http://127.0.0.1:8000",
+    keyFile: values["key-file"],
+    name: string("name") ?? "Bot",
+    games: integer("games") ?? 1,
+    targetScore: integer("target-score") ?? 15,
+    unrated: values.unrated === true,
+    botsAfter: integer("bots-after"),
+    seed: integer("seed"),
+    timeout: number("timeout", /^[+-]?(\d+\.?\d*|\.\d+)$/, "float") ?? 3600,
+    webhook: string("webhook"),
+    listen: string("listen") ?? "127.0.0.1:8443",
+    tlsCert: string("tls-cert"),
+    tlsKey: string("tls-key"),
+  });
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const started = Date.now();
+  /** @type {Options} */
+  let options;
+  try {
+    options = parseOptions(process.argv.slice(2));
+  } catch (error) {
+    if (!(error instanceof Usage)) throw error;
+    (error.status === 0 ? console.log : console.error)(error.message);
+    process.exit(error.status);
+  }
   const interrupt = new AbortController();
   for (const [name, status] of /** @type {const} */ ([["SIGINT", 130], ["SIGTERM", 143]])) {
     // once: the bot then deletes its webhook and cancels its ticket; a second signal ends it at once
     process.once(name, () => interrupt.abort(new Stopped(`stopped by ${name}`, status)));
   }
-  runBot(parse(process.argv.slice(2)), interrupt.signal).then(
-    (results) => {
-      console.log(`${results.length} games played in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-      process.exit(0); // a delivery's kept connection may still be open
+  runBot(options, interrupt.signal).then(
+    ({ results, events, finished }) => {
+      console.log(`${results.length} games played; ${events} events read`);
+      if (!finished) console.error(`no end of ${options.games} games within ${options.timeout.toFixed(0)}s`);
+      process.exit(finished ? 0 : 2); // exit: a delivery's kept connection may still be open
     },
     (error) => {
       console.error(error instanceof Stopped ? error.message : `error: ${error.message}`);

@@ -113,6 +113,7 @@ class Bot:
         self.wanted = games
         self.rng = rng
         self.active: set[str] = set()  # games in progress it sits in
+        self.finished: set[str] = set()  # games whose game_result it has seen: a later event of one is stale
         self.ticket: str | None = None  # its waiting ticket, or EARLIER
         self.ticket_read = 0.0  # when it was last read (time.monotonic())
         self.acted: dict[str, int] = {}  # per game, the version it last acted on
@@ -160,11 +161,18 @@ class Bot:
             self.ticket_read = time.monotonic()
             if ticket.status == "matched" and ticket.game:
                 self.ticket = None
-                self.active.add(ticket.game)
+                self.sit(ticket.game)
+                self.queue()  # its game may be over already
             elif ticket.status in ("expired", "cancelled"):
                 print(f"ticket {self.ticket} {ticket.status}: queueing again", flush=True)
                 self.ticket = None
                 self.queue()
+
+    def sit(self, game: str) -> None:
+        """Count ``game`` among those in progress, unless it has finished: deliveries may come out of
+        order, and a ``your_turn`` after the ``game_result`` would stop the bot queueing again."""
+        if game not in self.finished:
+            self.active.add(game)
 
     def leave_queue(self) -> None:
         """Cancel our waiting ticket, as the bot stops: left waiting, it could be matched into a game
@@ -201,6 +209,8 @@ class Bot:
                 rating, games = event.player.rating.value, event.games
                 print(f"player {event.player.name}: rating {rating}, {len(games)} games in progress", flush=True)
                 for game in games:
+                    if game.id in self.finished:
+                        continue
                     self.active.add(game.id)
                     if game.your_turn:
                         self.act(
@@ -208,16 +218,21 @@ class Bot:
                         )
             elif isinstance(event, MatchFoundEvent):
                 print(f"match found: game {event.game}", flush=True)
-                self.ticket = None
-                self.active.add(event.game)
+                if self.ticket in (event.ticket, EARLIER):  # not a late one of an earlier match
+                    self.ticket = None
+                self.sit(event.game)
             elif isinstance(event, GameStartedEvent):
                 print(f"game {event.game} started: seat {event.seat}", flush=True)
-                self.active.add(event.game)
+                self.sit(event.game)
                 self.ticket = None if self.ticket == EARLIER else self.ticket
             elif isinstance(event, YourTurnEvent):
-                self.active.add(event.game)
-                self.act(event.game, event.version, str(event.action), event.hand)
+                if event.game not in self.finished:
+                    self.active.add(event.game)
+                    self.act(event.game, event.version, str(event.action), event.hand)
             elif isinstance(event, GameResultEvent):
+                if event.game in self.finished:  # told twice: counted once
+                    return
+                self.finished.add(event.game)
                 self.active.discard(event.game)
                 self.acted.pop(event.game, None)
                 self.results.append(event)

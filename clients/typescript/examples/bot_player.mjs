@@ -155,6 +155,10 @@ export async function runBot(options, interrupt = undefined) {
   if (options.botsAfter !== undefined) queueBody.bots_after = options.botsAfter;
   let events = 0;
   const active = new Set(); // games in progress it sits in
+  const finished = new Set(); // games whose game_result it has seen: a later event of one is stale
+  /** Count `game` among those in progress, unless it has finished: deliveries may come out of order,
+   * and a `your_turn` after the `game_result` would stop the bot queueing again. */
+  const sit = (/** @type {string} */ game) => void (finished.has(game) || active.add(game));
   const acted = new Map(); // per game, the version it last acted on
   /** @type {Schemas["GameResultEvent"][]} */
   const results = [];
@@ -197,7 +201,8 @@ export async function runBot(options, interrupt = undefined) {
     ticketRead = Date.now();
     if (read.status === "matched" && read.game) {
       ticket = null;
-      active.add(read.game);
+      sit(read.game);
+      await queue(); // its game may be over already
     } else if (read.status === "expired" || read.status === "cancelled") {
       console.log(`ticket ${ticket} ${read.status}: queueing again`);
       ticket = null;
@@ -226,25 +231,29 @@ export async function runBot(options, interrupt = undefined) {
       case "player":
         console.log(`player ${event.player.name}: rating ${event.player.rating.value}, ${event.games.length} games in progress`);
         for (const game of event.games) {
+          if (finished.has(game.id)) continue;
           active.add(game.id);
           if (game.your_turn) await act(game.id, game.version, game.status === "waiting_for_deal" ? "deal" : "play", null);
         }
         break;
       case "match_found":
         console.log(`match found: game ${event.game}`);
-        ticket = null;
-        active.add(event.game);
+        if (ticket === event.ticket || ticket === EARLIER) ticket = null; // not a late one of an earlier match
+        sit(event.game);
         break;
       case "game_started":
         console.log(`game ${event.game} started: seat ${event.seat}`);
-        active.add(event.game);
+        sit(event.game);
         if (ticket === EARLIER) ticket = null;
         break;
       case "your_turn":
+        if (finished.has(event.game)) break;
         active.add(event.game);
         await act(event.game, event.version, event.action, event.hand);
         break;
       case "game_result": {
+        if (finished.has(event.game)) return; // told twice: counted once
+        finished.add(event.game);
         active.delete(event.game);
         acted.delete(event.game);
         results.push(event);

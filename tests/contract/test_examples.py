@@ -94,6 +94,21 @@ def test_verify_record_downloads_a_record_and_checks_it(server_url: str, tmp_pat
     assert "404" in missing.stderr
 
 
+def test_verify_record_finds_the_verifier_in_a_clone_or_copied_beside_it(server_url: str, tmp_path: Path) -> None:
+    """``python -S``: no site-packages, so neither the installed service nor Flask (which the service's
+    ``__init__.py`` imports); the verifier folder needs neither."""
+    played = run("play_random.py", "--base-url", server_url, "--target-score", "3", "--seed", "3")
+    assert played.returncode == 0, played.stderr
+    game_id = played.stdout.split()[1].rstrip(":")
+    shutil.copytree(EXAMPLES.parent / "service" / "verify", tmp_path / "verify")
+    shutil.copy(EXAMPLES / "verify_record.py", tmp_path)
+    for script, path in [(EXAMPLES / "verify_record.py", str(EXAMPLES.parent)), (tmp_path / "verify_record.py", "")]:
+        command = [sys.executable, "-S", str(script), "--base-url", server_url, game_id]
+        done = subprocess.run(command, capture_output=True, text=True, timeout=60, env={"PYTHONPATH": path})
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert done.stdout.startswith(f"OK: game {game_id}, "), done.stdout
+
+
 def _together(commands: list[list[str]]) -> list[str]:
     """Run the commands at once; their outputs, once each has exited 0."""
     processes = [

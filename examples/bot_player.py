@@ -314,10 +314,11 @@ def by_webhook(bot: Bot, url: str, listen: str, tls: tuple[str | None, str | Non
 
     types = [NewWebhookTypesType0Item(name) for name in WEBHOOK_TYPES]
     made = ok(create_webhook.sync(client=bot.me, body=NewWebhook(url=url, types=types)))
-    host, _, port = listen.rpartition(":")
-    receiver = Receiver(made.secret, host or "127.0.0.1", int(port), *tls)
-    print(f"webhook {made.id}: deliveries to {url}, received on port {receiver.port}", flush=True)
-    try:
+    receiver: Receiver | None = None
+    try:  # from here on the webhook is deleted however it ends: a certificate missing, a port taken …
+        host, _, port = listen.rpartition(":")
+        receiver = Receiver(made.secret, host or "127.0.0.1", int(port), *tls)
+        print(f"webhook {made.id}: deliveries to {url}, received on port {receiver.port}", flush=True)
         bot.handle(ok(get_player_events.sync(client=bot.me, wait=0)).items[0])
         while not bot.done and time.monotonic() < deadline:
             try:
@@ -329,7 +330,8 @@ def by_webhook(bot: Bot, url: str, listen: str, tls: tuple[str | None, str | Non
                 bot.handle(model.from_dict(delivered))
         return bot.done
     finally:
-        receiver.close()
+        if receiver is not None:
+            receiver.close()
         delete_webhook.sync(made.id, client=bot.me)
 
 
@@ -372,7 +374,8 @@ def main(argv: list[str] | None = None) -> int:
         finally:
             stop.set()
             bot.leave_queue()
-    except (Problem, ProblemError, FeedLost, httpx.TransportError) as problem:
+    except (Problem, ProblemError, FeedLost, httpx.TransportError, OSError) as problem:
+        # OSError: the webhook receiver's (a certificate file missing, its port taken)
         print(f"error: {problem}", file=sys.stderr)
         return 1
     except Stopped as stopped:

@@ -97,8 +97,8 @@ export function verify(secret, headers, body, now = Date.now() / 1000) {
   return matches ? JSON.parse(body.toString("utf8")) : null;
 }
 
-/** A server on `listen` (`host:port`) whose verified deliveries go to `onEvent`, each `webhook-id` once. */
-function receive(/** @type {string} */ secret, /** @type {string} */ listen, /** @type {{cert?: string, key?: string}} */ tls, /** @type {(event: PlayerEvent) => void} */ onEvent) {
+/** A server listening on `listen` (`host:port`) whose verified deliveries go to `onEvent`, each `webhook-id` once. */
+async function receive(/** @type {string} */ secret, /** @type {string} */ listen, /** @type {{cert?: string, key?: string}} */ tls, /** @type {(event: PlayerEvent) => void} */ onEvent) {
   const seen = new Set(); // a retry of a delivery handled is acknowledged, not handled again
   /** @type {import("node:http").RequestListener} */
   const handler = (request, response) => {
@@ -123,7 +123,10 @@ function receive(/** @type {string} */ secret, /** @type {string} */ listen, /**
     ? createHttpsServer({ cert: readFileSync(tls.cert), key: readFileSync(tls.key) }, handler)
     : createHttpServer(handler);
   const colon = listen.lastIndexOf(":");
-  server.listen(Number(listen.slice(colon + 1)), listen.slice(0, colon) || "127.0.0.1");
+  await new Promise((resolve, reject) => {
+    server.once("error", reject); // a port taken, an address not ours
+    server.listen(Number(listen.slice(colon + 1)), listen.slice(0, colon) || "127.0.0.1", () => resolve(undefined));
+  });
   return server;
 }
 
@@ -303,13 +306,15 @@ async function byWebhook(/** @type {import("coins-client").CoinsClient} */ me, /
   /** @type {() => void} */
   let wake = () => {};
   const tls = { ...(options.tlsCert ? { cert: options.tlsCert } : {}), ...(options.tlsKey ? { key: options.tlsKey } : {}) };
-  const server = receive(made.secret, options.listen, tls, (event) => {
-    waiting.push(event);
-    wake();
-  });
-  console.log(`webhook ${made.id}: deliveries to ${options.webhook}, received on ${options.listen}`);
+  /** @type {import("node:http").Server | undefined} */
+  let server;
   signal.addEventListener("abort", () => wake());
-  try {
+  try { // from here on the webhook is deleted however it ends: a certificate missing, a port taken …
+    server = await receive(made.secret, options.listen, tls, (event) => {
+      waiting.push(event);
+      wake();
+    });
+    console.log(`webhook ${made.id}: deliveries to ${options.webhook}, received on ${options.listen}`);
     const first = await me.GET("/v1/players/me/events", { params: { query: { wait: 0 } } });
     const state = typeof first.data === "object" ? first.data.items[0] : undefined; // the JSON page, not the stream
     if (state?.type === "player") await handle(/** @type {PlayerEvent} */ (state));
@@ -320,7 +325,7 @@ async function byWebhook(/** @type {import("coins-client").CoinsClient} */ me, /
       else await new Promise((resolve) => (wake = () => resolve(undefined))); // asleep until a delivery
     }
   } finally {
-    server.close();
+    server?.close();
     await me.DELETE("/v1/players/me/webhooks/{webhook_id}", { params: { path: { webhook_id: made.id } } });
   }
 }

@@ -12,6 +12,7 @@ import pytest
 
 from service.api.hooks.security_headers import DEFAULT_CSP, SECURITY_HEADERS
 from service.api.refusals import MAX_FIELD_BYTES, MAX_FIELDS, MAX_LINE_BYTES, refusal_of_head
+from tests.support.heads import OVER_THE_LIMITS
 from tests.support.realtime import Realtime
 
 
@@ -23,19 +24,7 @@ def _send(port: int, raw: bytes) -> tuple[int, http.client.HTTPMessage, dict]:
         return response.status, response.headers, json.loads(response.read())
 
 
-@pytest.mark.parametrize(
-    ("raw", "status", "code"),
-    [
-        (b"GET /v1/games?" + b"a" * 9000 + b" HTTP/1.1\r\nHost: x\r\n\r\n", 414, "uri_too_long"),
-        (b"GET /v1/games HTTP/1.1\r\nHost: x\r\nX-Big: " + b"b" * 9000 + b"\r\n\r\n", 431, "header_fields_too_large"),
-        (
-            b"GET /v1/games HTTP/1.1\r\nHost: x\r\n" + b"".join(b"X-%d: y\r\n" % n for n in range(120)) + b"\r\n",
-            431,
-            "header_fields_too_large",
-        ),
-    ],
-    ids=["request-line", "header-size", "header-count"],
-)
+@pytest.mark.parametrize(("raw", "status", "code"), OVER_THE_LIMITS)
 def test_a_head_over_the_limits_is_refused_as_a_problem(realtime: Realtime, raw: bytes, status: int, code: str) -> None:
     answered, headers, body = _send(realtime.port, raw)
     assert answered == status

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import importlib
 import random
+import sys
+from collections.abc import Iterator
 from types import ModuleType, SimpleNamespace
 from typing import Any
 
@@ -19,12 +21,27 @@ RESULT = {"version": 9, "place": 1, "places": [1, 2, 3], "rated": False, "rating
 LATE = {"your_turn": YOUR_TURN, "game_started": {}, "match_found": {"ticket": "ticket0"}}
 
 
+NEIGHBOURS = ("bot_player", "coins_http", "webhook_receiver")
+
+
+def _imported_here(name: str) -> bool:
+    return name in NEIGHBOURS or name == "coins_client" or name.startswith("coins_client.")
+
+
 @pytest.fixture
-def bot_player(monkeypatch: pytest.MonkeyPatch) -> ModuleType:
-    """examples/bot_player.py, imported as the script imports its neighbours, on coins-client."""
+def bot_player(monkeypatch: pytest.MonkeyPatch) -> Iterator[ModuleType]:
+    """examples/bot_player.py, imported as the script imports its neighbours, on coins-client: on the
+    package generated here, not on any ``coins_client`` imported before (the contract step installs
+    a generated SDK of that name); the modules imported before are back afterwards."""
+    before = {name: module for name, module in sys.modules.items() if _imported_here(name)}
+    for name in before:
+        del sys.modules[name]
     monkeypatch.syspath_prepend(str(package_directory()))
     monkeypatch.syspath_prepend(str(ROOT / "examples"))
-    return importlib.import_module("bot_player")
+    yield importlib.import_module("bot_player")
+    for name in [name for name in sys.modules if _imported_here(name)]:
+        del sys.modules[name]
+    sys.modules.update(before)
 
 
 @pytest.fixture

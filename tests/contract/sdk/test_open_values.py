@@ -19,6 +19,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
@@ -61,6 +62,9 @@ def answers(server_url: str) -> dict[str, Any]:
     created = _json(create_game.sync_detailed(client=public, body=body))
     dealer = sdk.AuthenticatedClient(base_url=server_url, token=created["credentials"][0]["token"])
     _json(deal_hand.sync_detailed(created["id"], client=dealer))
+    deadline = time.monotonic() + 10  # the bot (seat 1) leads: its move, made by the worker, comes first
+    while _json(get_game.sync_detailed(created["id"], client=public))["turn"] == 1 and time.monotonic() < deadline:
+        time.sleep(0.05)  # else it could land between the events page's state and its later events
     player = _json(create_player.sync_detailed(client=public, body=NewPlayerProfile(name="Bo")))
     key = sdk.AuthenticatedClient(base_url=server_url, token=player["key"])
     missing = get_game.sync_detailed("no-such-game", client=public)

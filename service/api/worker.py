@@ -6,10 +6,10 @@ too many header fields or one over ``limit_request_field_size`` (431), a malform
 header or chunked body (400). Its page is HTML, with none of the headers every answer of the
 service carries. :class:`Worker` overrides only that public method, and only for those three: it
 answers them as ``application/problem+json`` (codes ``uri_too_long``, ``header_fields_too_large``
-and ``bad_request``, listed in the spec) with the security headers (:func:`.refusals.problem`), and logs the refusal by its kind, never the text that
-gunicorn would quote (the request line or a header, which may hold a token). Every other failure
-(the application's, a proxy-protocol line, TLS) is gunicorn's own handling. ``gunicorn.conf.py``
-names it as its ``worker_class``.
+and ``bad_request``, listed in the spec) with the security headers (:func:`.refusals.problem`), and
+logs the refusal by its kind, never the text that gunicorn would quote (the request line or a
+header, which may hold a token). Every other failure (the application's, a proxy-protocol line, TLS)
+is gunicorn's own handling. ``gunicorn.conf.py`` names it as its ``worker_class``.
 """
 
 from __future__ import annotations

@@ -189,6 +189,11 @@ def _with_deprecations(document: Callable[[F], F], schema: Any) -> Callable[[F],
     return lambda func: deprecation.mark(document(func), notices)
 
 
+# The extension members a problem of a code carries (ProblemSchema names each), for its example.
+_EXAMPLE_MEMBERS = {"already_queued": {"ticket": "01jf3v9k2m8q4r6t0w5x7y9z1b"}}
+
+
 def _example(code: str) -> dict[str, Any]:
     status, title = PROBLEMS[code]
-    return {"type": f"urn:coins:problem:{code}", "title": title, "status": status, "detail": title, "code": code}
+    example = {"type": f"urn:coins:problem:{code}", "title": title, "status": status, "detail": title, "code": code}
+    return example | _EXAMPLE_MEMBERS.get(code, {})

@@ -116,6 +116,7 @@ class Problem(Exception):
         *,
         errors: dict[str, Any] | None = None,
         headers: dict[str, str] | None = None,
+        members: dict[str, str] | None = None,
     ) -> None:
         super().__init__(detail)
         if code not in PROBLEMS:
@@ -124,6 +125,7 @@ class Problem(Exception):
         self.detail = detail
         self.errors = errors
         self.headers = headers or {}
+        self.members = members or {}  # extension members (e.g. ``ticket``), each in the spec's Problem schema
 
 
 def problem_response(problem: Problem) -> Response:
@@ -137,6 +139,7 @@ def problem_response(problem: Problem) -> Response:
     }
     if problem.errors is not None:
         body["errors"] = problem.errors
+    body.update(problem.members)
     if request:
         body["instance"] = request.path
     response = Response(json.dumps(body), status=status, mimetype=PROBLEM_MEDIA_TYPE)
@@ -194,7 +197,7 @@ def register_problem_handlers(app: Flask) -> None:
         retry_after = getattr(error, "retry_after", None)  # a use case's own limit (errors.LimitReached)
         if retry_after is not None:
             headers["Retry-After"] = str(retry_after)
-        return problem_response(Problem(error.code, str(error), headers=headers))
+        return problem_response(Problem(error.code, str(error), headers=headers, members=error.members()))
 
     @app.errorhandler(DatabaseUnavailable)
     def on_database(error: DatabaseUnavailable) -> Response:

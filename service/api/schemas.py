@@ -304,3 +304,10 @@ class ProblemSchema(ResponseSchema):
             "example": {"card": ["Not a card."]},
         },
     )
+    ticket = fields.String(
+        metadata={
+            "description": "For `already_queued`: the id of your waiting ticket (read it with getTicket, "
+            "or cancel it with cancelTicket).",
+            "example": "01jf3v9k2m8q4r6t0w5x7y9z1b",
+        }
+    )

@@ -153,9 +153,17 @@ class BotSeatedTwice(ServiceError):
 
 
 class AlreadyQueued(ServiceError):
-    """A player asked for a second waiting ticket: one at a time."""
+    """A player asked for a second waiting ticket: one at a time. ``ticket``: the waiting one's id
+    (``None`` if it stopped waiting in the meantime), answered as the problem's ``ticket`` member."""
 
     code = "already_queued"
+
+    def __init__(self, message: str, *, ticket: str | None) -> None:
+        super().__init__(message)
+        self.ticket = ticket
+
+    def members(self) -> dict[str, str]:
+        return {} if self.ticket is None else {"ticket": self.ticket}
 
 
 class TicketNotFound(ServiceError):

@@ -141,8 +141,11 @@ class QueueService:
             )
             if not session.tickets.add(stored):
                 waiting = session.tickets.waiting_of(player.id)
-                named = f" ({waiting.id})" if waiting is not None else ""
-                raise AlreadyQueued(f"you have a waiting ticket{named}: cancel it first, or wait for its match")
+                ticket = None if waiting is None else waiting.id
+                named = "" if ticket is None else f" ({ticket})"
+                raise AlreadyQueued(
+                    f"you have a waiting ticket{named}: cancel it first, or wait for its match", ticket=ticket
+                )
         uow.after_commit(self._match_after_queueing)
         return Ticket.of(stored)
 

@@ -12,3 +12,8 @@ class ServiceError(Exception):
     (a bug) is reported as such rather than breaking the error handler."""
 
     code = "internal_error"
+
+    def members(self) -> dict[str, str]:
+        """The problem's extension members beside its code (RFC 9457 §3.2), each named in the spec's
+        ``Problem`` schema: what a client needs to act on the error without reading its prose."""
+        return {}

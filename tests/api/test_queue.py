@@ -198,7 +198,7 @@ def test_a_second_waiting_ticket_is_refused_and_nothing_is_written(
     response = queue(client, auth, target_score=30)
     assert response.status_code == 409
     assert response.json["code"] == "already_queued"
-    assert first["id"] in response.json["detail"]
+    assert response.json["ticket"] == first["id"]  # the waiting one, for getTicket or cancelTicket
     assert waiting_count(app) == 1
     assert ticket_of(client, auth, first["id"])["target_score"] == 15
 
@@ -354,6 +354,7 @@ def test_a_retried_queue_request_gets_the_same_ticket_and_queues_once(
     assert waiting_count(app) == 1
     refused = client.post("/v1/queue", json={"bots_after": 5}, headers={**auth, "Idempotency-Key": "another"})
     assert refused.status_code == 409 and refused.json["code"] == "already_queued"
+    assert refused.json["ticket"] == first.json["id"]
 
 
 def test_a_heartbeat_with_no_ticket_to_mark_writes_nothing(

@@ -914,7 +914,8 @@ export interface paths {
          *     Closer ratings are matched first; the allowed gap widens with waiting time, and after 60
          *     seconds any three such tickets match. After `bots_after` seconds bots may complete your
          *     table. Read the ticket (getTicket) or follow your player feed at least every 30 seconds,
-         *     else it expires. One waiting ticket at a time: `409 already_queued`.
+         *     else it expires. One waiting ticket at a time: `409 already_queued`, whose `ticket` member
+         *     is the id of the one waiting.
          *
          *     **Rate limits** (`queue`: 30/minute per player key): over one, 429 `too_many_requests` with `Retry-After`. Answers say what is left in `RateLimit` and `RateLimit-Policy`.
          */
@@ -1923,6 +1924,11 @@ export interface components {
             instance?: string;
             /** @example 409 */
             status: number;
+            /**
+             * @description For `already_queued`: the id of your waiting ticket (read it with getTicket, or cancel it with cancelTicket).
+             * @example 01jf3v9k2m8q4r6t0w5x7y9z1b
+             */
+            ticket?: string;
             /** @example It is not your turn */
             title: string;
             /** @example urn:coins:problem:not_your_turn */
@@ -7315,6 +7321,7 @@ export interface operations {
                      *       "code": "already_queued",
                      *       "detail": "You have a waiting ticket already",
                      *       "status": 409,
+                     *       "ticket": "01jf3v9k2m8q4r6t0w5x7y9z1b",
                      *       "title": "You have a waiting ticket already",
                      *       "type": "urn:coins:problem:already_queued"
                      *     }

@@ -50,7 +50,8 @@ class QueueViews(MethodView):
         Closer ratings are matched first; the allowed gap widens with waiting time, and after 60
         seconds any three such tickets match. After `bots_after` seconds bots may complete your
         table. Read the ticket (getTicket) or follow your player feed at least every 30 seconds,
-        else it expires. One waiting ticket at a time: `409 already_queued`."""
+        else it expires. One waiting ticket at a time: `409 already_queued`, whose `ticket` member
+        is the id of the one waiting."""
         request = QueueRequest(body["target_score"], body["rated"], body["bots_after"], body["turn_timeout_seconds"])
         ticket = queue().enter(bearer_token(), request, uow=uow, address=client_address_hash())
         return ticket, 201, {"Location": url_for("queue.TicketViews", ticket_id=ticket.id)}

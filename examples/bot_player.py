@@ -24,10 +24,11 @@ after ``Retry-After``, ``409 idempotency_key_in_use``: coins_http.py), so the se
 once. The package's reader (``follow_player``) resumes a dropped stream with ``Last-Event-ID`` (no
 event lost, none repeated) after a growing, bounded pause, and yields typed events. While a ticket
 waits, it is re-read every 25 seconds: an expired ticket is replaced, a matched one whose
-``match_found`` was lost is joined all the same. A ticket of an earlier run (``409 already_queued``:
-the answer names it in prose only) is waited out: its match is played, and once it has expired (30 s
-unread) the bot's next try, every 5 seconds, queues. Every loop is bounded: ``--games``, ``--timeout``
-seconds, and the reader's attempts in a row.
+``match_found`` was lost is joined all the same. A ticket of an earlier run (``409 already_queued``,
+whose ``ticket`` member names it) is cancelled and this run's queued in its place; one matched
+meanwhile brings its game, which is played. With no game and no ticket, it queues again within 5
+seconds. Every loop is bounded: ``--games``, ``--timeout`` seconds, and the reader's
+attempts in a row.
 
 With ``--webhook URL`` it follows no stream: it makes a webhook (``POST /v1/players/me/webhooks``)
 pointing at ``URL``, the public https address where ``--listen`` (a local port, HTTPS with
@@ -79,14 +80,14 @@ from coins_client.models import (
     RematchOfferedEvent,
     YourTurnEvent,
 )
+from coins_client.models import Problem as ProblemModel
 from coins_http import Problem, anonymous, connect, ok
 
 # Answers that only mean the game moved on before our request arrived (a stand-in played for
 # us, the hand ended, an old your_turn): the feed's next events say what to do.
 STALE = ("not_your_turn", "no_hand_in_progress", "hand_in_progress", "game_finished", "not_dealer")
 TICKET_EVERY = 25.0  # seconds between reads of a waiting ticket (it expires after 30 unread)
-QUEUE_AGAIN_EVERY = 5.0  # seconds between tries to queue while an earlier run's ticket waits
-EARLIER = "?"  # the ticket: an earlier run's still waits (409 already_queued), its id in no field
+QUEUE_AGAIN_EVERY = 5.0  # seconds between looks at the ticket (and tries to queue when there is none)
 
 
 def load_key(base_url: str, key_file: Path, name: str) -> str:
@@ -114,7 +115,7 @@ class Bot:
         self.rng = rng
         self.active: set[str] = set()  # games in progress it sits in
         self.finished: set[str] = set()  # games whose game_result it has seen: a later event of one is stale
-        self.ticket: str | None = None  # its waiting ticket, or EARLIER
+        self.ticket: str | None = None  # its waiting ticket (perhaps an earlier run's, taken over)
         self.ticket_read = 0.0  # when it was last read (time.monotonic())
         self.acted: dict[str, int] = {}  # per game, the version it last acted on
         self.results: list[GameResultEvent] = []
@@ -131,31 +132,44 @@ class Bot:
             return
         self.enter_queue()
 
-    def enter_queue(self) -> None:
-        """``POST /v1/queue``. ``409 already_queued`` means a ticket of an earlier run still waits; the
-        answer names it in prose only, so it is neither read nor cancelled: its ``match_found`` (or
-        ``game_started``) is acted on, and once it expires (30 s unread) the next try here queues."""
+    def enter_queue(self, *, replacing: bool = True) -> None:
+        """``POST /v1/queue``. ``409 already_queued`` means a ticket of an earlier run still waits, on
+        that run's terms: the problem's ``ticket`` names it, and it is replaced (once a call; one that
+        stopped waiting meanwhile is named by no member, and the next look queues again)."""
         try:
             ticket = ok(enter_queue.sync(client=self.me, body=self.queue_body))
         except Problem as problem:
             if problem.code != "already_queued":
                 raise
-            if self.ticket != EARLIER:
-                print(f"already queued: {problem}; waiting for that ticket's match or expiry", flush=True)
-            self.ticket = EARLIER
+            print(f"already queued: {problem}", flush=True)
+            if replacing and problem.ticket is not None:
+                self.replace(problem.ticket)
             return
         self.ticket, self.ticket_read = ticket.id, time.monotonic()
         print(f"queued: ticket {ticket.id} (first to {ticket.target_score}, rated {ticket.rated})", flush=True)
 
+    def replace(self, earlier: str) -> None:
+        """Cancel an earlier run's waiting ticket and queue ours; if it was matched meanwhile
+        (``409 ticket_matched``), its game is ours instead."""
+        answer = cancel_ticket.sync(earlier, client=self.me)
+        if isinstance(answer, ProblemModel) and answer.code == "ticket_matched":
+            game = ok(get_ticket.sync(earlier, client=self.me)).game
+            print(f"ticket {earlier} of an earlier run was matched: game {game}", flush=True)
+            if game:
+                self.sit(game)
+            return
+        print(f"ticket {earlier} of an earlier run cancelled", flush=True)
+        self.enter_queue(replacing=False)
+
     def check_ticket(self) -> None:
-        """Every ``QUEUE_AGAIN_EVERY`` seconds: while an earlier run's ticket waits, queue again; every
-        ``TICKET_EVERY`` seconds, read our ticket: expired, it is replaced; matched, its game is ours."""
+        """Every ``QUEUE_AGAIN_EVERY`` seconds: with no ticket, queue (unless a game is in progress or
+        enough were played); every ``TICKET_EVERY`` seconds, read our ticket: expired, it is
+        replaced; matched, its game is ours."""
         with self.lock:
-            if self.ticket == EARLIER:
-                if not self.active:
-                    self.enter_queue()
+            if self.ticket is None:
+                self.queue()
                 return
-            if self.ticket is None or time.monotonic() - self.ticket_read < TICKET_EVERY:
+            if time.monotonic() - self.ticket_read < TICKET_EVERY:
                 return
             ticket = ok(get_ticket.sync(self.ticket, client=self.me))
             self.ticket_read = time.monotonic()
@@ -177,7 +191,7 @@ class Bot:
     def leave_queue(self) -> None:
         """Cancel our waiting ticket, as the bot stops: left waiting, it could be matched into a game
         that only stand-ins would play."""
-        if self.ticket is not None and self.ticket != EARLIER:
+        if self.ticket is not None:
             with contextlib.suppress(httpx.TransportError):  # else it expires 30 s unread all the same
                 cancel_ticket.sync(self.ticket, client=self.me)
             self.ticket = None
@@ -218,13 +232,12 @@ class Bot:
                         )
             elif isinstance(event, MatchFoundEvent):
                 print(f"match found: game {event.game}", flush=True)
-                if self.ticket in (event.ticket, EARLIER):  # not a late one of an earlier match
+                if self.ticket == event.ticket:  # not a late one of an earlier match
                     self.ticket = None
                 self.sit(event.game)
             elif isinstance(event, GameStartedEvent):
                 print(f"game {event.game} started: seat {event.seat}", flush=True)
                 self.sit(event.game)
-                self.ticket = None if self.ticket == EARLIER else self.ticket
             elif isinstance(event, YourTurnEvent):
                 if event.game not in self.finished:
                     self.active.add(event.game)

@@ -28,6 +28,8 @@ class Problem(Exception):
     def __init__(self, problem: ProblemModel | None) -> None:
         self.status = problem.status if problem else 0
         self.code = str(problem.code) if problem else None
+        # ``already_queued``: the waiting ticket's id (the problem's ``ticket`` member), else None
+        self.ticket = problem.ticket if problem and isinstance(problem.ticket, str) else None
         super().__init__(
             f"{self.status} {self.code}: {problem.detail if problem else 'an answer the spec does not list'}"
         )

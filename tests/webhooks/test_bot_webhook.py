@@ -88,14 +88,15 @@ def test_a_bot_plays_a_game_from_verified_deliveries(tmp_path: Path, language: s
 
 
 @pytest.mark.parametrize("language", ["python", "typescript"])
-def test_a_bot_run_again_while_its_earlier_ticket_waits_plays_once_that_ticket_expires(
+def test_a_bot_run_again_while_its_earlier_ticket_waits_replaces_that_ticket_with_its_own(
     tmp_path: Path, language: str
 ) -> None:
-    """409 already_queued: nothing reads the earlier ticket, so it expires (30 s unread) and the bot
-    queues anew (it waited for its --timeout, seeing nothing, before)."""
+    """409 already_queued names the earlier ticket (``ticket``), which nobody would match: the bot
+    cancels it and queues on its own terms at once (it waited for it to expire, 30 s unread, before)."""
     out = _play_by_webhook(tmp_path, language, earlier_ticket=True)
     assert "already queued: 409 already_queued" in out, out
-    assert "queued: ticket " in out.split("already queued", 1)[1], out
+    replaced = out.split("already queued", 1)[1]
+    assert " of an earlier run cancelled" in replaced and "queued: ticket " in replaced, out
 
 
 def _get(url: str, key: str) -> dict[str, object]:

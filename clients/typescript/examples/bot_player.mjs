@@ -7,8 +7,9 @@
  * → a new table; `your_turn` → deal, or play a random card of the hand it carries; `game_result`
  * → the place and the rating change, then queue again until `--games` are done. A waiting ticket
  * is re-read every 25 seconds (it expires after 30 unread); a ticket of an earlier run (`409
- * already_queued`) is waited out: its match is played, and once it has expired the bot's next try,
- * every 5 seconds, queues. Every POST carries an
+ * already_queued`, whose `ticket` member names it) is cancelled and this run's queued in its place
+ * (one matched meanwhile brings its game, which is played); with no game and no ticket, it queues
+ * again within 5 seconds. Every POST carries an
  * `Idempotency-Key`, kept across its retries (network errors, 5xx, 429 after `Retry-After`,
  * `409 idempotency_key_in_use`), so the server applies it once.
  *
@@ -39,8 +40,7 @@ import { createCoinsClient, followPlayer } from "coins-client";
 
 const RETRIES = 4; // a request is tried at most 5 times
 const TICKET_EVERY_MS = 25_000; // between reads of a waiting ticket (it expires after 30 s unread)
-const QUEUE_AGAIN_EVERY_MS = 5_000; // between tries to queue while an earlier run's ticket waits
-const EARLIER = "?"; // the ticket: an earlier run's still waits (409 already_queued), its id in no field
+const QUEUE_AGAIN_EVERY_MS = 5_000; // between looks at the ticket (and tries to queue when there is none)
 const TOLERANCE_SECONDS = 300; // a delivery's timestamp at most five minutes from now
 const MOST_BODY = 1024 * 1024;
 /** Refusals that only mean the game moved on before our request arrived: the feed says what next. */
@@ -166,7 +166,7 @@ export async function runBot(options, interrupt = undefined) {
   /** @type {Schemas["GameResultEvent"][]} */
   const results = [];
   /** @type {string | null} */
-  let ticket = null; // its waiting ticket, or EARLIER
+  let ticket = null; // its waiting ticket (perhaps an earlier run's, taken over)
   let ticketRead = 0; // when it was last read (Date.now())
   const ok = async (/** @type {Promise<{data?: any, error?: any}>} */ answer) => {
     const { data, error } = await answer;
@@ -178,28 +178,42 @@ export async function runBot(options, interrupt = undefined) {
     if (active.size > 0 || ticket !== null || results.length + active.size >= games) return;
     await enterQueue();
   };
-  /** POST /v1/queue. `409 already_queued`: a ticket of an earlier run still waits; the answer names it
-   * in prose only, so it is neither read nor cancelled: its `match_found` (or `game_started`) is acted
-   * on, and once it expires (30 s unread) the next try here queues. */
+  /** POST /v1/queue. `409 already_queued`: a ticket of an earlier run still waits, on that run's
+   * terms; the problem's `ticket` names it, and it is replaced (once a call; one that stopped waiting
+   * meanwhile is named by no member, and the next look queues again). */
   let entering = false; // a POST /v1/queue on its way: the timer's and an event's never overlap
-  const enterQueue = async () => {
+  const enterQueue = async (replacing = true) => {
     if (entering) return;
     entering = true;
     const { data, error } = await me.POST("/v1/queue", { body: queueBody }).finally(() => (entering = false));
     if (error) {
       if (error.code !== "already_queued") throw new Error(`${error.status} ${error.code}: ${error.detail}`);
-      if (ticket !== EARLIER) console.log(`already queued: ${error.status} ${error.code}: ${error.detail}; waiting for that ticket's match or expiry`);
-      ticket = EARLIER;
+      console.log(`already queued: ${error.status} ${error.code}: ${error.detail}`);
+      if (replacing && error.ticket) await replace(error.ticket);
       return;
     }
     [ticket, ticketRead] = [data.id, Date.now()];
     console.log(`queued: ticket ${data.id} (first to ${data.target_score}, rated ${data.rated})`);
   };
-  /** Every QUEUE_AGAIN_EVERY_MS: while an earlier run's ticket waits, queue again; every
-   * TICKET_EVERY_MS, read our ticket: expired, it is replaced; matched, its game is ours. */
+  /** Cancels an earlier run's waiting ticket and queues ours; if it was matched meanwhile
+   * (`409 ticket_matched`), its game is ours instead. */
+  const replace = async (/** @type {string} */ earlier) => {
+    const path = { params: { path: { ticket_id: earlier } } };
+    const { error } = await me.DELETE("/v1/queue/{ticket_id}", path);
+    if (error?.code === "ticket_matched") {
+      const { game } = await ok(me.GET("/v1/queue/{ticket_id}", path));
+      console.log(`ticket ${earlier} of an earlier run was matched: game ${game}`);
+      if (game) sit(game);
+      return;
+    }
+    console.log(`ticket ${earlier} of an earlier run cancelled`);
+    await enterQueue(false);
+  };
+  /** Every QUEUE_AGAIN_EVERY_MS: with no ticket, queue (unless a game is in progress or enough were
+   * played); every TICKET_EVERY_MS, read our ticket: expired, it is replaced; matched, its game is ours. */
   const checkTicket = async () => {
-    if (ticket === EARLIER) return void (active.size === 0 && (await enterQueue()));
-    if (ticket === null || Date.now() - ticketRead < TICKET_EVERY_MS) return;
+    if (ticket === null) return void (await queue());
+    if (Date.now() - ticketRead < TICKET_EVERY_MS) return;
     const read = await ok(me.GET("/v1/queue/{ticket_id}", { params: { path: { ticket_id: ticket } } }));
     ticketRead = Date.now();
     if (read.status === "matched" && read.game) {
@@ -241,13 +255,12 @@ export async function runBot(options, interrupt = undefined) {
         break;
       case "match_found":
         console.log(`match found: game ${event.game}`);
-        if (ticket === event.ticket || ticket === EARLIER) ticket = null; // not a late one of an earlier match
+        if (ticket === event.ticket) ticket = null; // not a late one of an earlier match
         sit(event.game);
         break;
       case "game_started":
         console.log(`game ${event.game} started: seat ${event.seat}`);
         sit(event.game);
-        if (ticket === EARLIER) ticket = null;
         break;
       case "your_turn":
         if (finished.has(event.game)) break;
@@ -292,7 +305,7 @@ export async function runBot(options, interrupt = undefined) {
     clearTimeout(timer);
     clearInterval(ticketTimer);
     // A ticket left waiting could be matched into a game that only stand-ins would play.
-    if (ticket !== null && ticket !== EARLIER) await me.DELETE("/v1/queue/{ticket_id}", { params: { path: { ticket_id: ticket } } }).catch(() => {});
+    if (ticket !== null) await me.DELETE("/v1/queue/{ticket_id}", { params: { path: { ticket_id: ticket } } }).catch(() => {});
   }
   return { results, events, finished: results.length >= games };
 }

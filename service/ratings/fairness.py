@@ -125,9 +125,10 @@ def counted_opponents(entries: Sequence[Entry], i: int) -> list[int]:
 
 
 def listable(*, bot: bool, opponents: int, barred: bool, deleted: bool) -> bool:
-    """Whether the leaderboard may list a player (ranked once settled, else rising): a bot always; a
-    person once they have met :data:`MIN_OPPONENTS` distinct opponents, unless an operator barred them
-    from rated play or their account is deleted."""
+    """Whether the leaderboard may list a player (ranked once settled, else rising), asked as a rated
+    result is applied, or a bar lifted: a bot always (one that has played no rated game is not
+    listable: migration 0022); a person once they have met :data:`MIN_OPPONENTS` distinct
+    opponents, unless an operator barred them from rated play or their account is deleted."""
     return bot or (opponents >= MIN_OPPONENTS and not barred and not deleted)
 
 

@@ -252,7 +252,14 @@ def test_the_leaderboard_lists_a_player_once_they_met_three_distinct_opponents(c
         rising = _board(client, provisional="true")
         assert (ana.id in rising) is (bots == ("basic", "expert"))  # the third distinct opponent
         assert ana.id not in _board(client)  # provisional: not ranked
-    assert set(BOT_PLAYER_IDS.values()) <= set(_board(client, provisional="true")) | set(_board(client))
+    listed = set(_board(client, provisional="true")) | set(_board(client))
+    played = {BOT_PLAYER_IDS[strength] for strength in ("random", "basic", "expert")}
+    assert listed & set(BOT_PLAYER_IDS.values()) == played  # the master played no rated game: not listed
+
+
+def test_a_bot_that_has_played_no_rated_game_is_not_listed(client):
+    """A fresh service's rising list is empty: its bots are listed from their first rated game on."""
+    assert _board(client, provisional="true") == [] and _board(client) == []
 
 
 def _listable(app, name: str, mu: float, *, listed: bool) -> str:

@@ -571,7 +571,7 @@ export interface paths {
          *     too long away) is not listed until its player's next rated game settles it again.
          *     With `provisional=true`, the rising players instead: those whose rating is still
          *     provisional, ranked apart. Either list shows only players who have met at least three
-         *     distinct opponents who share no address with them (bots are always shown), and never a
+         *     distinct opponents who share no address with them (a bot once it has played a rated game), and never a
          *     player barred from rated play or a deleted account (docs/ratings.md, "The leaderboard").
          */
         get: operations["getLeaderboard"];

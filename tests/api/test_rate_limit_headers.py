@@ -60,7 +60,8 @@ def test_the_refusal_over_a_limit_says_nothing_is_left(limited: Flask) -> None:
     refused = client.post("/v1/players", json={"name": "Ana"})
     assert refused.status_code == 429 and refused.json["code"] == "too_many_requests"
     left = fields(refused.headers["RateLimit"])["players"]
-    assert left["r"] == 0 and 0 < left["t"] <= int(refused.headers["Retry-After"])
+    # One figure, within the window: Flask-Limiter's reset_at, a second late, made Retry-After 61.
+    assert left["r"] == 0 and left["t"] == int(refused.headers["Retry-After"]) <= 60
 
 
 def test_a_players_plays_per_key_and_game(limited: Flask) -> None:

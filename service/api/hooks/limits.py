@@ -283,9 +283,9 @@ def rate_limit_fields(limits: list[RequestLimit], now: float) -> dict[str, str]:
         name = limit.request_args[-1] if limit.shared else POLICY_NAMES.get(request.blueprint or "", "default")
         window = limit.limit.get_expiry()
         remaining = max(0, limit.remaining)
-        reset = window if remaining >= limit.limit.amount else max(0, math.ceil(limit.reset_at - now))
+        reset = window if remaining >= limit.limit.amount else seconds_to_reset(limit, now)
         policies.append(f'"{name}";q={limit.limit.amount};w={window}')
-        left.append(f'"{name}";r={remaining};t={min(reset, window)}')
+        left.append(f'"{name}";r={remaining};t={reset}')
     return {"RateLimit-Policy": ", ".join(policies), "RateLimit": ", ".join(left)} if limits else {}
 
 
@@ -309,9 +309,17 @@ class RateLimitDocs(BasePlugin):
                     response.setdefault("headers", {}).update({name: name for name in RATE_LIMIT_HEADERS})
 
 
+def seconds_to_reset(limit: RequestLimit, now: float) -> int:
+    """The whole seconds until ``limit``'s window resets, at least 1: a refusal's ``Retry-After`` and
+    the ``t`` of its ``RateLimit`` field alike. Flask-Limiter's ``reset_at`` is the reset rounded up
+    past the next whole second, so it may fall a second beyond the window; no window ends later
+    than its length from now."""
+    return max(1, min(limit.limit.get_expiry(), math.ceil(limit.reset_at - now)))
+
+
 def _too_many_requests(limit: RequestLimit) -> None:
     """Raised from Flask-Limiter's check, so that the one error handler answers (problem+json)."""
-    wait = max(1, math.ceil(limit.reset_at - time.time()))
+    wait = seconds_to_reset(limit, time.time())
     raise Problem(
         "too_many_requests",
         f"more than {limit.limit} from this caller; retry in {wait} seconds",

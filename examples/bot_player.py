@@ -63,7 +63,7 @@ from coins_client.api.player_events import get_player_events
 from coins_client.api.plays import play_card
 from coins_client.api.profiles import create_player
 from coins_client.api.queue import cancel_ticket, enter_queue, get_ticket
-from coins_client.api.webhooks import create_webhook, delete_webhook
+from coins_client.api.webhooks import create_webhook, delete_webhook, list_webhooks
 from coins_client.events import PLAYER_EVENT_TYPES
 from coins_client.models import (
     GameResultEvent,
@@ -322,9 +322,14 @@ WEBHOOK_TYPES = ["your_turn", "match_found", "game_started", "game_result", "rem
 
 def by_webhook(bot: Bot, url: str, listen: str, tls: tuple[str | None, str | None], deadline: float) -> bool:
     """Play from signed deliveries to a webhook at ``url`` (received on ``listen``), until
-    ``bot.done``; False at the deadline. The webhook is deleted as it ends."""
+    ``bot.done``; False at the deadline. The webhook is deleted as it ends; one of an earlier run to
+    the same ``url`` (a run killed before it could delete its own) is deleted before it is made."""
     from webhook_receiver import Receiver  # only here: the feed needs no receiver beside the bot
 
+    for earlier in ok(list_webhooks.sync(client=bot.me)).items:
+        if earlier.url == url:  # an earlier run's, stopped before it could delete it (kill -9)
+            delete_webhook.sync(earlier.id, client=bot.me)
+            print(f"webhook {earlier.id} of an earlier run to {url} deleted", flush=True)
     types = [NewWebhookTypesType0Item(name) for name in WEBHOOK_TYPES]
     made = ok(create_webhook.sync(client=bot.me, body=NewWebhook(url=url, types=types)))
     receiver: Receiver | None = None

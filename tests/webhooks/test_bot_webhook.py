@@ -137,3 +137,43 @@ def test_a_bot_stopped_by_a_signal_deletes_its_webhook_cancels_its_ticket_and_ex
         assert _get(f"{server.url}/v1/queue/{ticket}", key)["status"] == "cancelled"
     text = out.read_text()
     assert "Traceback" not in text and text.rstrip().endswith(("stopped by SIGINT", "stopped by SIGTERM")), text
+
+
+@pytest.mark.parametrize("language", ["python", "typescript"])
+def test_a_bot_killed_outright_leaves_what_its_next_run_clears_up(tmp_path: Path, language: str) -> None:
+    """``kill -9`` leaves the webhook and the waiting ticket behind; the next run to the same URL
+    deletes that webhook before making its own, replaces the ticket with its own, plays, and
+    leaves nothing behind."""
+    bot = _bot(language)
+    ca_file, cert_file, key_file = _receiver_certificate(tmp_path)
+    settings = {"LOG_LEVEL": "WARNING", "WEBHOOK_ALLOW_NETWORKS": "127.0.0.0/8", "WEBHOOK_CA_BUNDLE": str(ca_file)}
+    port, player_key, out = free_port(), tmp_path / "bot.key", tmp_path / "killed.out"
+    with serve_roles(tmp_path, cwd=ROOT, start_seconds=START_SECONDS, **settings) as server:
+        command = [
+            *bot, "--base-url", server.url, "--key-file", str(player_key), "--target-score", "3", "--unrated",
+            "--games", "1", "--timeout", str(GAME_SECONDS), "--webhook", f"https://127.0.0.1:{port}/hook",
+            "--listen", f"127.0.0.1:{port}", "--tls-cert", str(cert_file), "--tls-key", str(key_file),
+        ]  # fmt: skip
+        with out.open("w") as output:  # no --bots-after: the server's, so its ticket waits
+            process = subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT, env=environment())
+        try:
+            deadline = time.monotonic() + 30
+            while "queued: ticket " not in out.read_text() and time.monotonic() < deadline:
+                time.sleep(0.1)
+            assert "queued: ticket " in out.read_text(), out.read_text()
+        finally:
+            process.kill()
+            process.wait(timeout=20)
+        key = player_key.read_text().strip()
+        left = _get(f"{server.url}/v1/players/me/webhooks", key)["items"]
+        ticket = out.read_text().split("queued: ticket ", 1)[1].split()[0]
+        assert len(left) == 1 and _get(f"{server.url}/v1/queue/{ticket}", key)["status"] == "waiting"
+        again = subprocess.run(
+            [*command, "--bots-after", "0"], capture_output=True, text=True, timeout=GAME_SECONDS + 30, check=False,
+            env=environment(),
+        )  # fmt: skip
+        assert again.returncode == 0, again.stdout + again.stderr
+        assert f"webhook {left[0]['id']} of an earlier run to " in again.stdout, again.stdout
+        assert f"ticket {ticket} of an earlier run cancelled" in again.stdout and "game 1/1 " in again.stdout
+        assert _get(f"{server.url}/v1/players/me/webhooks", key)["items"] == []
+        assert _get(f"{server.url}/v1/queue/{ticket}", key)["status"] == "cancelled"

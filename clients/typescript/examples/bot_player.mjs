@@ -310,8 +310,15 @@ export async function runBot(options, interrupt = undefined) {
   return { results, events, finished: results.length >= games };
 }
 
-/** Plays from verified deliveries to a webhook of `options.webhook` until `done()`; the webhook is deleted as it ends. */
+/** Plays from verified deliveries to a webhook of `options.webhook` until `done()`; the webhook is deleted as it ends;
+ * one of an earlier run to the same URL (a run killed before it could delete its own) is deleted before it is made. */
 async function byWebhook(/** @type {import("coins-client").CoinsClient} */ me, /** @type {Options} */ options, /** @type {(event: PlayerEvent) => Promise<void>} */ handle, /** @type {() => boolean} */ done, /** @type {AbortSignal} */ signal) {
+  const { data: listed, error: unlisted } = await me.GET("/v1/players/me/webhooks");
+  if (unlisted) throw new Error(`${unlisted.status} ${unlisted.code}: ${unlisted.detail}`);
+  for (const earlier of listed.items.filter((webhook) => webhook.url === options.webhook)) {
+    await me.DELETE("/v1/players/me/webhooks/{webhook_id}", { params: { path: { webhook_id: earlier.id } } });
+    console.log(`webhook ${earlier.id} of an earlier run to ${options.webhook} deleted`);
+  }
   const { data: made, error } = await me.POST("/v1/players/me/webhooks", { body: { url: options.webhook ?? "", types: [...WEBHOOK_TYPES] } });
   if (error) throw new Error(`${error.status} ${error.code}: ${error.detail}`);
   /** @type {PlayerEvent[]} */

@@ -3,13 +3,17 @@
 import * as api from "./api.js";
 import { idleText, isIdle } from "./age.js";
 import { h, oneAtATime, replace } from "./dom.js";
-import { onLanguageChange, t } from "./i18n.js";
+import { durationText, onLanguageChange, t } from "./i18n.js";
 import { seatName } from "./names.js";
 import { problemNotice, seededBadge } from "./notice.js";
-import { incomingChallenges } from "./challenge.js";
+import { CHALLENGE_CLOCKS, incomingChallenges } from "./challenge.js";
 import { playerPanel } from "./player-panel.js";
 import { playerSeat } from "./player.js";
 import { listSeats, loadName, loadPlayer, loadSeat, saveName, saveSeat } from "./store.js";
+
+/** The turn clocks a new game offers, in seconds a turn ("": none; a rated game without one gets 60 s):
+ * quick games, then a challenge's clocks, live to correspondence. */
+const GAME_CLOCKS = ["", "15", "30", ...CHALLENGE_CLOCKS.map(String)];
 
 const SEAT_CHOICES = ["you", "open", "bot:random", "bot:basic", "bot:expert"];
 const DEFAULT_SEATS = ["you", "bot:basic", "bot:expert"];
@@ -190,13 +194,21 @@ export function mountLobby(root) {
     else form?.render(state.formError);
   }
 
+  /** The turn clock select of the form, its options in the current language, the choice kept. */
+  function clockChoices(select) {
+    const chosen = select.value;
+    replace(select, GAME_CLOCKS.map((value) => h("option", { value, selected: value === chosen }, value ? durationText(Number(value)) : t("lobby.noClock"))));
+    select.value = chosen;
+    return select;
+  }
+
   function createForm() {
     const element = h("form", { class: "panel form-grid", "aria-labelledby": "create-title" });
     const fields = {
       name: h("input", { id: "create-name", name: "name", required: true, maxlength: 40, autocomplete: "nickname", value: loadName() }),
       age: h("input", { id: "create-age", name: "age", type: "number", min: 0, max: 150, inputmode: "numeric" }),
       target: h("input", { id: "create-target", name: "target", type: "number", min: 1, max: 100, value: "15", required: true }),
-      timeout: h("input", { id: "create-timeout", name: "timeout", type: "number", min: 5, max: 1209600 }),
+      timeout: h("select", { id: "create-timeout", name: "timeout" }),
       rated: h("input", { id: "create-rated", name: "rated", type: "checkbox" }),
       seats: DEFAULT_SEATS.map((choice, seat) => h("select", { id: `create-seat-${seat}`, name: `seat-${seat}`, "data-choice": choice })),
     };
@@ -231,7 +243,7 @@ export function mountLobby(root) {
           ? [h("p", { id: "create-as-player" }, t("lobby.asPlayer", { name: player.name() ?? "…" })), h("div", { class: "check" }, fields.rated, label(fields.rated, t("quick.rated")))]
           : [h("div", {}, label(fields.name, t("lobby.name")), fields.name), h("div", {}, label(fields.age, t("lobby.age")), fields.age)],
         h("div", {}, label(fields.target, t("lobby.target")), fields.target),
-        h("div", {}, label(fields.timeout, t("lobby.timeout")), fields.timeout),
+        h("div", {}, label(fields.timeout, t("lobby.timeout")), clockChoices(fields.timeout)),
         fields.seats.map((select, seat) => {
           const chosen = select.value || select.dataset.choice || "open";
           replace(select, SEAT_CHOICES.map((choice) => h("option", { value: choice, selected: choice === chosen }, choiceLabel(choice))));

@@ -27,7 +27,8 @@ export default {
 
   "lobby.create": "New game",
   "lobby.target": "Target score",
-  "lobby.timeout": "Seconds per turn (empty: no limit)",
+  "lobby.timeout": "Time for each turn",
+  "lobby.noClock": "No time limit",
   "lobby.seat": "Seat {n}",
   "lobby.seatYou": "You",
   "lobby.seatOpen": "Open for a person",

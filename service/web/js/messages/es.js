@@ -27,7 +27,8 @@ export default {
 
   "lobby.create": "Nueva partida",
   "lobby.target": "Puntuación objetivo",
-  "lobby.timeout": "Segundos por turno (vacío: sin límite)",
+  "lobby.timeout": "Tiempo por turno",
+  "lobby.noClock": "Sin límite de tiempo",
   "lobby.seat": "Asiento {n}",
   "lobby.seatYou": "Tú",
   "lobby.seatOpen": "Libre para una persona",

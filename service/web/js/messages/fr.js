@@ -27,7 +27,8 @@ export default {
 
   "lobby.create": "Nouvelle partie",
   "lobby.target": "Score à atteindre",
-  "lobby.timeout": "Secondes par tour (vide : sans limite)",
+  "lobby.timeout": "Temps par tour",
+  "lobby.noClock": "Sans limite de temps",
   "lobby.seat": "Place {n}",
   "lobby.seatYou": "Vous",
   "lobby.seatOpen": "Ouverte à une personne",

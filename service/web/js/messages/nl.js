@@ -27,7 +27,8 @@ export default {
 
   "lobby.create": "Nieuw spel",
   "lobby.target": "Doelscore",
-  "lobby.timeout": "Seconden per beurt (leeg: geen limiet)",
+  "lobby.timeout": "Tijd per beurt",
+  "lobby.noClock": "Geen tijdslimiet",
   "lobby.seat": "Plaats {n}",
   "lobby.seatYou": "Jij",
   "lobby.seatOpen": "Open voor een persoon",

@@ -27,7 +27,8 @@ export default {
 
   "lobby.create": "Нова гра",
   "lobby.target": "Цільовий рахунок",
-  "lobby.timeout": "Секунд на хід (порожньо: без обмеження)",
+  "lobby.timeout": "Час на хід",
+  "lobby.noClock": "Без обмеження часу",
   "lobby.seat": "Місце {n}",
   "lobby.seatYou": "Ви",
   "lobby.seatOpen": "Вільне для людини",

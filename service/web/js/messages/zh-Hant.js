@@ -27,7 +27,8 @@ export default {
 
   "lobby.create": "新遊戲",
   "lobby.target": "目標分數",
-  "lobby.timeout": "每回合秒數（留空：不限時）",
+  "lobby.timeout": "每回合時間",
+  "lobby.noClock": "不限時",
   "lobby.seat": "座位 {n}",
   "lobby.seatYou": "你",
   "lobby.seatOpen": "開放給玩家加入",

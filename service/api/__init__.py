@@ -18,7 +18,7 @@ from .hooks.limits import RATE_LIMIT_HEADERS, RateLimitDocs
 from .idempotency import HEADER as IDEMPOTENCY_KEY
 from .idempotency import REPLAYED, IdempotencyDocs
 from .problems import PROBLEMS, register_problem_handlers
-from .resources.games.schemas import NewBotSchema, NewPersonSchema, PlayerSeatSchema
+from .resources.games.schemas import ChallengeSeatSchema, NewBotSchema, NewPersonSchema, PlayerSeatSchema
 from .resources.queue.schemas import TICKET_STATUSES
 from .resources.seats.schemas import JOIN_GAME_COMPONENT, JoinGameAsPersonSchema, JoinGameAsPlayerSchema
 from .schemas import ACTION_KINDS, CAUSES, FIRST_DEALER_CHOICES, SEAT_KINDS, ResponseSchema
@@ -181,10 +181,11 @@ def init_api(app: Flask) -> Api:
             api.spec.components.schema(name, schema=schema)
     api.spec.components.schema("FeedEvent", FEED_EVENT_COMPONENT)
     api.spec.components.schema("PlayerEvent", PLAYER_EVENT_COMPONENT)
-    # A seat of createGame is documented as NewPerson or NewBot; NewSeat only loads it.
+    # A seat of createGame is documented as NewPerson, NewBot, PlayerSeat or ChallengeSeat; NewSeat only loads it.
     api.spec.components.schema("NewPerson", schema=NewPersonSchema)
     api.spec.components.schema("NewBot", schema=NewBotSchema)
     api.spec.components.schema("PlayerSeat", schema=PlayerSeatSchema)
+    api.spec.components.schema("ChallengeSeat", schema=ChallengeSeatSchema)
     for name, only_null in (("NewPerson", "bot"), ("NewBot", "age")):  # see NewPersonSchema.bot
         api.spec.components.schemas[name]["properties"][only_null]["const"] = None
     api.spec.components.schemas.pop("NewSeat", None)

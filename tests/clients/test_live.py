@@ -16,12 +16,15 @@ import pytest
 from coins_client import AuthenticatedClient, Client, FeedEvent, ProblemError, afollow_game, follow_game, follow_player
 from coins_client.api.games import create_game, get_game
 from coins_client.api.hands import deal_hand
+from coins_client.api.players import join_game
 from coins_client.api.plays import play_card
 from coins_client.api.profiles import create_player
 from coins_client.models import (
     ActionKind,
     BotStrength,
     Card,
+    ChallengeReceivedEvent,
+    ChallengeSeat,
     CreatedGame,
     CreateGame,
     Credential,
@@ -32,6 +35,9 @@ from coins_client.models import (
     GameResultEvent,
     GameStatus,
     HandEvent,
+    JoinedGame,
+    JoinGameAsPlayer,
+    JoinGameAsPlayerPlayer,
     NewBot,
     NewPerson,
     NewPlayerProfile,
@@ -164,9 +170,33 @@ def test_the_async_reader_plays_a_game_and_reads_a_finished_one(server_url: str)
 
 
 def new_player(server_url: str, name: str) -> AuthenticatedClient:
+    return new_player_with_id(server_url, name)[0]
+
+
+def new_player_with_id(server_url: str, name: str) -> tuple[AuthenticatedClient, str]:
     player = create_player.sync(client=Client(server_url), body=NewPlayerProfile(name=name))
     assert isinstance(player, PlayerWithKey), player
-    return AuthenticatedClient(server_url, token=player.key)
+    return AuthenticatedClient(server_url, token=player.key), player.id
+
+
+def test_a_challenge_is_written_with_the_packages_models_and_accepted(server_url: str) -> None:
+    """A seat reserved for another player (``ChallengeSeat``) is one of the typed forms of a seat:
+    the challenged player hears of it on their feed and takes it as ``me``."""
+    ana, _ = new_player_with_id(server_url, "Challenger")
+    bo, bo_id = new_player_with_id(server_url, "Challenged")
+    feed = follow_player(bo)
+    next(feed)  # the `player` event
+    seats = [PlayerSeat(player=PlayerSeatPlayer.ME), ChallengeSeat(player=bo_id), NewBot(bot=BotStrength.BASIC)]
+    created = create_game.sync(client=ana, body=CreateGame(seats=seats, target_score=5, turn_timeout_seconds=86_400))
+    assert isinstance(created, CreatedGame), created
+    assert created.seats[1].reserved_for == bo_id
+    received = next(feed)
+    feed.close()
+    assert isinstance(received, ChallengeReceivedEvent) and received.game == created.id
+    joined = join_game.sync(created.id, client=bo, body=JoinGameAsPlayer(player=JoinGameAsPlayerPlayer.ME, seat=1))
+    assert isinstance(joined, JoinedGame), joined
+    started = get_game.sync(created.id, client=bo)
+    assert isinstance(started, Game) and started.status != GameStatus.WAITING_FOR_PLAYERS
 
 
 @pytest.mark.parametrize("long_poll", [False, True], ids=["stream", "long-poll"])

@@ -1072,6 +1072,13 @@ export interface components {
             /** @description The game's version after the change. */
             version: number;
         };
+        ChallengeSeat: {
+            /**
+             * @description The challenged player's id: the seat is reserved for them (`reserved_for`) until they take it (`joinGame` as `me`) or decline, or the challenge runs out (`challenge_seconds`).
+             * @example 01jf3v9k2m8q4r6t0w5x7y9z1c
+             */
+            player: string;
+        };
         /**
          * @description Who may challenge a player: `everyone` (the default) or `nobody`.
          * @enum {string}
@@ -1113,7 +1120,7 @@ export interface components {
              *       null
              *     ]
              */
-            seats?: (components["schemas"]["NewPerson"] | components["schemas"]["NewBot"] | components["schemas"]["PlayerSeat"] | null)[];
+            seats?: (components["schemas"]["NewPerson"] | components["schemas"]["NewBot"] | components["schemas"]["PlayerSeat"] | components["schemas"]["ChallengeSeat"] | null)[];
             /**
              * @description For tests, demos and replays only: every deal of the game follows from this string alone, so anyone who knows or guesses it knows every hand (each hand's public commitment lets a guess be checked offline). The game reports `seeded: true` and is never rated or matched. Leave it out for a real game: each hand then gets a secret random seed.
              * @example demo-1

@@ -10,6 +10,7 @@ from marshmallow import fields, validate
 from ....bots import STRENGTHS
 from ....engine import MAX_TARGET, MIN_TARGET
 from ....games.results import STATUSES
+from ...context import GAME_ID_PATTERN
 from ...fields import NAME_RULE, JsonBoolean, JsonInteger, PlayerName, Text, seat_field
 from ...schemas import (
     CredentialSchema,
@@ -116,15 +117,30 @@ class NewBotSchema(RequestSchema):
 
 
 class PlayerSeatSchema(RequestSchema):
-    """The caller taking a seat as a player. Documents the third form of NewSeatSchema. (A challenge's
-    seat, ``{"player": "<another player's id>"}``, is told in ``CreateGame.seats``' description: a
-    fourth form with the same required field would trip generators, and widening this one's enum to
-    a pattern is one the breaking-change check does not accept yet.)"""
+    """The caller taking a seat as a player. Documents the third form of NewSeatSchema."""
 
     player = fields.String(
         required=True,
         validate=validate.OneOf([ME]),
         metadata={"description": PLAYER_ME.metadata["description"], "example": ME},
+    )
+
+
+class ChallengeSeatSchema(RequestSchema):
+    """A seat reserved for another player: a challenge (contract 1.3). Documents the fourth form of
+    NewSeatSchema, apart from PlayerSeat so that a typed client can write it: its ``player`` is a
+    player's id, which is never ``me``."""
+
+    player = fields.String(
+        required=True,
+        validate=validate.Regexp(GAME_ID_PATTERN),
+        metadata={
+            "description": "The challenged player's id: the seat is reserved for them (`reserved_for`) until they "
+            "take it (`joinGame` as `me`) or decline, or the challenge runs out (`challenge_seconds`).",
+            "example": "01jf3v9k2m8q4r6t0w5x7y9z1c",
+            "minLength": 26,
+            "maxLength": 26,
+        },
     )
 
 
@@ -140,7 +156,7 @@ class CreateGameSchema(RequestSchema):
         fields.Nested(
             NewSeatSchema,
             allow_none=True,
-            metadata={"any_of_schemas": ["NewPerson", "NewBot", "PlayerSeat"]},
+            metadata={"any_of_schemas": ["NewPerson", "NewBot", "PlayerSeat", "ChallengeSeat"]},
         ),
         validate=validate.Length(equal=3),
         load_default=lambda: [None, None, None],

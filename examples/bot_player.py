@@ -73,7 +73,7 @@ from coins_client.models import (
     MatchFoundEvent,
     NewPlayerProfile,
     NewWebhook,
-    NewWebhookTypesType0Item,
+    NotificationType,
     PlayCard,
     PlayerStateEvent,
     Queue,
@@ -330,7 +330,7 @@ def by_webhook(bot: Bot, url: str, listen: str, tls: tuple[str | None, str | Non
         if earlier.url == url:  # an earlier run's, stopped before it could delete it (kill -9)
             delete_webhook.sync(earlier.id, client=bot.me)
             print(f"webhook {earlier.id} of an earlier run to {url} deleted", flush=True)
-    types = [NewWebhookTypesType0Item(name) for name in WEBHOOK_TYPES]
+    types = [NotificationType(name) for name in WEBHOOK_TYPES]
     made = ok(create_webhook.sync(client=bot.me, body=NewWebhook(url=url, types=types)))
     receiver: Receiver | None = None
     try:  # from here on the webhook is deleted however it ends: a certificate missing, a port taken …

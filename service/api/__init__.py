@@ -9,6 +9,7 @@ from flask import Flask
 from ..bots import HINT_STRENGTHS, STRENGTHS
 from ..engine import CARD_CODES
 from ..games import STATUSES
+from ..webhooks import TYPES as WEBHOOK_TYPES
 from .deprecation import HEADERS as DEPRECATION_HEADERS
 from .deprecation import DeprecationDocs, init_deprecation
 from .fields import CARD_SCHEMA, CardField
@@ -221,6 +222,11 @@ ENUMS: dict[str, dict[str, Any]] = {
         "enum": list(STATUSES),
         "description": "Where a game stands: open seats, a hand to deal, a hand being played, over, or "
         "`cancelled` (it never started and never will: a reserved seat was declined or ran out).",
+    },
+    "NotificationType": {
+        "type": "string",
+        "enum": list(WEBHOOK_TYPES),
+        "description": "A player-feed event type a webhook delivers or a push subscription sends.",
     },
     "CancelReason": {
         "type": "string",

@@ -32,7 +32,7 @@ __all__ = [
 MOST_WEBHOOKS = 10
 #: The player-feed types a webhook may take, and those it takes when the request names none.
 DEFAULT_TYPES = ("your_turn", "match_found", "challenge_received", "rematch_offered", "game_result")
-TYPES = (*DEFAULT_TYPES, "game_started")
+TYPES = (*DEFAULT_TYPES, "game_started", "game_cancelled")  # every player-feed type but the `player` state
 
 
 class TooManyWebhooks(ServiceError):

@@ -150,6 +150,22 @@ def test_a_game_change_queues_deliveries_the_worker_sends(
     assert "game_started" in kinds
 
 
+def test_a_challenger_hears_of_a_declined_challenge_by_webhook(
+    app: Flask, client: FlaskClient, hook_receiver: Receiver, names: Names
+) -> None:
+    """``game_cancelled`` is a player-feed type, so a webhook takes it (contract 1.3): a challenger's
+    backend learns that the challenge was declined without following the feed."""
+    ana, bo = new_player(client, "Ana"), new_player(client, "Bo")
+    secret = create(client, ana, hook_receiver.url, types=["game_cancelled"]).json["secret"]
+    seats = [{"player": "me"}, {"player": bo.id}, {"bot": "basic"}]
+    game = client.post("/v1/games", json={"seats": seats}, headers=ana.auth).json
+    assert client.delete(f"/v1/games/{game['id']}/players/me", headers=bo.auth).status_code == 204
+    keep_up(app)
+    [got] = hook_receiver.received
+    event = Verifier(secret).verify(got.body, got.headers)
+    assert (event["type"], event["game"], event["seat"], event["reason"]) == ("game_cancelled", game["id"], 0, "declined")
+
+
 def test_failures_are_retried_later_and_410_removes_the_webhook(
     app: Flask, client: FlaskClient, hook_receiver: Receiver, names: Names, clock: list[datetime]
 ) -> None:

@@ -1206,7 +1206,7 @@ export interface components {
              * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw
              */
             secret: string;
-            types: string[];
+            types: (components["schemas"]["NotificationType"] | string)[];
             /** @example https://bots.example.com/coins */
             url: string;
         };
@@ -1679,23 +1679,40 @@ export interface components {
             /** @description The keys a message is encrypted for (RFC 8291); keys that are not a P-256 point and a 16-byte secret are `422 push_subscription_invalid`. */
             keys: components["schemas"]["SubscriptionKeys"];
             /**
-             * @description The player-feed event types to send (default: `your_turn`, `match_found`, `challenge_received`, `rematch_offered`, `game_result`).
-             * @default null
+             * @description The player-feed event types to send (absent or null: `your_turn`, `match_found`, `challenge_received`, `rematch_offered`, `game_result`).
+             * @default [
+             *       "your_turn",
+             *       "match_found",
+             *       "challenge_received",
+             *       "rematch_offered",
+             *       "game_result"
+             *     ]
              */
-            types?: ("your_turn" | "match_found" | "challenge_received" | "rematch_offered" | "game_result" | "game_started")[] | null;
+            types?: components["schemas"]["NotificationType"][] | null;
         };
         NewWebhook: {
             /**
-             * @description The player-feed event types to deliver (default: `your_turn`, `match_found`, `challenge_received`, `rematch_offered`, `game_result`).
-             * @default null
+             * @description The player-feed event types to deliver (absent or null: `your_turn`, `match_found`, `challenge_received`, `rematch_offered`, `game_result`).
+             * @default [
+             *       "your_turn",
+             *       "match_found",
+             *       "challenge_received",
+             *       "rematch_offered",
+             *       "game_result"
+             *     ]
              */
-            types?: ("your_turn" | "match_found" | "challenge_received" | "rematch_offered" | "game_result" | "game_started")[] | null;
+            types?: components["schemas"]["NotificationType"][] | null;
             /**
              * @description Where deliveries go: an `https` URL whose host resolves to public addresses only (no loopback, private, link-local, shared, multicast or metadata address), checked now and at every delivery; else `422 webhook_url_refused`.
              * @example https://bots.example.com/coins
              */
             url: string;
         };
+        /**
+         * @description A player-feed event type a webhook delivers or a push subscription sends.
+         * @enum {string}
+         */
+        NotificationType: "your_turn" | "match_found" | "challenge_received" | "rematch_offered" | "game_result" | "game_started" | "game_cancelled";
         Opponent: {
             /** @description A computer player's strength; null for a person or an open seat. */
             bot: components["schemas"]["BotStrength"] | string | null;
@@ -1958,7 +1975,7 @@ export interface components {
             created_at: string;
             /** @description The subscription's id: delete it with deletePushSubscription. */
             id: string;
-            types: string[];
+            types: (components["schemas"]["NotificationType"] | string)[];
         };
         Queue: {
             /**
@@ -2558,7 +2575,7 @@ export interface components {
             enabled: boolean;
             /** @description The webhook's id: delete it with deleteWebhook. */
             id: string;
-            types: string[];
+            types: (components["schemas"]["NotificationType"] | string)[];
             /** @example https://bots.example.com/coins */
             url: string;
         };

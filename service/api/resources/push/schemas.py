@@ -5,10 +5,10 @@ from __future__ import annotations
 from marshmallow import fields, validate
 
 from ....push import MESSAGE_FIELDS, MOST_SUBSCRIPTIONS
-from ....webhooks import DEFAULT_TYPES, TYPES
 from ....webhooks.addresses import MOST_URL
 from ...fields import Text
 from ...schemas import RequestSchema, ResponseSchema
+from ..webhooks.schemas import notification_types
 
 MOST_KEY = 256  # characters of a key in base64url: p256dh is 87, auth 22
 
@@ -60,23 +60,16 @@ class NewPushSubscriptionSchema(RequestSchema):
             "and a 16-byte secret are `422 push_subscription_invalid`."
         },
     )
-    types = fields.List(
-        fields.String(validate=validate.OneOf(TYPES), metadata={"example": "your_turn"}),
-        validate=validate.Length(1, len(TYPES)),
-        load_default=None,
-        metadata={
-            "description": "The player-feed event types to send (default: "
-            + ", ".join(f"`{name}`" for name in DEFAULT_TYPES)
-            + ")."
-        },
-    )
+    types = notification_types("to send")
 
 
 class PushSubscriptionSchema(ResponseSchema):
     id = fields.String(
         required=True, metadata={"description": "The subscription's id: delete it with deletePushSubscription."}
     )
-    types = fields.List(fields.String(metadata={"example": "your_turn"}), required=True)
+    types = fields.List(
+        fields.String(metadata={"example": "your_turn", "enum_schema": "NotificationType"}), required=True
+    )
     created_at = fields.DateTime(required=True)
 
 

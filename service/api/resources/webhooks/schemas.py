@@ -14,7 +14,25 @@ URL_DESCRIPTION = (
     "private, link-local, shared, multicast or metadata address), checked now and at every delivery; "
     "else `422 webhook_url_refused`."
 )
-TYPE_FIELD = fields.String(validate=validate.OneOf(TYPES), metadata={"example": "your_turn"})
+
+
+def notification_types(what: str) -> fields.List:
+    """The ``types`` a webhook or a push subscription takes: player-feed event types (the named enum
+    ``NotificationType``), each once; absent (or null), :data:`DEFAULT_TYPES`, which the spec states
+    as its default."""
+    return fields.List(
+        fields.String(
+            validate=validate.OneOf(TYPES), metadata={"example": "your_turn", "enum_schema": "NotificationType"}
+        ),
+        validate=validate.Length(1, len(TYPES)),
+        load_default=None,
+        metadata={
+            "description": f"The player-feed event types {what} (absent or null: "
+            + ", ".join(f"`{name}`" for name in DEFAULT_TYPES)
+            + ").",
+            "default": list(DEFAULT_TYPES),
+        },
+    )
 
 
 class NewWebhookSchema(RequestSchema):
@@ -23,22 +41,15 @@ class NewWebhookSchema(RequestSchema):
         validate=validate.Length(1, MOST_URL),
         metadata={"description": URL_DESCRIPTION, "example": "https://bots.example.com/coins"},
     )
-    types = fields.List(
-        TYPE_FIELD,
-        validate=validate.Length(1, len(TYPES)),
-        load_default=None,
-        metadata={
-            "description": "The player-feed event types to deliver (default: "
-            + ", ".join(f"`{name}`" for name in DEFAULT_TYPES)
-            + ")."
-        },
-    )
+    types = notification_types("to deliver")
 
 
 class WebhookSchema(ResponseSchema):
     id = fields.String(required=True, metadata={"description": "The webhook's id: delete it with deleteWebhook."})
     url = fields.String(required=True, metadata={"example": "https://bots.example.com/coins"})
-    types = fields.List(fields.String(metadata={"example": "your_turn"}), required=True)
+    types = fields.List(
+        fields.String(metadata={"example": "your_turn", "enum_schema": "NotificationType"}), required=True
+    )
     enabled = fields.Boolean(
         required=True,
         metadata={

@@ -163,7 +163,12 @@ def test_a_challenger_hears_of_a_declined_challenge_by_webhook(
     keep_up(app)
     [got] = hook_receiver.received
     event = Verifier(secret).verify(got.body, got.headers)
-    assert (event["type"], event["game"], event["seat"], event["reason"]) == ("game_cancelled", game["id"], 0, "declined")
+    assert (event["type"], event["game"], event["seat"], event["reason"]) == (
+        "game_cancelled",
+        game["id"],
+        0,
+        "declined",
+    )
 
 
 def test_failures_are_retried_later_and_410_removes_the_webhook(

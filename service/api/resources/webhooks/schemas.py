@@ -16,7 +16,7 @@ URL_DESCRIPTION = (
 )
 
 
-def notification_types(what: str) -> fields.List:
+def notification_types(what: str) -> fields.List[str]:
     """The ``types`` a webhook or a push subscription takes: player-feed event types (the named enum
     ``NotificationType``), each once; absent (or null), :data:`DEFAULT_TYPES`, which the spec states
     as its default."""

@@ -231,7 +231,11 @@ class GameSchema(ResponseSchema):
     )
     last_trick = fields.Nested(TrickSchema, allow_none=True, required=True)
     winner = fields.Integer(allow_none=True, required=True, metadata={"description": "The seat that won the game."})
-    first_dealer = fields.Integer(allow_none=True, required=True)
+    first_dealer = fields.Integer(
+        allow_none=True,
+        required=True,
+        metadata={"description": "The seat that dealt (or deals) first: null until the game starts, unless named."},
+    )
     first_dealer_chosen_by = fields.String(
         allow_none=True,
         required=True,
@@ -255,6 +259,14 @@ class GameSchema(ResponseSchema):
         allow_none=True,
         required=True,
         metadata={"description": "This finished game's rematch, once a seat asked for one (`rematchGame`); else null."},
+    )
+    expires_at = fields.DateTime(
+        allow_none=True,
+        required=True,
+        metadata={
+            "description": "A game waiting for seats reserved for players (a challenge, a rematch offer): when it is "
+            "cancelled unless every reserved seat is taken. Null otherwise."
+        },
     )
 
 

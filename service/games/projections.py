@@ -6,10 +6,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
 from .. import engine
-from ..engine import Game, Play, Status
+from ..engine import FirstDealerReason, Game, Play, Status
 from ..ratings import display
 from ..store import StoredAction, StoredGame, StoredHistory, StoredSeat, StoredTrick
-from .results import ActionState, PublicGame, SeatRating, SeatState, ShownRatingChange, TrickState
+from .results import WAITING_FOR_PLAYERS, ActionState, PublicGame, SeatRating, SeatState, ShownRatingChange, TrickState
 from .seats import is_open, owes_server_move
 
 __all__ = [
@@ -32,11 +32,14 @@ def public_game(stored: StoredGame, game: Game | None) -> PublicGame:
             )
             for s in stored.seats
         )  # a game not started is waiting for players, or cancelled: its status is the stored one
+        waiting = stored.status == WAITING_FOR_PLAYERS  # with seats reserved, its turn_deadline is their wait's end
+        named = stored.requested_first_dealer
         return PublicGame(
             stored.id, stored.status, stored.target_score, stored.seed is not None, stored.auto_deal,
             stored.turn_timeout_seconds, None, stored.version, stored.created_at, stored.updated_at, seats,
-            0, None, None, None, None, None, None, None, None, stored.rematch_of, stored.rematch, stored.rated,
-            stored.void,
+            0, None, None, None, None, None, named, None if named is None else FirstDealerReason.NAMED.value, None,
+            stored.rematch_of, stored.rematch, stored.rated, stored.void,
+            expires_at=stored.turn_deadline if waiting else None,
         )  # fmt: skip
     view = engine.public_view(game)
     seats = tuple(

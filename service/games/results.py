@@ -122,6 +122,7 @@ class PublicGame:
     rematch: str | None
     rated: bool = False
     void: bool = False  # rated, but a seat left before playing a card: it rates nobody
+    expires_at: datetime | None = None  # waiting for reserved seats: when it is cancelled unless they are taken
 
     @property
     def etag(self) -> str:

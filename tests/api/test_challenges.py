@@ -5,6 +5,7 @@ the lists that leave such games out; the refusals (each code); and the daily lim
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
 from typing import Any
 
 from flask.testing import FlaskClient
@@ -40,6 +41,10 @@ def test_a_challenge_reserves_a_seat_and_tells_its_player(client):
     mine = client.get("/v1/players/me/games?status=waiting_for_players", headers=bo.auth).json["items"]
     assert [(g["id"], g["seat"], g["reserved"]) for g in mine] == [(game["id"], 1, True)]
     assert mine[0]["reserved_until"] is not None
+    # The challenger sees when it runs out too: the game's expires_at, the moment the feed told Bo.
+    assert game["expires_at"] == told["expires_at"] == mine[0]["reserved_until"]
+    shown = datetime.fromisoformat(game["expires_at"]) - datetime.fromisoformat(game["created_at"])
+    assert shown == timedelta(seconds=600)
 
 
 def test_accepting_takes_the_reserved_seat_and_the_game_starts(client):
@@ -52,6 +57,7 @@ def test_accepting_takes_the_reserved_seat_and_the_game_starts(client):
     started = joined.json["game"]
     assert started["status"] in ("waiting_for_deal", "playing")
     assert started["seats"][1]["player"] == bo.id and started["seats"][1]["reserved_for"] == bo.id
+    assert game["expires_at"] is not None and started["expires_at"] is None  # nothing waits any more
     assert any(event["type"] == "game_started" for event in feed(client, bo))
     mine = client.get("/v1/players/me/games", headers=bo.auth).json["items"]
     assert [(g["id"], g["reserved"], g["reserved_until"]) for g in mine] == [(game["id"], False, None)]

@@ -51,6 +51,17 @@ def test_first_dealer_named_else_oldest_else_drawn(client, body, dealer, chosen_
     assert game["first_dealer"] in (0, 1, 2)
 
 
+def test_a_named_first_dealer_is_shown_before_the_game_starts(client):
+    """A game with open seats has no deal yet, but the seat named to deal first is known and shown;
+    one not named is chosen as the game starts."""
+    named = client.post("/v1/games", json={"seats": [PLAYERS[0], None, None], "first_dealer": 2}).json
+    assert named["status"] == "waiting_for_players"
+    assert (named["first_dealer"], named["first_dealer_chosen_by"]) == (2, "named")
+    unnamed = client.post("/v1/games", json={"seats": [PLAYERS[0], None, None]}).json
+    assert (unnamed["first_dealer"], unnamed["first_dealer_chosen_by"]) == (None, None)
+    assert named["expires_at"] is None  # no seat is reserved: nothing runs out
+
+
 def test_seeded_draw_is_reproducible(client):
     body = {"seats": [{"name": "A"}, {"name": "B"}, {"name": "C"}], "seed": "draw"}
     dealers = {client.post("/v1/games", json=body).json["first_dealer"] for _ in range(3)}

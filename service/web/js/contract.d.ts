@@ -1147,6 +1147,12 @@ export interface components {
             credentials: components["schemas"]["Credential"][];
             /** @description Dealer of the current (or next) hand. */
             dealer: number | null;
+            /**
+             * Format: date-time
+             * @description A game waiting for seats reserved for players (a challenge, a rematch offer): when it is cancelled unless every reserved seat is taken. Null otherwise.
+             */
+            expires_at: string | null;
+            /** @description The seat that dealt (or deals) first: null until the game starts, unless named. */
             first_dealer: number | null;
             /** @description `named` by the creator, the `oldest` player, or `drawn` at random. */
             first_dealer_chosen_by: components["schemas"]["FirstDealerChoice"] | string | null;
@@ -1267,6 +1273,12 @@ export interface components {
             created_at: string;
             /** @description Dealer of the current (or next) hand. */
             dealer: number | null;
+            /**
+             * Format: date-time
+             * @description A game waiting for seats reserved for players (a challenge, a rematch offer): when it is cancelled unless every reserved seat is taken. Null otherwise.
+             */
+            expires_at: string | null;
+            /** @description The seat that dealt (or deals) first: null until the game starts, unless named. */
             first_dealer: number | null;
             /** @description `named` by the creator, the `oldest` player, or `drawn` at random. */
             first_dealer_chosen_by: components["schemas"]["FirstDealerChoice"] | string | null;

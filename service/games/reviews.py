@@ -23,7 +23,8 @@ from .. import engine
 from ..bots import review_play
 from ..engine import CARD_BY_CODE, Card, DealAction, Game, PlayAction, Status
 from ..store import DatabaseUnavailable, GameStore, StoredAction, StoredGame, StoredReview, StoreSession
-from .errors import GameNotFinished, ReviewNeedsAPerson
+from .errors import GameCancelled, GameNotFinished, ReviewNeedsAPerson
+from .results import CANCELLED
 from .seats import has_left, is_person
 from .transactions import Transactions
 
@@ -139,6 +140,8 @@ class GameReviews:
 
     def _finished(self, game_id: str, *, refuse_bots_only: bool) -> _Finished:
         def read(session: StoreSession, stored: StoredGame) -> _Finished:
+            if stored.status == CANCELLED:
+                raise GameCancelled("the game was cancelled before it started: there is no play to review")
             if stored.status != Status.FINISHED.value or stored.state is None:
                 raise GameNotFinished("the game is not over yet: a review judges a finished game")
             actions = session.actions(game_id, after=0, limit=stored.action_count)

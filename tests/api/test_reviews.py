@@ -18,6 +18,7 @@ from service.config import Settings
 from service.games import GameService
 from service.worker import Worker
 from tests.api.test_record import play_to_end
+from tests.support.players import new_player
 
 PEOPLE = [{"name": "Ana", "age": 29}, {"name": "Bo", "age": 35}, {"name": "Cy", "age": 61}]
 
@@ -91,6 +92,16 @@ def test_an_unfinished_game_is_409_game_not_finished(client, new_table):
     answer = _review(client, table.id)
     assert answer.status_code == 409 and answer.json["code"] == "game_not_finished"
     assert answer.content_type == "application/problem+json"
+
+
+def test_a_cancelled_game_is_409_game_cancelled(client):
+    """A declined challenge never starts: there is nothing to review, now or ever."""
+    ana, bo = new_player(client, "Ana"), new_player(client, "Bo")
+    seats = [{"player": "me"}, {"player": bo.id}, {"bot": "basic"}]
+    game = client.post("/v1/games", json={"seats": seats}, headers=ana.auth).json
+    assert client.delete(f"/v1/games/{game['id']}/players/me", headers=bo.auth).status_code == 204
+    answer = _review(client, game["id"])
+    assert answer.status_code == 409 and answer.json["code"] == "game_cancelled"
 
 
 def test_no_such_game_is_404(client):

@@ -490,7 +490,8 @@ export interface paths {
          *     card it could not see), and every card it could play with the points it could expect in the
          *     rest of the hand. The first request asks for the review and answers `202` with `Retry-After`;
          *     the service's worker computes it at its lowest priority, and a request after that answers
-         *     it (`200`). Before the game is over: `409 game_not_finished`; a game with no person or player
+         *     it (`200`). Before the game is over: `409 game_not_finished` (a cancelled game, which never will
+         *     be: `409 game_cancelled`); a game with no person or player
          *     at the table (bots alone) is not reviewed: `409 review_needs_a_person`.
          *
          *     **Rate limits** (`reviews`: 30/minute per client address): over one, 429 `too_many_requests` with `Retry-After`. Answers say what is left in `RateLimit` and `RateLimit-Policy`.
@@ -5222,7 +5223,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `game_not_finished`: The game is not over yet; `review_needs_a_person`: Only a game with a person or a player at the table is reviewed */
+            /** @description `game_not_finished`: The game is not over yet; `game_cancelled`: The game was cancelled; `review_needs_a_person`: Only a game with a person or a player at the table is reviewed */
             409: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];

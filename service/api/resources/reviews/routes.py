@@ -30,7 +30,12 @@ class ReviewViews(MethodView):
         headers={"Retry-After": _RETRY_AFTER},
     )
     @blp.problems(
-        "game_not_found", "game_not_finished", "review_needs_a_person", "too_many_requests", "database_unavailable"
+        "game_not_found",
+        "game_not_finished",
+        "game_cancelled",
+        "review_needs_a_person",
+        "too_many_requests",
+        "database_unavailable",
     )
     def get(self, game_id: str) -> Any:
         """For every play of a finished game, the card the strongest bot (`master`) would have played
@@ -38,7 +43,8 @@ class ReviewViews(MethodView):
         card it could not see), and every card it could play with the points it could expect in the
         rest of the hand. The first request asks for the review and answers `202` with `Retry-After`;
         the service's worker computes it at its lowest priority, and a request after that answers
-        it (`200`). Before the game is over: `409 game_not_finished`; a game with no person or player
+        it (`200`). Before the game is over: `409 game_not_finished` (a cancelled game, which never will
+        be: `409 game_cancelled`); a game with no person or player
         at the table (bots alone) is not reviewed: `409 review_needs_a_person`."""
         review = games().review(game_id)
         if isinstance(review, PendingReview):

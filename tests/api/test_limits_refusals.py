@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import secrets
+import threading
 from collections.abc import Iterator
 
 import pytest
@@ -148,15 +149,36 @@ def test_a_replayed_leave_to_bots_alone_counts_once(limited: Flask):
     assert [count for key, count in counts.items() if "/bots-only/" in key] == [1]
 
 
-def test_a_rematch_with_a_made_up_token_is_not_counted_as_a_creation(limited: Flask):
-    """createGame and rematchGame share the address's count of creations; a rematch refused 401 for
-    its token created nothing, so a flood of them is told 401 each time and leaves the count alone."""
+def test_rematches_with_made_up_tokens_count_as_the_address_creations(limited: Flask):
+    """createGame and rematchGame share the address's count of creations, counted as each request
+    arrives: a flood of rematches with made-up tokens is told 401 until the count is used up, then
+    429, as the address's own creations are (a count after the answer let a burst through)."""
     client = limited.test_client()
     game = client.post("/v1/games", json={"seats": [{"name": "Ana"}, {"name": "Bo"}, {"name": "Cy"}]}).json
     allowed = int(SHARED_LIMITS["create"][0].split("/")[0])
-    for _ in range(allowed + 5):
-        refused = client.post(
-            f"/v1/games/{game['id']}/rematch", headers={"Authorization": f"Bearer {secrets.token_urlsafe(32)}"}
-        )
-        assert refused.status_code == 401 and refused.json["code"] == "invalid_token"
-    assert client.post("/v1/games", json={}).status_code == 201  # the address's own creations still go
+    made_up = {"Authorization": f"Bearer {secrets.token_urlsafe(32)}"}
+    answers = [client.post(f"/v1/games/{game['id']}/rematch", headers=made_up) for _ in range(allowed)]
+    assert [a.json["code"] for a in answers] == ["invalid_token"] * (allowed - 1) + ["too_many_requests"]
+    assert client.post("/v1/games", json={}).json["code"] == "too_many_requests"
+    assert all("127.0.0.1" not in key for key in _counters(limited))  # an address only as its keyed hash
+
+
+def test_requests_sent_at_once_cannot_all_pass_an_address_limit(limited: Flask):
+    """Twenty games of three bots asked for at the same moment from one address: the count is taken
+    as each arrives, in one atomic increment, so no more than the limit are made."""
+    allowed = int(SHARED_LIMITS["bots-only"][0].split("/")[0])
+    start = threading.Barrier(20)
+    answers: list[int] = []
+
+    def create() -> None:
+        client = limited.test_client()
+        start.wait(timeout=10)
+        body = {"seats": [{"bot": "random"}] * 3, "target_score": 1}
+        answers.append(client.post("/v1/games", json=body).status_code)
+
+    threads = [threading.Thread(target=create) for _ in range(20)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert len(answers) == 20 and answers.count(201) == allowed and answers.count(429) == 20 - allowed

@@ -13,19 +13,28 @@ rematches from one game makes at most :data:`LINEAGE_GAMES_PER_MINUTE` games, fr
 counted apart from the others; a leaveGame that leaves a started game to bots alone counts there too
 (:class:`BotGames`, and :mod:`service.games.leaving`, which refuses it once the count is used up).
 
-leaveGame is not counted as a join: it needs a seat's token, and a token leaves once. A credential
-that no seat holds stores nothing (a flood of made-up tokens would write one counter per token): the
-counters of seats do not count a ``401`` (nor a ``429``), and a play, hint or leave without any
-credential (``401 missing_token``, as for a rematch) is counted nowhere. Nor is a refusal counted per
-address: it costs what a public read of the game costs (which no limit bounds either), and answering
-an unknown credential ``429`` instead of ``401`` would tell its sender the wrong thing; floods from
-one address are the proxy's to bound (``deploy/haproxy.cfg``, per-address request rate).
+leaveGame is not counted as a join: it needs a seat's token, and a token leaves once.
+
+**When a request is counted.** The limits per client address (create, bots-only, join, players,
+reviews) count every request as it arrives, in one atomic increment that also tells whether it is
+over: so requests sent at the same moment cannot all pass a check made before any of them is
+counted (a burst of 60 games of three bots from one address made 60 when they were counted after
+their answers). A refused one counts as well. The limits per credential (plays, hints, queue,
+webhooks, push) count after the answer, and only a request whose credential a seat or player holds:
+a credential that no one holds stores nothing (a flood of made-up tokens would write one counter per
+token), so a ``401`` (or a ``429``) is not counted, and a play, hint or leave without any credential
+(``401 missing_token``, as for a rematch) is counted nowhere. The price: one credential's requests
+sent at the same moment may pass together before they are counted (a play is one a turn all the
+same; a hint, a queue or a webhook a burst each), which the proxy's per-address request rate bounds
+(``deploy/haproxy.cfg``). Answering an unknown credential ``429`` instead of ``401`` would tell its
+sender the wrong thing.
 
 The defaults are far above what a person or a script creating a few games a minute needs. Counters
 are fixed windows in a storage every worker and instance shares (``create_app`` chooses it: Redis
 with ``REDIS_URL``, else the database). ``RATE_LIMITS=off`` turns them all off (benchmarks, load
-tests). A token is counted by its SHA-256, never as itself. The address is ``REMOTE_ADDR``, the client's
-own behind ``TRUSTED_PROXY_HOPS`` proxies (see the README, "Behind a proxy").
+tests). A token is counted by its SHA-256, never as itself; an address by its keyed hash
+(:func:`client_address`). The address is ``REMOTE_ADDR``, the client's own behind
+``TRUSTED_PROXY_HOPS`` proxies (see the README, "Behind a proxy").
 
 A play costs no write of its own for its limit. In the database, a seat's accepted plays are counted
 from the actions the plays wrote (see :mod:`service.store.rate_limits`): the counter is only read
@@ -55,7 +64,7 @@ from limits import RateLimitItem, parse
 
 from ...games import hash_token
 from ..common import bearer_token
-from ..context import BOT_GAMES
+from ..context import BOT_GAMES, client_address_hash
 from ..problems import Problem
 
 __all__ = [
@@ -75,7 +84,9 @@ BOTS_ONLY = "bots-only"
 
 
 def client_address() -> str:
-    return f"address:{request.remote_addr or ''}"
+    """``address:<keyed hash>`` of the client's address (as the ratings' rules keep it): the counters'
+    storage and the limiter's log lines never hold an address."""
+    return f"address:{client_address_hash() or ''}"
 
 
 def seat_token() -> str:
@@ -254,12 +265,15 @@ def init_limits(
             methods=["POST"],
             key_func=client_address,
             exempt_when=exempt_when,
-            deduct_when=_credential_held,  # a creation refused for its credential created nothing
-        )
+        )  # counted as the request arrives: see the module's docstring
         for name in blueprints:
             shared(cast(flask.Blueprint, app.blueprints[name]))
     for name, (limit, method, key, exempt) in LIMITS.items():
-        deduct_when = _not_accepted if name == "plays" and plays_counted_by_their_actions else _credential_held
+        deduct_when: Callable[[Response], bool] | None = (
+            _not_accepted if name == "plays" and plays_counted_by_their_actions else _credential_held
+        )
+        if key is client_address:
+            deduct_when = None  # counted as the request arrives: see the module's docstring
         limited = limiter.limit(limit, methods=[method], key_func=key, exempt_when=exempt, deduct_when=deduct_when)
         limited(cast(flask.Blueprint, app.blueprints[name]))
     bot_games = BotGames(limiter, SHARED_LIMITS[BOTS_ONLY][0])

@@ -25,6 +25,7 @@ that broke when an upgrade changes it.
 
 from __future__ import annotations
 
+import functools
 import http
 import inspect
 from collections import defaultdict
@@ -35,7 +36,7 @@ import flask_smorest
 import marshmallow as ma
 from apispec import APISpec
 from apispec.ext import marshmallow as apispec_marshmallow
-from flask import Flask
+from flask import Flask, Response
 from webargs import core
 from webargs.flaskparser import FlaskParser
 
@@ -123,7 +124,10 @@ class Blueprint(flask_smorest.Blueprint):  # type: ignore[misc]  # flask-smorest
         schema = fast_schema(schema)
         if isinstance(schema, ma.Schema):
             self.response_schemas.append(schema)
-        return _with_deprecations(super().response(status_code, schema, **options), schema)
+        document = _with_deprecations(super().response(status_code, schema, **options), schema)
+        if status_code == http.HTTPStatus.NO_CONTENT and schema is None:
+            return lambda func: document(_no_content(func))
+        return document
 
     def arguments(self, schema: Any, **options: Any) -> Callable[[F], F]:
         """flask-smorest's ``arguments``; a deprecated field in ``schema`` has the operation's answers
@@ -179,6 +183,22 @@ class Blueprint(flask_smorest.Blueprint):  # type: ignore[misc]  # flask-smorest
             return func
 
         return decorator
+
+
+def _no_content(view: F) -> F:
+    """``view``, whose ``None`` is answered as a ``204`` with no ``Content-Type``: flask-smorest would
+    answer it as JSON (``application/json``, an empty body), which a 204 has none of (RFC 9110)."""
+
+    @functools.wraps(view)
+    def answer(*args: Any, **kwargs: Any) -> Any:
+        result = view(*args, **kwargs)
+        if result is not None:
+            return result
+        response = Response(status=http.HTTPStatus.NO_CONTENT)
+        response.headers.remove("Content-Type")
+        return response
+
+    return answer  # type: ignore[return-value]
 
 
 def _with_deprecations(document: Callable[[F], F], schema: Any) -> Callable[[F], F]:

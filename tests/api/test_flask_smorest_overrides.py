@@ -80,6 +80,22 @@ def test_the_response_wrapper_dumps_with_the_instance_it_is_given():
     )
 
 
+def test_a_204_has_no_content_type():
+    """flask-smorest answers a view's ``None`` as JSON; a 204 (RFC 9110: no content) is answered
+    without a ``Content-Type``, and still documented as a 204 with no content."""
+    blueprint = Blueprint("t", __name__)
+
+    @blueprint.route("/thing")  # a GET: the suite's test client runs the worker after other methods
+    @blueprint.response(204)
+    def nothing() -> None:
+        return None
+
+    app = _app(blueprint)
+    answer = app.test_client().get("/thing")
+    assert answer.status_code == 204 and "Content-Type" not in answer.headers and answer.data == b""
+    assert "content" not in _spec(app)["paths"]["/thing"]["get"]["responses"]["204"]
+
+
 def test_a_compiled_schema_is_documented_under_its_class_name():
     """The spec's component name comes from the schema's class, whatever its instance's dump."""
     blueprint = flask_smorest.Blueprint("t", __name__)

@@ -248,11 +248,12 @@ class GameModel:
             "turn_timeout_seconds": None, "turn_deadline": None, "version": self.version,
             "seats": [self._seat(number) for number in range(3)],
             "hand_number": 0, "dealer": None, "turn": None, "trick": None, "last_trick": None, "winner": None,
-            "first_dealer": None, "first_dealer_chosen_by": None, "commitment": None,
-            "rematch_of": None, "rematch": None, "rated": False, "void": False,
+            "first_dealer": self.first_dealer, "first_dealer_chosen_by": None if self.first_dealer is None else "named",
+            "commitment": None, "rematch_of": None, "rematch": None, "rated": False, "void": False,
+            "expires_at": None,  # no seat is reserved (no challenges here)
         }  # fmt: skip
         if game is None:
-            return state
+            return state  # waiting for players: a named first dealer is shown already
         trick = None
         if game.status is Status.PLAYING:
             assert game.leader is not None

@@ -171,6 +171,8 @@ class Blueprint(flask_smorest.Blueprint):  # type: ignore[misc]  # flask-smorest
                 headers: dict[str, Any] | None = {"WWW-Authenticate": "WWW-Authenticate"} if status == 401 else None
                 if status in (429, 503):
                     headers = {"Retry-After": {"description": "Seconds to wait.", "schema": {"type": "integer"}}}
+                if status == 412:  # If-Match named another version
+                    headers = {"ETag": {"description": "The game's current version's tag.", "schema": {"type": "string"}}}
                 document = self.alt_response(
                     status,
                     schema=ProblemSchema,

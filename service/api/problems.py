@@ -197,6 +197,10 @@ def register_problem_handlers(app: Flask) -> None:
         retry_after = getattr(error, "retry_after", None)  # a use case's own limit (errors.LimitReached)
         if retry_after is not None:
             headers["Retry-After"] = str(retry_after)
+        etag = getattr(error, "etag", None)  # If-Match named another version: the current one's tag
+        if etag is not None:
+            headers["ETag"] = f'"{etag}"'
+
         return problem_response(Problem(error.code, str(error), headers=headers, members=error.members()))
 
     @app.errorhandler(DatabaseUnavailable)

@@ -90,9 +90,14 @@ class ReviewNeedsAPerson(ServiceError):
 
 
 class VersionMismatch(ServiceError):
-    """``If-Match`` named a version of the game that is no longer current."""
+    """``If-Match`` named a version of the game that is no longer current. ``etag``: the current
+    version's entity tag (without quotes), answered in the ``ETag`` header."""
 
     code = "precondition_failed"
+
+    def __init__(self, message: str, *, etag: str) -> None:
+        super().__init__(message)
+        self.etag = etag
 
 
 class InvalidCursor(ServiceError):

@@ -16,8 +16,9 @@ def check_version(stored: StoredGame, if_match: Sequence[str] | None) -> None:
     """Raise :class:`.VersionMismatch` unless ``If-Match`` is absent, ``*`` or names the game's version."""
     if if_match is None or "*" in if_match:
         return
-    if etag_for(stored.id, stored.version) not in if_match:
-        raise VersionMismatch(f"the game is at version {stored.version}; read it again and retry")
+    current = etag_for(stored.id, stored.version)
+    if current not in if_match:
+        raise VersionMismatch(f"the game is at version {stored.version}; read it again and retry", etag=current)
 
 
 def running(stored: StoredGame, game: Game | None) -> Game:

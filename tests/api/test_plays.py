@@ -86,7 +86,8 @@ def test_if_match(dealt):
     card = dealt.hand(1)[0]
     stale = dealt.play(1, card, **{"If-Match": f'"{dealt.id}.1"'})
     assert stale.status_code == 412 and stale.json["code"] == "precondition_failed"
-    applied = dealt.play(1, card, **{"If-Match": etag})
+    assert stale.headers["ETag"] == etag  # the current version's: retry with it, no read in between
+    applied = dealt.play(1, card, **{"If-Match": stale.headers["ETag"]})
     assert applied.status_code == 201
     assert applied.headers["ETag"] == f'"{dealt.id}.3"'
     assert dealt.play(2, dealt.hand(2)[0], **{"If-Match": "*"}).status_code == 201

@@ -3648,6 +3648,8 @@ export interface operations {
             /** @description `precondition_failed`: The game has changed */
             412: {
                 headers: {
+                    /** @description The game's current version's tag. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4055,6 +4057,8 @@ export interface operations {
             /** @description `precondition_failed`: The game has changed */
             412: {
                 headers: {
+                    /** @description The game's current version's tag. */
+                    ETag?: string;
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;
@@ -4427,6 +4431,8 @@ export interface operations {
             /** @description `precondition_failed`: The game has changed */
             412: {
                 headers: {
+                    /** @description The game's current version's tag. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4664,6 +4670,8 @@ export interface operations {
             /** @description `precondition_failed`: The game has changed */
             412: {
                 headers: {
+                    /** @description The game's current version's tag. */
+                    ETag?: string;
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     [name: string]: unknown;

@@ -172,7 +172,9 @@ class Blueprint(flask_smorest.Blueprint):  # type: ignore[misc]  # flask-smorest
                 if status in (429, 503):
                     headers = {"Retry-After": {"description": "Seconds to wait.", "schema": {"type": "integer"}}}
                 if status == 412:  # If-Match named another version
-                    headers = {"ETag": {"description": "The game's current version's tag.", "schema": {"type": "string"}}}
+                    headers = {
+                        "ETag": {"description": "The game's current version's tag.", "schema": {"type": "string"}}
+                    }
                 document = self.alt_response(
                     status,
                     schema=ProblemSchema,

@@ -38,6 +38,10 @@ def _default_workers() -> int:
 # Where to listen: BIND (host:port, or unix:/path) wins over PORT (all interfaces).
 bind = [os.environ.get("BIND") or f"0.0.0.0:{_int('PORT', 8000)}"]
 proc_name = "coins@" + ",".join(bind)  # the process titles name the instance: two on one host stay apart
+# gunicorn 27's control socket would sit at one path per user ($HOME/.gunicorn/gunicorn.ctl): a second
+# master on the host takes it over and deletes it as it stops, and in the image (HOME=/app, not the
+# user's) it cannot be made. Nothing here uses it; older gunicorns ignore the setting.
+control_socket_disable = True
 workers = max(1, _int("WEB_CONCURRENCY", _default_workers()))
 # gthread workers (gunicorn's threaded worker): each worker process serves requests on a pool of
 # threads. The web role holds no event stream (the real-time role does: service/realtime, and

@@ -57,6 +57,8 @@ def test_defaults(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     assert settings["worker_class"] == "service.api.worker.Worker"  # gthread, answering unreadable requests
     assert settings["threads"] == 1000  # the web role holds no stream: every thread answers requests
     assert settings["worker_connections"] == 2 * settings["threads"]  # as many idle keep-alive connections
+    if "control_socket_disable" in settings:  # gunicorn 27 on: no control socket at a path shared per user
+        assert settings["control_socket_disable"] is True
 
 
 def test_a_worker_freezes_what_it_loaded_out_of_the_collectors_scans(
@@ -109,6 +111,15 @@ def test_compose_runs_the_image_against_a_healthy_postgres() -> None:
     assert "@db:5432/" in service["environment"]["DATABASE_URL"]
     assert service["depends_on"]["db"]["condition"] == "service_healthy"
     assert "pg_isready" in " ".join(db["healthcheck"]["test"])
+
+
+def test_compose_checks_the_health_of_the_roles_that_serve_http_only() -> None:
+    """The image's HEALTHCHECK asks /healthz on PORT: the worker serves no HTTP, so its check is off
+    (it would always be unhealthy); the web and real-time roles keep the image's."""
+    yaml = pytest.importorskip("yaml")
+    services = yaml.safe_load((ROOT / "docker-compose.yml").read_text())["services"]
+    assert services["worker"]["healthcheck"] == {"disable": True} and services["worker"]["expose"] == []
+    assert "healthcheck" not in services["web"] and "healthcheck" not in services["realtime"]
 
 
 @pytest.mark.slow

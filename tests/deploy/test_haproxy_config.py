@@ -1,5 +1,6 @@
 """The shipped proxy configuration (deploy/haproxy.cfg): valid, its error pages problem+json with the
-service's security headers, the client's own X-Forwarded-For replaced; docker-compose.yml puts it in front."""
+service's security headers, the client's own X-Forwarded-For replaced, a feed its client closed let go
+at once; docker-compose.yml puts it in front."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import os
 import re
 import socket
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -15,7 +17,8 @@ import yaml
 
 from service.api.hooks.security_headers import DEFAULT_CSP, SECURITY_HEADERS
 from tests.support.server import HOST
-from tests.support.topology import ROOT, SHIPPED_CONFIG, behind_haproxy, haproxy_binary, realtime, service
+from tests.support.sse import EventStream
+from tests.support.topology import ROOT, SHIPPED_CONFIG, behind_haproxy, haproxy_binary, realtime, service, timed
 
 ERRORFILE = re.compile(r"^\s*errorfile\s+(\d{3})\s+(\S+)", re.MULTILINE)
 PROBLEM_CODES = set(yaml.safe_load((ROOT / "openapi.yaml").read_text())["components"]["schemas"]["ProblemCode"]["enum"])
@@ -66,6 +69,7 @@ def test_every_error_page_the_proxy_sends_is_a_problem_with_the_security_headers
         'maxconn "${COINS_REALTIME_MAXCONN-',
         "use_backend realtime if feed",
         "timeout tunnel",
+        "option abortonclose",
     ],
 )
 def test_the_configuration_has(directive: str):
@@ -132,3 +136,65 @@ def test_through_the_proxy_a_forged_forwarded_for_is_replaced(database_url, tmp_
         assert b" 404 " in sock.recv(65536)
     [line] = [line for line in app.log.read_text().splitlines() if "/v1/games/<game_id>" in line]
     assert json.loads(line)["remote_addr"] == "127.0.0.1"  # the proxy's view of the client, not the forged one
+
+
+STREAMS_PER_TOKEN = 5  # the real-time role's share of one token (its default, set here explicitly)
+REOPEN_SECONDS = 1.0  # a closed feed's share is free at once; before, the proxy held it 15 s (a stream) or 30 s
+PROBE_SECONDS = 0.05  # between two attempts: 20 a second, far under the proxy's 1,000 requests in 10 s
+
+
+def _reopened_after(port: int, game_id: str, token: str) -> float | None:
+    """Seconds until a stream of ``token`` opens (each refusal a 429), or None if none does within REOPEN_SECONDS."""
+    started = time.monotonic()
+    for _ in range(round(REOPEN_SECONDS / PROBE_SECONDS) + 1):
+        with EventStream(port, game_id, token=token, timeout=5) as stream:
+            if stream.status == 200:
+                return time.monotonic() - started
+            assert stream.status == 429 and b'"too_many_requests"' in stream.body, (stream.status, stream.body)
+        if time.monotonic() - started >= REOPEN_SECONDS:
+            return None
+        time.sleep(PROBE_SECONDS)
+    return None
+
+
+@pytest.mark.slow
+def test_through_the_proxy_a_closed_stream_or_long_poll_gives_its_share_back_at_once(database_url, tmp_path):
+    """A client holds its token's 5 streams through the proxy, closes them, and opens a new one at once;
+    the same with 5 long polls (wait=30). HAProxy used to keep a request whose client had gone until its
+    next write to it failed: the role's heartbeat 15 s later, the long poll's answer 30 s later."""
+    binary = haproxy_binary()
+    if binary is None:
+        pytest.skip("HAProxy is not installed")
+    env = {"TRUSTED_PROXY_HOPS": "1", "WEB_CONCURRENCY": "1", "RATE_LIMITS": "on"}
+    env["STREAMS_PER_TOKEN"] = str(STREAMS_PER_TOKEN)
+    with (
+        service(database_url, tmp_path, **env) as app,
+        realtime(database_url, tmp_path, **env) as feeds,
+        behind_haproxy(binary, [app.port], [feeds.port], tmp_path) as proxy,
+    ):
+        created = timed(proxy.port, "POST", "/v1/games", {"seats": [{"name": "Ana"}, {"name": "Bea"}, None]}).body
+        game_id = created["id"]
+        streaming, polling = (credential["token"] for credential in created["credentials"][:2])
+
+        held = [EventStream(proxy.port, game_id, token=streaming, timeout=5) for _ in range(STREAMS_PER_TOKEN)]
+        assert [stream.status for stream in held] == [200] * STREAMS_PER_TOKEN
+        with EventStream(proxy.port, game_id, token=streaming, timeout=5) as refused:
+            assert refused.status == 429  # the share is full
+        for stream in held:
+            stream.close()
+        assert _reopened_after(proxy.port, game_id, streaming) is not None, "a closed stream kept its share"
+
+        last_id = timed(proxy.port, "GET", f"/v1/games/{game_id}/events", token=polling).body["last_id"]
+        waiting = f"/v1/games/{game_id}/events?after={last_id}&wait=30"  # nothing comes: each waits 30 s
+        polls = [
+            EventStream(
+                proxy.port, game_id, token=polling, timeout=5, path=waiting, headers={"Accept": "application/json"}
+            )
+            for _ in range(STREAMS_PER_TOKEN)
+        ]
+        assert [poll.status for poll in polls] == [200] * STREAMS_PER_TOKEN  # the answer's head comes at once
+        with EventStream(proxy.port, game_id, token=polling, timeout=5) as refused:
+            assert refused.status == 429
+        for poll in polls:
+            poll.close()
+        assert _reopened_after(proxy.port, game_id, polling) is not None, "a closed long poll kept its share"

@@ -13,7 +13,8 @@ from .. import jsonio
 __all__ = ["JsonFormatter", "configure_logging"]
 
 # The attributes every LogRecord has; anything else was passed with ``extra=`` and is logged as a field.
-_RECORD_ATTRIBUTES = frozenset(logging.makeLogRecord({}).__dict__) | {"message", "asctime", "taskName"}
+# uvicorn's records carry ``color_message``, the message again with terminal colour codes: not a field.
+_RECORD_ATTRIBUTES = frozenset(logging.makeLogRecord({}).__dict__) | {"message", "asctime", "taskName", "color_message"}
 # SQLAlchemy writes a failed statement's bound values into its message ("[parameters: (...)]"):
 # they may hold token hashes or stored hands, so they never reach a log line.
 _SQL_PARAMETERS = re.compile(r"\[parameters: .*")

@@ -196,3 +196,13 @@ def test_sql_parameters_are_redacted_from_exceptions():
     line = json.loads(JsonFormatter().format(record))
     assert "secret-hand" not in line["exception"]
     assert "[parameters: redacted]" in line["exception"] and "[SQL: UPDATE games SET state=?]" in line["exception"]
+
+
+def test_uvicorns_coloured_copy_of_a_message_is_not_a_field():
+    """uvicorn passes ``color_message`` (the message with terminal colour codes) with its records."""
+    record = logging.getLogger("uvicorn.error").makeRecord(
+        "uvicorn.error", logging.INFO, __file__, 1, "Started server process [%d]", (7,), None,
+        extra={"color_message": "Started server process [\x1b[36m%d\x1b[0m]"},
+    )  # fmt: skip
+    line = json.loads(JsonFormatter().format(record))
+    assert line["message"] == "Started server process [7]" and "color_message" not in line

@@ -13,6 +13,7 @@ import gc
 import os
 import resource
 import sys
+from typing import Any
 
 import uvicorn
 
@@ -34,14 +35,18 @@ def _int(name: str, default: int) -> int:
     return int(raw)
 
 
-def _bind() -> tuple[str, int]:
+def listen_address() -> dict[str, Any]:
+    """Where to listen, as uvicorn takes it: BIND (``host:port``, or ``unix:/path``, as for the web
+    role's gunicorn), else every interface on PORT."""
     bind = os.environ.get("BIND", "").strip()
     if not bind:
-        return "0.0.0.0", _int("PORT", 8000)
+        return {"host": "0.0.0.0", "port": _int("PORT", 8000)}
+    if bind.startswith("unix:") and len(bind) > len("unix:"):
+        return {"uds": bind.removeprefix("unix:")}
     host, _, port = bind.rpartition(":")
     if not host or not port.isdigit():
-        raise SystemExit(f"coins-realtime: BIND must be host:port, not {bind!r}")
-    return host.strip("[]"), int(port)
+        raise SystemExit(f"coins-realtime: BIND must be host:port or unix:/path, not {bind!r}")
+    return {"host": host.strip("[]"), "port": int(port)}
 
 
 def _raise_open_files_limit() -> None:
@@ -51,7 +56,7 @@ def _raise_open_files_limit() -> None:
 
 
 def main() -> None:
-    host, port = _bind()
+    address = listen_address()
     _raise_open_files_limit()
     try:
         app = create_realtime_app(threads=max(1, _int("REALTIME_THREADS", 10)))
@@ -60,8 +65,7 @@ def main() -> None:
     gc.freeze()  # the wiring lives as long as the process: full collections need not scan it
     uvicorn.run(
         app,
-        host=host,
-        port=port,
+        **address,
         http="httptools",
         loop="uvloop",
         lifespan="on",

@@ -5,7 +5,7 @@ Command line (reads ``DATABASE_URL``, like the service)::
     coins-migrate                  # upgrade to the newest revision (same as python -m service.store.migrate)
     coins-migrate --wait 30        # first wait up to 30 s for the database to accept connections
     coins-migrate --check          # exit 1 unless the database is at the newest revision
-    coins-migrate --sql            # print the upgrade's SQL instead of running it
+    coins-migrate --sql            # print the upgrade's SQL (from the database's revision) instead of running it
 
 Every upgrade runs in one transaction that holds the schema lock (:meth:`Database.schema_lock`),
 so gunicorn workers, containers and hosts starting together migrate exactly once and the
@@ -82,13 +82,32 @@ def wait_until_reachable(database: Database, seconds: float) -> None:
             time.sleep(1)
 
 
+def _revision_to_print_from(settings: Settings, wait: float) -> str | None:
+    """The revision the database is at, so that ``--sql`` prints the upgrade from there (a database
+    that is up to date: nothing but the transaction); None for an empty database, or one that cannot
+    be reached (then the SQL from empty, and a note on stderr)."""
+    database = Database(settings.sqlalchemy_url, pool_size=1, busy_timeout_ms=settings.db_busy_timeout_ms)
+    try:
+        wait_until_reachable(database, wait)
+        return current_revision(database)
+    except DatabaseUnavailable as error:
+        print(f"coins-migrate: the database is unavailable ({error}): the SQL from an empty database", file=sys.stderr)
+        return None
+    finally:
+        database.dispose()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="coins-migrate", description="Upgrade the database named by DATABASE_URL.")
     parser.add_argument("--revision", default="head", help="target revision (default: head)")
     parser.add_argument("--wait", type=float, default=0, metavar="SECONDS", help="wait this long for the database")
     group = parser.add_mutually_exclusive_group()
     group.add_argument("--check", action="store_true", help="exit 1 unless the database is at the newest revision")
-    group.add_argument("--sql", action="store_true", help="print the SQL of the upgrade instead of running it")
+    group.add_argument(
+        "--sql",
+        action="store_true",
+        help="print the SQL of the upgrade from the database's revision instead of running it",
+    )
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     logging.getLogger("alembic.runtime.migration").setLevel(logging.WARNING)  # we print the outcome
@@ -99,9 +118,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"coins-migrate: {error}", file=sys.stderr)
         return 2
     if args.sql:
+        start = _revision_to_print_from(settings, args.wait)
         config = alembic_config()
         config.set_main_option("sqlalchemy.url", settings.sqlalchemy_url.replace("%", "%%"))
-        command.upgrade(config, args.revision, sql=True)
+        command.upgrade(config, args.revision if start is None else f"{start}:{args.revision}", sql=True)
         return 0
 
     database = Database(settings.sqlalchemy_url, pool_size=1, busy_timeout_ms=settings.db_busy_timeout_ms)

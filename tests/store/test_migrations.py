@@ -159,6 +159,16 @@ def test_command_line_prints_sql(database_url: str) -> None:
     assert "CREATE TABLE games" in result.stdout
 
 
+def test_command_line_prints_the_sql_from_the_databases_revision(database: Database, database_url: str) -> None:
+    """A database one revision behind: the SQL of that one revision, not the schema from empty."""
+    _migrate(database, "0020")
+    result = run_cli(database_url, "--sql")
+    assert result.returncode == 0, result.stderr
+    assert "CREATE TABLE games" not in result.stdout and "0021" in result.stdout
+    _migrate(database, "head")
+    assert "CREATE TABLE" not in run_cli(database_url, "--sql").stdout  # up to date: nothing to do
+
+
 def test_command_line_reports_an_unreachable_database(tmp_path: Path) -> None:
     result = run_cli("postgresql://nobody@127.0.0.1:9/none")  # port 9 (discard): nothing listens
     assert result.returncode == 3

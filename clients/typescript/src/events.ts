@@ -57,6 +57,20 @@ const everyPlayerType: Unknown<PlayerEvent["type"], (typeof PLAYER_EVENT_TYPES)[
 void everyFeedType;
 void everyPlayerType;
 
+/**
+ * Whether a game feed's event is of a type this version lists: a page's items (`GET …/events`) and
+ * `followGame(…, { unlisted: true })` hold `FeedEvent | UnlistedFeedEvent`, whose unlisted `type` is
+ * any string, so `switch (event.type)` narrows only once this guard has set the unlisted ones aside.
+ */
+export function isListedFeedEvent(event: FeedEvent | UnlistedFeedEvent): event is FeedEvent {
+  return (FEED_EVENT_TYPES as readonly string[]).includes(event.type);
+}
+
+/** Whether a player feed's event is of a type this version lists (see `isListedFeedEvent`). */
+export function isListedPlayerEvent(event: PlayerEvent | UnlistedPlayerEvent): event is PlayerEvent {
+  return (PLAYER_EVENT_TYPES as readonly string[]).includes(event.type);
+}
+
 /** A refusal of the server: the RFC 9457 problem, with its stable `code`. */
 export class CoinsProblem extends Error {
   constructor(

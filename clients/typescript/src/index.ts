@@ -10,7 +10,16 @@ import createClient, { type Client, type ClientOptions } from "openapi-fetch";
 import type { components, paths } from "./schema.js";
 
 export type { components, operations, paths } from "./schema.js";
-export { CoinsProblem, FEED_EVENT_TYPES, FeedLost, PLAYER_EVENT_TYPES, followGame, followPlayer } from "./events.js";
+export {
+  CoinsProblem,
+  FEED_EVENT_TYPES,
+  FeedLost,
+  PLAYER_EVENT_TYPES,
+  followGame,
+  followPlayer,
+  isListedFeedEvent,
+  isListedPlayerEvent,
+} from "./events.js";
 export type { FeedEvent, FollowOptions, PlayerEvent, Problem, UnlistedFeedEvent, UnlistedPlayerEvent } from "./events.js";
 export { SSEDecoder, type ServerSentEvent } from "./sse.js";
 

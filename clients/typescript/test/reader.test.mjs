@@ -192,3 +192,11 @@ test("the README shows the quickstart as it is", () => {
   const quickstart = readFileSync(new URL("../examples/quickstart.mjs", import.meta.url), "utf8");
   assert.ok(readme.includes("```js\n" + quickstart + "```"));
 });
+
+test("the guards tell the listed events from the unlisted ones, which a page's items may hold", async () => {
+  const { isListedFeedEvent, isListedPlayerEvent } = await import("../dist/index.js");
+  assert.equal(isListedFeedEvent({ id: 1, type: "card_played" }), true);
+  assert.equal(isListedFeedEvent({ id: 2, type: "a_type_added_later" }), false);
+  assert.equal(isListedPlayerEvent({ id: 3, type: "your_turn" }), true);
+  assert.equal(isListedPlayerEvent({ id: 4, type: "card_played" }), false); // a game feed's type
+});

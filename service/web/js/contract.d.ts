@@ -2656,7 +2656,7 @@ export interface components {
         "Idempotent-Replayed": "true";
         /** @description RFC 8288 link to the next page (rel="next"), when there is one. */
         Link: string;
-        /** @description URL of the created game (or player). */
+        /** @description URL of what the request created: a game, a player, a ticket. */
         Location: string;
         /** @description How much of each limit is left after this request (draft-ietf-httpapi-ratelimit-headers-10: each policy's name with `r`, the requests remaining, and `t`, the seconds until the window resets: `"create";r=29;t=41`). Pace yourself by it; at `r=0` the next request is 429 until `t` has passed. */
         RateLimit: string;

@@ -200,7 +200,10 @@ def init_api(app: Flask) -> Api:
 
 HEADERS: dict[str, dict[str, Any]] = {
     "ETag": {"description": "Strong entity tag of the game's version.", "schema": {"type": "string"}},
-    "Location": {"description": "URL of what the request created: a game, a player, a ticket.", "schema": {"type": "string"}},
+    "Location": {
+        "description": "URL of what the request created: a game, a player, a ticket.",
+        "schema": {"type": "string"},
+    },
     "Link": {
         "description": 'RFC 8288 link to the next page (rel="next"), when there is one.',
         "schema": {"type": "string"},

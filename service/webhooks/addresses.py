@@ -90,6 +90,9 @@ class AddressPolicy:
         """``url`` parsed, if its form is one a webhook may have (no resolution)."""
         if len(url) > MOST_URL:
             raise WebhookUrlRefused(f"the URL is longer than {MOST_URL} characters")
+        if any(character.isspace() or not character.isprintable() for character in url):
+            # a space or a control character (CR, LF …) cannot go into a request line: never deliverable
+            raise WebhookUrlRefused("the URL must not contain spaces or control characters")
         try:
             parts = urlsplit(url)
             port = parts.port

@@ -67,6 +67,9 @@ def test_one_private_answer_among_public_ones_refuses_the_url() -> None:
         "https://hooks.example.com:99999/",
         "https://hooks.example.com/#fragment",
         "https://hooks.example.com/" + "a" * 2048,
+        "https://hooks.example.com/a b",  # a space, a CR, a LF: no request line can carry them
+        "https://hooks.example.com/a\r\nX-Injected: 1",
+        "https://hooks.example.com/\x00",
     ],
 )
 def test_urls_of_other_forms_are_refused(url: str) -> None:

@@ -36,7 +36,8 @@ async function challenge(ana, boId, { shoot = false } = {}) {
   await ana.dblclick("#challenge-send"); // a double click sends one challenge
   await ana.locator(".table[data-status=waiting_for_players]").waitFor({ timeout: STEP_MS });
   // No seat is open (Bo's is reserved): the table waits for Bo by name, with no empty invitation or fair-deal panel.
-  assert.match(await ana.locator(".status-line").innerText(), /Waiting for Bo to accept the challenge/);
+  // ... and says until when (the game's expires_at: a day unless the challenge says otherwise).
+  assert.match(await ana.locator(".status-line").innerText(), /^Waiting for Bo to accept the challenge, until .*20\d\d/);
   assert.equal(await ana.locator("#invite-title, #fair-title").count(), 0, "an empty panel's heading");
   return gameIdOf(ana);
 }

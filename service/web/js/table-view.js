@@ -2,7 +2,7 @@
 
 import { SUITS, cardFace, suitIcon } from "./cards.js";
 import { h } from "./dom.js";
-import { cardName, suitName, t } from "./i18n.js";
+import { cardName, formatDate, suitName, t } from "./i18n.js";
 import { seatKind, seatName, seatRating, seatRatingShort } from "./names.js";
 import { trickReason } from "./trick.js";
 
@@ -20,7 +20,10 @@ export function statusText(game, mine) {
   if (game.status === "waiting_for_deal") return game.turn === mine ? t("status.yourDeal") : t(first ? "status.firstDeal" : "status.waiting_for_deal", { name: turnName });
   if (game.status === "playing") return game.turn === mine ? t("status.yourTurn") : t("status.playing", { name: turnName });
   const invited = game.seats.find((seat) => seat.reserved_for && !seat.player);
-  if (game.status === "waiting_for_players" && invited && !game.seats.some((seat) => seat.open)) return t("status.waitingForInvited", { name: seatName(invited) });
+  if (game.status === "waiting_for_players" && invited && !game.seats.some((seat) => seat.open)) {
+    const name = seatName(invited);
+    return game.expires_at ? t("status.waitingForInvitedUntil", { name, date: formatDate(Date.parse(game.expires_at)) }) : t("status.waitingForInvited", { name });
+  }
   return t(`status.${game.status}`);
 }
 

@@ -65,6 +65,7 @@ export default {
 
   "status.waiting_for_players": "Waiting for players to take the open seats.",
   "status.waitingForInvited": "Waiting for {name} to accept the challenge.",
+  "status.waitingForInvitedUntil": "Waiting for {name} to accept the challenge, until {date}.",
   "status.waiting_for_deal": "{name} deals the next hand.",
   "status.firstDeal": "{name} deals the first hand.",
   "status.autoDealFirst": "The server deals the first hand.",

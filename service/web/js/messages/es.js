@@ -65,6 +65,7 @@ export default {
 
   "status.waiting_for_players": "Esperando a que se ocupen los asientos libres.",
   "status.waitingForInvited": "Esperando a que {name} acepte el desafío.",
+  "status.waitingForInvitedUntil": "Esperando a que {name} acepte el desafío, hasta el {date}.",
   "status.waiting_for_deal": "{name} reparte la próxima mano.",
   "status.firstDeal": "{name} reparte la primera mano.",
   "status.autoDealFirst": "El servidor reparte la primera mano.",

@@ -65,6 +65,7 @@ export default {
 
   "status.waiting_for_players": "En attente de joueurs pour les places libres.",
   "status.waitingForInvited": "En attente de {name}, qui doit accepter le défi.",
+  "status.waitingForInvitedUntil": "En attente de {name}, qui doit accepter le défi avant le {date}.",
   "status.waiting_for_deal": "{name} distribue la main suivante.",
   "status.firstDeal": "{name} distribue la première main.",
   "status.autoDealFirst": "Le serveur distribue la première main.",

@@ -65,6 +65,7 @@ export default {
 
   "status.waiting_for_players": "Wachten tot de open plaatsen zijn ingenomen.",
   "status.waitingForInvited": "Wachten tot {name} de uitdaging aanneemt.",
+  "status.waitingForInvitedUntil": "Wachten tot {name} de uitdaging aanneemt, uiterlijk {date}.",
   "status.waiting_for_deal": "{name} deelt de volgende hand.",
   "status.firstDeal": "{name} deelt de eerste hand.",
   "status.autoDealFirst": "De server deelt de eerste hand.",

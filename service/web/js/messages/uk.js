@@ -65,6 +65,7 @@ export default {
 
   "status.waiting_for_players": "Чекаємо, поки гравці займуть вільні місця.",
   "status.waitingForInvited": "Чекаємо, поки {name} прийме виклик.",
+  "status.waitingForInvitedUntil": "Чекаємо, поки {name} прийме виклик, до {date}.",
   "status.waiting_for_deal": "{name} здає наступну роздачу.",
   "status.firstDeal": "{name} здає першу роздачу.",
   "status.autoDealFirst": "Сервер здає першу роздачу.",

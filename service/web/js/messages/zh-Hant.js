@@ -65,6 +65,7 @@ export default {
 
   "status.waiting_for_players": "等待玩家坐上空位。",
   "status.waitingForInvited": "等待 {name} 接受挑戰。",
+  "status.waitingForInvitedUntil": "等待 {name} 接受挑戰，期限 {date}。",
   "status.waiting_for_deal": "{name} 發下一回合的牌。",
   "status.firstDeal": "{name} 發第一回合的牌。",
   "status.autoDealFirst": "伺服器發第一回合的牌。",

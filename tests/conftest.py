@@ -37,6 +37,23 @@ for _setting in ("BOT_PACE_MS", "TRICK_PAUSE_MS"):
 Flask.test_client_class = WorkingClient
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """On PostgreSQL (``TEST_DATABASE_URL``) the tests that reach the database the fixtures give
+    (every database fixture asks for ``postgres_url``) or that are marked ``postgres``: the others run
+    alike on any database, and the suite on SQLite runs them (the README's test command, and
+    .ci/run before its PostgreSQL pass). ``COINS_PG_ALL=1`` keeps them all."""
+    if not POSTGRES_URL or os.environ.get("COINS_PG_ALL") == "1":
+        return
+    kept = [
+        item
+        for item in items
+        if "postgres_url" in getattr(item, "fixturenames", ()) or item.get_closest_marker("postgres")
+    ]
+    if len(kept) < len(items):
+        config.hook.pytest_deselected(items=[item for item in items if item not in set(kept)])
+        items[:] = kept
+
+
 def _postgres_schema(schema: str, *, drop: bool = False) -> str:
     """Create (or drop) ``schema``; return the URL whose search_path is that schema."""
     settings = Settings(database_url=POSTGRES_URL or "")

@@ -1,5 +1,10 @@
 """The WSGI entry point: ``gunicorn wsgi:app`` or ``flask --app wsgi run``."""
 
-from service import create_app
+import sys
 
-app = create_app()
+from service import SchemaNotMigrated, create_app
+
+try:
+    app = create_app()
+except SchemaNotMigrated:  # logged by create_app; gunicorn stops on this exit status ("App failed to load")
+    sys.exit(4)

@@ -29,6 +29,7 @@ from .api.hooks.cors import init_cors
 from .api.hooks.guards import init_guards
 from .api.hooks.limits import LIMITS, LINEAGE_GAMES_PER_MINUTE, init_limits
 from .api.hooks.security_headers import init_security_headers
+from .api.problems import RETRY_AFTER_SECONDS, Problem
 from .api.record_cache import init_record_cache
 from .api.resources.events.routes import init_feed
 from .api.resources.events.schemas import render_event
@@ -43,24 +44,28 @@ from .push import PushDeliverer, PushService, VapidKeys, private_from_raw, priva
 from .quickplay import QueueService
 from .ratings.reads import RatingReads
 from .store import Database, DatabaseUnavailable, GameStore
-from .store.migrate import upgrade
+from .store.migrate import SchemaNotMigrated, require_migrated, upgrade
 from .store.rate_limits import DatabaseStorage
 from .store.secrets import service_secret
 from .web import init_web
 from .webhooks import AddressPolicy, Deliverer, SecretBox, WebhookService, fernet_key_from_hex, tls_context
 
-__all__ = ["KeysWarmUp", "create_app"]
+__all__ = ["SCHEMA_EXTENSION", "KeysWarmUp", "SchemaCheck", "SchemaNotMigrated", "create_app"]
 
 log = logging.getLogger(__name__)
 ADDRESS_KEY_SECRET = "address_hash_key"
 WEBHOOK_KEY_SECRET = "webhook_secrets_key"
 VAPID_KEY_SECRET = "vapid_private_key"
 DELIVERER_EXTENSION = "coins.deliverers"  # the worker's deliveries: to webhooks, and push messages (Deliverers)
+SCHEMA_EXTENSION = "coins.schema"  # with AUTO_MIGRATE=false: the check that the database was migrated (SchemaCheck)
 
 
 def create_app(settings: Settings | None = None, *, pre_ping: bool = True) -> Flask:
     """The WSGI application. Without ``settings`` they come from the environment. ``pre_ping``: see
-    :class:`.Database` (the worker, which tries a failed pass again, goes without)."""
+    :class:`.Database` (the worker, which tries a failed pass again, goes without).
+
+    With ``AUTO_MIGRATE=false``, raises :class:`SchemaNotMigrated` (after logging why) when the
+    database answers and was not migrated to this code's revision: each role then exits."""
     settings = settings or Settings.from_env()
     app = Flask(__name__)
     app.config["MAX_CONTENT_LENGTH"] = settings.max_request_bytes
@@ -78,8 +83,12 @@ def create_app(settings: Settings | None = None, *, pre_ping: bool = True) -> Fl
         busy_timeout_ms=settings.db_busy_timeout_ms,
         pre_ping=pre_ping,
     )
+    schema: SchemaCheck | None = None
     if settings.auto_migrate:
         _migrate_when_reachable(app, db)
+    else:
+        schema = app.extensions[SCHEMA_EXTENSION] = SchemaCheck(db)
+        app.before_request(schema.before_request)
     app.extensions["coins.db"] = db
     addresses = AddressHasher(_address_key(settings, db))
     app.extensions[ADDRESSES_EXTENSION] = addresses
@@ -127,6 +136,8 @@ def create_app(settings: Settings | None = None, *, pre_ping: bool = True) -> Fl
     # over a limit claims no Idempotency-Key (the views claim keys, see api/idempotency.py).
     init_limits(app, enabled=settings.rate_limits == "on", **_limits_storage(settings, db))
     _trust_proxies(app, settings.trusted_proxy_hops)
+    if schema is not None:
+        schema.at_start()  # once the logs are set up: a refusal is one JSON line
     return app
 
 
@@ -239,3 +250,48 @@ def _migrate_when_reachable(app: Flask, db: Database) -> None:
     def upgrade_once_reachable() -> None:
         if pending and (request.path.startswith("/v1/") or request.path == "/readyz"):
             attempt()
+
+
+class SchemaCheck:
+    """With ``AUTO_MIGRATE=false`` nothing migrates the database but ``coins-migrate``: a process
+    that starts on a database behind this code's revision (or empty) would fail every query of what
+    is missing, so it refuses to start (:meth:`at_start`), with one line saying which revision is
+    needed. A database that does not answer at the start is checked once it does: until then and
+    while it is behind, the web role answers 503 ``database_unavailable`` saying so
+    (:meth:`before_request`), and the worker exits (:meth:`check`, which its passes call)."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+        self.pending = True
+        self._said = False
+
+    def check(self) -> None:
+        """Nothing once the database was found migrated; else :class:`SchemaNotMigrated` (logged,
+        once) or :class:`DatabaseUnavailable`."""
+        if not self.pending:
+            return
+        try:
+            require_migrated(self.db)
+        except SchemaNotMigrated as error:
+            if not self._said:
+                log.error("%s", error)
+                self._said = True
+            raise
+        self.pending = False
+
+    def at_start(self) -> None:
+        try:
+            self.check()
+        except DatabaseUnavailable as error:
+            log.warning("database unavailable: its schema revision is checked once it answers (%s)", error)
+
+    def before_request(self) -> None:
+        if self.pending and (request.path.startswith("/v1/") or request.path == "/readyz"):
+            try:
+                self.check()
+            except DatabaseUnavailable:
+                pass  # the request meets the outage itself: 503
+            except SchemaNotMigrated as error:
+                raise Problem(
+                    "database_unavailable", str(error), headers={"Retry-After": str(RETRY_AFTER_SECONDS)}
+                ) from error

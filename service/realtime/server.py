@@ -18,6 +18,7 @@ from typing import Any
 import uvicorn
 
 from ..config import ConfigError
+from ..store.migrate import SchemaNotMigrated
 from . import create_realtime_app
 
 __all__ = ["main"]
@@ -62,6 +63,8 @@ def main() -> None:
         app = create_realtime_app(threads=max(1, _int("REALTIME_THREADS", 10)))
     except ConfigError as error:
         sys.exit(f"coins-realtime: {error}")
+    except SchemaNotMigrated:  # the database was not migrated (AUTO_MIGRATE=false): create_app logged which revision
+        sys.exit(1)
     gc.freeze()  # the wiring lives as long as the process: full collections need not scan it
     uvicorn.run(
         app,

@@ -31,7 +31,16 @@ from sqlalchemy import Connection
 from ..config import ConfigError, Settings
 from .db import Database, DatabaseUnavailable
 
-__all__ = ["MIGRATIONS", "alembic_config", "current_revision", "head_revision", "main", "upgrade"]
+__all__ = [
+    "MIGRATIONS",
+    "SchemaNotMigrated",
+    "alembic_config",
+    "current_revision",
+    "head_revision",
+    "main",
+    "require_migrated",
+    "upgrade",
+]
 
 MIGRATIONS = Path(__file__).with_name("migrations")
 log = logging.getLogger(__name__)
@@ -58,6 +67,32 @@ def current_revision(database: Database) -> str | None:
     """The revision the database is at, or None when it has never been migrated."""
     with database.transaction(write=False) as connection:
         return MigrationContext.configure(connection).get_current_revision()
+
+
+class SchemaNotMigrated(Exception):
+    """The database is behind the code's newest revision, or empty, and nothing here migrates it
+    (``AUTO_MIGRATE=false``): every query of a table or column the code needs would fail."""
+
+    def __init__(self, current: str | None, head: str) -> None:
+        at = f"at revision {current}" if current else "empty (no revision)"
+        super().__init__(f"the database is {at}; this code needs revision {head}: run coins-migrate")
+        self.current = current
+        self.head = head
+
+
+def require_migrated(database: Database) -> None:
+    """Raise :class:`SchemaNotMigrated` unless the database is at the code's newest revision, or at
+    one this code does not know (a newer release's, migrated already: not a database left behind);
+    :class:`DatabaseUnavailable` when it does not answer."""
+    current, head = current_revision(database), head_revision()
+    if current == head or (current is not None and not _shipped(current)):
+        return
+    raise SchemaNotMigrated(current, head)
+
+
+def _shipped(revision: str) -> bool:
+    """Whether ``revision`` is one of the revisions shipped with this code."""
+    return any(script.revision == revision for script in ScriptDirectory.from_config(alembic_config()).walk_revisions())
 
 
 def upgrade(database: Database, revision: str = "head") -> None:

@@ -42,6 +42,7 @@ from typing import Any, Protocol
 
 from ..games import GameService
 from ..store import DatabaseUnavailable, DueWork, player_feed_id
+from ..store.migrate import SchemaNotMigrated
 from ..work import ServiceError
 from .retention import Retention
 
@@ -85,18 +86,22 @@ class Worker:
         review_seconds: float = REVIEW_SECONDS,
         webhooks: Webhooks | None = None,
         retention: Retention | None = None,
+        schema: Callable[[], None] | None = None,
     ) -> None:
         """``queue``: quick play, whose matching waves each pass runs (none: not run here);
         ``review_seconds``: the CPU a pass spends on reviews at most (0: none); ``webhooks``: the
         deliveries to webhooks, sent by each pass after the results (or, once :meth:`run` runs, by a
         thread of their own beside the passes: a slow receiver never holds up a move); ``retention``:
-        the purge :meth:`run` runs on its interval (none: not here)."""
+        the purge :meth:`run` runs on its interval (none: not here); ``schema``: called before each
+        pass of :meth:`run`, raises :class:`.SchemaNotMigrated` when the database was not migrated
+        (which ends :meth:`run`; none: not checked)."""
         self._games = games
         self._webhooks = webhooks
         self._webhooks_beside = False  # True once a thread of their own sends them (see run)
         self._webhooks_woken = threading.Event()
         self._queue = queue
         self._retention = retention
+        self._schema = schema
         self._due = due
         self._clock = clock
         self.poll = poll
@@ -163,14 +168,20 @@ class Worker:
 
     def run(self, stop: threading.Event) -> None:
         """Pass after pass until ``stop`` is set, beating every :data:`BEAT_SECONDS`; the webhooks'
-        deliveries in a thread of their own."""
-        if self._webhooks is not None:
-            self._webhooks_beside = True
-            threading.Thread(target=self._deliver, args=(self._webhooks, stop), name="webhooks", daemon=True).start()
+        deliveries in a thread of their own, started once the schema was found migrated (at the
+        first pass without a ``schema`` check). Raises :class:`.SchemaNotMigrated` when the database
+        answers but was not migrated."""
         backoff = 0.0
         beaten = float("-inf")
         while not stop.is_set():
             try:
+                if self._schema is not None:
+                    self._schema()
+                if self._webhooks is not None and not self._webhooks_beside:
+                    self._webhooks_beside = True
+                    threading.Thread(
+                        target=self._deliver, args=(self._webhooks, stop), name="webhooks", daemon=True
+                    ).start()
                 if time.monotonic() - beaten >= BEAT_SECONDS:
                     self.beat()
                     beaten = time.monotonic()
@@ -188,6 +199,8 @@ class Worker:
                 )
                 stop.wait(backoff)
                 continue
+            except SchemaNotMigrated:
+                raise
             except Exception:  # a bug in a pass (a wave, the ratings' catch-up): logged, the next pass runs
                 log.exception("a pass of the worker failed")
                 stop.wait(self.poll)

@@ -21,6 +21,7 @@ from types import FrameType
 
 from ..config import ConfigError, Settings
 from ..store import PLAYER_FEED, Database
+from ..store.migrate import SchemaNotMigrated
 from ..store.purge import DEFAULT_ABANDONED_AFTER_DAYS, DEFAULT_FINISHED_AFTER_DAYS, days_from_env
 from .due import Worker
 from .retention import Retention
@@ -32,7 +33,7 @@ log = logging.getLogger(__name__)
 
 def worker_for(settings: Settings) -> Worker:
     """A worker on the database of ``settings``, wired as the web role is."""
-    from .. import DELIVERER_EXTENSION, create_app  # the service's one wiring of the use cases and the store
+    from .. import DELIVERER_EXTENSION, SCHEMA_EXTENSION, create_app  # the one wiring of the use cases and store
     from ..api.context import EXTENSION, QUEUE_EXTENSION
     from ..api.resources.events.routes import FEED_EXTENSION
 
@@ -47,6 +48,7 @@ def worker_for(settings: Settings) -> Worker:
         queue=queue,
         webhooks=app.extensions[DELIVERER_EXTENSION],
         retention=_retention(settings, app.extensions["coins.db"]),
+        schema=app.extensions[SCHEMA_EXTENSION].check if SCHEMA_EXTENSION in app.extensions else None,
     )
     app.extensions[FEED_EXTENSION].channel.listen(lambda feed_id: _changed(worker, feed_id))
     return worker
@@ -78,6 +80,8 @@ def main() -> None:
         worker = worker_for(Settings.from_env())
     except ConfigError as error:
         sys.exit(f"coins-worker: {error}")
+    except SchemaNotMigrated:  # the database was not migrated (AUTO_MIGRATE=false): create_app logged which revision
+        sys.exit(1)
     gc.freeze()  # the wiring lives as long as the process: full collections need not scan it
     stop = threading.Event()
 
@@ -89,4 +93,7 @@ def main() -> None:
     signal.signal(signal.SIGTERM, stopping)
     signal.signal(signal.SIGINT, stopping)
     log.info("coins-worker %s: making due moves every %.2f s", worker.instance, worker.poll)
-    worker.run(stop)
+    try:
+        worker.run(stop)
+    except SchemaNotMigrated:  # found once the database answered (it did not at the start): logged
+        sys.exit(1)

@@ -17,7 +17,7 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import inspect, text
 
-from service import create_app
+from service import SchemaNotMigrated, create_app
 from service.config import Settings
 from service.store import Base, Database
 from service.store.migrate import alembic_config, current_revision, head_revision, upgrade
@@ -92,8 +92,9 @@ def test_revisions_form_one_line() -> None:
 
 
 def test_app_start_migrates_unless_told_not_to(database_url: str) -> None:
-    app = create_app(Settings(database_url=database_url, auto_migrate=False))
-    db: Database = app.extensions["coins.db"]
+    with pytest.raises(SchemaNotMigrated):  # and refuses to start (tests/store/test_schema_not_migrated.py)
+        create_app(Settings(database_url=database_url, auto_migrate=False))
+    db = Database(Settings(database_url=database_url).sqlalchemy_url)
     try:
         assert tables(db) == set()
     finally:

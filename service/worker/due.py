@@ -25,8 +25,9 @@ wait that long at most.
 Between passes it waits ``poll`` seconds, or less: until the next game falls due
 (:meth:`.DueWork.next_due`: a bot's move a pace away is made on time, not at the next poll),
 :meth:`Worker.wake` (called when a change is signalled, see :mod:`.main`) starts the next pass at
-once, and a pass that found a full batch is followed by another. When the database does not answer it logs so, waits longer each time (up to
-:data:`MAX_BACKOFF_SECONDS`) and tries again. Every :data:`BEAT_SECONDS` it leaves a sign of life for ``/readyz`` (:meth:`.DueWork.beat`).
+once, and a pass that found a full batch is followed by another. When the database does not answer, each of its threads (the passes',
+the webhooks' deliveries') logs so once, tries again after ``poll`` seconds, then after twice as long, up to
+:data:`MAX_BACKOFF_SECONDS`, and logs once that the database answers again. Every :data:`BEAT_SECONDS` it leaves a sign of life for ``/readyz`` (:meth:`.DueWork.beat`).
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ from ..store.migrate import SchemaNotMigrated
 from ..work import ServiceError
 from .retention import Retention
 
-__all__ = ["BATCH", "BEAT_SECONDS", "MAX_BACKOFF_SECONDS", "REVIEW_SECONDS", "ROLE", "Worker"]
+__all__ = ["BATCH", "BEAT_SECONDS", "MAX_BACKOFF_SECONDS", "REVIEW_SECONDS", "ROLE", "Outage", "Worker"]
 
 log = logging.getLogger(__name__)
 
@@ -56,7 +57,40 @@ DELIVERIES = 200  # outbox rows a pass delivers at most
 DELIVERY_PATIENCE = 0.25  # seconds the deliveries' thread waits for its tries before it claims more
 REVIEW_SECONDS = 1.0  # CPU a pass spends on reviews at most (a judged play takes up to some 0.35 s)
 BEAT_SECONDS = 5.0
-MAX_BACKOFF_SECONDS = 30.0
+# The longest pause between two tries while the database does not answer: once it is back, the
+# owed moves resume within this long (plus one try), inside the 2 s in which each owed move is to be
+# made once the roles are back. A try is one connection attempt per thread (refused at once, or
+# given up after the 3 s connect timeout): a second apart it costs a database nothing.
+MAX_BACKOFF_SECONDS = 1.0
+
+
+class Outage:
+    """One thread's view of the database's outages: logs one WARNING as one begins and one INFO as
+    it ends (not every try), and the pause before the next try: ``first`` seconds, then twice as
+    long each time, up to :data:`MAX_BACKOFF_SECONDS`."""
+
+    def __init__(self, what: str, first: float) -> None:
+        self.what = what  # what waits, e.g. "the due moves"
+        self.first = first
+        self.backoff = 0.0  # 0 while the database answers
+
+    def failed(self, error: Exception) -> float:
+        """The database did not answer: seconds to wait before the next try."""
+        if not self.backoff:
+            log.warning(
+                "the database does not answer (%s): %s wait, tried again every %.1f s at most",
+                type(error).__name__,
+                self.what,
+                MAX_BACKOFF_SECONDS,
+            )
+        self.backoff = min(max(2 * self.backoff, self.first), MAX_BACKOFF_SECONDS)
+        return self.backoff
+
+    def answered(self) -> None:
+        """A try reached the database: an outage, if any, is over."""
+        if self.backoff:
+            log.info("the database answers again: %s resume", self.what)
+            self.backoff = 0.0
 
 
 class Webhooks(Protocol):
@@ -171,7 +205,7 @@ class Worker:
         deliveries in a thread of their own, started once the schema was found migrated (at the
         first pass without a ``schema`` check). Raises :class:`.SchemaNotMigrated` when the database
         answers but was not migrated."""
-        backoff = 0.0
+        outage = Outage("the due moves", self.poll)
         beaten = float("-inf")
         while not stop.is_set():
             try:
@@ -191,13 +225,7 @@ class Worker:
                     self._retention.run_if_due(self._clock())
                 wait = 0.0 if full else self.pause()
             except DatabaseUnavailable as error:
-                backoff = min(max(2 * backoff, self.poll), MAX_BACKOFF_SECONDS)
-                log.warning(
-                    "the database does not answer (%s): the due moves wait; again in %.1f s",
-                    type(error).__name__,
-                    backoff,
-                )
-                stop.wait(backoff)
+                stop.wait(outage.failed(error))
                 continue
             except SchemaNotMigrated:
                 raise
@@ -205,9 +233,7 @@ class Worker:
                 log.exception("a pass of the worker failed")
                 stop.wait(self.poll)
                 continue
-            if backoff:
-                log.info("the database answers again: due moves resume")
-                backoff = 0.0
+            outage.answered()
             if wait > 0:
                 self._woken.wait(wait)  # stopping wakes it too (see .main)
 
@@ -223,13 +249,20 @@ class Worker:
         """The webhooks' deliveries, round after round, until ``stop``: woken by each pass, else
         every pause (a retry falls due with no pass to say so). A round waits for its tries
         :data:`DELIVERY_PATIENCE` at most: a slower one keeps its sender, and a later round writes
-        its outcome, so that one slow receiver holds up no other deliveries."""
+        its outcome, so that one slow receiver holds up no other deliveries. While the database does
+        not answer, the rounds back off as the passes do (:class:`Outage`)."""
+        outage = Outage("the webhooks' and push deliveries", self.poll)
         while not stop.is_set():
             self._webhooks_woken.clear()
             try:
                 sent = webhooks.deliver_due(self._clock(), DELIVERY_PATIENCE)
-            except Exception as error:  # the database, or a bug: logged, tried again after a pause
+            except DatabaseUnavailable as error:
+                stop.wait(outage.failed(error))
+                continue
+            except Exception as error:  # a bug: logged, tried again after a pause
                 log.warning("the webhooks' deliveries failed: %s", type(error).__name__)
                 sent = 0
+            else:
+                outage.answered()
             if sent == 0:
                 self._webhooks_woken.wait(self.poll)

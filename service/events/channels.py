@@ -22,6 +22,7 @@ from __future__ import annotations
 import logging
 import sqlite3
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
@@ -48,6 +49,7 @@ CHANNEL = "coins_games"
 SQLITE_POLL_SECONDS = 0.025  # how often a process looks whether an SQLite file changed
 WAIT_SECONDS = 1.0  # a listener's longest wait for a message before it looks whether it should stop
 RECONNECT_SECONDS = (0.1, 0.5, 1.0, 2.0, 5.0)  # waits between attempts to listen again, then the last
+STILL_LOST_LOG_SECONDS = 60.0  # while a listener cannot listen again, it says so this often
 
 
 class Channel(Protocol):
@@ -90,6 +92,8 @@ class _Listener:
         self._thread: threading.Thread | None = None
         self.stopped = threading.Event()
         self.tell: Tell | None = None
+        self.lost_since: float | None = None  # monotonic time since when it cannot listen, None while it does
+        self.clock = time.monotonic
 
     def start(self, tell: Tell) -> None:
         """Listen from now on (the first call; later ones change nothing). Each run tells ``None``
@@ -102,16 +106,43 @@ class _Listener:
             self._thread.start()
 
     def _guarded(self, tell: Tell) -> None:
+        """Run, and run again when the connection is lost or cannot be made. Logs one WARNING as it
+        is lost, another every :data:`STILL_LOST_LOG_SECONDS` while it cannot listen again (changes
+        then reach the readers only at their heartbeats), and one INFO once it listens again."""
         failures = 0
+        said = 0.0
         while not self.stopped.is_set():
             try:
-                self._run(lambda feed_id: _call(tell, feed_id), self.stopped)
+                self._run(lambda feed_id: self._heard(tell, feed_id), self.stopped)
                 failures = 0
             except Exception as error:  # the server went away, or refused us: listen again
-                if failures == 0:
+                now = self.clock()
+                if self.lost_since is None:
+                    self.lost_since = said = now
+                    failures = 0
                     log.warning("listener for game changes lost: %s", type(error).__name__)
+                elif now - said >= STILL_LOST_LOG_SECONDS:
+                    said = now
+                    log.warning(
+                        "listener for game changes still cannot listen after %.0f s (%s): changes reach "
+                        "readers only at their heartbeats",
+                        now - self.lost_since,
+                        type(error).__name__,
+                    )
                 failures += 1
                 self.stopped.wait(RECONNECT_SECONDS[min(failures, len(RECONNECT_SECONDS)) - 1])
+
+    def _heard(self, tell: Tell, feed_id: str | None) -> None:
+        """A signal; the first of each run (``None``: listening now) ends a loss."""
+        if feed_id is None and self.lost_since is not None:
+            log.info("listener for game changes listens again after %.0f s", self.clock() - self.lost_since)
+            self.lost_since = None
+        _call(tell, feed_id)
+
+    @property
+    def listening(self) -> bool:
+        """Whether this process hears the changes: started, and not lost."""
+        return self._thread is not None and self.lost_since is None
 
 
 def _call(tell: Tell, feed_id: str | None) -> None:

@@ -7,11 +7,15 @@ import binascii
 
 from .errors import InvalidCursor
 
-__all__ = ["decode_cursor", "encode_cursor", "number_cursor"]
+__all__ = ["MAX_POSITION", "decode_cursor", "encode_cursor", "number_cursor"]
 
 TRICKS = "t"
 ACTIONS = "a"
 GAMES = "g"
+
+#: The largest number a position column holds (an INTEGER: 32 bits on PostgreSQL). A cursor carrying
+#: more was not issued here, and the database would refuse to compare with it.
+MAX_POSITION = 2**31 - 1
 
 
 def encode_cursor(kind: str, value: str) -> str:
@@ -31,10 +35,13 @@ def decode_cursor(cursor: str, kind: str) -> str:
 
 
 def number_cursor(cursor: str | None, kind: str) -> int:
-    """The number inside a cursor of ``kind`` (0 without a cursor: from the start)."""
+    """The number inside a cursor of ``kind`` (0 without a cursor: from the start), at most :data:`MAX_POSITION`."""
     if not cursor:
         return 0
     value = decode_cursor(cursor, kind)
     if not (value.isascii() and value.isdigit()):  # str.isdigit() also holds for "²", which int() refuses
         raise InvalidCursor("the cursor is not one this service issued")
-    return int(value)
+    number = int(value)
+    if number > MAX_POSITION:
+        raise InvalidCursor("the cursor is not one this service issued")
+    return number

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 
-from ..games.cursors import decode_cursor, encode_cursor
+from ..games.cursors import MAX_POSITION, decode_cursor, encode_cursor
 from ..games.errors import InvalidCursor, PlayerNotFound
 from ..games.ids import is_player_id
 from ..store import RatingStore, StoredHistory, StoredPlayer
@@ -146,7 +146,9 @@ def _history_position(cursor: str) -> tuple[datetime, str]:
     at, _, game_id = decode_cursor(cursor, HISTORY).partition("|")
     try:
         finished_at = datetime.fromisoformat(at)
-    except ValueError:
+        if finished_at.tzinfo is not None:  # the store compares in UTC: a time that has none (year 0) is no game's
+            finished_at = finished_at.astimezone(UTC)
+    except (ValueError, OverflowError):
         raise InvalidCursor("the cursor is not one this service issued") from None
     if finished_at.tzinfo is None or not game_id.isalnum():
         raise InvalidCursor("the cursor is not one this service issued")
@@ -159,6 +161,12 @@ def _leaderboard_position(cursor: str, kind: str) -> tuple[int, tuple[float, str
         rank, mu, player_id = int(parts[0]), float(parts[1]), parts[2]
     except (ValueError, IndexError):
         raise InvalidCursor("the cursor is not one this service issued") from None
-    if len(parts) != 3 or rank < 1 or not player_id.isalnum() or mu != mu or abs(mu) == float("inf"):
+    if (
+        len(parts) != 3
+        or not 1 <= rank <= MAX_POSITION
+        or not player_id.isalnum()
+        or mu != mu
+        or abs(mu) == float("inf")
+    ):
         raise InvalidCursor("the cursor is not one this service issued")
     return rank, (mu, player_id)

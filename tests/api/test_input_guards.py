@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from service.api.hooks.guards import ENTITY_TAGS_PATTERN, GAME_ID_PATTERN
-from service.games.ids import is_game_id, new_game_id
+from service.games.ids import BOT_PLAYER_IDS, is_game_id, new_game_id
 
 NUL = "\x00"
 MISSING = "0" * 26  # a well-formed id of no game
@@ -58,6 +58,30 @@ def test_bad_cursors_are_refused(client, path, cursor):
     response = client.get(path.format(id=game_id), query_string={"cursor": cursor})
     assert response.status_code in (400, 422), response.json
     assert response.json["code"] in ("invalid_cursor", "validation_error")
+
+
+RANDOM_BOT = BOT_PLAYER_IDS["random"]
+
+
+@pytest.mark.parametrize(
+    ("path", "text"),
+    [
+        *(("/v1/games/{id}/actions", f"a:{n}") for n in (2**31, 2**63, 10**30)),
+        *(("/v1/games/{id}/tricks", f"t:{n}") for n in (2**31, 2**63, 10**30)),
+        # times a UTC comparison cannot take: a year 0 and a year 10000 in UTC
+        (f"/v1/players/{RANDOM_BOT}/ratings", "r:0001-01-01T00:00:00+23:59|abc"),
+        (f"/v1/players/{RANDOM_BOT}/ratings", "r:9999-12-31T23:59:59-23:59|abc"),
+        ("/v1/leaderboard", f"l:{2**31}|25.0|abc"),
+        ("/v1/leaderboard?provisional=true", f"u:{2**63}|25.0|abc"),
+    ],
+)
+def test_a_cursor_past_what_its_column_holds_is_refused(client, path, text):
+    """Positions are INTEGER columns (32 bits on PostgreSQL, 64 on SQLite): a larger number was never
+    issued, and comparing with it is the database's error, not an empty page."""
+    url = path.format(id=_open_game(client))
+    response = client.get(f"{url}{'&' if '?' in url else '?'}cursor={_b64(text)}")
+    assert response.status_code == 400, response.json
+    assert response.json["code"] == "invalid_cursor"
 
 
 @pytest.mark.parametrize("query", [{"status": f"playing{NUL}"}, {"limit": f"1{NUL}"}])
@@ -116,7 +140,7 @@ def test_a_chunked_body_over_the_limit_is_413(app, client):
     assert _chunked(client, b'{"target_score": 10}').status_code == 201
 
 
-@pytest.mark.parametrize("value", ["²", "1" * 11, f"1{NUL}", "-1", "{}"])
+@pytest.mark.parametrize("value", ["²", "1" * 11, f"1{NUL}", "-1", "{}", str(2**31), "9" * 10])
 def test_a_last_event_id_that_is_no_id_is_a_bad_request(client, value):
     game_id = _open_game(client)
     for accept in ("text/event-stream", "application/json"):

@@ -14,7 +14,7 @@ from ...common import Blueprint, bearer_token
 from ...context import GAME_ID
 from ...openapi import SEAT_SECURITY
 from ...problems import RETRY_AFTER_SECONDS, Problem
-from .schemas import EventPageSchema, EventsQuerySchema
+from .schemas import MAX_EVENT_ID, EventPageSchema, EventsQuerySchema
 
 __all__ = [
     "EVENT_STREAM",
@@ -193,7 +193,9 @@ def last_event_id() -> int | None:
     value = request.headers.get("Last-Event-ID", "").strip()
     if not value:
         return None
-    if not (value.isascii() and value.isdigit()) or len(value) > 10:  # "²".isdigit(), yet int() refuses it
+    # "²".isdigit(), yet int() refuses it; more than the id column holds is no event's (the length first:
+    # int() of a long text is slow)
+    if not (value.isascii() and value.isdigit()) or len(value) > 10 or int(value) > MAX_EVENT_ID:
         raise Problem("bad_request", "Last-Event-ID must be an event id (a whole number)")
     return int(value)
 

@@ -268,9 +268,13 @@ def render_event(event: DomainEvent) -> str:
     return jsonio.dumps(_DUMPERS[event.TYPE](event))
 
 
+#: The largest event id: what the feeds' id columns hold (an INTEGER, 32 bits on PostgreSQL).
+MAX_EVENT_ID = 2**31 - 1
+
+
 class EventsQuerySchema(RequestSchema):
     after = fields.Integer(
-        validate=validate.Range(0, 2**31 - 1),
+        validate=validate.Range(0, MAX_EVENT_ID),
         metadata={"description": "Resume after this event `id` (as `Last-Event-ID` does for a stream)."},
     )
     wait = fields.Integer(

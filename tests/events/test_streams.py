@@ -7,6 +7,7 @@ from __future__ import annotations
 import http.client
 import json
 import signal
+import socket
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -211,6 +212,23 @@ def test_a_chunked_body_over_the_limit_is_413_under_either_server(database_url, 
             connection.close()
             assert response.status == status, answer
             assert status == 201 or answer["code"] == "payload_too_large"
+
+
+@pytest.mark.parametrize("body", [b"zz\r\n\r\n", b"3\r\n{}}XX0\r\n\r\n", b"1;\r\r\n{\r\n0\r\n\r\n"])
+def test_a_malformed_chunked_body_is_400_bad_request_under_gunicorn(database_url, tmp_path, body):
+    """A chunk size that is no number, a chunk without its CRLF, a bare CR in an extension: gunicorn
+    fails while the app reads the body, after the head was taken; the answer is the problem of a
+    malformed request, as gunicorn's own for a malformed head, not a 500."""
+    head = b"POST /v1/games HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+    with gunicorn(database_url, tmp_path, WEB_CONCURRENCY="1") as server:
+        with socket.create_connection(("127.0.0.1", server.port), timeout=10) as connection:
+            connection.sendall(head + body)
+            response = http.client.HTTPResponse(connection)
+            response.begin()
+            answer = json.loads(response.read())
+        assert response.status == 400, answer
+        assert response.getheader("Content-Type") == "application/problem+json"
+        assert answer["code"] == "bad_request"
 
 
 def test_a_killed_process_loses_no_event_its_clients_resume_on_another(database_url, tmp_path):

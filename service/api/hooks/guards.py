@@ -7,12 +7,16 @@ tags (RFC 9110) of a bounded length, else ``422 validation_error``; an empty one
 The spec states both patterns. A body must be JSON (``415 unsupported_media_type``). A body sent
 without ``Content-Length`` (chunked) is read here, up to ``MAX_REQUEST_BYTES``: one byte more is
 ``413 payload_too_large``, as a declared length over it is (werkzeug would otherwise hand the
-parser the first ``MAX_REQUEST_BYTES`` bytes, which then fail as JSON).
+parser the first ``MAX_REQUEST_BYTES`` bytes, which then fail as JSON). A chunked body the server
+cannot read (a chunk size that is no number, a missing terminator: gunicorn raises while the body is
+read, past its own refusals of a malformed head) is ``400 bad_request``, as gunicorn answers a
+malformed head.
 """
 
 from __future__ import annotations
 
 import re
+import sys
 from typing import Any
 
 from flask import Flask, Request, request
@@ -65,11 +69,24 @@ def require_json_body() -> None:
         raise Problem("unsupported_media_type", "send the body as application/json")
 
 
+def _body_read_errors() -> tuple[type[BaseException], ...]:
+    """What reading a malformed body raises: the server's parse errors (gunicorn's, when it serves this
+    process: looked up, not imported, as the real-time role serves with uvicorn), or an OSError (a
+    client gone mid-body: gunicorn's NoMoreData)."""
+    gunicorn_errors = sys.modules.get("gunicorn.http.errors")
+    parse_error = getattr(gunicorn_errors, "ParseException", None)
+    return (OSError, parse_error) if isinstance(parse_error, type) else (OSError,)
+
+
 def reject_oversized_chunked_body() -> None:
     limit = request.max_content_length
     if request.content_length is not None or limit is None or not request.environ.get("wsgi.input_terminated"):
         return  # a declared length is checked by werkzeug; without one, only a terminated stream has a body
-    if len(request.get_data(cache=True)) >= limit and request.environ["wsgi.input"].read(1):
+    try:
+        over = len(request.get_data(cache=True)) >= limit and request.environ["wsgi.input"].read(1)
+    except _body_read_errors():
+        raise Problem("bad_request", "the chunked body is not well-formed") from None
+    if over:
         raise RequestEntityTooLarge()
 
 

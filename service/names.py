@@ -17,8 +17,9 @@ size, and not pass for one of the service's own players. :func:`checked_name` ap
    then has no room for more) and a run of the widest glyphs (forty of U+FDFD at most).
 4. **Not the service's own**: :data:`RESERVED` (the bots' names, also with the letter that tells two
    bots of one strength apart, and the name of a deleted account) are refused, and so is every name whose confusable skeleton (Unicode TR39, over the
-   confusables data `confusable_homoglyphs` ships) equals one of theirs, case folded before and
-   after: a Cyrillic ``Ехреrt bot`` is ``Expert bot``, and ``Basic b0t`` is ``Basic bot``.
+   confusables data `confusable_homoglyphs` ships) equals one of theirs, the skeleton taken of the name
+   as written and case-folded, each folded after: a Cyrillic ``Ехреrt bot`` is ``Expert bot``,
+   ``Basic b0t`` is ``Basic bot``, a Greek capital ``Εxpert bot`` and ``DeIeted player`` (capital I) too.
 
 The name kept is the profile's output (case preserved). :func:`name_problem` says what is wrong, or None.
 """
@@ -88,7 +89,7 @@ def checked_name(text: str) -> str:
         raise NameRefused(f"Must be at most {MAX_CODE_POINTS} code points.")
     if len(_GRAPHEME.findall(name)) > MAX_GRAPHEMES:
         raise NameRefused(f"Must be at most {MAX_GRAPHEMES} characters (grapheme clusters).")
-    if _reserved_skeleton(name) in _reserved_skeletons():
+    if not _reserved_skeletons().isdisjoint(_reserved_forms(name)):
         raise NameRefused("Is reserved: it is, or looks like, a name of the service's own players.")
     return name
 
@@ -127,14 +128,17 @@ def _refusal(error: UnicodeEncodeError) -> str:
     return f"Must not contain {code}: {what}."
 
 
-def _reserved_skeleton(name: str) -> str:
-    """The skeleton of the case-folded name, folded again (``b0t``'s skeleton ``bOt`` is ``bot``)."""
-    return skeleton(_FOLDED.enforce(name)).casefold()
+def _reserved_forms(name: str) -> frozenset[str]:
+    """The skeletons of the name as written and case-folded, each folded again (``b0t``'s skeleton
+    ``bOt`` is ``bot``). Both: folding first loses what only the capital looks like (Greek ``Ε`` folds
+    to ``ε``, whose skeleton is not ``e``; ``I`` folds to ``i``, while its skeleton is ``l``), and
+    the skeleton first loses what only the small letter looks like."""
+    return frozenset((skeleton(_FOLDED.enforce(name)).casefold(), skeleton(name).casefold()))
 
 
 @cache
 def _reserved_skeletons() -> frozenset[str]:
-    return frozenset(_reserved_skeleton(name) for name in RESERVED)
+    return frozenset(form for name in RESERVED for form in _reserved_forms(name))
 
 
 @cache

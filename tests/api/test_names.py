@@ -32,6 +32,10 @@ REFUSED = [
     ("Master bot", "reserved"),  # a strength being added elsewhere
     ("Expert bot A", "reserved"),  # how two bots of one strength are told apart
     ("Deleted player", "reserved"),
+    ("\u0395xpert bot", "reserved"),  # Greek capital Epsilon: its skeleton is E, its folded ε's is not e
+    ("DeIeted player", "reserved"),  # capital I: its skeleton is l, its folded i's is i
+    ("Expert b\u03bft", "reserved"),  # Greek small omicron
+    ("\u0395XPERT B\u039fT", "reserved"),  # Greek capitals Epsilon and Omicron
     ("", "empty"),
     ("   ", "empty"),
 ]
@@ -80,7 +84,7 @@ WHERE = {
 
 
 @pytest.mark.parametrize("where", WHERE)
-@pytest.mark.parametrize("name", ["\u2800", "Ана\u2028", "Ехреrt bot", "x" * 41])
+@pytest.mark.parametrize("name", ["\u2800", "Ана\u2028", "Ехреrt bot", "\u0395xpert bot", "DeIeted player", "x" * 41])
 def test_every_name_a_client_gives_is_refused_alike(client, where: str, name: str) -> None:
     response = WHERE[where](client, name)
     assert response.status_code == 422 and response.json["code"] == "validation_error", response.json

@@ -3,7 +3,7 @@
 The id comes from the client's ``X-Request-ID`` when it looks like an id (at most 40 plain
 characters, not the request's token or ``Idempotency-Key``), otherwise it is generated; either way the response echoes it. The access line
 names the URL rule, never the raw path, and carries no header or body: tokens and cards
-stay out of the logs.
+stay out of the logs. Its ``game_id`` is the path's only when it has an id's shape (else ``<malformed>``).
 """
 
 from __future__ import annotations
@@ -31,7 +31,11 @@ QUIET_ROUTES = frozenset({"/healthz", "/readyz", "/metrics"})
 CREATE_GAME = ("POST", "/v1/games")
 PLAY_CARD = ("POST", "/v1/games/<game_id>/plays")
 GAME_PATH_PREFIX = "/v1/games/"
-MAX_GAME_ID_LOGGED = 64
+# A game id's shape (service.api.context.GAME_ID_PATTERN, which this layer does not import; a test holds
+# them equal). A path value of another shape is any text a client sent there, a seat token put in the
+# wrong place included: the line says only that it was no id.
+_GAME_ID = re.compile(r"[0-9a-hjkmnp-tv-z]{26}")
+MALFORMED = "<malformed>"
 # Methods a client may invent are one label value, so they cannot grow the metrics without bound.
 KNOWN_METHODS = frozenset({"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"})
 OTHER_METHOD = "OTHER"
@@ -108,8 +112,8 @@ def _finish(response: Response) -> Response:
             location = headers.get("Location", "")
             if location.startswith(GAME_PATH_PREFIX):
                 game_id = location[len(GAME_PATH_PREFIX) :]
-        if game_id is not None:
-            game_id = game_id[:MAX_GAME_ID_LOGGED]  # it comes from the path: any length a client sends
+        if game_id is not None and not _GAME_ID.fullmatch(game_id):
+            game_id = MALFORMED  # it comes from the path: any text a client sends, a secret too
         fields = {
             "method": method,
             "route": route,

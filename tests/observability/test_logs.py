@@ -11,8 +11,10 @@ from typing import Any
 import pytest
 
 from service import create_app
+from service.api.context import GAME_ID_PATTERN
 from service.config import Settings
 from service.engine import CARD_CODES
+from service.observability import access
 from service.observability.logs import JsonFormatter
 
 ACCESS_LOGGER = "service.access"
@@ -42,9 +44,26 @@ def test_a_request_logs_exactly_one_json_line_with_its_id(client, capsys):
     assert entry["method"] == "GET"
     assert entry["route"] == "/v1/games/<game_id>"
     assert entry["status"] == 404
-    assert entry["game_id"] == "nosuchgame"
+    assert entry["game_id"] == "<malformed>"  # not an id's shape: not logged as sent
     assert entry["remote_addr"] == "127.0.0.1"
     assert isinstance(entry["duration_ms"], float) and entry["duration_ms"] >= 0
+
+
+@pytest.mark.parametrize("suffix", ["", "/hand", "/events"])
+def test_a_path_value_that_is_no_game_id_is_not_logged_as_sent(client, capsys, suffix):
+    """A seat token sent as the game's id (a client's slip) must not reach the log; a well-formed id does."""
+    token = client.post("/v1/games", json={"seats": [{"name": "Ana"}, None, None]}).json["credentials"][0]["token"]
+    well_formed = "0" * 26  # no game's, of an id's shape
+    capsys.readouterr()
+    client.get(f"/v1/games/{token}{suffix}")
+    client.get(f"/v1/games/{well_formed}{suffix}")
+    err = capsys.readouterr().err
+    assert token not in err
+    assert [entry["game_id"] for entry in access_lines(err)] == ["<malformed>", well_formed]
+
+
+def test_the_logged_id_shape_is_the_api_s():
+    assert access._GAME_ID.pattern == GAME_ID_PATTERN[1:-1]
 
 
 def test_created_game_is_logged_with_its_id(client, capsys):
@@ -122,11 +141,11 @@ def test_a_short_request_id_is_kept_even_with_a_token(new_table, client):
     assert response.headers["X-Request-ID"] == "r1"
 
 
-def test_a_long_game_id_from_the_path_is_cut_in_the_log(client, capsys):
+def test_a_long_game_id_from_the_path_is_not_logged(client, capsys):
     capsys.readouterr()
     client.get("/v1/games/" + "x" * 5000)
     [entry] = access_lines(capsys.readouterr().err)
-    assert entry["game_id"] == "x" * 64
+    assert entry["game_id"] == "<malformed>"
 
 
 def test_no_token_and_no_card_ever_reaches_the_log(new_table, client, capsys):

@@ -92,9 +92,14 @@ def player_id_of(value: str) -> str:
     return players().id_of_key(bearer_token()) if value == ME else value
 
 
+#: The headers of an answer that depends on the caller's credential (a hand, a seat's events, the caller's
+#: profile): no shared cache keeps it, and none hands it to a request with another ``Authorization``.
+PRIVATE = {"Vary": "Authorization", "Cache-Control": "private, no-cache"}
+
+
 def private_if_me(value: str, headers: dict[str, str]) -> dict[str, str]:
     """An answer's headers, said to be the caller's own when the path named ``me`` (caches keep it apart)."""
-    return {**headers, "Vary": "Authorization", "Cache-Control": "private, no-cache"} if value == ME else headers
+    return {**headers, **PRIVATE} if value == ME else headers
 
 
 def accounts() -> Accounts:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from flask import Flask, Response, current_app, request
@@ -11,7 +11,7 @@ from flask.views import MethodView
 
 from ....events import EventFeed, Hold, Holder, Item, Opening, ShareTaken, StreamsFull
 from ...common import Blueprint, bearer_token
-from ...context import GAME_ID
+from ...context import GAME_ID, PRIVATE
 from ...openapi import SEAT_SECURITY
 from ...problems import RETRY_AFTER_SECONDS, Problem
 from .schemas import MAX_EVENT_ID, EventPageSchema, EventsQuerySchema
@@ -138,6 +138,9 @@ def serve(
     wait (a page, a stream of a game already over) and refuses the rest, ``503 too_many_streams``
     with ``Retry-After``, as a process whose every slot is taken (behind the shipped proxy the web
     role never gets one: the proxy sends the feeds to the real-time role)."""
+    # The answer depends on the credential: a reader with one gets its own events too (a seat's cards,
+    # a player's feed), said private; a spectator's is public, but not a seat's (Vary).
+    headers = PRIVATE if credential is not None else {"Vary": PRIVATE["Vary"]}
     streaming = request.accept_mimetypes.best_match(["application/json", EVENT_STREAM]) == EVENT_STREAM
     resume_after = last_event_id()  # checked either way: a malformed one is refused, not ignored
     if after is None and streaming:
@@ -148,9 +151,9 @@ def serve(
     if holder is None:  # the web role (or HTTP/1.0): what need not wait is answered, the rest refused
         opening = open_reader(after)
         if streaming and (opening.finished or at_once):
-            return _stream(None, opening, lambda: None)
+            return _stream(None, opening, lambda: None, headers)
         if not streaming and (opening.items or not wait or opening.finished):
-            return page(opening)
+            return page(opening, headers)
         raise stream_problem(StreamsFull(NO_HOLDER))
     try:
         release = holder.admit(_address(), credential)
@@ -159,12 +162,13 @@ def serve(
     try:
         opening = open_reader(after)
         if streaming:
-            return _stream(holder, opening, release)
+            return _stream(holder, opening, release, headers)
         if opening.items or not wait or opening.finished:
             release()
-            return page(opening)
+            return page(opening, headers)
         holder.hand_over(request.environ, Hold(opening, stream=False, wait=wait, release=release))
-        return Response(mimetype="application/json")  # the holder sends the page when it comes
+        # the holder sends the page when it comes, after these headers
+        return Response(mimetype="application/json", headers=headers)
     except BaseException:
         release()
         raise
@@ -200,10 +204,10 @@ def last_event_id() -> int | None:
     return int(value)
 
 
-def page(opening: Opening) -> Response:
+def page(opening: Opening, headers: Mapping[str, str] | None = None) -> Response:
     """A long poll's answer: the events there are now. The events are already JSON text: the body is
     put together around them."""
-    return Response(page_body(opening.items, opening.position), mimetype="application/json")
+    return Response(page_body(opening.items, opening.position), mimetype="application/json", headers=headers)
 
 
 def page_body(items: list[Item], position: int) -> str:
@@ -212,7 +216,9 @@ def page_body(items: list[Item], position: int) -> str:
     return '{"items":[' + ",".join(item.data for item in items) + '],"last_id":' + str(last_id) + "}"
 
 
-def _stream(holder: Holder | None, opening: Opening, release: Callable[[], None]) -> Response:
+def _stream(
+    holder: Holder | None, opening: Opening, release: Callable[[], None], headers: Mapping[str, str]
+) -> Response:
     """A stream's answer: its first events now; the holder sends what follows as it comes, a comment
     line when idle, until the feed ends (a game's end, a replaced key), the client goes or the
     process stops (then the client resumes elsewhere with Last-Event-ID)."""
@@ -222,4 +228,4 @@ def _stream(holder: Holder | None, opening: Opening, release: Callable[[], None]
     else:
         sent = dataclasses.replace(opening, items=[])  # the holder keeps where it is, not what was sent
         holder.hand_over(request.environ, Hold(sent, stream=True, wait=0.0, release=release))
-    return Response(body, mimetype=EVENT_STREAM, headers=STREAM_HEADERS)
+    return Response(body, mimetype=EVENT_STREAM, headers={**STREAM_HEADERS, **headers})

@@ -8,7 +8,7 @@ from flask.views import MethodView
 
 from ....work import UnitOfWork
 from ...common import Blueprint, bearer_token, if_match, not_modified, with_etag
-from ...context import GAME_ID, games
+from ...context import GAME_ID, PRIVATE, games
 from ...idempotency import idempotent
 from ...openapi import SEAT_SECURITY
 from ...schemas import HandSchema
@@ -70,4 +70,4 @@ class OwnHandViews(MethodView):
         unchanged = not_modified(etag)
         if unchanged is not None:
             return unchanged
-        return hand, 200, with_etag(etag, {"Vary": "Authorization", "Cache-Control": "private, no-cache"})
+        return hand, 200, with_etag(etag, PRIVATE)

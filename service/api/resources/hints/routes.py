@@ -7,7 +7,7 @@ from typing import Any
 from flask.views import MethodView
 
 from ...common import Blueprint, bearer_token, not_modified, with_etag
-from ...context import GAME_ID, games
+from ...context import GAME_ID, PRIVATE, games
 from ...openapi import SEAT_SECURITY
 from .schemas import HintQuerySchema, HintSchema
 
@@ -45,4 +45,4 @@ class HintViews(MethodView):
         unchanged = not_modified(etag)
         if unchanged is not None:
             return unchanged
-        return hint, 200, with_etag(etag, {"Vary": "Authorization", "Cache-Control": "private, no-cache"})
+        return hint, 200, with_etag(etag, PRIVATE)

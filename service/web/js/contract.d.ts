@@ -3665,6 +3665,24 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `payload_too_large`: The body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "payload_too_large",
+                     *       "detail": "The body is too large",
+                     *       "status": 413,
+                     *       "title": "The body is too large",
+                     *       "type": "urn:coins:problem:payload_too_large"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `unsupported_media_type`: The body must be application/json */
             415: {
                 headers: {
@@ -4392,7 +4410,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `game_not_found`: No such game */
+            /** @description `game_not_found`: No such game; `not_found`: No such resource */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4443,6 +4461,24 @@ export interface operations {
                      *       "status": 412,
                      *       "title": "The game has changed",
                      *       "type": "urn:coins:problem:precondition_failed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large`: The body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "payload_too_large",
+                     *       "detail": "The body is too large",
+                     *       "status": 413,
+                     *       "title": "The body is too large",
+                     *       "type": "urn:coins:problem:payload_too_large"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -4997,6 +5033,46 @@ export interface operations {
                      *       "status": 409,
                      *       "title": "The game is not over yet",
                      *       "type": "urn:coins:problem:game_not_finished"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large`: The body is too large */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "payload_too_large",
+                     *       "detail": "The body is too large",
+                     *       "status": 413,
+                     *       "title": "The body is too large",
+                     *       "type": "urn:coins:problem:payload_too_large"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: The body must be application/json */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "unsupported_media_type",
+                     *       "detail": "The body must be application/json",
+                     *       "status": 415,
+                     *       "title": "The body must be application/json",
+                     *       "type": "urn:coins:problem:unsupported_media_type"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -5945,6 +6021,24 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `payload_too_large`: The body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "payload_too_large",
+                     *       "detail": "The body is too large",
+                     *       "status": 413,
+                     *       "title": "The body is too large",
+                     *       "type": "urn:coins:problem:payload_too_large"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `unsupported_media_type`: The body must be application/json */
             415: {
                 headers: {
@@ -6193,6 +6287,46 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload_too_large`: The body is too large */
+            413: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "payload_too_large",
+                     *       "detail": "The body is too large",
+                     *       "status": 413,
+                     *       "title": "The body is too large",
+                     *       "type": "urn:coins:problem:payload_too_large"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported_media_type`: The body must be application/json */
+            415: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "unsupported_media_type",
+                     *       "detail": "The body must be application/json",
+                     *       "status": 415,
+                     *       "title": "The body must be application/json",
+                     *       "type": "urn:coins:problem:unsupported_media_type"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };

@@ -36,7 +36,8 @@ class HandViews(MethodView):
         "hand_in_progress",
         "game_finished",
         "precondition_failed",
-        "unsupported_media_type",  # it takes no body, but one that is not JSON is refused like anywhere
+        "payload_too_large",  # it takes no body, but one is refused like anywhere: not JSON, or too large
+        "unsupported_media_type",
         "validation_error",  # a malformed If-Match
         "database_unavailable",
     )

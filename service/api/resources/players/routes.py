@@ -70,6 +70,7 @@ class MeViews(MethodView):
         "malformed_json",
         "missing_token",
         "invalid_key",
+        "payload_too_large",
         "unsupported_media_type",
         "validation_error",
         "database_unavailable",
@@ -99,7 +100,14 @@ class KeyViews(MethodView):
     @idempotent
     @blp.doc(operationId="replacePlayerKey", summary="Replace your key", security=KEY_SECURITY)
     @blp.response(200, PlayerWithKeySchema)
-    @blp.problems("missing_token", "invalid_key", "too_many_requests", "database_unavailable")
+    @blp.problems(
+        "missing_token",
+        "invalid_key",
+        "payload_too_large",  # it takes no body, but one is refused like anywhere: not JSON, or too large
+        "unsupported_media_type",
+        "too_many_requests",
+        "database_unavailable",
+    )
     def post(self, uow: UnitOfWork) -> Any:
         """A new key for your player, shown once; the key you sent stops working at once, in every
         game and request (every check reads the stored key)."""

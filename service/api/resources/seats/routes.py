@@ -101,9 +101,11 @@ class LeaveViews(MethodView):
         "invalid_key",
         "not_your_seat",
         "game_not_found",
+        "not_found",  # a seat that is no whole number (abc, -1): no such resource
         "game_finished",
         "game_cancelled",
         "precondition_failed",
+        "payload_too_large",
         "unsupported_media_type",
         "validation_error",
         "too_many_requests",

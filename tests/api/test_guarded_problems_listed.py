@@ -1,0 +1,43 @@
+"""The problems the guards answer before any operation are listed by every operation they reach: a
+body that is not JSON (415) or too large (413) on every POST, PUT and PATCH, a body or not; and a
+path that matches no route because a parameter is no value of its type is listed where it can be."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from flask.testing import FlaskClient
+
+from tests.support.documented_problems import _operations
+
+BODY_METHODS = ("POST", "PUT", "PATCH")
+
+
+def _body_operations() -> list[tuple[str, str]]:
+    return sorted((path, method) for path, method in _operations() if method in BODY_METHODS)
+
+
+@pytest.mark.parametrize(("path", "method"), _body_operations())
+def test_every_operation_that_can_be_sent_a_body_lists_its_refusals(path: str, method: str) -> None:
+    documented = _operations()[(path, method)]
+    assert "unsupported_media_type" in documented.get("415", set()), f"{method} {path}"
+    assert "payload_too_large" in documented.get("413", set()), f"{method} {path}"
+
+
+@pytest.mark.parametrize("path", ["/v1/games/{id}/rematch", "/v1/games/{id}/hands", "/v1/players/me/key"])
+def test_a_body_that_is_not_json_is_415_where_no_body_is_taken(client: FlaskClient, new_table: Any, path: str) -> None:
+    table = new_table()
+    headers = {"Authorization": f"Bearer {table.tokens[0]}"}
+    response = client.post(path.format(id=table.id), data="hello", content_type="text/plain", headers=headers)
+    assert response.status_code == 415 and response.json["code"] == "unsupported_media_type"  # and listed (conftest)
+
+
+@pytest.mark.parametrize("seat", ["abc", "-1"])
+def test_a_seat_that_is_no_number_is_not_found_and_listed(client: FlaskClient, new_table: Any, seat: str) -> None:
+    table = new_table()
+    response = client.post(
+        f"/v1/games/{table.id}/players/{seat}/leave", json={}, headers={"Authorization": f"Bearer {table.tokens[0]}"}
+    )
+    assert response.status_code == 404 and response.json["code"] == "not_found"
+    assert "not_found" in _operations()[("/v1/games/{game_id}/players/{seat}/leave", "POST")]["404"]

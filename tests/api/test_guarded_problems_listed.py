@@ -41,3 +41,29 @@ def test_a_seat_that_is_no_number_is_not_found_and_listed(client: FlaskClient, n
     )
     assert response.status_code == 404 and response.json["code"] == "not_found"
     assert "not_found" in _operations()[("/v1/games/{game_id}/players/{seat}/leave", "POST")]["404"]
+
+
+def _parameterized_operations() -> list[tuple[str, str]]:
+    return sorted((path, method) for path, method in _operations() if "{" in path)
+
+
+@pytest.mark.parametrize(("path", "method"), _parameterized_operations())
+def test_every_operation_with_a_path_parameter_lists_not_found(path: str, method: str) -> None:
+    """A parameter holding a / (sent as %2F, which the server decodes before routing) makes a path
+    that matches no route: 404 not_found, whatever the operation's own 404 is."""
+    assert "not_found" in _operations()[(path, method)].get("404", set()), f"{method} {path}"
+
+
+@pytest.mark.parametrize(
+    ("method", "path"),
+    [
+        ("GET", "/v1/games/..%2f..%2fetc"),
+        ("GET", "/v1/games/a%2fb/events"),
+        ("GET", "/v1/players/a%2fb"),
+        ("GET", "/v1/players/a%2fb/games"),
+        ("DELETE", "/v1/queue/a%2fb"),
+    ],
+)
+def test_a_path_parameter_holding_a_slash_is_not_found(client: FlaskClient, method: str, path: str) -> None:
+    response = client.open(path, method=method)
+    assert response.status_code == 404 and response.json["code"] == "not_found"

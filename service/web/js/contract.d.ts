@@ -3085,7 +3085,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `game_not_found`: No such game */
+            /** @description `game_not_found`: No such game; `not_found`: No such resource */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3201,7 +3201,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `game_not_found`: No such game */
+            /** @description `game_not_found`: No such game; `not_found`: No such resource */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3327,7 +3327,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `game_not_found`: No such game */
+            /** @description `game_not_found`: No such game; `not_found`: No such resource */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3476,7 +3476,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `game_not_found`: No such game */
+            /** @description `game_not_found`: No such game; `not_found`: No such resource */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3609,7 +3609,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `game_not_found`: No such game */
+            /** @description `game_not_found`: No such game; `not_found`: No such resource */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3823,7 +3823,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `game_not_found`: No such game */
+            /** @description `game_not_found`: No such game; `not_found`: No such resource */
             404: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -4032,7 +4032,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `game_not_found`: No such game */
+            /** @description `game_not_found`: No such game; `not_found`: No such resource */
             404: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -4257,7 +4257,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `game_not_found`: No such game */
+            /** @description `game_not_found`: No such game; `not_found`: No such resource */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4663,7 +4663,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `game_not_found`: No such game */
+            /** @description `game_not_found`: No such game; `not_found`: No such resource */
             404: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -4864,7 +4864,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `game_not_found`: No such game */
+            /** @description `game_not_found`: No such game; `not_found`: No such resource */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -4998,7 +4998,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `game_not_found`: No such game */
+            /** @description `game_not_found`: No such game; `not_found`: No such resource */
             404: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -5192,7 +5192,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `game_not_found`: No such game */
+            /** @description `game_not_found`: No such game; `not_found`: No such resource */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5287,7 +5287,7 @@ export interface operations {
                     "application/json": components["schemas"]["PendingReview"];
                 };
             };
-            /** @description `game_not_found`: No such game */
+            /** @description `game_not_found`: No such game; `not_found`: No such resource */
             404: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -5407,7 +5407,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `game_not_found`: No such game */
+            /** @description `game_not_found`: No such game; `not_found`: No such resource */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -5523,7 +5523,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `game_not_found`: No such game */
+            /** @description `game_not_found`: No such game; `not_found`: No such resource */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6635,7 +6635,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `push_subscription_not_found`: No such push subscription of yours */
+            /** @description `push_subscription_not_found`: No such push subscription of yours; `not_found`: No such resource */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -6978,7 +6978,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `webhook_not_found`: No such webhook of yours */
+            /** @description `webhook_not_found`: No such webhook of yours; `not_found`: No such resource */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7059,7 +7059,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `player_not_found`: No such player */
+            /** @description `player_not_found`: No such player; `not_found`: No such resource */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7166,7 +7166,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `player_not_found`: No such player */
+            /** @description `player_not_found`: No such player; `not_found`: No such resource */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7289,7 +7289,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `player_not_found`: No such player */
+            /** @description `player_not_found`: No such player; `not_found`: No such resource */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7655,7 +7655,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `ticket_not_found`: No such ticket of yours */
+            /** @description `ticket_not_found`: No such ticket of yours; `not_found`: No such resource */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -7734,7 +7734,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `ticket_not_found`: No such ticket of yours */
+            /** @description `ticket_not_found`: No such ticket of yours; `not_found`: No such resource */
             404: {
                 headers: {
                     [name: string]: unknown;

@@ -29,7 +29,13 @@ class RatingHistoryViews(MethodView):
     @blp.arguments(PageQuerySchema(), location="query", as_kwargs=True)
     @blp.response(200, RatingHistorySchema, headers={"Link": "Link"})
     @blp.problems(
-        "player_not_found", "missing_token", "invalid_key", "invalid_cursor", "validation_error", "database_unavailable"
+        "player_not_found",
+        "missing_token",
+        "invalid_key",
+        "invalid_cursor",
+        "validation_error",
+        "database_unavailable",
+        "not_found",
     )
     def get(self, player_id: str, limit: int, cursor: str | None = None) -> Any:
         """Each rated game of the player, newest first, a page at a time: their place and score

@@ -49,6 +49,7 @@ class PlayerViews(MethodView):
         "validation_error",
         "too_many_requests",
         "database_unavailable",
+        "not_found",
     )
     def post(self, body: dict[str, Any], game_id: str, uow: UnitOfWork) -> Any:
         """Take `seat` (or the seat reserved for you, else the first open seat). The seat's token is returned once.
@@ -77,7 +78,13 @@ class ChallengeViews(MethodView):
     @blp.doc(operationId="declineChallenge", summary="Decline a challenge", security=KEY_SECURITY)
     @blp.response(204)
     @blp.problems(
-        "missing_token", "invalid_key", "not_your_seat", "game_not_found", "validation_error", "database_unavailable"
+        "missing_token",
+        "invalid_key",
+        "not_your_seat",
+        "game_not_found",
+        "validation_error",
+        "database_unavailable",
+        "not_found",
     )
     def delete(self, game_id: str) -> Any:
         """Decline the seat of this game reserved for you (a challenge, contract 1.3): the game is

@@ -51,6 +51,7 @@ def game_state(status: str = "playing", version: int = 1) -> dict[str, Any]:
         "commitment": None,
         "rematch_of": None,
         "rematch": None,
+        "expires_at": None,
     }
 
 

@@ -42,6 +42,18 @@ def _receiver_certificate(folder: Path) -> tuple[Path, Path, Path]:
     return ca_file, cert_file, key_file
 
 
+def _bot_command(
+    bot: list[str], base_url: str, player_key: Path, port: int, cert_file: Path, key_file: Path, *options: str
+) -> list[str]:
+    """The bot in ``--webhook`` mode, its receiver on ``port`` of 127.0.0.1 (HTTPS with the issued
+    certificate), queueing for unrated games to 3 points, with ``options`` besides."""
+    return [
+        *bot, "--base-url", base_url, "--key-file", str(player_key), "--target-score", "3", "--unrated",
+        "--webhook", f"https://127.0.0.1:{port}/hook", "--listen", f"127.0.0.1:{port}",
+        "--tls-cert", str(cert_file), "--tls-key", str(key_file), *options,
+    ]  # fmt: skip
+
+
 def _post(url: str, body: object, key: str | None = None) -> dict[str, object]:
     headers = {"Content-Type": "application/json", **({"Authorization": f"Bearer {key}"} if key else {})}
     request = urllib.request.Request(url, data=json.dumps(body).encode(), headers=headers, method="POST")
@@ -67,12 +79,10 @@ def _play_by_webhook(tmp_path: Path, language: str, earlier_ticket: bool = False
             player_key.write_text(key + "\n")
             player_key.chmod(0o600)
             _post(f"{server.url}/v1/queue", {"target_score": 3, "rated": False, "bots_after": None}, key)
-        command = [
-            *bot, "--base-url", server.url, "--name", "Hooky",
-            "--key-file", str(player_key), "--games", "1", "--target-score", "3", "--unrated",
-            "--bots-after", "0", "--timeout", str(GAME_SECONDS), "--webhook", f"https://127.0.0.1:{port}/hook",
-            "--listen", f"127.0.0.1:{port}", "--tls-cert", str(cert_file), "--tls-key", str(key_file),
-        ]  # fmt: skip
+        command = _bot_command(
+            bot, server.url, player_key, port, cert_file, key_file,
+            "--name", "Hooky", "--games", "1", "--bots-after", "0", "--timeout", str(GAME_SECONDS),
+        )  # fmt: skip
         done = subprocess.run(
             command, capture_output=True, text=True, timeout=GAME_SECONDS + 30, check=False, env=environment()
         )
@@ -115,11 +125,7 @@ def test_a_bot_stopped_by_a_signal_deletes_its_webhook_cancels_its_ticket_and_ex
     settings = {"LOG_LEVEL": "WARNING", "WEBHOOK_ALLOW_NETWORKS": "127.0.0.0/8", "WEBHOOK_CA_BUNDLE": str(ca_file)}
     port, player_key, out = free_port(), tmp_path / "bot.key", tmp_path / "bot.out"
     with serve_roles(tmp_path, cwd=ROOT, start_seconds=START_SECONDS, **settings) as server:
-        command = [
-            *bot, "--base-url", server.url, "--key-file", str(player_key), "--target-score", "3", "--unrated",
-            "--timeout", "60", "--webhook", f"https://127.0.0.1:{port}/hook",
-            "--listen", f"127.0.0.1:{port}", "--tls-cert", str(cert_file), "--tls-key", str(key_file),
-        ]  # fmt: skip
+        command = _bot_command(bot, server.url, player_key, port, cert_file, key_file, "--timeout", "60")
         with out.open("w") as output:
             process = subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT, env=environment())
         try:
@@ -149,11 +155,9 @@ def test_a_bot_killed_outright_leaves_what_its_next_run_clears_up(tmp_path: Path
     settings = {"LOG_LEVEL": "WARNING", "WEBHOOK_ALLOW_NETWORKS": "127.0.0.0/8", "WEBHOOK_CA_BUNDLE": str(ca_file)}
     port, player_key, out = free_port(), tmp_path / "bot.key", tmp_path / "killed.out"
     with serve_roles(tmp_path, cwd=ROOT, start_seconds=START_SECONDS, **settings) as server:
-        command = [
-            *bot, "--base-url", server.url, "--key-file", str(player_key), "--target-score", "3", "--unrated",
-            "--games", "1", "--timeout", str(GAME_SECONDS), "--webhook", f"https://127.0.0.1:{port}/hook",
-            "--listen", f"127.0.0.1:{port}", "--tls-cert", str(cert_file), "--tls-key", str(key_file),
-        ]  # fmt: skip
+        command = _bot_command(
+            bot, server.url, player_key, port, cert_file, key_file, "--games", "1", "--timeout", str(GAME_SECONDS)
+        )
         with out.open("w") as output:  # no --bots-after: the server's, so its ticket waits
             process = subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT, env=environment())
         try:

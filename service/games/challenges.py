@@ -6,7 +6,7 @@ work before the game is made: the player must exist and be a person other than t
 (``422 challenged_player_not_found``, ``challenged_self``, ``challenged_bot``), take challenges
 (``403 challenges_refused``), and have had fewer than :data:`CHALLENGES_PER_DAY` challenges from the
 caller in the last day (``429 too_many_challenges``, counted from the games themselves: no counter
-to keep). The game waits for its reserved seats until ``challenge_seconds`` have passed; that moment
+to keep; counted and inserted in one transaction, the challenger's row locked: :func:`save_challenge`). The game waits for its reserved seats until ``challenge_seconds`` have passed; that moment
 is the game's ``turn_deadline`` (it has no turn yet), so the worker finds it due by the index it
 finds turns by, and cancels the game under its lock, once (:func:`expire`). Declining cancels it at
 once (:meth:`ChallengeUseCases.decline`). A cancelled game never starts: acting on it is
@@ -57,6 +57,7 @@ __all__ = [
     "expire",
     "reserve",
     "resolve_challenges",
+    "save_challenge",
 ]
 
 CHALLENGES_PER_DAY = 20  # challenges one player makes to another in any 24 hours, at most
@@ -89,14 +90,26 @@ def _challenged(session: StoreSession, caller: NewPlayer, target_id: str | None,
         raise ChallengedBot(f'{target.name} is a bot: seat it with {{"bot": "{target.bot}"}} instead')
     if target.challenges == NOBODY:
         raise ChallengesRefused(f"{target.name} does not take challenges")
-    made, first = session.challenges_made(caller.player_id, target.id, now - DAY)
-    if made >= CHALLENGES_PER_DAY:
-        wait = (first + DAY - now) if first is not None else DAY
-        raise TooManyChallenges(
-            f"you challenged {target.name} {made} times in the last day: {CHALLENGES_PER_DAY} at most",
-            retry_after=max(1, int(wait.total_seconds()) + 1),
-        )
     return NewPlayer(name=target.name, player_id=target.id, barred=target.barred, reserved=True)
+
+
+def save_challenge(session: StoreSession, stored: StoredGame, challenger: str, now: datetime) -> None:
+    """Insert the new game of ``challenger``'s challenge, unless it is one too many to one of the
+    players its seats are reserved for. The count and the insert are one transaction with the
+    challenger locked: challenges sent at the same moment are counted one after another."""
+    with session.player_locked(challenger):
+        for seat in stored.seats:
+            if not is_reserved(seat):
+                continue
+            assert seat.reserved_for is not None
+            made, first = session.challenges_made(challenger, seat.reserved_for, now - DAY)
+            if made >= CHALLENGES_PER_DAY:
+                wait = (first + DAY - now) if first is not None else DAY
+                raise TooManyChallenges(
+                    f"you challenged {seat.name} {made} times in the last day: {CHALLENGES_PER_DAY} at most",
+                    retry_after=max(1, int(wait.total_seconds()) + 1),
+                )
+        session.save(stored)
 
 
 def reserve(stored: StoredGame, seconds: int, now: datetime) -> None:

@@ -16,7 +16,7 @@ from ..engine import Game
 from ..ratings.seats import snapshot_ratings
 from ..store import StoredGame, StoredSeat
 from ..work import UnitOfWork
-from .challenges import reserve, resolve_challenges
+from .challenges import reserve, resolve_challenges, save_challenge
 from .commands import NewGame, NewPlayer
 from .domain_events import EventLog, SeatTakenEvent
 from .errors import AlreadySeated, MissingToken, SeatReserved, SeatsFull, SeatTaken
@@ -46,12 +46,14 @@ class SeatingUseCases:
         the keyed hash of the request's address, kept on the persons' seats (for the ratings)."""
         with self._games.work(uow) as work:
             now = self.clock()
+            challenger: str | None = None
             if any(player is not None and player.me for player in request.seats):
                 caller = caller_player(work, key)
                 request = _with_caller(request, caller)
                 if any(player is not None and player.reserved for player in request.seats):
                     with work.session() as session:
                         request = resolve_challenges(session, caller, request, now)
+                    challenger = caller.player_id
             elif any(player is not None and player.reserved for player in request.seats):
                 raise MissingToken('a challenge is made with your player key, taking your seat as {"player": "me"}')
             check_rated(request)
@@ -85,7 +87,10 @@ class SeatingUseCases:
             with work.session() as session:
                 if game is not None:
                     snapshot_ratings(session, stored, now)
-                session.save(stored)
+                if challenger is not None:
+                    save_challenge(session, stored, challenger, now)
+                else:
+                    session.save(stored)
         return Created(public_game(stored, game), tuple(credentials))
 
     def join(

@@ -40,6 +40,11 @@ class PlayerRepository:
         row = self.connection.execute(_SELECT.where(PLAYERS.c.id == player_id)).first()
         return None if row is None else StoredPlayer(*row)
 
+    def lock(self, player_id: str) -> None:
+        """Lock the player's row until the transaction ends (PostgreSQL; SQLite has no row locks: its
+        write transaction holds every other writer)."""
+        self.connection.execute(select(PLAYERS.c.id).where(PLAYERS.c.id == player_id).with_for_update())
+
     def by_key(self, key_hash: str) -> StoredPlayer | None:
         row = self.connection.execute(_SELECT.where(PLAYERS.c.key_hash == key_hash)).first()
         return None if row is None else StoredPlayer(*row)

@@ -6,8 +6,8 @@ load or a save takes, and whether it needs a transaction, is decided here, by da
 - a load is one SELECT, atomic alone (PostgreSQL runs it in autocommit, SQLite without BEGIN);
 - a save of a stored game is one statement on PostgreSQL, and on SQLite a short write
   transaction holding the write lock (queued for: see :class:`.db.Database`);
-- inside :meth:`StoreSession.locked` or :meth:`StoreSession.reading` every statement joins the
-  block's one transaction.
+- inside :meth:`StoreSession.locked`, :meth:`StoreSession.player_locked` or
+  :meth:`StoreSession.reading` every statement joins the block's one transaction.
 
 A session inside a :class:`WriteTransaction` (a keyed unit of work's, begun on the session's own
 connection by :meth:`StoreSession.begin_writing`) takes no transaction of its own: a block that may
@@ -171,6 +171,15 @@ class StoreSession:
             yield self._repository.get(game_id, lock=True, key_hash=key_hash)
 
     @contextmanager
+    def player_locked(self, player_id: str) -> Iterator[None]:
+        """A write block in which the player's row is locked against every other such block (on SQLite
+        the write lock holds every other writer): what the block counts of the player's, and then
+        writes, no request can change in between. A save inside commits with the block."""
+        with self._block(write=True):
+            self._players.lock(player_id)
+            yield
+
+    @contextmanager
     def reading(self) -> Iterator[None]:
         """A read transaction: the loads and lists inside see one state of the database."""
         with self._block(write=False):
@@ -283,7 +292,9 @@ class StoreSession:
 
     def challenges_made(self, challenger: str, target: str, since: datetime) -> tuple[int, datetime | None]:
         """The challenges ``challenger`` made to ``target`` since ``since``, and when the first of
-        them was made (:mod:`.challenges`)."""
+        them was made (:mod:`.challenges`); inside a block, in its transaction."""
+        if self._in_block:
+            return count_challenges(self._repository.connection, challenger, target, since)
         with self._statement(write=False, one_statement=True):
             return count_challenges(self._repository.connection, challenger, target, since)
 

@@ -5,9 +5,12 @@ the lists that leave such games out; the refusals (each code); and the daily lim
 
 from __future__ import annotations
 
+import threading
 from datetime import datetime, timedelta
 from typing import Any
 
+import pytest
+from flask import Flask
 from flask.testing import FlaskClient
 
 from service.games.challenges import CHALLENGES_PER_DAY
@@ -179,6 +182,35 @@ def test_at_most_so_many_challenges_a_day_to_one_player(client):
     assert 0 < int(refused.headers["Retry-After"]) <= 86401
     assert challenge(client, ana, cy.id).status_code == 201  # another target
     assert challenge(client, cy, bo.id).status_code == 201  # another challenger
+
+
+@pytest.mark.parametrize("keyed", [False, True], ids=["plain", "idempotency-keys"])
+def test_challenges_sent_at_the_same_moment_are_counted_one_after_another(
+    app: Flask, client: FlaskClient, monkeypatch: pytest.MonkeyPatch, keyed: bool
+):
+    monkeypatch.setattr("service.games.challenges.CHALLENGES_PER_DAY", 4)
+    ana, bo = new_player(client, "Ana"), new_player(client, "Bo")
+    sent = 12
+    barrier = threading.Barrier(sent)
+    answers: list[tuple[int, str | None]] = []
+
+    def send(number: int) -> None:
+        own = app.test_client()
+        seats = [{"player": "me"}, {"player": bo.id}, {"bot": "basic"}]
+        headers = {**ana.auth, **({"Idempotency-Key": f"challenge-{number}"} if keyed else {})}
+        barrier.wait(timeout=10)
+        answer = own.post("/v1/games", json={"seats": seats}, headers=headers)
+        answers.append((answer.status_code, answer.json.get("code")))
+
+    threads = [threading.Thread(target=send, args=(number,)) for number in range(sent)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert not any(thread.is_alive() for thread in threads)
+    assert sorted(answers) == [(201, None)] * 4 + [(429, "too_many_challenges")] * (sent - 4), answers
+    received = [event for event in feed(client, bo) if event["type"] == "challenge_received"]
+    assert len(received) == 4
 
 
 def test_a_challenger_who_leaves_before_the_start_withdraws_the_challenge(client):

@@ -4,7 +4,8 @@
 in one statement that also names the player "Deleted player", takes them off the leaderboard and
 forgets the keyed hash of the address that created them: from then on the key is refused everywhere,
 and the feed's readers that held it end (the change is signalled as a key replacement is). Then, each
-in a transaction of its own, the player's waiting quick-play tickets are cancelled, and the player
+in a transaction of its own, the player's waiting quick-play tickets are cancelled, their webhooks and
+push subscriptions removed (:func:`.end_arrangements`, as when a key is replaced), and the player
 leaves every game in progress (:meth:`.GameService.vacate`, as ``leaveGame`` leaves it: a started
 game's seat goes to the stand-in bot and shows "Deleted player", and in a rated game the player
 finishes last, or the game is void if they had not played a card; a game not started opens the seat).
@@ -36,6 +37,7 @@ from ..ratings.fairness import listable
 from ..store import StoredPlayer, StoreSession, player_feed_id
 from ..work import UnitOfWork
 from .feeds import IN_PROGRESS
+from .operations import end_arrangements
 
 __all__ = ["Accounts", "OperatorAction", "Operators"]
 
@@ -66,11 +68,7 @@ class Accounts:
             if not deleted:
                 raise InvalidKey("the player key was replaced by another request just now")
             uow.record(player_feed_id(player.id))  # the streams the key opened end at once
-            waiting = session.tickets.waiting_of(player.id)
-            if waiting is not None:
-                session.tickets.end([waiting.id], "cancelled", now)
-            session.webhooks.remove_all(player.id)  # nothing more is sent for a deleted account
-            session.push_subscriptions.remove_all(player.id)
+            end_arrangements(session, player.id, now)  # nothing more is sent for a deleted account
         for game_id in self._games_in_progress(player.id):
             self._games.vacate(game_id, player.id, name=DELETED_PLAYER)
         log.info("player %s deleted their account", player.id)
@@ -119,19 +117,23 @@ class Operators:
             )
 
     def revoke_key(self, player_id: str, *, operator: str, reason: str) -> OperatorAction:
-        """Take the player's key away: refused at once, everywhere (the readers it opened end). The
-        player has no key until an operator issues one (:meth:`issue_key`)."""
+        """Take the player's key away: refused at once, everywhere (the readers it opened end), and what
+        it arranged ended (:func:`.end_arrangements`). The player has no key until an operator issues
+        one (:meth:`issue_key`)."""
         with self._session() as (uow, session):
             player = _person(session, player_id)
-            return self._do(uow, session, "revoke-key", player, {"key_hash": None}, {}, operator, reason)
+            done = self._do(uow, session, "revoke-key", player, {"key_hash": None}, {}, operator, reason)
+            end_arrangements(session, player.id, self._clock())
+            return done
 
     def issue_key(self, player_id: str, *, operator: str, reason: str) -> OperatorAction:
-        """A new key for the player (any key they held stops at once), for the operator to hand over:
-        returned once, kept nowhere but as its hash."""
+        """A new key for the player (any key they held stops at once, and what it arranged ends:
+        :func:`.end_arrangements`), for the operator to hand over: returned once, kept nowhere but as its hash."""
         key = new_player_key()
         with self._session() as (uow, session):
             player = _person(session, player_id)
             done = self._do(uow, session, "new-key", player, {"key_hash": hash_token(key)}, {}, operator, reason)
+            end_arrangements(session, player.id, self._clock())
         return OperatorAction(done.action, done.player_id, done.detail, key)
 
     def bar(self, player_id: str, *, operator: str, reason: str) -> OperatorAction:

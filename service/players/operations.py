@@ -27,9 +27,22 @@ from ..store import StoredGame, StoredPlayer, StoreSession, player_feed_id
 from ..work import UnitOfWork, given_or_own
 from .results import GamesRecord, NewKey, Opponent, PlayerGame, PlayerGamePage, Profile
 
-__all__ = ["PLAYER_GAMES", "PlayerService"]
+__all__ = ["PLAYER_GAMES", "PlayerService", "end_arrangements"]
 
 PLAYER_GAMES = "p"  # the kind of a cursor of a player's games
+
+
+def end_arrangements(session: StoreSession, player_id: str, now: datetime) -> None:
+    """End what the player set up with a key that no longer works (replaced, revoked, or its account
+    deleted): their waiting quick-play ticket is cancelled, their webhooks and push subscriptions are
+    removed. Whoever held a leaked key may have made them: a webhook of theirs would go on receiving
+    the player's hand, a ticket would seat the player in a game they never asked for. The player
+    makes them again with the new key. Each in a transaction of its own."""
+    waiting = session.tickets.waiting_of(player_id)
+    if waiting is not None:
+        session.tickets.end([waiting.id], "cancelled", now)
+    session.webhooks.remove_all(player_id)
+    session.push_subscriptions.remove_all(player_id)
 
 
 class PlayerService:
@@ -67,7 +80,8 @@ class PlayerService:
             return _with_record(session, keyed_player(session, key))
 
     def replace_key(self, key: str | None, *, uow: UnitOfWork | None = None) -> NewKey:
-        """A new key for the player of ``key``, which stops working at once."""
+        """A new key for the player of ``key``, which stops working at once, and with it what it
+        arranged (:func:`end_arrangements`)."""
         new_key = new_player_key()
         with self._work(uow) as work, work.session() as session:
             player = keyed_player(session, key)
@@ -75,6 +89,7 @@ class PlayerService:
             if not session.replace_player_key(player.id, player.key_hash, hash_token(new_key)):
                 raise InvalidKey("the player key was replaced by another request just now")
             work.record(player_feed_id(player.id))  # the streams the old key opened end at once
+            end_arrangements(session, player.id, self.clock())
             player.key_hash = hash_token(new_key)
             return NewKey(_with_record(session, player), new_key)
 

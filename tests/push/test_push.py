@@ -240,6 +240,20 @@ def test_a_deleted_account_loses_its_subscriptions(
     assert rows(app, "push_subscriptions") == []
 
 
+def test_a_replaced_key_takes_the_subscriptions_it_made_with_it(
+    app: Flask, client: FlaskClient, hook_receiver: Receiver, names: Names
+) -> None:
+    ana = new_player(client)
+    subscribe(client, ana, Browser.new().subscription(hook_receiver.url))
+    replaced = client.post("/v1/players/me/key", headers=ana.auth)
+    assert replaced.status_code == 200, replaced.json
+    assert rows(app, "push_subscriptions") == []
+    again = subscribe(
+        client, Player(ana.id, ana.name, replaced.json["key"]), Browser.new().subscription(hook_receiver.url)
+    )
+    assert again.status_code == 201, again.json
+
+
 def test_the_vapid_key_is_made_once_though_many_processes_start_at_once(settings: Settings) -> None:
     apps = [create_app(settings) for _ in range(4)]
     start = threading.Barrier(len(apps))

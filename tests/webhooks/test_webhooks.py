@@ -19,6 +19,7 @@ from standardwebhooks import Webhook as Verifier
 
 from service import DELIVERER_EXTENSION
 from service.games.player_events import MatchFoundEvent, encode_player_event
+from service.players.accounts import Operators
 from service.store import GameStore
 from tests.support.players import Player, new_player
 from tests.support.webhook_receiver import HOST, Receiver
@@ -246,6 +247,30 @@ def test_a_deleted_account_loses_its_webhooks(
     create(client, ana, hook_receiver.url)
     assert client.delete("/v1/players/me", headers=ana.auth).status_code == 204
     assert rows(app, "webhooks") == []
+
+
+@pytest.mark.parametrize("how", ["replaced", "revoked", "issued"])
+def test_a_key_that_stops_takes_the_webhooks_it_made_with_it(
+    app: Flask, client: FlaskClient, hook_receiver: Receiver, names: Names, how: str
+) -> None:
+    """A leaked key's holder may have made a webhook: once the key is replaced (or an operator revokes
+    it or issues another), none of its deliveries (a ``your_turn`` carries the hand) go anywhere."""
+    ana, bo = new_player(client, "Ana"), new_player(client, "Bo")
+    create(client, ana, hook_receiver.url)
+    create(client, bo, hook_receiver.url)
+    if how == "replaced":
+        replaced = client.post("/v1/players/me/key", headers=ana.auth)
+        assert replaced.status_code == 200, replaced.json
+        assert listed(client, Player(ana.id, ana.name, replaced.json["key"])) == []
+    else:
+        games = app.extensions["coins.games"]
+        operators = Operators(games, games.clock)
+        act = operators.revoke_key if how == "revoked" else operators.issue_key
+        act(ana.id, operator="ops", reason="key posted in a forum")
+    assert [row["player_id"] for row in rows(app, "webhooks")] == [bo.id]  # another player's stay
+    tell(app, ana)
+    keep_up(app)
+    assert hook_receiver.received == []
 
 
 def test_a_keyed_create_runs_once_and_its_retry_gets_the_same_answer(

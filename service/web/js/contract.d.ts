@@ -688,7 +688,9 @@ export interface paths {
         /**
          * Replace your key
          * @description A new key for your player, shown once; the key you sent stops working at once, in every
-         *     game and request (every check reads the stored key).
+         *     game and request (every check reads the stored key). What it set up goes with it: your
+         *     webhooks and push subscriptions are removed and a waiting quick-play ticket is cancelled
+         *     (whoever held a leaked key may have made them); make them again with the new key.
          *
          *     **Rate limits** (`players`: 10/minute per client address, createPlayer and replacePlayerKey together): over one, 429 `too_many_requests` with `Retry-After`. Answers say what is left in `RateLimit` and `RateLimit-Policy`.
          */

@@ -110,7 +110,9 @@ class KeyViews(MethodView):
     )
     def post(self, uow: UnitOfWork) -> Any:
         """A new key for your player, shown once; the key you sent stops working at once, in every
-        game and request (every check reads the stored key)."""
+        game and request (every check reads the stored key). What it set up goes with it: your
+        webhooks and push subscriptions are removed and a waiting quick-play ticket is cancelled
+        (whoever held a leaked key may have made them); make them again with the new key."""
         return players().replace_key(bearer_token(), uow=uow)
 
 

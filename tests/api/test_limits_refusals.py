@@ -182,3 +182,15 @@ def test_requests_sent_at_once_cannot_all_pass_an_address_limit(limited: Flask):
     for thread in threads:
         thread.join(timeout=60)
     assert len(answers) == 20 and answers.count(201) == allowed and answers.count(429) == 20 - allowed
+
+
+@pytest.mark.parametrize(
+    "body",
+    [b"[" * 5000 + b"]" * 5000, b'{"seats": ' + b"[" * 5000 + b"]" * 5000 + b"}", b"{not json"],
+    ids=["nested-deep", "seats-nested-deep", "garbage"],
+)
+def test_a_body_the_bot_games_limit_cannot_read_is_the_views_malformed_json(limited: Flask, body: bytes):
+    """The bots-only limit reads createGame's body to know whether its seats are all bots: it reads it
+    as the view does, and one the view refuses is the view's 400, not an error of the limit's."""
+    response = limited.test_client().post("/v1/games", data=body, content_type="application/json")
+    assert response.status_code == 400 and response.json["code"] == "malformed_json", response.json

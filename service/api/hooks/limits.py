@@ -62,6 +62,7 @@ from flask import Flask, Response, request
 from flask_limiter import Limiter, RequestLimit
 from limits import RateLimitItem, parse
 
+from ... import jsonio
 from ...games import hash_token
 from ..common import bearer_token
 from ..context import BOT_GAMES, client_address_hash
@@ -134,8 +135,13 @@ def _not_accepted(response: Response) -> bool:
 
 
 def _not_bots_only() -> bool:
-    """Whether a createGame request's seats are not all bots (then the bot games' limit spares it)."""
-    body = request.get_json(silent=True)
+    """Whether a createGame request's seats are not all bots (then the bot games' limit spares it).
+    The body is read as the view reads it (:mod:`service.jsonio`): one it cannot read is the view's
+    ``400 malformed_json`` (a body nested too deep made the standard library's parser raise here)."""
+    try:
+        body = jsonio.loads(request.get_data(cache=True)) if request.is_json else None
+    except ValueError:
+        return True
     seats = body.get("seats") if isinstance(body, dict) else None
     return not (isinstance(seats, list) and seats and all(isinstance(seat, dict) and "bot" in seat for seat in seats))
 

@@ -162,9 +162,13 @@ def _joiner(
 
 
 def _seat_for(stored: StoredGame, vacant: list[StoredSeat], player: NewPlayer, seat: int | None) -> StoredSeat:
-    """The seat ``player`` takes: ``seat``, else the one reserved for them, else the first open one.
-    A seat reserved for another player is theirs alone (:class:`.SeatReserved`)."""
+    """The seat ``player`` takes: the one reserved for them if there is one (``seat`` may name it),
+    else ``seat``, else the first open one. A seat reserved for another player is theirs alone, and
+    a player with a seat reserved takes that one (:class:`.SeatReserved`: the game would wait for
+    it until it is cancelled)."""
     mine = [s for s in vacant if s.reserved_for is not None and s.reserved_for == player.player_id]
+    if mine and seat is not None and stored.seats[seat] not in mine:
+        raise SeatReserved(f"seat {mine[0].seat} is reserved for you: take that one")
     if seat is None:
         chosen = mine or [s for s in vacant if is_open(s)]
         if not chosen:

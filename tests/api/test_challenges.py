@@ -81,6 +81,17 @@ def test_a_reserved_seat_is_nobody_elses(client):
     assert client.get(f"/v1/games/{game['id']}").json["status"] == "waiting_for_players"
 
 
+def test_a_challenged_player_takes_the_seat_reserved_for_them(client):
+    ana, bo = new_player(client, "Ana"), new_player(client, "Bo")
+    seats = [{"player": "me"}, {"player": bo.id}, None]
+    game = challenge(client, ana, bo.id, seats=seats).json
+    other = client.post(f"/v1/games/{game['id']}/players", json={"player": "me", "seat": 2}, headers=bo.auth)
+    assert other.status_code == 409 and other.json["code"] == "seat_reserved", other.json
+    assert "seat 1" in other.json["detail"]
+    named = client.post(f"/v1/games/{game['id']}/players", json={"player": "me", "seat": 1}, headers=bo.auth)
+    assert named.status_code == 201 and named.json["seat"] == 1, named.json
+
+
 def test_open_games_leave_out_those_whose_vacant_seats_are_all_reserved(client):
     ana, bo = new_player(client, "Ana"), new_player(client, "Bo")
     reserved_only = challenge(client, ana, bo.id).json["id"]

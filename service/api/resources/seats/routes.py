@@ -54,7 +54,8 @@ class PlayerViews(MethodView):
     def post(self, body: dict[str, Any], game_id: str, uow: UnitOfWork) -> Any:
         """Take `seat` (or the seat reserved for you, else the first open seat). The seat's token is returned once.
         A seat reserved for another player is `409 seat_reserved` (with no `seat`, when no open seat
-        is left but reserved ones); a cancelled game is `409 game_cancelled`. Accept a challenge so:
+        is left but reserved ones), and so is another seat than the one reserved for you; a
+        cancelled game is `409 game_cancelled`. Accept a challenge so:
         `{"player": "me"}` takes the seat reserved for you. When the
         third seat is taken the game starts and its first dealer is chosen: the one named at
         creation, else the oldest player by age, else a random draw (reported in the game).

@@ -8,7 +8,9 @@ database, behind row locks), so any number of workers and instances can serve to
 from __future__ import annotations
 
 import gc
+import importlib.util
 import os
+import runpy
 import shutil
 import tempfile
 from pathlib import Path
@@ -81,11 +83,32 @@ if _metrics_dir_is_ours:
 
 
 def on_starting(server: Any) -> None:
-    """Before the workers start: values left over from an earlier run would be added in."""
+    """Before the workers start: the service's settings are checked once, here (a bad one stops
+    gunicorn with one line naming it, instead of every worker failing to boot); values left over
+    from an earlier run would be added in."""
+    error = _settings_error()
+    if error is not None:
+        on_exit(server)  # on_exit is not called on this way out
+        raise SystemExit(f"gunicorn.conf.py: {error}")
     directory = Path(os.environ["PROMETHEUS_MULTIPROC_DIR"])
     directory.mkdir(parents=True, exist_ok=True)
     for stale in directory.glob("*.db"):
         stale.unlink()
+
+
+def _settings_error() -> str | None:
+    """What service/config.py says of the environment's settings (None: they are good). The module
+    alone is run, not the package: importing the service would make its metrics in this process,
+    the master, whose files the workers' would then not replace (with a worker class of gunicorn's
+    own, the master imports nothing of the service)."""
+    package = importlib.util.find_spec("service")  # found, not imported
+    assert package is not None and package.submodule_search_locations, "the service is not installed"
+    config = runpy.run_path(str(Path(next(iter(package.submodule_search_locations))) / "config.py"))
+    try:
+        config["Settings"].from_env()
+    except config["ConfigError"] as error:
+        return str(error)
+    return None
 
 
 def post_worker_init(worker: Any) -> None:

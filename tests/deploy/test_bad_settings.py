@@ -1,0 +1,58 @@
+"""A malformed setting stops the web role's start with one line naming it, and a non-zero status:
+never a traceback (the worker and real-time roles' commands: tests/worker, tests/realtime)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.support.server import free_port
+
+from .conftest import ROOT, SERVER_VARIABLES
+
+START_SECONDS = 60
+
+
+def run(command: list[str], tmp_path: Path, **env: str) -> subprocess.CompletedProcess[str]:
+    """``command`` from the repository root, on a database of its own, with ``env`` added."""
+    venv_bin = str(Path(sys.executable).parent)
+    settings = {key: value for key, value in os.environ.items() if key not in SERVER_VARIABLES}
+    (tmp_path / "metrics").mkdir(exist_ok=True)
+    settings.update(
+        PATH=f"{venv_bin}{os.pathsep}{settings.get('PATH', '/usr/bin:/bin')}",
+        DATABASE_URL=f"sqlite:///{tmp_path / 'coins.sqlite3'}",
+        BIND=f"127.0.0.1:{free_port()}",
+        PROMETHEUS_MULTIPROC_DIR=str(tmp_path / "metrics"),
+        WEB_CONCURRENCY="2",
+    )
+    settings.update(env)
+    return subprocess.run(
+        command, cwd=ROOT, env=settings, capture_output=True, text=True, timeout=START_SECONDS, check=False
+    )
+
+
+def assert_one_line(result: subprocess.CompletedProcess[str], line: str) -> None:
+    assert result.returncode != 0, result.stderr
+    assert "Traceback" not in result.stderr, result.stderr
+    assert line in result.stderr.splitlines(), result.stderr
+
+
+def test_the_start_script_names_a_web_concurrency_that_is_no_number(tmp_path: Path) -> None:
+    """gunicorn reads WEB_CONCURRENCY as it is imported, before gunicorn.conf.py: bin/start checks it."""
+    result = run(["bin/start"], tmp_path, WEB_CONCURRENCY="abc", AUTO_MIGRATE="false")
+    assert_one_line(result, "bin/start: WEB_CONCURRENCY must be a whole number, not 'abc'")
+
+
+def test_gunicorn_names_a_bad_service_setting_once_before_any_worker_boots(tmp_path: Path) -> None:
+    result = run(["gunicorn", "-c", "gunicorn.conf.py", "wsgi:app"], tmp_path, DB_POOL_SIZE="abc", AUTO_MIGRATE="false")
+    assert_one_line(result, "gunicorn.conf.py: DB_POOL_SIZE must be a whole number, not 'abc'")
+    assert "Booting worker" not in result.stderr
+
+
+def test_the_wsgi_module_names_a_bad_service_setting(tmp_path: Path) -> None:
+    """Served by anything else (``flask --app wsgi``): one line, and gunicorn's "App failed to load" status."""
+    result = run([sys.executable, "-c", "import wsgi"], tmp_path, MAX_REQUEST_BYTES="16k")
+    assert_one_line(result, "wsgi.py: MAX_REQUEST_BYTES must be a whole number, not '16k'")
+    assert result.returncode == 4

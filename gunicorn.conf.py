@@ -1,7 +1,7 @@
 """Gunicorn settings for the Coins service: ``gunicorn -c gunicorn.conf.py wsgi:app``.
 
-Every value comes from the environment with a default that suits one container or VM; the
-table in README.md lists them. The service keeps no state in its processes (games live in the
+Every value comes from the environment with a default that suits one container or VM (an empty
+value is the default too); the table in README.md lists them. The service keeps no state in its processes (games live in the
 database, behind row locks), so any number of workers and instances can serve together.
 """
 
@@ -38,7 +38,7 @@ def _default_workers() -> int:
 
 
 # Where to listen: BIND (host:port, or unix:/path) wins over PORT (all interfaces).
-bind = [os.environ.get("BIND") or f"0.0.0.0:{_int('PORT', 8000)}"]
+bind = [os.environ.get("BIND", "").strip() or f"0.0.0.0:{_int('PORT', 8000)}"]
 proc_name = "coins@" + ",".join(bind)  # the process titles name the instance: two on one host stay apart
 # gunicorn 27's control socket would sit at one path per user ($HOME/.gunicorn/gunicorn.ctl): a second
 # master on the host takes it over and deletes it as it stops, and in the image (HOME=/app, not the
@@ -69,15 +69,15 @@ preload_app = False  # each worker opens its own database pool after the fork
 
 # The app logs one JSON line per request (with its request id) on stderr, so gunicorn's own
 # access log would repeat every request: it is off unless ACCESS_LOG names a file ("-": stdout).
-accesslog = os.environ.get("ACCESS_LOG") or None
+accesslog = os.environ.get("ACCESS_LOG", "").strip() or None
 access_log_format = '%(h)s "%(r)s" %(s)s %(B)s %(M)sms request_id=%({x-request-id}o)s'
 errorlog = "-"
-loglevel = os.environ.get("LOG_LEVEL", "INFO").lower()
+loglevel = (os.environ.get("LOG_LEVEL", "").strip() or "INFO").lower()
 
 # Prometheus metrics across workers (service/observability/metrics.py): each worker writes its
 # values into files in PROMETHEUS_MULTIPROC_DIR and /metrics adds them up. Set it here, before
 # any worker imports prometheus_client; a fresh directory per run unless the operator names one.
-_metrics_dir_is_ours = not os.environ.get("PROMETHEUS_MULTIPROC_DIR")
+_metrics_dir_is_ours = not os.environ.get("PROMETHEUS_MULTIPROC_DIR", "").strip()
 if _metrics_dir_is_ours:
     os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="coins-prometheus-", dir=worker_tmp_dir)
 

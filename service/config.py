@@ -85,15 +85,14 @@ class Settings:
         ``STREAMS_PER_ADDRESS``, ``STREAMS_PER_TOKEN``, ``STREAM_HEARTBEAT_SECONDS``, ``IDEMPOTENCY_KEY_HOURS``, ``RECORD_CACHE_BYTES``, ``RATE_LIMITS``,
         ``TRUSTED_PROXY_HOPS``, ``QUEUE_MATCH_SECONDS``, ``REDIS_URL``, ``ADDRESS_HASH_KEY``, ``WORKER_POLL_MS``,
         ``PURGE_EVERY_MINUTES``, ``BOT_PACE_MS``, ``TRICK_PAUSE_MS``, ``WEBHOOK_SECRETS_KEY``, ``WEBHOOK_ALLOW_NETWORKS`` (comma-separated),
-        ``WEBHOOK_CA_BUNDLE``, ``VAPID_PRIVATE_KEY`` and ``VAPID_SUBJECT``."""
+        ``WEBHOOK_CA_BUNDLE``, ``VAPID_PRIVATE_KEY`` and ``VAPID_SUBJECT``. An empty value (``FOO=``,
+        as docker-compose and shells pass a variable set to nothing) means unset: the default."""
         env = os.environ if env is None else env
         values: dict[str, object] = {}
         for f in fields(cls):
-            name = f.name.upper()
-            if name not in env:
-                continue
-            raw = env[name].strip()
-            values[f.name] = _parse(f.name, raw)
+            raw = env.get(f.name.upper(), "").strip()
+            if raw:
+                values[f.name] = _parse(f.name, raw)
         settings = cls(**values)  # type: ignore[arg-type]
         settings.validate()
         return settings

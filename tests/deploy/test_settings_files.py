@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import runpy
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -140,3 +141,29 @@ def test_compose_runs_every_role_from_the_image(tmp_path: Path) -> None:
             EventStream(feeds.port, game["id"], timeout=10) as stream,
         ):
             assert stream.status == 200 and next(stream.events()).type == "game"
+
+
+def test_an_empty_value_is_the_default(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """``FOO=`` (docker-compose's ``FOO:`` or a shell's ``export FOO=``) means unset, as in service/config.py."""
+    empty = {name: "" for name in GUNICORN_VARIABLES if name not in ("BIND", "PORT")}
+    settings = gunicorn_settings(monkeypatch, tmp_path, **empty, BIND=" ", PORT="", LOG_LEVEL="")
+    defaults = gunicorn_settings(monkeypatch, tmp_path)
+    assert settings == defaults
+
+
+def test_the_start_script_takes_an_empty_value_for_the_default(tmp_path: Path) -> None:
+    """bin/start runs coins-migrate and gunicorn (stand-ins here, which say what they were given)."""
+    stand_ins = tmp_path / "bin"
+    stand_ins.mkdir()
+    for name in ("coins-migrate", "gunicorn"):
+        script = stand_ins / name
+        script.write_text(f'#!/bin/sh\necho "{name} $* WEB_CONCURRENCY=${{WEB_CONCURRENCY-unset}}"\n')
+        script.chmod(0o755)
+    env = {"PATH": f"{stand_ins}:/usr/bin:/bin", "AUTO_MIGRATE": "", "MIGRATE_WAIT_SECONDS": "", "WEB_CONCURRENCY": ""}
+    result = subprocess.run(
+        [str(ROOT / "bin" / "start")], cwd=ROOT, env=env, capture_output=True, text=True, timeout=30, check=True
+    )
+    assert result.stdout.splitlines() == [
+        "coins-migrate --wait 30 WEB_CONCURRENCY=unset",
+        "gunicorn -c gunicorn.conf.py wsgi:app WEB_CONCURRENCY=unset",  # gunicorn.conf.py's default
+    ]

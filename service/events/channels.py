@@ -66,6 +66,11 @@ class Channel(Protocol):
     def close(self) -> None:
         """Stop listening."""
 
+    @property
+    def listening(self) -> bool:
+        """Whether this process hears the changes now: it listens, and its listener is not lost
+        (reconnecting). Reported by the roles that listen (/readyz's ``listeners``)."""
+
 
 def channel_for(db: Database, *, listen_url: str = "", redis_url: str = "") -> Channel:
     """The channel for the processes that share ``db``: Redis with ``redis_url``, else the
@@ -168,6 +173,10 @@ class InProcessChannel:
     def close(self) -> None:
         self._tell = None
 
+    @property
+    def listening(self) -> bool:
+        return self._tell is not None
+
 
 class SqliteFileChannel:
     """The processes of one host on one SQLite file: each looks at ``PRAGMA data_version``."""
@@ -185,6 +194,10 @@ class SqliteFileChannel:
 
     def close(self) -> None:
         self._listener.stopped.set()
+
+    @property
+    def listening(self) -> bool:
+        return self._listener.listening
 
     def _watch(self, tell: Tell, stopped: threading.Event) -> None:
         connection = sqlite3.connect(self.database, timeout=1.0, check_same_thread=False)
@@ -218,6 +231,10 @@ class PostgresChannel:
     def close(self) -> None:
         self._listener.stopped.set()
 
+    @property
+    def listening(self) -> bool:
+        return self._listener.listening
+
     def _listen(self, tell: Tell, stopped: threading.Event) -> None:
         with psycopg.connect(self.conninfo, autocommit=True, connect_timeout=3) as connection:
             connection.execute(f"LISTEN {CHANNEL}")
@@ -246,6 +263,10 @@ class RedisChannel:
 
     def close(self) -> None:
         self._listener.stopped.set()
+
+    @property
+    def listening(self) -> bool:
+        return self._listener.listening
 
     def _listen(self, tell: Tell, stopped: threading.Event) -> None:
         client = redis.Redis.from_url(self._url, socket_connect_timeout=3, socket_timeout=WAIT_SECONDS + 5)

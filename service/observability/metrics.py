@@ -67,6 +67,13 @@ ROLE_UP = Gauge(
     ["role"],
     multiprocess_mode="mostrecent",
 )
+ROLE_LISTENING = Gauge(
+    "coins_role_listening",
+    "1 while every process of the role (worker, realtime) seen within the last 15 s hears the changes of games "
+    "(its listener is not lost), else 0 (the role down too): as /readyz last found.",
+    ["role"],
+    multiprocess_mode="mostrecent",
+)
 CARDS_PLAYED = Counter(
     "coins_cards_played",
     "Cards played by players (playCard answered 201); moves the server makes for bot seats and stand-ins are not counted.",

@@ -366,9 +366,9 @@ class Hub:
                 self._loop.run_in_executor(self._background, self._mark, "the games followed", self._follow, games)
 
     def _follow(self, games: list[str]) -> None:
-        """The followed games are followed, and this process is alive."""
+        """The followed games are followed, and this process is alive (listening or not)."""
         self.liveness.games_followed(games, seconds=3 * MARK_SECONDS)
-        self.liveness.alive()
+        self.liveness.alive(listening=self._feed.channel.listening)
 
     @staticmethod
     def _mark(what: str, mark: Callable[[list[str]], None], ids: list[str]) -> None:

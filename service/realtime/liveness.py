@@ -7,7 +7,8 @@ Two marks the rest of the service reads:
   such a game only while the mark holds (:meth:`.DueWork.mark_followed`);
 - ``/readyz`` reports each role, up or down, from the marks each process writes every few seconds
   (:meth:`.DueWork.beat`), so a real-time role that is down shows there and in the metrics, never as
-  a failing status of the web role.
+  a failing status of the web role; likewise a process whose listener for the changes of games is
+  lost (its streams then hear of changes only at their heartbeats).
 
 Both are written in short transactions of their own (:class:`.DueWork`), on a background thread.
 """
@@ -33,8 +34,8 @@ class Liveness(Protocol):
     def games_followed(self, game_ids: Collection[str], *, seconds: float) -> None:
         """These games are followed now, and for ``seconds`` more unless marked again."""
 
-    def alive(self) -> None:
-        """This process is alive."""
+    def alive(self, *, listening: bool) -> None:
+        """This process is alive, and hears the changes of games (``listening``) or not."""
 
 
 class StoreLiveness:
@@ -48,5 +49,5 @@ class StoreLiveness:
         if game_ids:
             self._due.mark_followed(game_ids, datetime.now(UTC) + timedelta(seconds=seconds))
 
-    def alive(self) -> None:
-        self._due.beat(ROLE, self.instance, datetime.now(UTC))
+    def alive(self, *, listening: bool) -> None:
+        self._due.beat(ROLE, self.instance, datetime.now(UTC), listening=listening)

@@ -7,8 +7,8 @@
 - :meth:`DueWork.next_due`: when the next of them falls due (a bot's move a pace away, say), by the
   same index: the worker sleeps until then rather than a whole pause.
 - :meth:`DueWork.mark_followed`: the real-time role's mark on the games its streams follow.
-- :meth:`DueWork.beat` and :meth:`DueWork.roles_seen`: each process's sign of life, and the last
-  sign of each role, for ``/readyz``.
+- :meth:`DueWork.beat` and :meth:`DueWork.roles_seen`: each process's sign of life (and whether
+  it hears the changes of games), and the last sign of each role, for ``/readyz``.
 
 Each runs in a short transaction of its own. A mark writes only ``games.followed_until``, which no
 save of a game writes, so it never races a change of the game.
@@ -18,16 +18,16 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from datetime import datetime, timedelta
-from typing import cast
+from typing import NamedTuple, cast
 
-from sqlalchemy import ColumnElement, Integer, Table, bindparam, delete, exists, func, or_, select, update
+from sqlalchemy import ColumnElement, Integer, Table, bindparam, case, delete, exists, func, or_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 
 from .db import Database
 from .models import GameRow, RoleHeartbeatRow, SeatRow
 from .player_models import PlayerRow
 
-__all__ = ["DUE_STATUSES", "FORGET_INSTANCES_AFTER", "DueWork"]
+__all__ = ["DUE_STATUSES", "FORGET_INSTANCES_AFTER", "DueWork", "RoleSeen"]
 
 GAMES = cast(Table, GameRow.__table__)
 SEATS = cast(Table, SeatRow.__table__)
@@ -101,18 +101,33 @@ class DueWork:
                 with self._db.begin(connection, write=True, one_statement=True):
                     connection.execute(statement)
 
-    def beat(self, role: str, instance: str, now: datetime) -> None:
-        """``instance`` (a process of ``role``) is alive at ``now``; processes long gone are forgotten."""
+    def beat(self, role: str, instance: str, now: datetime, *, listening: bool = True) -> None:
+        """``instance`` (a process of ``role``) is alive at ``now``, and hears the changes of games
+        (``listening``) or not; processes long gone are forgotten."""
         dialect = sqlite if self._db.is_sqlite else postgresql
-        upsert = dialect.insert(HEARTBEATS).values(role=role, instance=instance, seen_at=now)
-        upsert = upsert.on_conflict_do_update(index_elements=["role", "instance"], set_={"seen_at": now})
+        upsert = dialect.insert(HEARTBEATS).values(role=role, instance=instance, seen_at=now, listening=listening)
+        upsert = upsert.on_conflict_do_update(
+            index_elements=["role", "instance"], set_={"seen_at": now, "listening": listening}
+        )
         with self._db.connect() as connection, self._db.begin(connection, write=True):
             connection.execute(upsert)
             connection.execute(delete(HEARTBEATS).where(HEARTBEATS.c.seen_at < now - FORGET_INSTANCES_AFTER))
 
-    def roles_seen(self) -> dict[str, datetime]:
-        """The last sign of life of each role that gave any."""
-        statement = select(HEARTBEATS.c.role, func.max(HEARTBEATS.c.seen_at)).group_by(HEARTBEATS.c.role)
+    def roles_seen(self) -> dict[str, RoleSeen]:
+        """Of each role that gave a sign of life: its last, and the last of one of its processes
+        that did not hear the changes of games then."""
+        not_listening = case((HEARTBEATS.c.listening.is_(False), HEARTBEATS.c.seen_at), else_=None)
+        statement = select(HEARTBEATS.c.role, func.max(HEARTBEATS.c.seen_at), func.max(not_listening)).group_by(
+            HEARTBEATS.c.role
+        )
         with self._db.connect() as connection, self._db.begin(connection, write=False, one_statement=True):
             rows = connection.execute(statement).all()
-        return {role: seen for role, seen in rows}
+        return {role: RoleSeen(seen, deaf) for role, seen, deaf in rows}
+
+
+class RoleSeen(NamedTuple):
+    """A role's last sign of life (``seen``), and the last of one of its processes that did not
+    hear the changes of games (``not_listening``; None: none did)."""
+
+    seen: datetime
+    not_listening: datetime | None

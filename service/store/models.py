@@ -34,6 +34,7 @@ from sqlalchemy import (
     false,
     func,
     text,
+    true,
 )
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
@@ -362,6 +363,8 @@ class RoleHeartbeatRow(Base):
     role: Mapped[str] = mapped_column(String(16), primary_key=True)
     instance: Mapped[str] = mapped_column(String(128), primary_key=True)  # host:pid
     seen_at: Mapped[datetime] = mapped_column(UTCDateTime(), nullable=False)
+    # Whether it heard the changes of games then (its listener on the channel was not lost).
+    listening: Mapped[bool] = mapped_column(nullable=False, default=True, server_default=true())
 
 
 class ReviewRow(Base):

@@ -121,6 +121,7 @@ class Worker:
         webhooks: Webhooks | None = None,
         retention: Retention | None = None,
         schema: Callable[[], None] | None = None,
+        listening: Callable[[], bool] | None = None,
     ) -> None:
         """``queue``: quick play, whose matching waves each pass runs (none: not run here);
         ``review_seconds``: the CPU a pass spends on reviews at most (0: none); ``webhooks``: the
@@ -128,7 +129,8 @@ class Worker:
         thread of their own beside the passes: a slow receiver never holds up a move); ``retention``:
         the purge :meth:`run` runs on its interval (none: not here); ``schema``: called before each
         pass of :meth:`run`, raises :class:`.SchemaNotMigrated` when the database was not migrated
-        (which ends :meth:`run`; none: not checked)."""
+        (which ends :meth:`run`; none: not checked); ``listening``: whether the process hears the
+        changes of games now, which each beat records (none: it does)."""
         self._games = games
         self._webhooks = webhooks
         self._webhooks_beside = False  # True once a thread of their own sends them (see run)
@@ -136,6 +138,7 @@ class Worker:
         self._queue = queue
         self._retention = retention
         self._schema = schema
+        self._listening = listening or (lambda: True)
         self._due = due
         self._clock = clock
         self.poll = poll
@@ -197,8 +200,8 @@ class Worker:
         return made
 
     def beat(self) -> None:
-        """This process is alive (for ``/readyz``)."""
-        self._due.beat(ROLE, self.instance, self._clock())
+        """This process is alive, and hears the changes of games or not (for ``/readyz``)."""
+        self._due.beat(ROLE, self.instance, self._clock(), listening=self._listening())
 
     def run(self, stop: threading.Event) -> None:
         """Pass after pass until ``stop`` is set, beating every :data:`BEAT_SECONDS`; the webhooks'

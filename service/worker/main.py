@@ -40,6 +40,7 @@ def worker_for(settings: Settings) -> Worker:
     app = create_app(settings, pre_ping=False)  # a pass that meets a dropped connection is tried again
     games = app.extensions[EXTENSION]
     queue = app.extensions[QUEUE_EXTENSION]
+    channel = app.extensions[FEED_EXTENSION].channel
     worker = Worker(
         games,
         games.store.due,
@@ -49,8 +50,9 @@ def worker_for(settings: Settings) -> Worker:
         webhooks=app.extensions[DELIVERER_EXTENSION],
         retention=_retention(settings, app.extensions["coins.db"]),
         schema=app.extensions[SCHEMA_EXTENSION].check if SCHEMA_EXTENSION in app.extensions else None,
+        listening=lambda: channel.listening,
     )
-    app.extensions[FEED_EXTENSION].channel.listen(lambda feed_id: _changed(worker, feed_id))
+    channel.listen(lambda feed_id: _changed(worker, feed_id))
     return worker
 
 

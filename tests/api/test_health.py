@@ -38,7 +38,11 @@ def test_healthz_does_not_touch_the_database(app, client, monkeypatch):
 def test_readyz_answers_ok_when_the_database_answers(client):
     response = client.get("/readyz")
     assert response.status_code == 200
-    assert response.json == {"status": "ok", "roles": {"worker": "down", "realtime": "down"}}  # none seen: still 200
+    assert response.json == {  # none seen: still 200
+        "status": "ok",
+        "roles": {"worker": "down", "realtime": "down"},
+        "listeners": {"worker": "unknown", "realtime": "unknown"},
+    }
 
 
 def test_readyz_answers_503_when_the_database_is_down(app, client, monkeypatch):

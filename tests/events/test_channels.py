@@ -55,6 +55,28 @@ def test_sqlite_files_are_watched_memory_is_in_process_and_redis_wins(tmp_path: 
     on_file.dispose(), in_memory.dispose()
 
 
+def test_a_channel_says_whether_it_listens(tmp_path: Path) -> None:
+    """Started, and not lost: what the worker and real-time roles record for /readyz's ``listeners``."""
+    unreachable = PostgresChannel("postgresql://postgres@127.0.0.1:1/nowhere")  # port 1: refused at once
+    assert not unreachable.listening  # not started
+    unreachable.listen(Heard())
+    try:
+        for _ in range(100):  # lost once its first attempt is refused
+            if not unreachable.listening:
+                break
+            threading.Event().wait(0.05)
+        assert not unreachable.listening
+    finally:
+        unreachable.close()
+    path = tmp_path / "coins.sqlite3"
+    sqlite3.connect(path).close()
+    with listening(SqliteFileChannel(path)) as it:
+        assert it.channel.listening
+    memory = InProcessChannel()
+    memory.listen(Heard())
+    assert memory.listening
+
+
 def test_the_listen_url_is_a_postgresql_one() -> None:
     assert (
         Settings.from_env({"DATABASE_LISTEN_URL": "postgresql://x@h/db"}).database_listen_url == "postgresql://x@h/db"

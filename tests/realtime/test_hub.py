@@ -9,10 +9,12 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
+import pytest
 from flask.testing import FlaskClient
 from sqlalchemy import text
 
 from service import create_app
+from service.api.resources.events.routes import FEED_EXTENSION
 from service.config import Settings
 from service.games.ids import new_game_id
 from service.games.player_events import MatchFoundEvent, encode_player_event
@@ -56,6 +58,22 @@ def test_a_process_is_marked_alive_as_it_starts(app: Any, settings: Settings) ->
     assert "realtime" not in due.roles_seen()
     with realtime_role(app, settings):
         assert eventually(lambda: "realtime" in due.roles_seen(), MARK_SECONDS / 2)
+
+
+def test_a_process_whose_listener_is_lost_says_so(
+    app: Any, client: FlaskClient, settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its streams then hear of changes only at their heartbeats: /readyz's body says so (the probe holds)."""
+    channel = app.extensions[FEED_EXTENSION].channel
+    monkeypatch.setattr(type(channel), "listening", property(lambda self: False))  # as while it reconnects
+    due = app.extensions["coins.games"].store.due
+    with realtime_role(app, settings):
+        assert eventually(lambda: "realtime" in due.roles_seen(), MARK_SECONDS / 2)
+        ready = client.get("/readyz")
+        assert ready.status_code == 200 and ready.json["roles"]["realtime"] == "up"
+        assert ready.json["listeners"]["realtime"] == "lost"
+        monkeypatch.undo()
+        assert eventually(lambda: client.get("/readyz").json["listeners"]["realtime"] == "listening", MARK_SECONDS + 3)
 
 
 def _followed_until(app: Any, game_id: str) -> datetime | None:

@@ -102,6 +102,31 @@ def test_readyz_says_whether_a_worker_is_up(client, clock, worker):
     assert client.get("/readyz").json["roles"]["worker"] == "up"
 
 
+def test_readyz_says_whether_the_workers_listener_is_lost(app, client, clock):
+    """A worker whose listener for the changes of games is lost (reconnecting) shows in /readyz's body
+    and in coins_role_listening, while the probe holds: the proxy routes on it."""
+    games: GameService = app.extensions["coins.games"]
+    listening = [False]
+    worker = Worker(games, games.store.due, clock, poll=0.01, instance="test:deaf", listening=lambda: listening[0])
+    assert client.get("/readyz").json["listeners"]["worker"] == "unknown"  # no worker seen
+    worker.beat()
+    ready = client.get("/readyz")
+    assert ready.status_code == 200 and ready.json["roles"]["worker"] == "up"
+    assert ready.json["listeners"]["worker"] == "lost"
+    assert _gauge(client, "coins_role_listening", "worker") == 0.0
+    listening[0] = True
+    worker.beat()  # the same process, listening again
+    assert client.get("/readyz").json["listeners"] == {"worker": "listening", "realtime": "unknown"}
+    assert _gauge(client, "coins_role_listening", "worker") == 1.0
+
+
+def _gauge(client: Any, name: str, role: str) -> float:
+    line = f'{name}{{role="{role}"}} '
+    found = [row for row in client.get("/metrics").text.splitlines() if row.startswith(line)]
+    assert len(found) == 1, found
+    return float(found[0].removeprefix(line))
+
+
 def test_a_pass_runs_quick_plays_due_wave_with_nobody_reading(app, client, clock):
     games: GameService = app.extensions["coins.games"]
     worker = Worker(games, games.store.due, clock, poll=0.01, queue=app.extensions["coins.queue"], instance="test:3")
@@ -131,8 +156,8 @@ def test_a_worker_that_cannot_reach_the_database_backs_off_and_goes_on(app, cloc
                 raise DatabaseUnavailable("connection refused")
             return real.due_games(now, limit)
 
-        def beat(self, role: str, instance: str, now: datetime) -> None:
-            real.beat(role, instance, now)
+        def beat(self, role: str, instance: str, now: datetime, *, listening: bool = True) -> None:
+            real.beat(role, instance, now, listening=listening)
 
         def next_due(self, now: datetime) -> datetime | None:
             return real.next_due(now)

@@ -52,8 +52,8 @@ def test_the_passes_retry_within_the_cap_and_say_so_twice(app: Flask, clock: Clo
             worker.wake()  # the pause after this pass returns at once
             return real.due_games(now, limit)
 
-        def beat(self, role: str, instance: str, now: datetime) -> None:
-            real.beat(role, instance, now)
+        def beat(self, role: str, instance: str, now: datetime, *, listening: bool = True) -> None:
+            real.beat(role, instance, now, listening=listening)
 
         def next_due(self, now: datetime) -> datetime | None:
             return real.next_due(now)

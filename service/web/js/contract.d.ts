@@ -35,7 +35,8 @@ export interface paths {
         /**
          * Can the service take traffic?
          * @description Answers 200 when the database answers a trivial query, 503 `database_unavailable`
-         *     (with `Retry-After`) when it does not; the body says which of the other roles are up.
+         *     (with `Retry-After`) when it does not; the body says which of the other roles are up, and
+         *     whether they hear the changes of games.
          */
         get: operations["getReadiness"];
         put?: never;
@@ -1624,6 +1625,18 @@ export interface components {
              */
             bot?: components["schemas"]["BotStrength"];
         };
+        Listeners: {
+            /**
+             * @description `listening`, `lost` or `unknown`.
+             * @example listening
+             */
+            realtime: string;
+            /**
+             * @description `listening`, `lost` or `unknown`.
+             * @example listening
+             */
+            worker: string;
+        };
         MatchFoundEvent: {
             /**
              * @description The game's id.
@@ -2078,6 +2091,7 @@ export interface components {
             next_cursor: string | null;
         };
         Readiness: {
+            listeners: components["schemas"]["Listeners"];
             roles: components["schemas"]["Roles"];
             /**
              * @description Always `ok`.

@@ -1,5 +1,5 @@
 """Health probes: ``/healthz`` says the process is alive, ``/readyz`` that it can reach its database (and,
-in its body, whether the other roles are up)."""
+in its body, whether the other roles are up, and whether they hear the changes of games)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from flask.views import MethodView
 from marshmallow import fields
 
 from ....games import DatabaseUnavailable
-from ....observability.metrics import ROLE_UP
+from ....observability.metrics import ROLE_LISTENING, ROLE_UP
 from ...common import Blueprint
 from ...context import games
 from ...openapi import PUBLIC
@@ -45,8 +45,24 @@ class RolesSchema(ResponseSchema):
     realtime = fields.String(required=True, metadata={"description": "`up` or `down`.", "example": "up"})
 
 
+class ListenersSchema(ResponseSchema):
+    """Whether each other role hears the changes of games (PostgreSQL `LISTEN`, Redis `SUBSCRIBE` or
+    SQLite's data version): `listening` while every process of it seen within 15 s does; `lost` while
+    one of them does not (its listener reconnects on its own; meanwhile the worker finds changes only
+    at its polls, `WORKER_POLL_MS`, and streams only at their heartbeats); `unknown` while the role is
+    down (open: more roles and values may appear). Never fails the probe."""
+
+    worker = fields.String(
+        required=True, metadata={"description": "`listening`, `lost` or `unknown`.", "example": "listening"}
+    )
+    realtime = fields.String(
+        required=True, metadata={"description": "`listening`, `lost` or `unknown`.", "example": "listening"}
+    )
+
+
 class ReadinessSchema(HealthSchema):
     roles = fields.Nested(RolesSchema, required=True)
+    listeners = fields.Nested(ListenersSchema, required=True)
 
 
 @blp.route("/healthz")
@@ -66,7 +82,8 @@ class ReadinessViews(MethodView):
     @blp.problems("database_unavailable")
     def get(self) -> Any:
         """Answers 200 when the database answers a trivial query, 503 `database_unavailable`
-        (with `Retry-After`) when it does not; the body says which of the other roles are up."""
+        (with `Retry-After`) when it does not; the body says which of the other roles are up, and
+        whether they hear the changes of games."""
         try:
             games().ping()
             seen = games().store.due.roles_seen()
@@ -78,7 +95,13 @@ class ReadinessViews(MethodView):
                 headers={"Retry-After": str(RETRY_AFTER_SECONDS)},
             ) from error
         now = datetime.now(UTC)
-        roles = {role: "up" if role in seen and now - seen[role] <= SEEN_WITHIN else "down" for role in ROLES}
-        for role, state in roles.items():
-            ROLE_UP.labels(role).set(state == "up")
-        return {**OK, "roles": roles}
+        roles = {role: "up" if role in seen and now - seen[role].seen <= SEEN_WITHIN else "down" for role in ROLES}
+        listeners = {role: "unknown" for role in ROLES}  # a role down
+        for role in ROLES:
+            found = seen.get(role)
+            if roles[role] == "up" and found is not None:  # lost: one of its processes said it did not listen
+                lost = found.not_listening is not None and now - found.not_listening <= SEEN_WITHIN
+                listeners[role] = "lost" if lost else "listening"
+            ROLE_UP.labels(role).set(roles[role] == "up")
+            ROLE_LISTENING.labels(role).set(listeners[role] == "listening")
+        return {**OK, "roles": roles, "listeners": listeners}

@@ -12,7 +12,9 @@ custom fields of :mod:`.fields` are marshmallow's own extension point).
   schema (:mod:`.compiled_dumpers`): flask-smorest's own wrapper calls ``schema.dump(result)``, so
   nothing of it is copied;
   ``doc`` given a summary passes the view's docstring as the description;
-  ``problems`` documents an operation's problem codes with flask-smorest's ``alt_response``;
+  ``problems`` names an operation's problem codes, which ``route`` documents with flask-smorest's
+  ``alt_response``, adding those of the rules every operation of a kind follows
+  (:data:`PATH_PARAMETER_PROBLEMS`);
   ``deprecated`` marks an operation deprecated (flask-smorest's ``doc``) and has its answers carry the
   ``Deprecation`` and ``Sunset`` headers (:mod:`.deprecation`), as ``arguments`` and ``response`` do
   for an operation whose schemas hold a deprecated field.
@@ -37,6 +39,7 @@ import marshmallow as ma
 from apispec import APISpec
 from apispec.ext import marshmallow as apispec_marshmallow
 from flask import Flask, Response
+from flask.views import MethodView
 from webargs import core
 from webargs.flaskparser import FlaskParser
 
@@ -55,6 +58,11 @@ __all__ = ["Api", "Blueprint", "JsonBodyParser", "MarshmallowPlugin"]
 #: apispec attribute functions: what the OpenAPI document says of a field beyond apispec's own reading
 ATTRIBUTE_FUNCTIONS = (named_enum_to_ref, any_of_schemas, items_ref, card_field_to_ref)
 DEFAULT_ERROR_DESCRIPTION = "An error, as RFC 9457 problem details."
+#: What every operation with a path parameter can answer besides its own codes: a parameter that is
+#: no value of its type (a seat "abc"), or holds a slash (sent as %2F, decoded before routing), makes
+#: a path that matches no route.
+PATH_PARAMETER_PROBLEMS = ("not_found",)
+_PROBLEM_CODES = "_coins_problem_codes"  # the attribute of a view function naming its codes
 
 
 class MarshmallowPlugin(apispec_marshmallow.MarshmallowPlugin):
@@ -159,34 +167,55 @@ class Blueprint(flask_smorest.Blueprint):  # type: ignore[misc]  # flask-smorest
 
         return decorator
 
-    def problems(self, *codes: str) -> Callable[[F], F]:
-        """Document each listed problem code under its HTTP status, as ``application/problem+json``."""
-        by_status: dict[int, list[str]] = defaultdict(list)
-        for code in codes:
-            by_status[PROBLEMS[code][0]].append(code)
+    @staticmethod
+    def problems(*codes: str) -> Callable[[F], F]:
+        """Name the operation's problem codes: :meth:`route` documents them (with those of its rules)."""
 
         def decorator(func: F) -> F:
-            for status, status_codes in sorted(by_status.items(), reverse=True):
-                description = "; ".join(f"`{code}`: {PROBLEMS[code][1]}" for code in status_codes)
-                headers: dict[str, Any] | None = {"WWW-Authenticate": "WWW-Authenticate"} if status == 401 else None
-                if status in (429, 503):
-                    headers = {"Retry-After": {"description": "Seconds to wait.", "schema": {"type": "integer"}}}
-                if status == 412:  # If-Match named another version
-                    headers = {
-                        "ETag": {"description": "The game's current version's tag.", "schema": {"type": "string"}}
-                    }
-                document = self.alt_response(
-                    status,
-                    schema=ProblemSchema,
-                    content_type=PROBLEM_MEDIA_TYPE,
-                    description=description,
-                    headers=headers,
-                    example=_example(status_codes[0]),
-                )
-                func = document(func)
+            setattr(func, _PROBLEM_CODES, (*getattr(func, _PROBLEM_CODES, ()), *codes))
             return func
 
         return decorator
+
+    def route(self, rule: str, *, parameters: Any = None, tags: Any = None, **options: Any) -> Callable[[F], F]:
+        """flask-smorest's ``route``; each operation of the view (a method of a ``MethodView``, or the
+        function) has its problem codes documented first: those it names (:meth:`problems`), and
+        :data:`PATH_PARAMETER_PROBLEMS` when ``rule`` has a path parameter."""
+        register = super().route(rule, parameters=parameters, tags=tags, **options)
+        rules = PATH_PARAMETER_PROBLEMS if "<" in rule else ()
+
+        def decorator(view: F) -> F:
+            if isinstance(view, type) and issubclass(view, MethodView):
+                for method in view.methods or ():
+                    function = getattr(view, method.lower())
+                    setattr(view, method.lower(), self._document_problems(function, rules))
+                return register(view)  # type: ignore[no-any-return]
+            return register(self._document_problems(view, rules))  # type: ignore[no-any-return]
+
+        return decorator
+
+    def _document_problems(self, func: F, rules: tuple[str, ...]) -> F:
+        """Document each problem code of ``func`` and ``rules`` under its HTTP status, as ``application/problem+json``."""
+        by_status: dict[int, list[str]] = defaultdict(list)
+        for code in dict.fromkeys((*getattr(func, _PROBLEM_CODES, ()), *rules)):
+            by_status[PROBLEMS[code][0]].append(code)
+        for status, status_codes in sorted(by_status.items(), reverse=True):
+            description = "; ".join(f"`{code}`: {PROBLEMS[code][1]}" for code in status_codes)
+            headers: dict[str, Any] | None = {"WWW-Authenticate": "WWW-Authenticate"} if status == 401 else None
+            if status in (429, 503):
+                headers = {"Retry-After": {"description": "Seconds to wait.", "schema": {"type": "integer"}}}
+            if status == 412:  # If-Match named another version
+                headers = {"ETag": {"description": "The game's current version's tag.", "schema": {"type": "string"}}}
+            document = self.alt_response(
+                status,
+                schema=ProblemSchema,
+                content_type=PROBLEM_MEDIA_TYPE,
+                description=description,
+                headers=headers,
+                example=_example(status_codes[0]),
+            )
+            func = document(func)
+        return func
 
 
 def _no_content(view: F) -> F:

@@ -25,6 +25,7 @@ from service.api.flask_smorest_overrides import (
     MarshmallowPlugin,
 )
 from service.api.problems import PROBLEM_MEDIA_TYPE, Problem
+from tests.support.working_client import bare_client
 
 WHERE = "see service/api/flask_smorest_overrides.py"
 
@@ -176,6 +177,43 @@ def test_errors_are_documented_as_problems_and_a_summary_keeps_the_docstring():
     assert responses["DEFAULT_ERROR"] == {"description": DEFAULT_ERROR_DESCRIPTION, "content": problem}, WHERE
     name = operation["responses"]["422"]["$ref"].removeprefix("#/components/responses/")
     assert responses[name]["content"] == problem, f"flask-smorest's 422 is not problem+json: {WHERE}"
+
+
+def test_route_documents_the_problems_named_and_those_of_its_rules():
+    """``problems`` names codes, ``route`` documents them, adding ``not_found`` to every operation with
+    a path parameter (beside its own 404 code, once even if named), on a MethodView and on a function."""
+    blueprint = Blueprint("t", __name__)
+
+    @blueprint.route("/things/<thing_id>", endpoint="thing")
+    class Views(MethodView):
+        @blueprint.response(200, ThingSchema)
+        @blueprint.problems("game_not_found", "validation_error")
+        def get(self, thing_id: str) -> Any:
+            return {"name": thing_id}
+
+        @blueprint.response(204)
+        @blueprint.problems("not_found")
+        def delete(self, thing_id: str) -> None:
+            return None
+
+    @blueprint.route("/things", endpoint="things")
+    @blueprint.response(200, ThingSchema)
+    @blueprint.problems("validation_error")
+    def things() -> Any:
+        return {"name": "all"}
+
+    app = _app(blueprint, Api)
+    paths = _spec(app)["paths"]
+    read = paths["/things/{thing_id}"]["get"]["responses"]
+    assert read["404"]["description"] == "`game_not_found`: No such game; `not_found`: No such resource"
+    assert read["404"]["content"][PROBLEM_MEDIA_TYPE]["example"]["code"] == "game_not_found"  # its own first
+    assert read["422"]["description"] == "`validation_error`: The request is not valid"
+    assert paths["/things/{thing_id}"]["delete"]["responses"]["404"]["description"] == "`not_found`: No such resource"
+    assert "404" not in paths["/things"]["get"]["responses"]  # no path parameter
+    client = bare_client(app)  # the documented views still answer
+    assert client.get("/things/a").json == {"name": "a"}
+    assert client.delete("/things/a").status_code == 204
+    assert client.get("/things").json == {"name": "all"}
 
 
 @pytest.mark.parametrize(

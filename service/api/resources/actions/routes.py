@@ -20,7 +20,7 @@ class ActionViews(MethodView):
     @blp.arguments(ListActionsQuerySchema(), location="query", as_kwargs=True)
     @blp.response(200, ActionPageSchema, headers={"ETag": "ETag", "Link": "Link"})
     @blp.alt_response(304, description="Not modified.", headers={"ETag": "ETag"})
-    @blp.problems("game_not_found", "invalid_cursor", "validation_error", "database_unavailable", "not_found")
+    @blp.problems("game_not_found", "invalid_cursor", "validation_error", "database_unavailable")
     def get(self, game_id: str, limit: int, cursor: str | None = None) -> Any:
         """Every deal and play, oldest first, a page at a time, with its `cause`: the player,
         a bot seat, the server's auto-deal, or a stand-in after a `timeout`. A deal shows its

@@ -108,7 +108,6 @@ class EventViews(MethodView):
         "too_many_requests",
         "too_many_streams",
         "database_unavailable",
-        "not_found",
     )
     def get(self, game_id: str, wait: int, after: int | None = None) -> Any:
         """Every change of the game as it happens: the full state first (the `game` event), then one

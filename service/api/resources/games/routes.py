@@ -117,7 +117,7 @@ class GameByIdViews(MethodView):
     @blp.alt_response(
         304, description="Not modified: the game is still at the version of `If-None-Match`.", headers={"ETag": "ETag"}
     )
-    @blp.problems("game_not_found", "validation_error", "database_unavailable", "not_found")
+    @blp.problems("game_not_found", "validation_error", "database_unavailable")
     def get(self, game_id: str) -> Any:
         """The public state: seats, scores, dealer, whose turn, the trick in progress and the last one.
         Never a card that is still in someone's hand."""
@@ -130,7 +130,7 @@ class ScoresViews(MethodView):
     @blp.doc(operationId="getScores", summary="Read the scores", security=PUBLIC)
     @blp.response(200, ScoresSchema, headers={"ETag": "ETag"})
     @blp.alt_response(304, description="Not modified.", headers={"ETag": "ETag"})
-    @blp.problems("game_not_found", "validation_error", "database_unavailable", "not_found")
+    @blp.problems("game_not_found", "validation_error", "database_unavailable")
     def get(self, game_id: str) -> Any:
         """Each seat's score, the target, and the winner once there is one."""
         game = games().get(game_id)

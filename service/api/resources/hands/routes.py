@@ -40,7 +40,6 @@ class HandViews(MethodView):
         "unsupported_media_type",
         "validation_error",  # a malformed If-Match
         "database_unavailable",
-        "not_found",
     )
     def post(self, game_id: str, uow: UnitOfWork) -> Any:
         """The dealer deals: the player on the dealer's right shuffles, the one on the left
@@ -63,7 +62,6 @@ class OwnHandViews(MethodView):
         "game_not_found",
         "validation_error",
         "database_unavailable",
-        "not_found",
     )
     def get(self, game_id: str) -> Any:
         """The cards your token's seat holds, by suit in cycle order, then rank high to low.

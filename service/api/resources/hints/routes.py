@@ -35,7 +35,6 @@ class HintViews(MethodView):
         "validation_error",
         "too_many_requests",
         "database_unavailable",
-        "not_found",
     )
     def get(self, game_id: str, strength: str) -> Any:
         """On your turn: the card a bot of `strength` would play from your hand, with its reason.

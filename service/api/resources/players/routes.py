@@ -120,7 +120,7 @@ class KeyViews(MethodView):
 class PlayerByIdViews(MethodView):
     @blp.doc(operationId="getPlayer", summary="Read a player's public profile", security=OPTIONAL_KEY_SECURITY)
     @blp.response(200, PlayerSchema)
-    @blp.problems("player_not_found", "missing_token", "invalid_key", "database_unavailable", "not_found")
+    @blp.problems("player_not_found", "missing_token", "invalid_key", "database_unavailable")
     def get(self, player_id: str) -> Any:
         """Name, rating and record: what anyone may see of a player (never their key). `me` reads
         your own (with your key)."""
@@ -141,7 +141,6 @@ class PlayerGamesViews(MethodView):
         "invalid_cursor",
         "validation_error",
         "database_unavailable",
-        "not_found",
     )
     def get(self, player_id: str, limit: int, status: str | None = None, cursor: str | None = None) -> Any:
         """The games the player sat in, newest first, a page at a time: each with the player's

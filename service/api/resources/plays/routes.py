@@ -41,7 +41,6 @@ class PlayViews(MethodView):
         "card_not_in_hand",
         "too_many_requests",
         "database_unavailable",
-        "not_found",
     )
     def post(self, body: dict[str, Any], game_id: str, uow: UnitOfWork) -> Any:
         """Play any card you hold on your turn (there is no duty to follow suit). The third

@@ -84,7 +84,7 @@ class PushSubscriptionViews(MethodView):
 class PushSubscriptionByIdViews(MethodView):
     @blp.doc(operationId="deletePushSubscription", summary="Unsubscribe a browser", security=KEY_SECURITY)
     @blp.response(204)
-    @blp.problems(*KEY_PROBLEMS, "push_subscription_not_found", "database_unavailable", "not_found")
+    @blp.problems(*KEY_PROBLEMS, "push_subscription_not_found", "database_unavailable")
     def delete(self, subscription_id: str) -> Any:
         """Delete your push subscription: nothing more is sent to it. Another player's is `404
         push_subscription_not_found`, as is one that does not exist."""

@@ -61,7 +61,7 @@ class QueueViews(MethodView):
 class TicketViews(MethodView):
     @blp.doc(operationId="getTicket", summary="Read your ticket", security=[{"playerKey": []}])
     @blp.response(200, TicketSchema)
-    @blp.problems(*KEY_PROBLEMS, "ticket_not_found", "database_unavailable", "not_found")
+    @blp.problems(*KEY_PROBLEMS, "ticket_not_found", "database_unavailable")
     def get(self, ticket_id: str) -> Any:
         """Your ticket as it stands: `waiting`, `matched` (with its `game`), `expired` or
         `cancelled`. Reading it keeps a waiting ticket alive, and lets the server match what is
@@ -70,7 +70,7 @@ class TicketViews(MethodView):
 
     @blp.doc(operationId="cancelTicket", summary="Leave the queue", security=[{"playerKey": []}])
     @blp.response(204)
-    @blp.problems(*KEY_PROBLEMS, "ticket_not_found", "ticket_matched", "database_unavailable", "not_found")
+    @blp.problems(*KEY_PROBLEMS, "ticket_not_found", "ticket_matched", "database_unavailable")
     def delete(self, ticket_id: str) -> Any:
         """Cancel your waiting ticket (a ticket already `expired` or `cancelled` stays so: 204 too).
         A `matched` ticket cannot be cancelled: `409 ticket_matched` (leave its game instead)."""

@@ -35,7 +35,6 @@ class RatingHistoryViews(MethodView):
         "invalid_cursor",
         "validation_error",
         "database_unavailable",
-        "not_found",
     )
     def get(self, player_id: str, limit: int, cursor: str | None = None) -> Any:
         """Each rated game of the player, newest first, a page at a time: their place and score

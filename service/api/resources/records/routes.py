@@ -27,7 +27,7 @@ class RecordViews(MethodView):
     @blp.doc(operationId="getRecord", summary="Download a game's record", security=PUBLIC)
     @blp.response(200, RecordSchema, headers={"ETag": "ETag"})
     @blp.alt_response(304, description="Not modified: the game is still at the version of `If-None-Match`.")
-    @blp.problems("game_not_found", "database_unavailable", "not_found")
+    @blp.problems("game_not_found", "database_unavailable")
     def get(self, game_id: str) -> Any:
         """The game as a self-contained record: its setup, the seats' names (never tokens), every
         deal with its commitment and, once its hand is over, its seed, every play in order, every

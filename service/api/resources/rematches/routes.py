@@ -36,7 +36,6 @@ class RematchViews(MethodView):
         "unsupported_media_type",
         "too_many_requests",
         "database_unavailable",
-        "not_found",
     )
     def post(self, game_id: str, uow: UnitOfWork) -> Any:
         """With a seat's token (or a player's key) of a finished game: take your own seat at its
@@ -74,7 +73,6 @@ class RematchViews(MethodView):
         "game_not_found",
         "rematch_started",
         "database_unavailable",
-        "not_found",
     )
     def delete(self, game_id: str) -> Any:
         """With a seat's token (or a player's key) of a finished game: decline its rematch offer.

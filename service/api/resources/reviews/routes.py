@@ -36,7 +36,6 @@ class ReviewViews(MethodView):
         "review_needs_a_person",
         "too_many_requests",
         "database_unavailable",
-        "not_found",
     )
     def get(self, game_id: str) -> Any:
         """For every play of a finished game, the card the strongest bot (`master`) would have played

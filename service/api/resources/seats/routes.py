@@ -49,7 +49,6 @@ class PlayerViews(MethodView):
         "validation_error",
         "too_many_requests",
         "database_unavailable",
-        "not_found",
     )
     def post(self, body: dict[str, Any], game_id: str, uow: UnitOfWork) -> Any:
         """Take `seat` (or the seat reserved for you, else the first open seat). The seat's token is returned once.
@@ -85,7 +84,6 @@ class ChallengeViews(MethodView):
         "game_not_found",
         "validation_error",
         "database_unavailable",
-        "not_found",
     )
     def delete(self, game_id: str) -> Any:
         """Decline the seat of this game reserved for you (a challenge, contract 1.3): the game is
@@ -109,7 +107,6 @@ class LeaveViews(MethodView):
         "invalid_key",
         "not_your_seat",
         "game_not_found",
-        "not_found",  # a seat that is no whole number (abc, -1): no such resource
         "game_finished",
         "game_cancelled",
         "precondition_failed",

@@ -20,7 +20,7 @@ class TrickViews(MethodView):
     @blp.arguments(ListTricksQuerySchema(), location="query", as_kwargs=True)
     @blp.response(200, TrickPageSchema, headers={"ETag": "ETag", "Link": "Link"})
     @blp.alt_response(304, description="Not modified.", headers={"ETag": "ETag"})
-    @blp.problems("game_not_found", "invalid_cursor", "validation_error", "database_unavailable", "not_found")
+    @blp.problems("game_not_found", "invalid_cursor", "validation_error", "database_unavailable")
     def get(self, game_id: str, limit: int, cursor: str | None = None) -> Any:
         """Every completed trick of the game, oldest first, with its winner and points, a page
         at a time. Only cards already played appear here."""

@@ -69,7 +69,7 @@ class WebhookViews(MethodView):
 class WebhookByIdViews(MethodView):
     @blp.doc(operationId="deleteWebhook", summary="Delete a webhook", security=KEY_SECURITY)
     @blp.response(204)
-    @blp.problems(*KEY_PROBLEMS, "webhook_not_found", "database_unavailable", "not_found")
+    @blp.problems(*KEY_PROBLEMS, "webhook_not_found", "database_unavailable")
     def delete(self, webhook_id: str) -> Any:
         """Delete your webhook: nothing more is sent to it. Another player's webhook is `404
         webhook_not_found`, as is one that does not exist."""

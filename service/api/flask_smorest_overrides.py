@@ -14,7 +14,7 @@ custom fields of :mod:`.fields` are marshmallow's own extension point).
   ``doc`` given a summary passes the view's docstring as the description;
   ``problems`` names an operation's problem codes, which ``route`` documents with flask-smorest's
   ``alt_response``, adding those of the rules every operation of a kind follows
-  (:data:`PATH_PARAMETER_PROBLEMS`);
+  (:data:`BODY_METHOD_PROBLEMS`, :data:`PATH_PARAMETER_PROBLEMS`);
   ``deprecated`` marks an operation deprecated (flask-smorest's ``doc``) and has its answers carry the
   ``Deprecation`` and ``Sunset`` headers (:mod:`.deprecation`), as ``arguments`` and ``response`` do
   for an operation whose schemas hold a deprecated field.
@@ -62,6 +62,10 @@ DEFAULT_ERROR_DESCRIPTION = "An error, as RFC 9457 problem details."
 #: no value of its type (a seat "abc"), or holds a slash (sent as %2F, decoded before routing), makes
 #: a path that matches no route.
 PATH_PARAMETER_PROBLEMS = ("not_found",)
+#: What every POST, PUT and PATCH can answer, whether it takes a body or not: the guards refuse a body
+#: that is not JSON, and one over MAX_REQUEST_BYTES (:mod:`.hooks.guards`), before any view.
+BODY_METHOD_PROBLEMS = ("payload_too_large", "unsupported_media_type")
+BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
 _PROBLEM_CODES = "_coins_problem_codes"  # the attribute of a view function naming its codes
 
 
@@ -179,18 +183,24 @@ class Blueprint(flask_smorest.Blueprint):  # type: ignore[misc]  # flask-smorest
 
     def route(self, rule: str, *, parameters: Any = None, tags: Any = None, **options: Any) -> Callable[[F], F]:
         """flask-smorest's ``route``; each operation of the view (a method of a ``MethodView``, or the
-        function) has its problem codes documented first: those it names (:meth:`problems`), and
-        :data:`PATH_PARAMETER_PROBLEMS` when ``rule`` has a path parameter."""
+        function) has its problem codes documented first: those it names (:meth:`problems`),
+        :data:`BODY_METHOD_PROBLEMS` for a POST, PUT or PATCH, and :data:`PATH_PARAMETER_PROBLEMS`
+        when ``rule`` has a path parameter."""
         register = super().route(rule, parameters=parameters, tags=tags, **options)
-        rules = PATH_PARAMETER_PROBLEMS if "<" in rule else ()
+
+        def rules(method: str) -> tuple[str, ...]:
+            body = BODY_METHOD_PROBLEMS if method.upper() in BODY_METHODS else ()
+            return body + (PATH_PARAMETER_PROBLEMS if "<" in rule else ())
 
         def decorator(view: F) -> F:
             if isinstance(view, type) and issubclass(view, MethodView):
                 for method in view.methods or ():
                     function = getattr(view, method.lower())
-                    setattr(view, method.lower(), self._document_problems(function, rules))
+                    setattr(view, method.lower(), self._document_problems(function, rules(method)))
                 return register(view)  # type: ignore[no-any-return]
-            return register(self._document_problems(view, rules))  # type: ignore[no-any-return]
+            methods = options.get("methods", ("GET",))
+            assert len(methods) == 1, "a function view serves one method: its problems are that operation's"
+            return register(self._document_problems(view, rules(methods[0])))  # type: ignore[no-any-return]
 
         return decorator
 

@@ -181,7 +181,8 @@ def test_errors_are_documented_as_problems_and_a_summary_keeps_the_docstring():
 
 def test_route_documents_the_problems_named_and_those_of_its_rules():
     """``problems`` names codes, ``route`` documents them, adding ``not_found`` to every operation with
-    a path parameter (beside its own 404 code, once even if named), on a MethodView and on a function."""
+    a path parameter (beside its own 404 code, once even if named), and 413 and 415 to a PUT, on a
+    MethodView and on a function."""
     blueprint = Blueprint("t", __name__)
 
     @blueprint.route("/things/<thing_id>", endpoint="thing")
@@ -195,6 +196,10 @@ def test_route_documents_the_problems_named_and_those_of_its_rules():
         @blueprint.problems("not_found")
         def delete(self, thing_id: str) -> None:
             return None
+
+        @blueprint.response(200, ThingSchema)
+        def put(self, thing_id: str) -> Any:
+            return {"name": thing_id}
 
     @blueprint.route("/things", endpoint="things")
     @blueprint.response(200, ThingSchema)
@@ -210,6 +215,9 @@ def test_route_documents_the_problems_named_and_those_of_its_rules():
     assert read["422"]["description"] == "`validation_error`: The request is not valid"
     assert paths["/things/{thing_id}"]["delete"]["responses"]["404"]["description"] == "`not_found`: No such resource"
     assert "404" not in paths["/things"]["get"]["responses"]  # no path parameter
+    for method in ("get", "put", "delete"):  # a body is refused on a POST, PUT or PATCH only
+        operation = paths["/things/{thing_id}"][method]
+        assert ("413" in operation["responses"], "415" in operation["responses"]) == (method == "put",) * 2, method
     client = bare_client(app)  # the documented views still answer
     assert client.get("/things/a").json == {"name": "a"}
     assert client.delete("/things/a").status_code == 204

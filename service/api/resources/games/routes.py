@@ -58,8 +58,6 @@ class GameViews(MethodView):
         "invalid_key",
         "already_seated",
         "player_required",
-        "payload_too_large",
-        "unsupported_media_type",
         "validation_error",
         "seeded_game_unrated",
         "bot_seated_twice",

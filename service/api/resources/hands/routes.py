@@ -36,8 +36,6 @@ class HandViews(MethodView):
         "hand_in_progress",
         "game_finished",
         "precondition_failed",
-        "payload_too_large",  # it takes no body, but one is refused like anywhere: not JSON, or too large
-        "unsupported_media_type",
         "validation_error",  # a malformed If-Match
         "database_unavailable",
     )

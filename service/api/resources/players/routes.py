@@ -39,8 +39,6 @@ class PlayerViews(MethodView):
     @blp.response(201, PlayerWithKeySchema, headers={"Location": "Location"})
     @blp.problems(
         "malformed_json",
-        "payload_too_large",
-        "unsupported_media_type",
         "validation_error",
         "too_many_requests",
         "database_unavailable",
@@ -70,8 +68,6 @@ class MeViews(MethodView):
         "malformed_json",
         "missing_token",
         "invalid_key",
-        "payload_too_large",
-        "unsupported_media_type",
         "validation_error",
         "database_unavailable",
     )
@@ -103,8 +99,6 @@ class KeyViews(MethodView):
     @blp.problems(
         "missing_token",
         "invalid_key",
-        "payload_too_large",  # it takes no body, but one is refused like anywhere: not JSON, or too large
-        "unsupported_media_type",
         "too_many_requests",
         "database_unavailable",
     )

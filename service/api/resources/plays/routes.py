@@ -35,8 +35,6 @@ class PlayViews(MethodView):
         "no_hand_in_progress",
         "game_finished",
         "precondition_failed",
-        "payload_too_large",
-        "unsupported_media_type",
         "validation_error",
         "card_not_in_hand",
         "too_many_requests",

@@ -68,8 +68,6 @@ class PushSubscriptionViews(MethodView):
         "push_endpoint_refused",
         "push_subscription_invalid",
         "too_many_push_subscriptions",
-        "payload_too_large",
-        "unsupported_media_type",
         "validation_error",
         "too_many_requests",
         "database_unavailable",

@@ -37,8 +37,6 @@ class QueueViews(MethodView):
         *KEY_PROBLEMS,
         "already_queued",
         "rated_play_barred",
-        "payload_too_large",
-        "unsupported_media_type",
         "validation_error",
         "too_many_requests",
         "database_unavailable",

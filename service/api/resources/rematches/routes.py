@@ -32,8 +32,6 @@ class RematchViews(MethodView):
         "game_not_finished",
         "game_cancelled",
         "seat_taken",
-        "payload_too_large",  # it takes no body, but one is refused like anywhere: not JSON, or too large
-        "unsupported_media_type",
         "too_many_requests",
         "database_unavailable",
     )

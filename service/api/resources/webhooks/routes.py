@@ -40,8 +40,6 @@ class WebhookViews(MethodView):
         *KEY_PROBLEMS,
         "webhook_url_refused",
         "too_many_webhooks",
-        "payload_too_large",
-        "unsupported_media_type",
         "validation_error",
         "too_many_requests",
         "database_unavailable",

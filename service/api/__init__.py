@@ -72,7 +72,8 @@ keeps the scheme, host and port of the base URL you call the API at: `new URL(li
 {", ".join(f"`{code}`" for code in sorted(PROBLEMS))}. A request the server cannot read is
 refused before any operation: a request line over 4,094 bytes (gunicorn's default limits) is 414
 `uri_too_long`, more than 100 header fields or one over 8,190 bytes 431 `header_fields_too_large`,
-malformed HTTP 400 `bad_request`.
+malformed HTTP 400 `bad_request` (a chunked body that cannot be read, too, whatever the method: every
+operation lists it).
 
 **Cards** are strings `<rank>-<suit>` ({len(CARD_CODES)} codes, the `Card` enum).
 

@@ -14,7 +14,7 @@ custom fields of :mod:`.fields` are marshmallow's own extension point).
   ``doc`` given a summary passes the view's docstring as the description;
   ``problems`` names an operation's problem codes, which ``route`` documents with flask-smorest's
   ``alt_response``, adding those of the rules every operation of a kind follows
-  (:data:`BODY_METHOD_PROBLEMS`, :data:`PATH_PARAMETER_PROBLEMS`);
+  (:data:`EVERY_OPERATION_PROBLEMS`, :data:`BODY_METHOD_PROBLEMS`, :data:`PATH_PARAMETER_PROBLEMS`);
   ``deprecated`` marks an operation deprecated (flask-smorest's ``doc``) and has its answers carry the
   ``Deprecation`` and ``Sunset`` headers (:mod:`.deprecation`), as ``arguments`` and ``response`` do
   for an operation whose schemas hold a deprecated field.
@@ -58,6 +58,10 @@ __all__ = ["Api", "Blueprint", "JsonBodyParser", "MarshmallowPlugin"]
 #: apispec attribute functions: what the OpenAPI document says of a field beyond apispec's own reading
 ATTRIBUTE_FUNCTIONS = (named_enum_to_ref, any_of_schemas, items_ref, card_field_to_ref)
 DEFAULT_ERROR_DESCRIPTION = "An error, as RFC 9457 problem details."
+#: What every operation can answer, whatever its method: a chunked body the server cannot read (a
+#: chunk size that is no number, a missing terminator), which the guards read for any request before
+#: any view (:mod:`.hooks.guards`), as gunicorn refuses a malformed head.
+EVERY_OPERATION_PROBLEMS = ("bad_request",)
 #: What every operation with a path parameter can answer besides its own codes: a parameter that is
 #: no value of its type (a seat "abc"), or holds a slash (sent as %2F, decoded before routing), makes
 #: a path that matches no route.
@@ -183,14 +187,14 @@ class Blueprint(flask_smorest.Blueprint):  # type: ignore[misc]  # flask-smorest
 
     def route(self, rule: str, *, parameters: Any = None, tags: Any = None, **options: Any) -> Callable[[F], F]:
         """flask-smorest's ``route``; each operation of the view (a method of a ``MethodView``, or the
-        function) has its problem codes documented first: those it names (:meth:`problems`),
-        :data:`BODY_METHOD_PROBLEMS` for a POST, PUT or PATCH, and :data:`PATH_PARAMETER_PROBLEMS`
-        when ``rule`` has a path parameter."""
+        function) has its problem codes documented first: those it names (:meth:`problems`), then
+        :data:`EVERY_OPERATION_PROBLEMS`, :data:`BODY_METHOD_PROBLEMS` for a POST, PUT or PATCH, and
+        :data:`PATH_PARAMETER_PROBLEMS` when ``rule`` has a path parameter."""
         register = super().route(rule, parameters=parameters, tags=tags, **options)
 
         def rules(method: str) -> tuple[str, ...]:
             body = BODY_METHOD_PROBLEMS if method.upper() in BODY_METHODS else ()
-            return body + (PATH_PARAMETER_PROBLEMS if "<" in rule else ())
+            return EVERY_OPERATION_PROBLEMS + body + (PATH_PARAMETER_PROBLEMS if "<" in rule else ())
 
         def decorator(view: F) -> F:
             if isinstance(view, type) and issubclass(view, MethodView):

@@ -215,6 +215,7 @@ def test_route_documents_the_problems_named_and_those_of_its_rules():
     assert read["422"]["description"] == "`validation_error`: The request is not valid"
     assert paths["/things/{thing_id}"]["delete"]["responses"]["404"]["description"] == "`not_found`: No such resource"
     assert "404" not in paths["/things"]["get"]["responses"]  # no path parameter
+    assert paths["/things"]["get"]["responses"]["400"]["description"] == "`bad_request`: Bad request"  # every one
     for method in ("get", "put", "delete"):  # a body is refused on a POST, PUT or PATCH only
         operation = paths["/things/{thing_id}"][method]
         assert ("413" in operation["responses"], "415" in operation["responses"]) == (method == "put",) * 2, method

@@ -1,14 +1,19 @@
 """The problems the guards answer before any operation are listed by every operation they reach: a
+chunked body the server cannot read (400 bad_request) on every operation, whatever its method; a
 body that is not JSON (415) or too large (413) on every POST, PUT and PATCH, a body or not; and a
 path that matches no route because a parameter is no value of its type is listed where it can be."""
 
 from __future__ import annotations
 
+import io
+import re
 from typing import Any
 
 import pytest
 from flask.testing import FlaskClient
+from gunicorn.http.errors import InvalidChunkSize  # imported: what the guards catch as gunicorn serves
 
+from service.games.ids import new_game_id
 from tests.support.documented_problems import _operations
 
 BODY_METHODS = ("POST", "PUT", "PATCH")
@@ -67,3 +72,46 @@ def test_every_operation_with_a_path_parameter_lists_not_found(path: str, method
 def test_a_path_parameter_holding_a_slash_is_not_found(client: FlaskClient, method: str, path: str) -> None:
     response = client.open(path, method=method)
     assert response.status_code == 404 and response.json["code"] == "not_found"
+
+
+def test_every_operation_lists_bad_request() -> None:
+    """The guards read any chunked body, whatever the method, before any view: one they cannot read is 400."""
+    unlisted = sorted(
+        f"{method} {path}"
+        for (path, method), documented in _operations().items()
+        if "bad_request" not in documented.get("400", set())
+    )
+    assert not unlisted
+
+
+class UnreadableChunks(io.RawIOBase):
+    """A chunked body as gunicorn reads it when a chunk's size is no number."""
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        raise InvalidChunkSize("zz")
+
+
+def _patch_and_delete_operations() -> list[tuple[str, str]]:
+    found = sorted((path, method) for path, method in _operations() if method in ("PATCH", "DELETE"))
+    assert len(found) >= 7  # updateMyPlayer, deleteMyPlayer, declineChallenge, declineRematch, cancelTicket...
+    return [*found, ("/v1/games/{game_id}", "GET"), ("/healthz", "GET")]
+
+
+@pytest.mark.parametrize(("path", "method"), _patch_and_delete_operations())
+def test_a_chunked_body_that_cannot_be_read_is_bad_request_and_listed(
+    client: FlaskClient, path: str, method: str
+) -> None:
+    """Whatever the method (a DELETE takes no body, but one sent chunked is read like any): 400
+    bad_request, which the operation lists (checked by conftest's problems_are_documented too)."""
+    url = re.sub(r"\{[a-z_]+\}", "x", path.replace("{game_id}", new_game_id()))
+    response = client.open(
+        url,
+        method=method,
+        headers={"Authorization": "Bearer nobody"},
+        environ_overrides={"wsgi.input_terminated": True, "wsgi.input": UnreadableChunks()},
+    )
+    assert response.status_code == 400 and response.json["code"] == "bad_request", response.json
+    assert "bad_request" in _operations()[(path, method)]["400"]

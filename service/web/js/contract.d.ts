@@ -2704,6 +2704,24 @@ export interface operations {
                     "application/json": components["schemas"]["Health"];
                 };
             };
+            /** @description `bad_request`: Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "bad_request",
+                     *       "detail": "Bad request",
+                     *       "status": 400,
+                     *       "title": "Bad request",
+                     *       "type": "urn:coins:problem:bad_request"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             default: components["responses"]["DEFAULT_ERROR"];
         };
     };
@@ -2723,6 +2741,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Readiness"];
+                };
+            };
+            /** @description `bad_request`: Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "bad_request",
+                     *       "detail": "Bad request",
+                     *       "status": 400,
+                     *       "title": "Bad request",
+                     *       "type": "urn:coins:problem:bad_request"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description `database_unavailable`: The database is unavailable */
@@ -2774,7 +2810,7 @@ export interface operations {
                     "application/json": components["schemas"]["GamePage"];
                 };
             };
-            /** @description `invalid_cursor`: Unknown pagination cursor */
+            /** @description `invalid_cursor`: Unknown pagination cursor; `bad_request`: Bad request */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3102,6 +3138,24 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description `bad_request`: Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "bad_request",
+                     *       "detail": "Bad request",
+                     *       "status": 400,
+                     *       "title": "Bad request",
+                     *       "type": "urn:coins:problem:bad_request"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `game_not_found`: No such game; `not_found`: No such resource */
             404: {
                 headers: {
@@ -3200,7 +3254,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `invalid_cursor`: Unknown pagination cursor */
+            /** @description `invalid_cursor`: Unknown pagination cursor; `bad_request`: Bad request */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3456,6 +3510,24 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description `bad_request`: Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "bad_request",
+                     *       "detail": "Bad request",
+                     *       "status": 400,
+                     *       "title": "Bad request",
+                     *       "type": "urn:coins:problem:bad_request"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `missing_token`: A player token is required; `invalid_token`: The player token is not valid for this game; `invalid_key`: The player key is not valid */
             401: {
                 headers: {
@@ -3586,6 +3658,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "bad_request",
+                     *       "detail": "Bad request",
+                     *       "status": 400,
+                     *       "title": "Bad request",
+                     *       "type": "urn:coins:problem:bad_request"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -3798,6 +3879,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description `bad_request`: Bad request */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "bad_request",
+                     *       "detail": "Bad request",
+                     *       "status": 400,
+                     *       "title": "Bad request",
+                     *       "type": "urn:coins:problem:bad_request"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
             };
             /** @description `missing_token`: A player token is required; `invalid_token`: The player token is not valid for this game; `invalid_key`: The player key is not valid */
             401: {
@@ -4236,6 +4337,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description `bad_request`: Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "bad_request",
+                     *       "detail": "Bad request",
+                     *       "status": 400,
+                     *       "title": "Bad request",
+                     *       "type": "urn:coins:problem:bad_request"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
             };
             /** @description `missing_token`: A player token is required; `invalid_key`: The player key is not valid */
             401: {
@@ -4881,6 +5000,24 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description `bad_request`: Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "bad_request",
+                     *       "detail": "Bad request",
+                     *       "status": 400,
+                     *       "title": "Bad request",
+                     *       "type": "urn:coins:problem:bad_request"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `game_not_found`: No such game; `not_found`: No such resource */
             404: {
                 headers: {
@@ -4971,6 +5108,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "bad_request",
+                     *       "detail": "Bad request",
+                     *       "status": 400,
+                     *       "title": "Bad request",
+                     *       "type": "urn:coins:problem:bad_request"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -5172,6 +5318,24 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description `bad_request`: Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "bad_request",
+                     *       "detail": "Bad request",
+                     *       "status": 400,
+                     *       "title": "Bad request",
+                     *       "type": "urn:coins:problem:bad_request"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `missing_token`: A player token is required; `invalid_token`: The player token is not valid for this game; `invalid_key`: The player key is not valid */
             401: {
                 headers: {
@@ -5304,6 +5468,26 @@ export interface operations {
                     "application/json": components["schemas"]["PendingReview"];
                 };
             };
+            /** @description `bad_request`: Bad request */
+            400: {
+                headers: {
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "bad_request",
+                     *       "detail": "Bad request",
+                     *       "status": 400,
+                     *       "title": "Bad request",
+                     *       "type": "urn:coins:problem:bad_request"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `game_not_found`: No such game; `not_found`: No such resource */
             404: {
                 headers: {
@@ -5424,6 +5608,24 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description `bad_request`: Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "bad_request",
+                     *       "detail": "Bad request",
+                     *       "status": 400,
+                     *       "title": "Bad request",
+                     *       "type": "urn:coins:problem:bad_request"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `game_not_found`: No such game; `not_found`: No such resource */
             404: {
                 headers: {
@@ -5522,7 +5724,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description `invalid_cursor`: Unknown pagination cursor */
+            /** @description `invalid_cursor`: Unknown pagination cursor; `bad_request`: Bad request */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5625,7 +5827,7 @@ export interface operations {
                     "application/json": components["schemas"]["Leaderboard"];
                 };
             };
-            /** @description `invalid_cursor`: Unknown pagination cursor */
+            /** @description `invalid_cursor`: Unknown pagination cursor; `bad_request`: Bad request */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5874,6 +6076,24 @@ export interface operations {
                     "application/json": components["schemas"]["Player"];
                 };
             };
+            /** @description `bad_request`: Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "bad_request",
+                     *       "detail": "Bad request",
+                     *       "status": 400,
+                     *       "title": "Bad request",
+                     *       "type": "urn:coins:problem:bad_request"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `missing_token`: A player token is required; `invalid_key`: The player key is not valid */
             401: {
                 headers: {
@@ -5931,6 +6151,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description `bad_request`: Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "bad_request",
+                     *       "detail": "Bad request",
+                     *       "status": 400,
+                     *       "title": "Bad request",
+                     *       "type": "urn:coins:problem:bad_request"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
             };
             /** @description `missing_token`: A player token is required; `invalid_key`: The player key is not valid */
             401: {
@@ -6001,7 +6239,7 @@ export interface operations {
                     "application/json": components["schemas"]["Player"];
                 };
             };
-            /** @description `malformed_json`: The body is not valid JSON */
+            /** @description `malformed_json`: The body is not valid JSON; `bad_request`: Bad request */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6272,6 +6510,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "bad_request",
+                     *       "detail": "Bad request",
+                     *       "status": 400,
+                     *       "title": "Bad request",
+                     *       "type": "urn:coins:problem:bad_request"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -6633,6 +6880,24 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description `bad_request`: Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "bad_request",
+                     *       "detail": "Bad request",
+                     *       "status": 400,
+                     *       "title": "Bad request",
+                     *       "type": "urn:coins:problem:bad_request"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `missing_token`: A player token is required; `invalid_key`: The player key is not valid */
             401: {
                 headers: {
@@ -6709,6 +6974,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookList"];
+                };
+            };
+            /** @description `bad_request`: Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "bad_request",
+                     *       "detail": "Bad request",
+                     *       "status": 400,
+                     *       "title": "Bad request",
+                     *       "type": "urn:coins:problem:bad_request"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description `missing_token`: A player token is required; `invalid_key`: The player key is not valid */
@@ -6976,6 +7259,24 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description `bad_request`: Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "bad_request",
+                     *       "detail": "Bad request",
+                     *       "status": 400,
+                     *       "title": "Bad request",
+                     *       "type": "urn:coins:problem:bad_request"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `missing_token`: A player token is required; `invalid_key`: The player key is not valid */
             401: {
                 headers: {
@@ -7055,6 +7356,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Player"];
+                };
+            };
+            /** @description `bad_request`: Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "bad_request",
+                     *       "detail": "Bad request",
+                     *       "status": 400,
+                     *       "title": "Bad request",
+                     *       "type": "urn:coins:problem:bad_request"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description `missing_token`: A player token is required; `invalid_key`: The player key is not valid */
@@ -7146,7 +7465,7 @@ export interface operations {
                     "application/json": components["schemas"]["PlayerGamePage"];
                 };
             };
-            /** @description `invalid_cursor`: Unknown pagination cursor */
+            /** @description `invalid_cursor`: Unknown pagination cursor; `bad_request`: Bad request */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7269,7 +7588,7 @@ export interface operations {
                     "application/json": components["schemas"]["RatingHistory"];
                 };
             };
-            /** @description `invalid_cursor`: Unknown pagination cursor */
+            /** @description `invalid_cursor`: Unknown pagination cursor; `bad_request`: Bad request */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -7381,6 +7700,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PushKey"];
+                };
+            };
+            /** @description `bad_request`: Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "bad_request",
+                     *       "detail": "Bad request",
+                     *       "status": 400,
+                     *       "title": "Bad request",
+                     *       "type": "urn:coins:problem:bad_request"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description `database_unavailable`: The database is unavailable */
@@ -7653,6 +7990,24 @@ export interface operations {
                     "application/json": components["schemas"]["Ticket"];
                 };
             };
+            /** @description `bad_request`: Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "bad_request",
+                     *       "detail": "Bad request",
+                     *       "status": 400,
+                     *       "title": "Bad request",
+                     *       "type": "urn:coins:problem:bad_request"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `missing_token`: A player token is required; `invalid_key`: The player key is not valid */
             401: {
                 headers: {
@@ -7731,6 +8086,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description `bad_request`: Bad request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "bad_request",
+                     *       "detail": "Bad request",
+                     *       "status": 400,
+                     *       "title": "Bad request",
+                     *       "type": "urn:coins:problem:bad_request"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
             };
             /** @description `missing_token`: A player token is required; `invalid_key`: The player key is not valid */
             401: {

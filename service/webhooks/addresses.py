@@ -8,6 +8,12 @@ delivery, and answers the one address the delivery then connects to (:mod:`.tran
 DNS answer that changes between the check and the connection gains nothing. Every address the name
 resolves to must pass: one bad answer refuses the URL.
 
+A refusal after resolving says only that the host is not one deliveries may go to
+(:data:`NOT_PUBLIC`): never whether the name resolved, nor to what, since either would let a player
+use the service as a resolver of the names its own network knows (under docker-compose ``postgres``
+or ``web``). The operator's log has the reason at debug level, with the host (never the path or
+query: a URL may carry a token there).
+
 ``allowed`` (the operator setting ``WEBHOOK_ALLOW_NETWORKS``) names networks allowed besides the
 public ones: the tests' loopback receiver, never a production setting.
 """
@@ -15,6 +21,7 @@ public ones: the tests' loopback receiver, never a production setting.
 from __future__ import annotations
 
 import ipaddress
+import logging
 import socket
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -29,7 +36,11 @@ IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
 #: A name and port -> the addresses it resolves to (the system's getaddrinfo; the tests' own).
 Resolver = Callable[[str, int], list[str]]
 
+log = logging.getLogger(__name__)
+
 MOST_URL = 2048
+#: The one refusal for a host that does not resolve or resolves to an address deliveries may not reach.
+NOT_PUBLIC = "the URL's host must resolve to public addresses only"
 # Refused even where ``is_global`` says public: addresses that reach something beside the service.
 DENIED: tuple[IPNetwork, ...] = tuple(
     ipaddress.ip_network(network)
@@ -56,8 +67,8 @@ DENIED: tuple[IPNetwork, ...] = tuple(
 
 
 class WebhookUrlRefused(ServiceError):
-    """The URL is not one a webhook may have (why, in the message: never an address it resolved to
-    beyond the one refused)."""
+    """The URL is not one a webhook may have (why, in the message: its form, or :data:`NOT_PUBLIC`,
+    never whether its host resolved nor to what)."""
 
     code = "webhook_url_refused"
 
@@ -118,13 +129,16 @@ class AddressPolicy:
         port = parts.port or 443
         try:
             found = self.resolver(host, port)
-        except (OSError, UnicodeError):
-            raise WebhookUrlRefused(f"the host {host!r} does not resolve") from None
+        except (OSError, UnicodeError) as error:
+            log.debug("webhook host %r refused: it does not resolve (%s)", host, type(error).__name__)
+            raise WebhookUrlRefused(NOT_PUBLIC) from None
         if not found:
-            raise WebhookUrlRefused(f"the host {host!r} does not resolve")
+            log.debug("webhook host %r refused: no address", host)
+            raise WebhookUrlRefused(NOT_PUBLIC)
         for text in found:
             if not self.is_allowed(text):
-                raise WebhookUrlRefused(f"the host {host!r} resolves to an address that is not public ({text})")
+                log.debug("webhook host %r refused: it resolves to %s, not public", host, text)
+                raise WebhookUrlRefused(NOT_PUBLIC)
         path = parts.path or "/"
         if parts.query:
             path += "?" + parts.query

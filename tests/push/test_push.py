@@ -211,6 +211,18 @@ def test_refused_endpoints_are_a_problem_and_store_nothing(
     assert rows(app, "push_subscriptions") == []
 
 
+def test_a_refused_endpoint_does_not_tell_an_internal_name_from_an_unknown_one(
+    app: Flask, client: FlaskClient, names: Names
+) -> None:
+    names.table["postgres"] = ["172.18.0.3"]
+    ana = new_player(client)
+    internal = subscribe(client, ana, Browser.new().subscription("https://postgres/push"))
+    unknown = subscribe(client, ana, Browser.new().subscription("https://no-such-name/push"))
+    assert internal.status_code == unknown.status_code == 422
+    assert internal.json["code"] == unknown.json["code"] == "push_endpoint_refused"
+    assert internal.json["detail"] == unknown.json["detail"] and "172.18" not in internal.json["detail"]
+
+
 def test_twenty_subscriptions_a_player_and_deleting_one(
     app: Flask, client: FlaskClient, hook_receiver: Receiver, names: Names
 ) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+
 import pytest
 
 from service.webhooks import AddressPolicy, WebhookUrlRefused
@@ -83,6 +85,33 @@ def test_a_name_that_does_not_resolve_is_refused() -> None:
 
     with pytest.raises(WebhookUrlRefused):
         AddressPolicy(resolver=nowhere).target("https://nowhere.example/")
+
+
+def test_a_refusal_after_resolving_names_neither_the_address_nor_whether_the_name_exists(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The refusal is no resolver for a player: an internal name (its private address), an unknown
+    one and a public-and-private mix are refused alike; the operator's debug log says why, with the
+    host and never the path, which may hold a token."""
+    table = {"postgres": ["172.18.0.3"], "web": ["8.8.8.8", "10.0.0.5"]}
+
+    def internal(host: str, port: int) -> list[str]:
+        if host not in table:
+            raise OSError("no such name")
+        return table[host]
+
+    details = set()
+    with caplog.at_level(logging.DEBUG, logger="service.webhooks.addresses"):
+        for host in ("postgres", "web", "no-such-name", "172.18.0.3"):
+            with pytest.raises(WebhookUrlRefused) as refused:
+                AddressPolicy(resolver=internal).target(f"https://{host}/hook/tok3n?s=s3cret")
+            details.add(str(refused.value))
+    [detail] = details
+    assert "172.18" not in detail and "10.0" not in detail and "resolve" in detail
+    assert "postgres" not in detail and "no-such-name" not in detail
+    logged = caplog.text
+    assert "'postgres'" in logged and "172.18.0.3" in logged and "'no-such-name'" in logged
+    assert "tok3n" not in logged and "s3cret" not in logged
 
 
 def test_the_operators_networks_are_allowed_besides_public_ones() -> None:

@@ -102,6 +102,18 @@ def test_refused_urls_are_a_problem_and_store_nothing(
     assert rows(app, "webhooks") == []
 
 
+def test_a_refusal_does_not_tell_an_internal_name_from_an_unknown_one(
+    app: Flask, client: FlaskClient, names: Names
+) -> None:
+    names.table["postgres"] = ["172.18.0.3"]
+    ana = new_player(client)
+    internal = create(client, ana, "https://postgres/hook")
+    unknown = create(client, ana, "https://no-such-name/hook")
+    assert internal.status_code == unknown.status_code == 422
+    assert internal.json["code"] == unknown.json["code"] == "webhook_url_refused"
+    assert internal.json["detail"] == unknown.json["detail"] and "172.18" not in internal.json["detail"]
+
+
 def test_eleven_webhooks_are_one_too_many(
     app: Flask, client: FlaskClient, hook_receiver: Receiver, names: Names
 ) -> None:

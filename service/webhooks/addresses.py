@@ -41,29 +41,49 @@ log = logging.getLogger(__name__)
 MOST_URL = 2048
 #: The one refusal for a host that does not resolve or resolves to an address deliveries may not reach.
 NOT_PUBLIC = "the URL's host must resolve to public addresses only"
-# Refused even where ``is_global`` says public: addresses that reach something beside the service.
+# Refused whatever ``ipaddress`` says (its idea of "global" changes between Python versions): IANA's
+# IPv4 and IPv6 Special-Purpose Address Registries, every range not globally reachable, plus the ones
+# that reach something beside the service. Left public: the globally reachable anycast services
+# (AS112 192.31.196.0/24, 192.175.48.0/24, 2620:4f:8000::/48; AMT 192.52.193.0/24).
 DENIED: tuple[IPNetwork, ...] = tuple(
     ipaddress.ip_network(network)
     for network in (
-        "0.0.0.0/8",
+        "0.0.0.0/8",  # "this network"
+        "10.0.0.0/8",  # private
         "100.64.0.0/10",  # shared address space (CGNAT), and Alibaba's metadata 100.100.100.200
+        "127.0.0.0/8",  # loopback
         "169.254.0.0/16",  # link-local: AWS, GCP, Azure, OpenStack metadata 169.254.169.254
         "168.63.129.16/32",  # Azure's host address
-        "192.0.0.0/24",
-        "198.18.0.0/15",
+        "172.16.0.0/12",  # private
+        "192.0.0.0/24",  # IETF protocol assignments (DS-Lite, NAT64 discovery 192.0.0.170 …)
+        "192.0.2.0/24",  # documentation (TEST-NET-1)
+        "192.88.99.0/24",  # 6to4 relay anycast, deprecated (RFC 7526): a relay into IPv6
+        "192.168.0.0/16",  # private
+        "198.18.0.0/15",  # benchmarking
+        "198.51.100.0/24",  # documentation (TEST-NET-2)
+        "203.0.113.0/24",  # documentation (TEST-NET-3)
         "224.0.0.0/4",  # multicast
-        "240.0.0.0/4",
-        "::/128",
-        "::1/128",
+        "240.0.0.0/4",  # reserved, and the broadcast 255.255.255.255
+        "::/128",  # unspecified
+        "::1/128",  # loopback
+        "::/96",  # IPv4-compatible, deprecated (IPv4-mapped ::ffff:0:0/96 ones are judged as their IPv4 address)
         "64:ff9b::/96",  # NAT64: an IPv4 address inside
-        "64:ff9b:1::/48",
-        "2001::/32",  # Teredo
+        "64:ff9b:1::/48",  # NAT64, local use
+        "100::/64",  # discard-only
+        "100:0:0:1::/64",  # dummy prefix (RFC 9780)
+        "2001::/23",  # IETF protocol assignments: Teredo 2001::/32 (an IPv4 inside), benchmarking, ORCHID …
+        "2001:db8::/32",  # documentation
         "2002::/16",  # 6to4: an IPv4 address inside
+        "3fff::/20",  # documentation (RFC 9637)
+        "5f00::/16",  # segment routing (SRv6) SIDs
         "fc00::/7",  # unique local, with AWS's metadata fd00:ec2::254
-        "fe80::/10",
+        "fe80::/10",  # link-local
+        "fec0::/10",  # site-local, deprecated (RFC 3879) but still routed inside some networks
         "ff00::/8",  # multicast
     )
 )
+#: The only IPv6 space IANA allocates for global unicast: any other IPv6 address is refused.
+GLOBAL_UNICAST = ipaddress.ip_network("2000::/3")
 
 
 class WebhookUrlRefused(ServiceError):
@@ -155,6 +175,8 @@ class AddressPolicy:
         if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
             return self.is_allowed(str(address.ipv4_mapped))
         if any(address in network for network in DENIED if network.version == address.version):
+            return False
+        if isinstance(address, ipaddress.IPv6Address) and address not in GLOBAL_UNICAST:
             return False
         return (
             address.is_global

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import ipaddress
 import logging
 
 import pytest
 
 from service.webhooks import AddressPolicy, WebhookUrlRefused
+from service.webhooks.addresses import DENIED
 
 NOT_PUBLIC = [
     "127.0.0.1",
@@ -34,6 +36,81 @@ NOT_PUBLIC = [
     "2002:7f00:1::",
     "not an address",
 ]
+
+
+#: A representative address of every network in DENIED (a test checks that none is missing): IANA's
+#: IPv4 and IPv6 Special-Purpose Address Registries, and what reaches beside the service.
+REPRESENTATIVES = {
+    "0.0.0.0/8": "0.1.2.3",
+    "10.0.0.0/8": "10.200.0.1",
+    "100.64.0.0/10": "100.127.255.254",
+    "127.0.0.0/8": "127.0.1.1",
+    "169.254.0.0/16": "169.254.0.1",
+    "168.63.129.16/32": "168.63.129.16",
+    "172.16.0.0/12": "172.31.255.1",
+    "192.0.0.0/24": "192.0.0.170",
+    "192.0.2.0/24": "192.0.2.10",
+    "192.88.99.0/24": "192.88.99.1",
+    "192.168.0.0/16": "192.168.0.1",
+    "198.18.0.0/15": "198.19.255.1",
+    "198.51.100.0/24": "198.51.100.7",
+    "203.0.113.0/24": "203.0.113.9",
+    "224.0.0.0/4": "233.252.0.1",
+    "240.0.0.0/4": "240.0.0.1",
+    "::/128": "::",
+    "::1/128": "::1",
+    "::/96": "::7f00:1",
+    "64:ff9b::/96": "64:ff9b::808:808",
+    "64:ff9b:1::/48": "64:ff9b:1::a00:1",
+    "100::/64": "100::1",
+    "100:0:0:1::/64": "100:0:0:1::1",
+    "2001::/23": "2001:2::1",
+    "2001:db8::/32": "2001:db8::1",
+    "2002::/16": "2002:808:808::1",
+    "3fff::/20": "3fff::1",
+    "5f00::/16": "5f00::1",
+    "fc00::/7": "fc00::1",
+    "fe80::/10": "febf::1",
+    "fec0::/10": "fec0::1",
+    "ff00::/8": "ff0e::1",
+}
+
+
+def test_every_denied_network_has_a_representative() -> None:
+    assert sorted(REPRESENTATIVES) == sorted(str(network) for network in DENIED)
+    for network, address in REPRESENTATIVES.items():
+        assert ipaddress.ip_address(address) in ipaddress.ip_network(network)
+
+
+@pytest.mark.parametrize("address", sorted(REPRESENTATIVES.values()))
+def test_every_special_purpose_range_is_refused(address: str) -> None:
+    assert not AddressPolicy().is_allowed(address)
+    with pytest.raises(WebhookUrlRefused):
+        policy([address]).target("https://hooks.example.com/x")
+
+
+@pytest.mark.parametrize(
+    "address",
+    [
+        "feff::1",  # site-local's last /16
+        "2001::1",  # Teredo
+        "2001:4:112::1",  # AS112 inside the IETF's /23
+        "4000::1",  # IPv6 outside 2000::/3, unallocated
+        "e000::1",
+        "::ffff:192.88.99.1",
+        "::ffff:0:7f00:1",  # IPv4-translated
+    ],
+)
+def test_more_addresses_that_are_not_public_are_refused(address: str) -> None:
+    assert not AddressPolicy().is_allowed(address)
+
+
+@pytest.mark.parametrize(
+    "address",
+    ["192.88.100.1", "192.0.3.1", "100.128.0.1", "2001:4860:4860::8888", "2a00:1450:4001::1", "::ffff:8.8.8.8"],
+)
+def test_public_neighbours_of_the_denied_ranges_pass(address: str) -> None:
+    assert AddressPolicy().is_allowed(address)
 
 
 def policy(answers: list[str], allowed: tuple[str, ...] = ()) -> AddressPolicy:

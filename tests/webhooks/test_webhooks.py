@@ -87,6 +87,7 @@ def test_made_listed_deleted_and_the_secret_shown_once_and_kept_encrypted(
         ("http://hooks.test/hook", ["127.0.0.1"]),
         ("https://private.test/hook", ["10.0.0.7"]),
         ("https://metadata.test/hook", ["169.254.169.254"]),
+        ("https://relay.test/hook", ["192.88.99.1"]),
         ("https://nowhere.test/hook", None),
     ],
 )

@@ -124,6 +124,13 @@ class AddressPolicy:
         if any(character.isspace() or not character.isprintable() for character in url):
             # a space or a control character (CR, LF …) cannot go into a request line: never deliverable
             raise WebhookUrlRefused("the URL must not contain spaces or control characters")
+        if not url.isascii():
+            # No request line carries it (the path, the query), and an internationalized host has
+            # more than one ASCII form (IDNA 2003, Python's codec, and IDNA 2008 differ on ß, ς …):
+            # the player gives the very one to contact.
+            raise WebhookUrlRefused(
+                "the URL must be ASCII: percent-encode its path and query, write an internationalized host as xn--"
+            )
         try:
             parts = urlsplit(url)
             port = parts.port
@@ -145,7 +152,8 @@ class AddressPolicy:
         """Check ``url`` now (its form, then every address its host resolves to) and answer the
         address to connect to; :class:`WebhookUrlRefused` otherwise."""
         parts = self.check_url(url)
-        host = cast_host(parts.hostname)
+        host = parts.hostname  # ASCII (check_url saw to it); an IPv6 literal bare
+        assert host is not None  # check_url refused a URL without one
         port = parts.port or 443
         try:
             found = self.resolver(host, port)
@@ -183,12 +191,3 @@ class AddressPolicy:
             and not (address.is_private or address.is_loopback or address.is_link_local or address.is_multicast)
             and not (address.is_reserved or address.is_unspecified)
         )
-
-
-def cast_host(hostname: str | None) -> str:
-    """The host as the resolver and TLS want it: an IDN as its ASCII form; an IPv6 literal bare."""
-    assert hostname is not None
-    try:
-        return hostname.encode("idna").decode("ascii") if not hostname.isascii() else hostname
-    except UnicodeError:
-        raise WebhookUrlRefused("the URL's host is not a valid name") from None

@@ -196,6 +196,7 @@ def test_malformed_or_oversized_subscriptions_are_refused_and_store_nothing(
         ("https://metadata.test/push", ["169.254.169.254"]),
         ("https://cgnat.test/push", ["100.64.0.1"]),
         ("https://sitelocal.test/push", ["fec0::1"]),
+        ("https://hooks.test/push/\u00e9", ["127.0.0.1"]),
         ("https://nowhere.test/push", None),
         ("https://" + "a" * 2050 + ".test/", None),
     ],

@@ -149,11 +149,22 @@ def test_one_private_answer_among_public_ones_refuses_the_url() -> None:
         "https://hooks.example.com/a b",  # a space, a CR, a LF: no request line can carry them
         "https://hooks.example.com/a\r\nX-Injected: 1",
         "https://hooks.example.com/\x00",
+        "https://hooks.example.com/h\u00e9",  # not ASCII: no request line carries it
+        "https://hooks.example.com/?q=\u2713",
+        "https://hooks.example.com/\U0001f0a1",
+        "https://stra\u00dfe.example/",  # an internationalized host: give its xn-- form
+        "https://\u24dbocalhost/",
+        "https://\uff18.\uff18.\uff18.\uff18/",  # fullwidth digits
     ],
 )
 def test_urls_of_other_forms_are_refused(url: str) -> None:
     with pytest.raises(WebhookUrlRefused):
         policy(["8.8.8.8"]).target(url)
+
+
+def test_percent_encoded_paths_and_ascii_forms_of_internationalized_hosts_pass() -> None:
+    target = policy(["8.8.8.8"]).target("https://xn--strae-oqa.example/h%C3%A9?q=%E2%9C%93")
+    assert (target.host, target.path) == ("xn--strae-oqa.example", "/h%C3%A9?q=%E2%9C%93")
 
 
 def test_a_name_that_does_not_resolve_is_refused() -> None:

@@ -115,6 +115,20 @@ def test_a_refusal_does_not_tell_an_internal_name_from_an_unknown_one(
     assert internal.json["detail"] == unknown.json["detail"] and "172.18" not in internal.json["detail"]
 
 
+def test_a_url_that_is_not_ascii_is_refused_and_its_percent_encoded_form_delivered(
+    app: Flask, client: FlaskClient, hook_receiver: Receiver, names: Names
+) -> None:
+    ana = new_player(client)
+    for url in (f"{hook_receiver.url}/h\u00e9", f"{hook_receiver.url}?q=\u2713", "https://h\u00e9.test/hook"):
+        refused = create(client, ana, url)
+        assert refused.status_code == 422 and refused.json["code"] == "webhook_url_refused", refused.json
+    assert rows(app, "webhooks") == []
+    assert create(client, ana, f"{hook_receiver.url}/h%C3%A9").status_code == 201
+    tell(app, ana)
+    keep_up(app)
+    assert [got.path for got in hook_receiver.received] == ["/hook/h%C3%A9"]
+
+
 def test_eleven_webhooks_are_one_too_many(
     app: Flask, client: FlaskClient, hook_receiver: Receiver, names: Names
 ) -> None:

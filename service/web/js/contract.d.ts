@@ -1732,7 +1732,7 @@ export interface components {
              */
             types?: components["schemas"]["NotificationType"][] | null;
             /**
-             * @description Where deliveries go: an `https` URL whose host resolves to public addresses only (no loopback, private, link-local, shared, multicast or metadata address), checked now and at every delivery; else `422 webhook_url_refused`.
+             * @description Where deliveries go: an `https` URL whose host resolves to public addresses only (no loopback, private, link-local, shared, multicast or metadata address), checked now and at every delivery; in ASCII (the path and query percent-encoded, an internationalized host in its `xn--` form); else `422 webhook_url_refused`.
              * @example https://bots.example.com/coins
              */
             url: string;

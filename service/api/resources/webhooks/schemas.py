@@ -12,6 +12,7 @@ from ...schemas import RequestSchema, ResponseSchema
 URL_DESCRIPTION = (
     "Where deliveries go: an `https` URL whose host resolves to public addresses only (no loopback, "
     "private, link-local, shared, multicast or metadata address), checked now and at every delivery; "
+    "in ASCII (the path and query percent-encoded, an internationalized host in its `xn--` form); "
     "else `422 webhook_url_refused`."
 )
 

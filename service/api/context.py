@@ -95,6 +95,9 @@ def player_id_of(value: str) -> str:
 #: The headers of an answer that depends on the caller's credential (a hand, a seat's events, the caller's
 #: profile): no shared cache keeps it, and none hands it to a request with another ``Authorization``.
 PRIVATE = {"Vary": "Authorization", "Cache-Control": "private, no-cache"}
+#: The headers of an answer that shows a secret once (a player's key, a seat's token, a webhook's secret):
+#: no cache, not even the client's own, keeps a copy (idempotent replays send it again: KEPT_HEADERS).
+NO_STORE = {"Cache-Control": "no-store"}
 
 
 def private_if_me(value: str, headers: dict[str, str]) -> dict[str, str]:

@@ -50,7 +50,7 @@ __all__ = ["HEADER", "PROBLEM_CODES", "REPLAYED", "IdempotencyDocs", "idempotent
 HEADER = "Idempotency-Key"
 REPLAYED = "Idempotent-Replayed"
 PROBLEM_CODES = ("bad_request", "idempotency_key_in_use", "idempotency_key_reused")
-KEPT_HEADERS = ("ETag", "Location", "Content-Type")
+KEPT_HEADERS = ("ETag", "Location", "Content-Type", "Cache-Control")
 _VALID_KEY = re.compile(r"[\x20-\x7e]{1,255}")  # printable ASCII
 # The use cases' refusals of a request whose caller or game is not known: nothing of it is kept.
 NOT_ALLOWED = frozenset({"missing_token", "invalid_token", "invalid_key", "game_not_found", "player_not_found"})

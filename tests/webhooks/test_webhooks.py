@@ -81,6 +81,20 @@ def test_made_listed_deleted_and_the_secret_shown_once_and_kept_encrypted(
     assert client.get("/v1/players/me/webhooks").json["code"] == "missing_token"
 
 
+def test_the_secret_is_not_stored_by_caches_and_the_list_is_private(
+    app: Flask, client: FlaskClient, hook_receiver: Receiver, names: Names
+) -> None:
+    ana = new_player(client)
+    made = create(client, ana, hook_receiver.url)
+    assert made.status_code == 201 and made.headers["Cache-Control"] == "no-store"
+    replay = {"Idempotency-Key": "once"}
+    first = client.post("/v1/players/me/webhooks", json={"url": hook_receiver.url}, headers={**ana.auth, **replay})
+    again = client.post("/v1/players/me/webhooks", json={"url": hook_receiver.url}, headers={**ana.auth, **replay})
+    assert again.json["secret"] == first.json["secret"] and again.headers["Cache-Control"] == "no-store"
+    listed = client.get("/v1/players/me/webhooks", headers=ana.auth)
+    assert listed.headers["Cache-Control"] == "private, no-cache" and listed.headers["Vary"] == "Authorization"
+
+
 @pytest.mark.parametrize(
     ("url", "answers"),
     [

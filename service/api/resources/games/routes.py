@@ -11,7 +11,7 @@ from ....games import RATED_TURN_TIMEOUT_SECONDS, NewGame, NewPlayer
 from ....games.results import Created, PublicGame
 from ....work import UnitOfWork
 from ...common import Blueprint, bearer_token, next_link, not_modified, with_etag
-from ...context import GAME_ID, client_address_hash, games
+from ...context import GAME_ID, NO_STORE, client_address_hash, games
 from ...idempotency import idempotent
 from ...openapi import CREATED_GAME_LINKS, OPTIONAL_KEY_SECURITY, PUBLIC
 from ...schemas import GameSchema
@@ -105,7 +105,7 @@ class GameViews(MethodView):
         )
         created: Created = games().create(request, key=bearer_token(), address=client_address_hash(), uow=uow)
         location = url_for("games.GameByIdViews", game_id=created.game.id)
-        return created, 201, with_etag(created.game.etag, {"Location": location})
+        return created, 201, with_etag(created.game.etag, {"Location": location, **NO_STORE})  # credentials
 
 
 @blp.route("/<game_id>", parameters=[GAME_ID, "IfNoneMatch"])

@@ -10,7 +10,16 @@ from flask.views import MethodView
 from ....players import NewKey
 from ....work import UnitOfWork
 from ...common import Blueprint, bearer_token, next_link
-from ...context import PLAYER_ID, PLAYER_ID_NOT_ME, accounts, client_address_hash, player_id_of, players, private_if_me
+from ...context import (
+    NO_STORE,
+    PLAYER_ID,
+    PLAYER_ID_NOT_ME,
+    accounts,
+    client_address_hash,
+    player_id_of,
+    players,
+    private_if_me,
+)
 from ...idempotency import idempotent
 from ...openapi import KEY_SECURITY, OPTIONAL_KEY_SECURITY, PUBLIC
 from ..games.schemas import ListGamesQuerySchema  # status, limit and cursor: as listGames
@@ -48,7 +57,7 @@ class PlayerViews(MethodView):
         `Idempotency-Key` gets it again). Send it as `Authorization: Bearer <key>` to take seats
         as this player (`{"player": "me"}`) and to act for them in every game."""
         created: NewKey = players().create(body["name"], address=client_address_hash(), uow=uow)
-        return created, 201, {"Location": url_for("profiles.PlayerByIdViews", player_id=created.player.id)}
+        return created, 201, {"Location": url_for("profiles.PlayerByIdViews", player_id=created.player.id), **NO_STORE}
 
 
 @blp.route("/me")
@@ -107,7 +116,7 @@ class KeyViews(MethodView):
         game and request (every check reads the stored key). What it set up goes with it: your
         webhooks and push subscriptions are removed and a waiting quick-play ticket is cancelled
         (whoever held a leaked key may have made them); make them again with the new key."""
-        return players().replace_key(bearer_token(), uow=uow)
+        return players().replace_key(bearer_token(), uow=uow), 200, NO_STORE
 
 
 @blp.route("/<player_id>", parameters=[PLAYER_ID_NOT_ME])

@@ -10,7 +10,7 @@ from flask.views import MethodView
 from ....quickplay.queue import QueueRequest
 from ....work import UnitOfWork
 from ...common import Blueprint, bearer_token
-from ...context import client_address_hash, queue
+from ...context import PRIVATE, client_address_hash, queue
 from ...idempotency import idempotent
 from .schemas import QueueSchema, TicketSchema
 
@@ -64,7 +64,7 @@ class TicketViews(MethodView):
         """Your ticket as it stands: `waiting`, `matched` (with its `game`), `expired` or
         `cancelled`. Reading it keeps a waiting ticket alive, and lets the server match what is
         due. Another player's ticket is `404 ticket_not_found`, as is one that does not exist."""
-        return queue().read(bearer_token(), ticket_id)
+        return queue().read(bearer_token(), ticket_id), 200, PRIVATE
 
     @blp.doc(operationId="cancelTicket", summary="Leave the queue", security=[{"playerKey": []}])
     @blp.response(204)

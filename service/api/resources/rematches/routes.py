@@ -9,7 +9,7 @@ from flask.views import MethodView
 
 from ....work import UnitOfWork
 from ...common import Blueprint, bearer_token, with_etag
-from ...context import GAME_ID, games
+from ...context import GAME_ID, NO_STORE, games
 from ...idempotency import idempotent
 from ...openapi import SEAT_SECURITY
 from .schemas import RematchSchema
@@ -59,7 +59,8 @@ class RematchViews(MethodView):
         token, never a second one. A player's seat gets none: their key acts for it."""
         rematch = games().rematch(game_id, bearer_token(), uow=uow)
         location = url_for("games.GameByIdViews", game_id=rematch.game.id)
-        return rematch, 201 if rematch.created else 200, with_etag(rematch.game.etag, {"Location": location})
+        headers = with_etag(rematch.game.etag, {"Location": location, **NO_STORE})  # the seat's token
+        return rematch, 201 if rematch.created else 200, headers
 
     @blp.doc(operationId="declineRematch", summary="Decline a rematch offer", security=SEAT_SECURITY)
     @blp.response(204)

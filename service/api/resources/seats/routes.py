@@ -9,7 +9,7 @@ from flask.views import MethodView
 from ....games import NewPlayer
 from ....work import UnitOfWork
 from ...common import Blueprint, bearer_token, if_match, with_etag
-from ...context import GAME_ID, SEAT, bot_games, client_address_hash, games
+from ...context import GAME_ID, NO_STORE, SEAT, bot_games, client_address_hash, games
 from ...idempotency import idempotent
 from ...openapi import JOINED_GAME_LINKS, KEY_SECURITY, OPTIONAL_KEY_SECURITY, SEAT_SECURITY
 from ...schemas import GameSchema
@@ -68,7 +68,7 @@ class PlayerViews(MethodView):
             address=client_address_hash(),
             uow=uow,
         )
-        return joined, 201, with_etag(joined.game.etag)
+        return joined, 201, with_etag(joined.game.etag, NO_STORE)  # the seat's token
 
 
 @blp.route("/<game_id>/players/me", parameters=[GAME_ID])

@@ -8,7 +8,7 @@ from flask.views import MethodView
 
 from ....work import UnitOfWork
 from ...common import Blueprint, bearer_token
-from ...context import webhooks
+from ...context import NO_STORE, PRIVATE, webhooks
 from ...idempotency import idempotent
 from ...openapi import KEY_SECURITY
 from .schemas import CreatedWebhookSchema, NewWebhookSchema, WebhookListSchema
@@ -53,14 +53,14 @@ class WebhookViews(MethodView):
         An answer other than 2xx is retried with growing delays for more than 24 hours; `410` removes
         the webhook; after 3 days of failures it is disabled. A delivery never delays the change that
         caused it. At most 10 webhooks a player: `409 too_many_webhooks`."""
-        return webhooks().create(bearer_token(), body["url"], body["types"], uow=uow), 201
+        return webhooks().create(bearer_token(), body["url"], body["types"], uow=uow), 201, NO_STORE
 
     @blp.doc(operationId="listWebhooks", summary="List your webhooks", security=KEY_SECURITY)
     @blp.response(200, WebhookListSchema)
     @blp.problems(*KEY_PROBLEMS, "database_unavailable")
     def get(self) -> Any:
         """Your webhooks, oldest first, without their secrets."""
-        return {"items": webhooks().list(bearer_token())}
+        return {"items": webhooks().list(bearer_token())}, 200, PRIVATE
 
 
 @blp.route("/<webhook_id>", parameters=[WEBHOOK_ID])

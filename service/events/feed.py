@@ -189,6 +189,11 @@ class EventFeed:
             heads.update((PLAYER_FEED + player_id, last) for player_id, last in session.player_heads(players).items())
         return heads
 
+    def head(self, feed_id: str) -> int:
+        """The id of the last event of feed ``feed_id`` (0: none yet)."""
+        with self._store.session() as session:
+            return self.heads_on(session, [feed_id]).get(feed_id, 0)
+
     @staticmethod
     def known_keys_on(session: StoreSession, key_hashes: Collection[str]) -> set[str]:
         """Those of the player keys' ``key_hashes`` that still hold (not replaced), one statement."""

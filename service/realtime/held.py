@@ -39,6 +39,7 @@ class Feed:
     key_hashes: frozenset[str] = frozenset()  # their keys (kept as they come and go, not made every round)
     start: int = -1
     items: list[Item] = field(default_factory=list)
+    ended: bool = False  # a game's feed whose game_finished was read: nothing follows
 
     def keys_changed(self) -> None:
         """:attr:`keyed` changed: its keys again."""
@@ -51,6 +52,7 @@ class Feed:
     def add(self, new: list[Item]) -> None:
         """Append events read after :attr:`last`, keeping the newest :data:`CACHED_EVENTS`."""
         self.items.extend(item for item in new if item.id > self.last)
+        self.ended = self.ended or any(item.type == GAME_FINISHED for item in new)
         if len(self.items) > CACHED_EVENTS:
             self.start = self.items[-CACHED_EVENTS - 1].id
             del self.items[: len(self.items) - CACHED_EVENTS]

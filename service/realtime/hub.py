@@ -229,8 +229,17 @@ class Hub:
                 held.finish()
                 break
             if feed.start == -1 and len(new) < PAGE_EVENTS:
-                feed.start, feed.items = position, []
-                feed.add(new)
+                start = position
+                if not new:  # its position may be past the feed's last event: `after` can name any id
+                    head = await asyncio.get_running_loop().run_in_executor(
+                        self._background, self._feed.head, feed.feed_id
+                    )
+                    start = min(position, head)
+                if feed.start == -1:  # not cached by another connection meanwhile
+                    # From no later than the feed's last event: the rounds read what follows the cache,
+                    # and a cache from past it would keep every other reader from the feed's next events.
+                    feed.start, feed.items = start, []
+                    feed.add(new)
             elif new:
                 held.hand(new)
             self._signalled(feed.feed_id)  # a change saved while it read: the next round reads it
@@ -239,6 +248,8 @@ class Hub:
         held.catching_up = False
         if not held.ending:
             held.hand(feed.after(held.position))
+            if feed.ended:  # the game ended at or before its position
+                held.finish()
             if feed.start == -1:  # its own read was cut short and nothing cached: the rounds read on
                 self._signalled(feed.feed_id)
 
@@ -336,6 +347,8 @@ class Hub:
             for held in list(feed.held):
                 if not held.catching_up:
                     held.hand(feed.after(held.position), frames)
+                    if feed.ended:  # one whose position is past the game's end gets none of it, yet ends
+                        held.finish()
             if len(items) == CACHED_EVENTS:  # cut short: read the rest
                 self._signalled(feed_id)
 

@@ -23,6 +23,7 @@ from service.realtime import StoreLiveness
 from service.realtime import held as held_module
 from service.realtime.hub import KEYS_EVERY_SECONDS, MARK_SECONDS, TICK_SECONDS
 from service.store import player_feed_id
+from tests.support.rated_games import play_out
 from tests.support.realtime import Realtime, realtime_role
 from tests.support.sse import Comment, Event, EventStream
 from tests.support.working_client import NO_PACE
@@ -160,6 +161,17 @@ def _types_until_closed(stream: EventStream, seconds: float) -> tuple[list[str],
     return types, True
 
 
+def _next_event_type(stream: EventStream, seconds: float) -> str | None:
+    """The type of the stream's next event, None if only heartbeats' comments come for ``seconds``."""
+    deadline = time.monotonic() + seconds
+    for item in stream:
+        if isinstance(item, Event):
+            return item.type
+        if time.monotonic() > deadline:
+            return None
+    return None
+
+
 def _append_match_found(app: Any, player_id: str) -> None:
     found = MatchFoundEvent(ticket=new_game_id(), game=new_game_id())
     with app.extensions["coins.games"].store.session() as session:
@@ -265,3 +277,31 @@ def test_a_refusal_and_a_stream_carry_what_every_answer_carries(database_url: st
     finally:
         app.extensions["coins.feed"].close()
         app.extensions["coins.db"].dispose()
+
+
+PAST_EVERY_EVENT = 2**31 - 1  # the largest id a reader may name: past every event of a fresh game
+
+
+def test_a_reader_past_the_feeds_last_event_leaves_the_others_their_events_and_ends_with_the_game(
+    client: FlaskClient, realtime: Realtime, app: Any
+) -> None:
+    """`after` and Last-Event-ID may name any id, one the game has not reached too. A first reader
+    there must not make the process's cache of the feed start past the game's last event: the rounds
+    read what follows the cache, and every other reader of the game would wait for events that came.
+    And a reader there ends with the game, as one that saw its end does."""
+    people = [{"name": "Ana", "age": 41}, {"name": "Bo", "age": 35}, {"name": "Cy", "age": 29}]
+    created = client.post("/v1/games", json={"seats": people, "target_score": 3, "seed": "past"}).json
+    game_id, hub = created["id"], realtime.app.hub
+    auth = {
+        credential["seat"]: {"Authorization": f"Bearer {credential['token']}"} for credential in created["credentials"]
+    }
+    with realtime.stream(f"/v1/games/{game_id}/events", last_event_id=PAST_EVERY_EVENT, timeout=10) as past:
+        assert past.status == 200
+        assert eventually(lambda: game_id in hub._feeds and hub._feeds[game_id].start != -1, 5)  # cached from it
+        with realtime.stream(f"/v1/games/{game_id}/events", timeout=10) as follower:
+            assert next(follower.events()).type == "game"
+            dealer = client.get(f"/v1/games/{game_id}").json["turn"]
+            assert client.post(f"/v1/games/{game_id}/hands", headers=auth[dealer]).status_code == 201
+            assert _next_event_type(follower, 20) == "hand_dealt"  # the deal reaches it (None: only heartbeats)
+        assert play_out(client, game_id, auth)["status"] == "finished"
+        assert _types_until_closed(past, 20) == ([], True)  # it saw nothing (all before its id), and ended

@@ -34,7 +34,11 @@ PIP_PACKAGES=(
 # shellcheck source=.ci/lib.sh
 . .ci/lib.sh  # step, start_server, stop_server, $PORT, $URL
 WORK=$(mktemp -d -t coins-contract.XXXXXX)
+# the Schemathesis runs, at once in the background
+FUZZ_SQLITE_PID=
+FUZZ_PG_PID=
 cleanup() {
+  for pid in $FUZZ_SQLITE_PID $FUZZ_PG_PID; do kill -TERM "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; done
   stop_server
   "$PY" -m pip uninstall -y -q coins-client >/dev/null 2>&1 || true
   rm -rf "$WORK"
@@ -90,46 +94,81 @@ timeout 120 node -e '
 ' "$WORK/ts/client.js" "$URL" | tail -n 3
 
 # The hooks seat three people in some created games and send each seat's real token (see the file).
-export SCHEMATHESIS_HOOKS=tests.contract.schemathesis_hooks COINS_CONTRACT_URL=$URL PYTHONPATH=$ROOT
-# --request-timeout 90: above the slowest answers.
-ST=("$VENV/bin/st" --config-file tests/contract/schemathesis.toml run openapi.yaml --url "$URL"
-    --seed "$SEED" --checks all --no-color --generation-database none --request-timeout 90)
-slowest() {  # the slowest requests the server saw (a game of three bots plays out in one request)
-  "$PY" - "$WORK/server.log" <<'PY'
+export SCHEMATHESIS_HOOKS=tests.contract.schemathesis_hooks PYTHONPATH=$ROOT
+slowest() {  # $1: a server's log; the slowest requests it saw (a game of three bots plays out in one request)
+  "$PY" - "$1" <<'PY'
 import json, sys
-lines = [json.loads(line) for line in open(sys.argv[1]) if line.startswith("{")]
+# honcho puts "HH:MM:SS web.1 | " before each line of the roles
+lines = [line.partition(" | ")[2] for line in open(sys.argv[1])]
+lines = [json.loads(line) for line in lines if line.startswith("{")]
 lines = [line for line in lines if "duration_ms" in line]
 for line in sorted(lines, key=lambda line: -line["duration_ms"])[:3]:
     print(f"    slowest: {line['duration_ms']:8.0f} ms  {line['message']}")
 PY
 }
 
-fuzz() {  # $1: the database the server runs on, for the step names
+fuzz() {  # $1: the database the server runs on, for the step names; $2: the server's URL; $3: its log
+  # --request-timeout 90: above the slowest answers.
+  local st=("$VENV/bin/st" --config-file tests/contract/schemathesis.toml run openapi.yaml --url "$2"
+            --seed "$SEED" --checks all --no-color --generation-database none --request-timeout 90)
+  export COINS_CONTRACT_URL=$2
+  STEP_NAME=  # its own steps, timed on their own
   step "Schemathesis on $1: examples, coverage and fuzzing of every operation, every check (seed $SEED, $MAX_EXAMPLES examples)"
-  "${ST[@]}" --phases examples,coverage,fuzzing --max-examples "$MAX_EXAMPLES"
-  slowest
+  "${st[@]}" --phases examples,coverage,fuzzing --max-examples "$MAX_EXAMPLES"
+  slowest "$3"
 
   step "Schemathesis on $1: stateful sequences through the links (create, join, deal, hand, play) with real tokens"
-  "${ST[@]}" --phases stateful --max-examples "$STATEFUL_EXAMPLES"
-  slowest
+  "${st[@]}" --phases stateful --max-examples "$STATEFUL_EXAMPLES"
+  slowest "$3"
+  step "Schemathesis on $1: passed"
 }
-fuzz SQLite
 
 # The same fuzzing against PostgreSQL, with every check: text PostgreSQL refuses (U+0000) and
-# its stricter types must be 4xx there as on SQLite. A fresh schema of CONTRACT_PG_URL's database.
+# its stricter types must be 4xx there as on SQLite. A fresh schema of CONTRACT_PG_URL's database,
+# served by a server of its own on another port.
+# shellcheck disable=SC2030  # PORT and URL: the subshell's own server's
+fuzz_postgres() (  # $1: the database's URL; a subshell, whose server stops as it ends
+  SERVER_PID=
+  STEP_NAME=  # its own steps, timed on their own
+  trap stop_server EXIT
+  trap 'exit 143' TERM
+  PORT=$(free_port)
+  URL=http://127.0.0.1:$PORT
+  step "live server on PostgreSQL (schema $PG_SCHEMA) for Schemathesis"
+  start_server "$1" "$WORK/server-postgres.log"
+  fuzz PostgreSQL "$URL" "$WORK/server-postgres.log"
+)
+
+# The two runs at once, each against its own server and database: most of a run's time is long
+# polls waiting out their `wait` (up to 30 s, the contract's bound) on games where nothing happens,
+# or bots and the worker playing, time in which the other run's requests go on. The run on
+# SQLite prints as it goes; the one on PostgreSQL once both are over.
+step "Schemathesis on SQLite and on PostgreSQL, at once"
 PG_URL=${CONTRACT_PG_URL:-postgresql://postgres@127.0.0.1:5432/test}
 PG_SCHEMA=coins_contract_pg
 if [[ ${CONTRACT_POSTGRES:-1} != 0 ]] && psql "$PG_URL" -qc "DROP SCHEMA IF EXISTS $PG_SCHEMA CASCADE; CREATE SCHEMA $PG_SCHEMA"; then
-  step "live server on PostgreSQL (schema $PG_SCHEMA) for Schemathesis"
-  stop_server
-  start_server "$PG_URL?options=-csearch_path%3D$PG_SCHEMA" "$WORK/server.log"
-
-  fuzz PostgreSQL
-  psql "$PG_URL" -qc "DROP SCHEMA $PG_SCHEMA CASCADE"
+  fuzz_postgres "$PG_URL?options=-csearch_path%3D$PG_SCHEMA" >"$WORK/fuzz-postgres.log" 2>&1 &
+  FUZZ_PG_PID=$!
 else
   step "Schemathesis on PostgreSQL: skipped (CONTRACT_POSTGRES=0, or no PostgreSQL at $PG_URL)"
   if [[ -n ${CI:-} && ${CONTRACT_POSTGRES:-1} != 0 ]]; then echo "CI: PostgreSQL is required"; exit 1; fi
 fi
+# shellcheck disable=SC2031  # URL: the server started above (fuzz_postgres's is its own)
+fuzz SQLite "$URL" "$WORK/server.log" &  # in the background too: `set -e` holds in it (not in `|| ...`)
+FUZZ_SQLITE_PID=$!
+fuzz_sqlite=0
+wait "$FUZZ_SQLITE_PID" || fuzz_sqlite=$?
+FUZZ_SQLITE_PID=
+if [[ -n $FUZZ_PG_PID ]]; then
+  fuzz_pg=0
+  wait "$FUZZ_PG_PID" || fuzz_pg=$?
+  FUZZ_PG_PID=
+  echo "---- the run on PostgreSQL (at the same time):"
+  cat "$WORK/fuzz-postgres.log"
+  psql "$PG_URL" -qc "DROP SCHEMA $PG_SCHEMA CASCADE"
+  [[ $fuzz_pg == 0 ]] || { echo "Schemathesis on PostgreSQL failed (above)"; exit 1; }
+fi
+[[ $fuzz_sqlite == 0 ]] || { echo "Schemathesis on SQLite failed (above)"; exit 1; }
 
 step "done"
 echo "contract checks passed in $((SECONDS - START))s"

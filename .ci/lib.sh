@@ -1,5 +1,6 @@
 # shellcheck shell=bash
 # Sourced by .ci/contract.sh and .ci/clients.sh: timed steps, and the service on one port of 127.0.0.1
+# (free_port: another one)
 # as the README serves it (honcho runs the Procfile: coins-realtime answers, coins-worker does what is
 # due). Needs $VENV and $PY set, and the repository as the working directory.
 
@@ -29,7 +30,8 @@ stop_server() {  # SIGTERM, up to 10 s, then SIGKILL; reaped, so its port is fre
   SERVER_PID=
 }
 
-PORT=$("$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+free_port() { "$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+PORT=$(free_port)
 URL=http://127.0.0.1:$PORT
 start_server() {  # $1: DATABASE_URL, $2: the log file; serves it on $URL once /readyz answers
   # Bots' moves at once (no pace, no trick pause), as in the tests, unless the caller sets them.

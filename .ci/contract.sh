@@ -46,7 +46,8 @@ cleanup() {
 trap cleanup EXIT
 
 step "install: npm ci, pip packages into $VENV"
-npm ci --no-audit --no-fund --loglevel=error
+# .ci/run's web client step has just run npm ci: again only when node_modules is not package-lock.json's.
+npm ls --depth=0 >/dev/null 2>&1 || npm ci --no-audit --no-fund --loglevel=error
 "$PY" -m pip install -q "${PIP_PACKAGES[@]}"
 
 step "spec: committed openapi.yaml is the served spec, and valid (openapi-spec-validator)"

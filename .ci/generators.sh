@@ -61,7 +61,7 @@ generate() {  # $1: generator name, $2: output folder; then the generator's own 
 }
 
 step "install: npm ci; $OPENAPI_GENERATOR into $VENV; Java"
-# .ci/run's contract step has just run npm ci: again only when node_modules is not package-lock.json's.
+# .ci/run's web client step has run npm ci: again only when node_modules is not package-lock.json's.
 npm ls --depth=0 >/dev/null 2>&1 || npm ci --no-audit --no-fund --loglevel=error
 "$PY" -m pip install -q "$OPENAPI_GENERATOR"
 if ! command -v java >/dev/null; then

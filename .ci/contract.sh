@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Contract checks for the Coins API: the committed spec, its lint, its compatibility with the latest
 # released contract (openapi/X.Y.Z.yaml), the SDKs generated from it,
-# the example scripts, and Schemathesis against a live server on SQLite, then on PostgreSQL
-# (CONTRACT_PG_URL, default the local `test` database; CONTRACT_POSTGRES=0 skips that run).
+# the example scripts, and Schemathesis against a live server on SQLite and, at the same time, one
+# on PostgreSQL (CONTRACT_PG_URL, default the local `test` database; CONTRACT_POSTGRES=0 skips that run).
 #
 #   .ci/contract.sh                # uses .venv
 #   VENV=/path/to/venv .ci/contract.sh
 #
-# Installs what it needs itself (npm ci; pinned pip packages into $VENV). Caches nothing
+# Installs what it needs itself (npm ci unless node_modules is current; pinned pip packages into $VENV). Caches nothing
 # outside the working tree but npm's own cache: pip runs with PIP_NO_CACHE_DIR.
 set -euo pipefail
 

@@ -68,6 +68,7 @@ def artifacts(tmp_path_factory: pytest.TempPathFactory) -> Path:
         "mobile",
         "languages",
         "leave",
+        "lapse",
         "one_play",
         "look",
         "turn",

@@ -54,7 +54,8 @@ export function mountTable(root, gameId) {
     /** @type {unknown} */ error: null,
     /** @type {"connecting"|"live"|"reconnecting"|"ended"} */ live: "connecting",
     confirmLeave: false,
-    left: false,
+    /** @type {false|"left"|"timedOut"} this browser's seat went to a bot: by its Leave, or by its turn clock (contract 1.3) */
+    left: /** @type {false|"left"|"timedOut"} */ (false),
     busy: false,
     /** @type {Game|null} a play's answer, until the events have shown the game that far */ awaited: null,
     /** @type {import("./types.js").Trick|null} a completed trick, held on the table for a moment */ held: null,
@@ -78,6 +79,7 @@ export function mountTable(root, gameId) {
   const record = recordPanel(gameId, { render, onError: (error) => ((state.error = error), render()) });
   const review = reviewPanel(gameId, { render });
   let stopEvents = () => {};
+  let following = false;
   let unmounted = false;
   // The hidden announcer speaks the page's language: after a switch its last line is said again in the new one.
   const stopLanguage = onLanguageChange(() => (announcer.textContent && (announcer.textContent = lines().at(-1) ?? ""), render()));
@@ -100,12 +102,27 @@ export function mountTable(root, gameId) {
         paced.push(event);
       },
       onStatus: (live, problem) => {
+        if (problem?.status === 401 && credential) return recheckSeat(problem);
         state.live = live;
         if (problem) state.error = problem;
         else if (live === "live" && isNetworkError(state.error)) state.error = null; // back: the lost connection's error goes
         render();
       },
     });
+  }
+
+  /**
+   * The stream refused this seat's token: if the game shows the seat gone to a bot, follow it as a spectator;
+   * else say why. @param {api.ApiProblem} problem
+   */
+  async function recheckSeat(problem) {
+    try {
+      acceptGame(await api.getGame(gameId));
+    } catch {
+      // said below, as the stream's refusal
+    }
+    if (credential) ((state.live = "ended"), (state.error = problem));
+    render();
   }
 
   /** A first paint from the game (one that is not there gets its page, and nothing more is asked); then
@@ -122,6 +139,7 @@ export function mountTable(root, gameId) {
     render();
     if (unmounted || isMissingGame(state.error)) return;
     stopEvents = follow();
+    following = true;
     try {
       history.load((await api.listActions(gameId)).flatMap((action) => moveOfAction(action) ?? []));
     } catch (error) {
@@ -134,6 +152,7 @@ export function mountTable(root, gameId) {
   function acceptGame(game) {
     if (!state.game || game.version >= state.game.version) state.game = game;
     if (state.awaited && state.game.version >= state.awaited.version) state.awaited = null;
+    if (credential && state.game.seats[credential.seat]?.bot) seatLost();
     syncHand();
     awaitRatings();
   }
@@ -154,6 +173,23 @@ export function mountTable(root, gameId) {
     }, RATINGS_POLL_MS);
   }
 
+  /**
+   * This browser's seat shows a bot, though it did not leave from here: its turn clock ran out (twice in a row,
+   * or once in a correspondence game: contract 1.3), or its player left it from another device. The seat's token
+   * no longer works (a reload would be refused with it), so the table turns into a spectator's, on the public stream.
+   */
+  function seatLost() {
+    credential = null;
+    forgetSeat(gameId);
+    Object.assign(state, { hand: null, hint: null, awaited: null, failedPlay: null, confirmLeave: false });
+    state.left = state.game?.turn_timeout_seconds ? "timedOut" : "left";
+    if (state.error instanceof api.ApiProblem && state.error.status === 401) state.error = null; // the token's refusal: now said in words
+    if (following) {
+      stopEvents();
+      stopEvents = follow();
+    }
+  }
+
   /** @param {Hand} hand */
   function acceptHand(hand) {
     // Within a hand cards only go: an older copy (a read or an event from before a play) is ignored.
@@ -167,10 +203,11 @@ export function mountTable(root, gameId) {
   function syncHand() {
     const game = state.game;
     if (!credential || !game || game.status !== "playing" || state.hand?.hand_number === game.hand_number || handRequest) return;
+    const asked = credential;
     handRequest = api
-      .getHand(gameId, credential.token)
-      .then((hand) => (!state.hand || hand.hand_number >= state.hand.hand_number) && acceptHand(hand))
-      .catch((error) => (state.error = error))
+      .getHand(gameId, asked.token)
+      .then((hand) => credential === asked && (!state.hand || hand.hand_number >= state.hand.hand_number) && acceptHand(hand))
+      .catch((error) => credential === asked && (state.error = error)) // a seat lost meanwhile: its refusal is no news
       .finally(() => ((handRequest = null), render()));
   }
 
@@ -325,7 +362,7 @@ export function mountTable(root, gameId) {
       }
       forgetSeat(gameId);
       state.hand = null;
-      state.left = true;
+      state.left = "left";
       state.confirmLeave = false;
       stopEvents();
       stopEvents = follow(); // on as a spectator
@@ -378,7 +415,7 @@ export function mountTable(root, gameId) {
         "div",
         { class: "table-main" },
         noticesView(),
-        state.left && infoNotice(t("table.left")),
+        state.left && infoNotice(t(state.left === "timedOut" ? "table.timedOut" : "table.left")),
         seat === null && !state.left && infoNotice(t("table.spectator")),
         seededNotice(game),
         feltView(game, seat, hands),

@@ -89,6 +89,7 @@ export default {
   "table.leaveConfirm": "Leave this game for good? A bot will play your seat.",
   "table.stay": "Stay",
   "table.left": "You left the game; a bot plays your seat.",
+  "table.timedOut": "Your turn’s time ran out, so a bot plays your seat now; you are watching.",
   "table.scores": "Scores",
   "table.log": "What happened",
   "table.winner": "{name} wins the game with {points}!",

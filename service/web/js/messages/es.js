@@ -89,6 +89,7 @@ export default {
   "table.leaveConfirm": "¿Dejar esta partida para siempre? Un bot jugará en tu lugar.",
   "table.stay": "Quedarme",
   "table.left": "Has dejado la partida; un bot juega en tu asiento.",
+  "table.timedOut": "Se agotó el tiempo de tu turno, así que ahora un bot juega en tu asiento; estás mirando.",
   "table.scores": "Puntuación",
   "table.log": "Lo que ha pasado",
   "table.winner": "¡{name} gana la partida con {points}!",

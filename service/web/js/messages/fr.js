@@ -89,6 +89,7 @@ export default {
   "table.leaveConfirm": "Quitter cette partie pour de bon ? Un robot jouera à votre place.",
   "table.stay": "Rester",
   "table.left": "Vous avez quitté la partie ; un robot joue à votre place.",
+  "table.timedOut": "Le temps de votre tour est écoulé : un robot joue désormais à votre place ; vous regardez.",
   "table.scores": "Scores",
   "table.log": "Ce qui s’est passé",
   "table.winner": "{name} remporte la partie avec {points} !",

@@ -89,6 +89,7 @@ export default {
   "table.leaveConfirm": "Dit spel voorgoed verlaten? Een bot speelt je plaats.",
   "table.stay": "Blijven",
   "table.left": "Je hebt het spel verlaten; een bot speelt je plaats.",
+  "table.timedOut": "De tijd voor je beurt is verlopen, dus nu speelt een bot je plaats; je kijkt mee.",
   "table.scores": "Scores",
   "table.log": "Wat er gebeurde",
   "table.winner": "{name} wint het spel met {points}!",

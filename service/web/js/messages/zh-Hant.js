@@ -89,6 +89,7 @@ export default {
   "table.leaveConfirm": "確定永久離開這場遊戲？電腦會接手你的座位。",
   "table.stay": "留下",
   "table.left": "你已離開遊戲；電腦接手你的座位。",
+  "table.timedOut": "你的回合時間已到，現在由電腦接手你的座位；你正在觀戰。",
   "table.scores": "分數",
   "table.log": "遊戲紀錄",
   "table.winner": "{name} 以 {points}贏得遊戲！",

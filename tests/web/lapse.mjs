@@ -1,0 +1,49 @@
+// A person who lets the turn clock run out twice in a row loses the seat to a bot (contract 1.3): the table says
+// so, shows no hand, Hint or Leave, and stays live as a spectator's; so does a browser that comes back to the
+// game later with the seat's token still kept (a reload; the server's bots may have finished the game by then), with
+// no refused request on the way.
+
+import assert from "node:assert/strict";
+
+import { assertNoConsoleErrors, createGame, openPage, scenario, screenshot, tableState } from "./browser.mjs";
+
+const CLOCK_SECONDS = 5; // the service's shortest turn clock (the form offers 15 s and up): two lapses in about 10 s
+const LOST_MS = 60_000; // two deadlines, the worker's stand-in moves and the pacer's pauses, with room to spare
+
+/** The table as a spectator of a seat given to a bot sees it. */
+async function assertSeatLost(page, gameId, what, { moves = true } = {}) {
+  await page.locator(".table-main .message.info", { hasText: "a bot plays your seat now" }).waitFor({ timeout: LOST_MS });
+  assert.equal(await page.locator(".your-hand").count(), 0, `${what}: no hand`);
+  assert.equal(await page.locator("button[data-key=leave], button[data-key=hint]").count(), 0, `${what}: no Leave, no Hint`);
+  assert.doesNotMatch(await page.locator("#status-line").innerText(), /your turn/i, `${what}: the status line`);
+  assert.equal(await page.locator(".seat-you").count(), 0, `${what}: no seat is this browser's`);
+  assert.equal(await page.locator(".dismissable .message.error").count(), 0, `${what}: no problem shown`);
+  assert.equal(await page.evaluate((id) => localStorage.getItem(`coins.seat.${id}`), gameId), null, `${what}: the seat is forgotten`);
+  if (!moves) return;
+  // Live: the bots play on, and the table shows it.
+  const { version } = await tableState(page);
+  await page.waitForFunction((seen) => Number(document.querySelector(".table")?.dataset.version) > seen, version, { timeout: LOST_MS });
+}
+
+await scenario(async (browser) => {
+  const page = await openPage(browser);
+  await page.locator("#create-timeout").evaluate((select, seconds) => select.append(new Option(`${seconds} s`, String(seconds))), CLOCK_SECONDS);
+  await page.selectOption("#create-timeout", String(CLOCK_SECONDS));
+  const gameId = await createGame(page, { name: "Away", target: 15, seats: ["you", "bot:basic", "bot:basic"] });
+  const token = await page.evaluate((id) => localStorage.getItem(`coins.seat.${id}`), gameId);
+  assert.ok(token, "the seat's token is kept");
+  // Nobody plays: the worker's stand-in moves for the seat at each deadline, and at the second a bot takes it.
+  await assertSeatLost(page, gameId, "live");
+  const seat = await page.evaluate((id) => fetch(`/v1/games/${id}`).then((answer) => answer.json()).then((game) => game.seats[0]), gameId);
+  assert.equal(seat.bot, "basic");
+  await screenshot(page, "lapse-live");
+
+  // A browser that was closed meanwhile still keeps the token: coming back, the table says what happened.
+  await page.evaluate(([id, kept]) => localStorage.setItem(`coins.seat.${id}`, kept), [gameId, token]);
+  await page.reload();
+  await assertSeatLost(page, gameId, "after a reload", { moves: false });
+  await screenshot(page, "lapse-reload");
+  await page.locator("#winner").waitFor({ timeout: LOST_MS }); // followed to the end, the three bots' game
+  assert.equal(await page.locator(".dismissable .message.error").count(), 0, "no problem shown at the end");
+  assertNoConsoleErrors(page);
+});

@@ -13,16 +13,20 @@ import { seatName } from "./names.js";
  */
 export function scoresView(game, mine, hands) {
   return h(
-    "table",
-    { class: "scoreboard" },
-    h("caption", {}, t("table.target", { target: game.target_score })),
-    h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t("table.handColumn")), game.seats.map((seat) => h("th", { scope: "col" }, seatName(seat, mine))))),
+    "div",
+    { class: "scoreboard-wrap" },
     h(
-      "tbody",
-      {},
-      hands.map((hand) => h("tr", { "data-hand": hand.hand_number }, h("th", { scope: "row" }, hand.hand_number), hand.points.map((points) => h("td", {}, points)))),
+      "table",
+      { class: "scoreboard" },
+      h("caption", {}, t("table.target", { target: game.target_score })),
+      h("thead", {}, h("tr", {}, h("th", { scope: "col" }, t("table.handColumn")), game.seats.map((seat) => h("th", { scope: "col" }, seatName(seat, mine))))),
+      h(
+        "tbody",
+        {},
+        hands.map((hand) => h("tr", { "data-hand": hand.hand_number }, h("th", { scope: "row" }, hand.hand_number), hand.points.map((points) => h("td", {}, points)))),
+      ),
+      h("tfoot", {}, h("tr", {}, h("th", { scope: "row" }, t("table.total")), game.seats.map((seat) => h("td", { "data-score": seat.seat }, seat.score)))),
     ),
-    h("tfoot", {}, h("tr", {}, h("th", { scope: "row" }, t("table.total")), game.seats.map((seat) => h("td", { "data-score": seat.seat }, seat.score)))),
   );
 }
 

@@ -69,6 +69,7 @@ def artifacts(tmp_path_factory: pytest.TempPathFactory) -> Path:
         "languages",
         "leave",
         "lapse",
+        "last_trick",
         "one_play",
         "look",
         "turn",

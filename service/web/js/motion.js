@@ -49,7 +49,9 @@ export function cardMotion(view) {
       else if (fromSeat) travel(face, fromSeat, to, 0.5); // from the middle of its player's seat, small
     }
     const to = winner === null ? undefined : seats.get(winner);
-    if (!to) return;
+    // A trick that goes as a hand's summary or the result is laid over the table stays under it: no copy of its
+    // cards may cross what is now on top.
+    if (!to || view.querySelector(".over-trick")) return;
     for (const [card, { box, face }] of trick) if (!now.has(card) && face) take(face, box, to);
   }
 

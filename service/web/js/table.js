@@ -464,7 +464,8 @@ export function mountTable(root, gameId) {
     const hand = game.hand_number ? `${t("table.hand", { n: game.hand_number })} · ` : "";
     const summary = state.summary === null ? undefined : hands.find((item) => item.hand_number === state.summary);
     const onTable = state.held ?? game.trick;
-    const finished = game.status === "finished";
+    // The last trick of the game is held on the table first (its events carry the finished game): the result after it.
+    const finished = game.status === "finished" && state.held === null;
     return h(
       "section",
       { class: "felt", "aria-labelledby": "status-line" },

@@ -94,6 +94,8 @@ await scenario(async (browser) => {
   await dee.click("#player-sign-in button[type=submit]");
   await dee.locator("#me-title").waitFor();
   assert.match(await dee.locator("#me-title").innerText(), /Ana/);
+  // Her games are listed at once, not at the lobby's next refresh (10 s).
+  await dee.locator(`#own-playing [data-game="${gameId}"]`).waitFor({ timeout: 5000 });
   await dee.goto(`${dee.url().split("#")[0]}#/me`);
   await dee.locator(`[data-game="${gameId}"] a`).click();
   await dee.locator(".table .your-hand").waitFor(); // Ana's cards, read with the key

@@ -40,8 +40,19 @@ export function mountLobby(root) {
   let form = null;
   const challenges = incomingChallenges(() => refresh());
   const intro = h("div");
-  // Signed in or out (a player made or a key pasted here): the first screen's Play, the form and the offers follow.
-  const player = playerPanel({ onChange: () => (renderIntro(), form?.render(state.introError ? null : state.formError), challenges.refresh()) });
+  // Signed in or out (a player made or a key pasted here): the first screen's Play, the form and the offers follow,
+  // and a change of player reads the lists again at once ("Your games" are the player's), not at the next refresh.
+  let signedInAs = loadPlayer()?.id ?? null;
+  const player = playerPanel({
+    onChange: () => {
+      renderIntro();
+      form?.render(state.introError ? null : state.formError);
+      const now = loadPlayer()?.id ?? null;
+      if (now === signedInAs) return void challenges.refresh();
+      signedInAs = now;
+      refresh(); // the offers too
+    },
+  });
   form = createForm();
   const listing = h("section", { class: "panel", "aria-labelledby": "open-title" });
   const watching = h("section", { class: "panel", "aria-labelledby": "playing-title" });

@@ -92,6 +92,7 @@ export function turnClock() {
         stop();
         deadline = 0;
         element.textContent = "";
+        element.classList.remove("urgent"); // no empty yellow box once the clock has nothing to say
         delete element.dataset.seconds;
         delete element.dataset.deadline;
         return;

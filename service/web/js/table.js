@@ -262,7 +262,8 @@ export function mountTable(root, gameId) {
     render();
   }
 
-  const lines = () => history.lines(name, mine());
+  /** The log: how the first dealer was chosen (the rules say the server tells a random draw), then the moves. */
+  const lines = () => [...firstDealerLine(state.game, name), ...history.lines(name, mine())];
 
   async function verify(hand, seed) {
     if (!hand || state.checks.get(hand)?.state === "verified") return;
@@ -555,6 +556,17 @@ export function mountTable(root, gameId) {
     unmounted = true;
     document.title = "Coins";
   };
+}
+
+/**
+ * The log's first line, once the game has a first dealer: who, and how they were chosen ("drawn at random", the
+ * oldest, named by the creator); none for a way this client does not know.
+ * @param {Game|null} game @param {(seat: number) => string} name @returns {string[]}
+ */
+export function firstDealerLine(game, name) {
+  const how = game?.first_dealer_chosen_by;
+  if (!game || game.first_dealer == null || (how !== "drawn" && how !== "oldest" && how !== "named")) return [];
+  return [t(`firstDealer.${how}`, { name: name(game.first_dealer) })];
 }
 
 /** The game will see no more moves: finished, or cancelled before it started. @param {import("./types.js").Game} game */

@@ -53,7 +53,7 @@ await scenario(async (browser) => {
   const incoming = bo.locator(`[data-challenge=incoming][data-game="${accepted}"]`);
   await incoming.waitFor({ timeout: STEP_MS }); // the lobby's lists refresh themselves
   // Every seat named, the clock in human units, Accept and Decline side by side.
-  assert.match(await incoming.innerText(), /Ana challenges you, with Basic bot: 5 min a turn, to 5 points/);
+  assert.match(await incoming.innerText(), /Ana challenges you to a game of 5 points with Basic bot \(5 min a turn\)\./);
   const [accept, decline] = [await incoming.locator("[data-key=accept]").boundingBox(), await incoming.locator("[data-key=decline]").boundingBox()];
   assert.ok(Math.abs(accept.y - decline.y) < 4 && decline.x - (accept.x + accept.width) < 24, `Accept and Decline apart: ${JSON.stringify([accept, decline])}`);
   await screenshot(bo, "challenge-lobby");

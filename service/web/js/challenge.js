@@ -191,7 +191,7 @@ export function incomingChallenges(changed) {
     const askers = game.seats.filter((seat) => seat.bot === null && hasTaken(seat)).map((each) => seatName(each));
     // Every seat is named: the challenger, and whoever (or whatever) sits in the third seat.
     const others = game.seats.filter((seat) => seat !== challenger && !(seat.reserved_for !== null && !hasTaken(seat))).map((seat) => (seat.open ? t("challenge.openSeat") : seatName(seat)));
-    const clock = game.turn_timeout_seconds ? durationText(game.turn_timeout_seconds) : t("challenge.noClock");
+    const clock = game.turn_timeout_seconds ? t("challenge.perTurn", { time: durationText(game.turn_timeout_seconds) }) : t("challenge.noClock");
     const text = game.rematch_of
       ? t("lobby.rematchOffer", { names: askers.join(", ") || "?" })
       : t("challenge.from", { name: challenger ? seatName(challenger) : "?", others: new Intl.ListFormat(language(), { type: "conjunction" }).format(others), clock, target: game.target_score });

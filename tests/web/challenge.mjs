@@ -98,6 +98,13 @@ await scenario(async (browser) => {
   assert.doesNotMatch(await ana.locator(".seats").innerText(), /invited/, "a cancelled game's seat still invited");
   await screenshot(ana, "challenge-cancelled");
   await assertAccessible(ana, "a cancelled game's table");
+  // It was never played: the lobby lists it neither among Ana's games nor among her results.
+  const read = ana.waitForResponse((response) => response.url().endsWith(`/v1/games/${declined}`));
+  await ana.goto(`${base(ana)}#/`);
+  await read;
+  await ana.locator("#open-title").waitFor();
+  await ana.waitForTimeout(300); // the lists drawn from what was read
+  assert.equal(await ana.locator(`.own-games [data-game="${declined}"]`).count(), 0, "a declined challenge listed as a result");
 
   // Bo refuses challenges: his profile tells Ana, with no form.
   await bo.goto(`${base(bo)}#/me`);

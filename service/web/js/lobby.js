@@ -133,7 +133,8 @@ export function mountLobby(root) {
     // Your games in play (yours to resume), then your results: a finished game leaves the games in play.
     const over = (game) => game.status === "finished" || game.status === "cancelled";
     const playing = inPlayFirst(state.own.filter((game) => !over(game)));
-    const results = state.own.filter(over);
+    // A cancelled game (a challenge declined or never answered) was never played: it is no result, with no scores.
+    const results = state.own.filter((game) => game.status === "finished");
     replace(
       resume,
       playing.length > 0 &&
@@ -162,7 +163,6 @@ export function mountLobby(root) {
     const href = `#/game/${encodeURIComponent(game.id)}`;
     const yourTurn = game.status !== "finished" && seat !== null && game.turn === seat;
     const resume = yourTurn ? `${t("profile.yourTurn")} — ${t("lobby.resume")}` : t("lobby.resume");
-    if (game.status === "cancelled") return h("li", { "data-game": game.id, "data-result": "cancelled" }, h("a", { href }, `${t("profile.status.cancelled")} · ${names}`));
     const idle = idleText(game.updated_at);
     if (game.status !== "finished")
       return h("li", { "data-game": game.id, "data-your-turn": yourTurn ? "true" : "false" }, h("a", { href }, `${resume}: ${names}`), idle && h("span", { class: "idle", "data-idle": "true" }, ` · ${idle}`), seededBadge(game));

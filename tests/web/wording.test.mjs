@@ -7,6 +7,8 @@ import { test } from "node:test";
 import { mistakeText } from "../../service/web/js/review.js";
 import { statusText } from "../../service/web/js/table-view.js";
 import { firstDealerLine } from "../../service/web/js/table.js";
+import { trickReason } from "../../service/web/js/trick.js";
+import { setLanguage } from "../../service/web/js/i18n.js";
 
 const seat = (n, name) => ({ seat: n, name, bot: null, player: null, open: false, score: 0, cards_in_hand: 0, tricks_won: 0, rating: null, rating_change: null, reserved_for: null });
 const game = (hand_number, auto_deal = false) => ({ status: "waiting_for_deal", turn: 1, hand_number, auto_deal, seats: [seat(0, "Ana"), seat(1, "Bo"), seat(2, "Cy")] });
@@ -32,4 +34,22 @@ test("a mistake reads as points given up against the master's card, not as a gai
   const text = mistakeText({ hand_number: 2, trick_number: 5, card: "3C", choice: "12O", loss: 2.4 }, null);
   assert.match(text, /: 2\.4 points fewer expected$/, text);
   assert.doesNotMatch(text, /\+/);
+});
+
+test("a pair's reason names its suit as the cards do: elided, in lower case in French", () => {
+  const stored = new Map();
+  globalThis.localStorage ??= { getItem: (key) => stored.get(key) ?? null, setItem: (key, value) => stored.set(key, value) };
+  globalThis.document ??= { documentElement: {} };
+  const pairOfSwords = ["1-clubs", "3-swords", "12-swords"];
+  const expected = { en: "pair of swords: the higher wins", es: "pareja de espadas: gana la más alta", fr: "paire d’épées : la plus haute gagne", nl: "paar Zwaarden: de hoogste wint", uk: "пара (Мечі): виграє старша", "zh-Hant": "一對寶劍：較大者勝" };
+  try {
+    for (const [code, text] of Object.entries(expected)) {
+      setLanguage(code);
+      assert.equal(trickReason(pairOfSwords), text, code);
+    }
+    setLanguage("fr");
+    assert.equal(trickReason(["3-coins", "5-coins", "12-coins"]), "toutes en pièces : la plus haute gagne");
+  } finally {
+    setLanguage("en");
+  }
 });

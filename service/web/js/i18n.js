@@ -115,6 +115,12 @@ export function durationText(seconds) {
 /** The name of a suit in the current language. */
 export const suitName = (suit) => t(`suit.${suit}`);
 
+/**
+ * A suit as it follows a noun: a card's name without its rank ("of cups", "d’épées", "(Кубки)"), so a "pair of
+ * …" reads as the cards do, elision and case included. @param {string} suit
+ */
+export const suitOf = (suit) => t(`card.of.${suit}`, { rank: "" }).trim();
+
 /** The full name of a card, e.g. "knight of cups", "caballo de copas". @param {import("./types.js").CardCode} code */
 export function cardName(code) {
   const { rank, suit } = parseCard(code);

@@ -1,7 +1,7 @@
 // Who wins a trick and why, by the rules' three cases (docs/rules.md), and the points it holds.
 
 import { RANKS, SUITS, beats, parseCard } from "./cards.js";
-import { suitName, t } from "./i18n.js";
+import { suitName, suitOf, t } from "./i18n.js";
 
 /** @typedef {import("./types.js").CardCode} CardCode */
 
@@ -30,6 +30,6 @@ export function trickReason(cards) {
   const winner = suits[trickWinner(cards)];
   const distinct = new Set(suits).size;
   if (distinct === 3) return t("reason.threeSuits", { saying: t(`cycle.${winner}`) });
-  if (distinct === 2) return t("reason.pair", { suit: suitName(winner) });
+  if (distinct === 2) return t("reason.pair", { suitOf: suitOf(winner) });
   return t("reason.sameSuit", { suit: suitName(winner) });
 }

@@ -221,7 +221,7 @@ export default {
   "duration.hoursMinutes": "{hours} h {minutes} min",
   "duration.days": { one: "{count} day", other: "{count} days" },
   "reason.threeSuits": "three suits: {saying}",
-  "reason.pair": "pair of {suit}: the higher wins",
+  "reason.pair": "pair {suitOf}: the higher wins",
   "reason.sameSuit": "all {suit}: the highest wins",
   "table.trickWonBy": "{name} takes the trick ({points}): {reason}",
   "table.handColumn": "Hand",

@@ -221,7 +221,7 @@ export default {
   "duration.hoursMinutes": "{hours} h {minutes} min",
   "duration.days": { one: "{count} día", many: "{count} días", other: "{count} días" },
   "reason.threeSuits": "tres palos: {saying}",
-  "reason.pair": "pareja de {suit}: gana la más alta",
+  "reason.pair": "pareja {suitOf}: gana la más alta",
   "reason.sameSuit": "todas de {suit}: gana la más alta",
   "table.trickWonBy": "{name} gana la baza ({points}): {reason}",
   "table.handColumn": "Mano",

@@ -221,7 +221,7 @@ export default {
   "duration.hoursMinutes": "{hours} uur {minutes} min",
   "duration.days": { one: "{count} dag", other: "{count} dagen" },
   "reason.threeSuits": "drie kleuren: {saying}",
-  "reason.pair": "paar {suit}: de hoogste wint",
+  "reason.pair": "paar {suitOf}: de hoogste wint",
   "reason.sameSuit": "allemaal {suit}: de hoogste wint",
   "table.trickWonBy": "{name} wint de slag ({points}): {reason}",
   "table.handColumn": "Hand",

@@ -221,7 +221,7 @@ export default {
   "duration.hoursMinutes": "{hours} год {minutes} хв",
   "duration.days": { one: "{count} день", few: "{count} дні", many: "{count} днів", other: "{count} дня" },
   "reason.threeSuits": "три масті: {saying}",
-  "reason.pair": "пара ({suit}): виграє старша",
+  "reason.pair": "пара {suitOf}: виграє старша",
   "reason.sameSuit": "усі однієї масті ({suit}): виграє найстарша",
   "table.trickWonBy": "{name} бере взятку ({points}): {reason}",
   "table.handColumn": "Роздача",

@@ -221,7 +221,7 @@ export default {
   "duration.hoursMinutes": "{hours} 小時 {minutes} 分鐘",
   "duration.days": { other: "{count} 天" },
   "reason.threeSuits": "三種花色：{saying}",
-  "reason.pair": "一對{suit}：較大者勝",
+  "reason.pair": "一對{suitOf}：較大者勝",
   "reason.sameSuit": "全是{suit}：最大者勝",
   "table.trickWonBy": "{name} 贏得這把（{points}）：{reason}",
   "table.handColumn": "回合",

@@ -1,5 +1,6 @@
 // On a 390×844 phone screen the table fits the width and a trick is played by tapping; a hint covers neither the
-// status line nor the seats, its × dismisses it, and a hint asked again goes when the turn passes.
+// status line nor the seats, its × dismisses it, and a hint asked again goes when the turn passes; on a 320 px phone
+// it covers neither the hand's buttons nor its cards.
 
 import assert from "node:assert/strict";
 
@@ -63,4 +64,20 @@ await scenario(async (browser) => {
   assert.ok(overflow <= 0, `the page is ${overflow}px wider than the screen`);
   await screenshot(page, "mobile");
   assertNoConsoleErrors(page);
+
+  // A 320 px phone: the hint covers neither the hand's buttons nor any card.
+  const narrow = await openPage(browser, { viewport: { width: 320, height: 568 }, hasTouch: true, isMobile: true });
+  await createGame(narrow, { name: "Hana", target: 5, seats: ["you", "bot:basic", "bot:basic"] });
+  if (await narrow.locator("button[data-key=deal]").isVisible()) await narrow.locator("button[data-key=deal]").tap();
+  await narrow.locator(".your-turn .card-button").first().waitFor();
+  await narrow.locator("button[data-key=hint]").tap();
+  await narrow.locator("#hint").waitFor();
+  const covered = await narrow.evaluate(() => {
+    const boxes = [document.getElementById("hint"), document.querySelector("#hint [data-key=dismiss-hint]")].map((element) => element.getBoundingClientRect());
+    const overlaps = (box) => boxes.some((hint) => hint.top < box.bottom && box.top < hint.bottom && hint.left < box.right && box.left < hint.right);
+    return [...document.querySelectorAll(".your-hand .card-button, .hand-head button")].filter((element) => overlaps(element.getBoundingClientRect())).map((element) => element.dataset.card ?? element.dataset.key);
+  });
+  assert.deepEqual(covered, [], "the hint covers these on a 320 px phone");
+  await screenshot(narrow, "mobile-hint-320");
+  assertNoConsoleErrors(narrow);
 });

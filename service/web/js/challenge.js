@@ -60,7 +60,7 @@ export function challengeForm(target) {
     h("h2", { id: "challenge-title" }, t("challenge.title")),
     h("p", {}, t("challenge.intro", { name: target.name })),
     h("div", {}, label(fields.clock, t("challenge.clock")), fields.clock),
-    h("div", {}, label(fields.target, t("challenge.target")), fields.target),
+    h("div", {}, label(fields.target, t("lobby.target")), fields.target),
     h("div", {}, label(fields.third, t("challenge.third")), fields.third),
     h("div", { class: "check" }, fields.rated, label(fields.rated, t("quick.rated"))),
     message,

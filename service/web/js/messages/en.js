@@ -413,7 +413,6 @@ export default {
   "challenge.title": "Challenge to a game",
   "challenge.intro": "{name} gets a seat reserved for them, and is told. The game starts once they accept.",
   "challenge.clock": "Time for each turn",
-  "challenge.target": "Points to win",
   "challenge.third": "Third seat",
   "challenge.send": "Challenge",
   "challenge.refused": "{name} does not take challenges.",

@@ -413,7 +413,6 @@ export default {
   "challenge.title": "Desafiar a una partida",
   "challenge.intro": "{name} recibe un asiento reservado y un aviso. La partida empieza cuando acepte.",
   "challenge.clock": "Tiempo por turno",
-  "challenge.target": "Puntos para ganar",
   "challenge.third": "Tercer asiento",
   "challenge.send": "Desafiar",
   "challenge.refused": "{name} no acepta desafíos.",

@@ -413,7 +413,6 @@ export default {
   "challenge.title": "Défier à une partie",
   "challenge.intro": "{name} reçoit une place réservée et en est averti. La partie commence dès qu’il accepte.",
   "challenge.clock": "Temps par tour",
-  "challenge.target": "Points pour gagner",
   "challenge.third": "Troisième place",
   "challenge.send": "Défier",
   "challenge.refused": "{name} n’accepte pas les défis.",

@@ -413,7 +413,6 @@ export default {
   "challenge.title": "Uitdagen voor een spel",
   "challenge.intro": "{name} krijgt een gereserveerde plaats en een bericht. Het spel begint zodra die accepteert.",
   "challenge.clock": "Tijd per beurt",
-  "challenge.target": "Punten om te winnen",
   "challenge.third": "Derde plaats",
   "challenge.send": "Uitdagen",
   "challenge.refused": "{name} neemt geen uitdagingen aan.",

@@ -413,7 +413,6 @@ export default {
   "challenge.title": "Викликати на гру",
   "challenge.intro": "{name} отримає зарезервоване місце і сповіщення. Гра почнеться, щойно виклик приймуть.",
   "challenge.clock": "Час на хід",
-  "challenge.target": "Очок для перемоги",
   "challenge.third": "Третє місце",
   "challenge.send": "Викликати",
   "challenge.refused": "{name} не приймає викликів.",

@@ -413,7 +413,6 @@ export default {
   "challenge.title": "挑戰一局",
   "challenge.intro": "{name} 會得到保留的座位並收到通知。對方接受後遊戲開始。",
   "challenge.clock": "每回合時間",
-  "challenge.target": "獲勝分數",
   "challenge.third": "第三個座位",
   "challenge.send": "挑戰",
   "challenge.refused": "{name} 不接受挑戰。",

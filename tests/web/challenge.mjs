@@ -96,6 +96,7 @@ await scenario(async (browser) => {
   await ana.locator(".log", { hasText: "The challenge was declined" }).waitFor({ timeout: STEP_MS });
   assert.notEqual(await ana.locator(".live").getAttribute("data-live"), "live", "a cancelled game's log says Live");
   assert.doesNotMatch(await ana.locator(".seats").innerText(), /invited/, "a cancelled game's seat still invited");
+  assert.equal(await ana.locator(".trick-slots, .last-trick-box").count(), 0, "a game never started shows a trick's slots or a last trick");
   await screenshot(ana, "challenge-cancelled");
   await assertAccessible(ana, "a cancelled game's table");
   // It was never played: the lobby lists it neither among Ana's games nor among her results.

@@ -421,7 +421,7 @@ export function mountTable(root, gameId) {
         seededNotice(game),
         feltView(game, seat, hands),
         seat !== null && !over(game) && handPanel(game, seat),
-        notesView(game, seat),
+        game.status !== "cancelled" && notesView(game, seat),
       ),
       h(
         "aside",
@@ -472,22 +472,24 @@ export function mountTable(root, gameId) {
       { class: "felt", "aria-labelledby": "status-line" },
       h("p", { class: "status-line", id: "status-line" }, hand + statusText(game, seat), clock.element),
       seatsView(game, seat),
-      h("h2", { class: "visually-hidden" }, t("table.trick")),
-      h(
-        "div",
-        { class: "trick-area" },
-        trickSlots(game, onTable, seat, state.held !== null),
-        state.held ? heldTrickLine(game, state.held, seat) : h("p", { class: "trick-line" }, "\u00a0"),
-        !finished && summary && h("div", { class: "over-trick" }, summaryView(game, seat, summary, state.checks.get(summary.hand_number))),
-        finished &&
-          h(
-            "div",
-            { class: "over-trick result", id: "result" },
-            game.winner !== null && winnerView(game, seat),
-            ratingNote(game, seat),
-            offer.view(game, seat, state.busy),
-          ),
-      ),
+      // A cancelled game never started: no trick to show, nor room for one.
+      game.status !== "cancelled" && h("h2", { class: "visually-hidden" }, t("table.trick")),
+      game.status !== "cancelled" &&
+        h(
+          "div",
+          { class: "trick-area" },
+          trickSlots(game, onTable, seat, state.held !== null),
+          state.held ? heldTrickLine(game, state.held, seat) : h("p", { class: "trick-line" }, "\u00a0"),
+          !finished && summary && h("div", { class: "over-trick" }, summaryView(game, seat, summary, state.checks.get(summary.hand_number))),
+          finished &&
+            h(
+              "div",
+              { class: "over-trick result", id: "result" },
+              game.winner !== null && winnerView(game, seat),
+              ratingNote(game, seat),
+              offer.view(game, seat, state.busy),
+            ),
+        ),
     );
   }
 

@@ -5,7 +5,7 @@
 
 import assert from "node:assert/strict";
 
-import { assertNoConsoleErrors, createGame, openPage, scenario, screenshot, tableState } from "./browser.mjs";
+import { assertNoConsoleErrors, openPage, scenario, screenshot, tableState } from "./browser.mjs";
 
 const CLOCK_SECONDS = 5; // the service's shortest turn clock (the form offers 15 s and up): two lapses in about 10 s
 const LOST_MS = 60_000; // two deadlines, the worker's stand-in moves and the pacer's pauses, with room to spare
@@ -28,7 +28,14 @@ await scenario(async (browser) => {
   const page = await openPage(browser);
   await page.locator("#create-timeout").evaluate((select, seconds) => select.append(new Option(`${seconds} s`, String(seconds))), CLOCK_SECONDS);
   await page.selectOption("#create-timeout", String(CLOCK_SECONDS));
-  const gameId = await createGame(page, { name: "Away", target: 15, seats: ["you", "bot:basic", "bot:basic"] });
+  // Created with Enter in the form: the table then has the focus (its status line), the form being gone.
+  await page.fill("#create-name", "Away");
+  await page.fill("#create-target", "15");
+  for (const [seat, choice] of ["you", "bot:basic", "bot:basic"].entries()) await page.selectOption(`#create-seat-${seat}`, choice);
+  await page.press("#create-target", "Enter");
+  await page.locator(".table").waitFor();
+  await page.waitForFunction(() => document.activeElement?.id === "status-line");
+  const gameId = decodeURIComponent(new URL(page.url()).hash.split("/")[2]);
   const token = await page.evaluate((id) => localStorage.getItem(`coins.seat.${id}`), gameId);
   assert.ok(token, "the seat's token is kept");
   // Nobody plays: the worker's stand-in moves for the seat at each deadline, and at the second a bot takes it.

@@ -51,7 +51,7 @@ export function restoreFocus(root, key, index, fallback) {
     const candidates = root.querySelectorAll(fallback);
     target = candidates[Math.min(Math.max(index, 0), candidates.length - 1)] ?? null;
   }
-  if (target instanceof HTMLElement) target.focus();
+  if (target instanceof HTMLElement) target.focus({ preventScroll: true }); // drawn again where it was: no scroll
 }
 
 /**

@@ -394,6 +394,7 @@ export function mountTable(root, gameId) {
     const log = view.querySelector(".log");
     if (log && atBottom) log.scrollTop = log.scrollHeight; // follow the newest line unless the reader scrolled up
     restoreFocus(view, focused, cardIndex, ".card-button");
+    focusOnArrival();
     keepHeight();
     const game = state.game;
     const yourTurn = game !== null && !over(game) && game.turn === mine() && mine() !== null;
@@ -401,6 +402,20 @@ export function mountTable(root, gameId) {
     clock.update(game, yourTurn);
     if (game) turnSound.update(yourTurn);
     if (game) turnNote.update(yourTurn, loadPlayer()?.id ?? null);
+  }
+
+  /**
+   * The first time the table is drawn, if the focus was lost on the way (the lobby's form, or the link, that brought
+   * the reader here is gone: a game created with Enter), it goes to the status line: keyboard and screen reader
+   * users start at the table, not at the top of the page.
+   */
+  let arrived = false;
+  function focusOnArrival() {
+    if (arrived || !state.game) return;
+    arrived = true;
+    const active = document.activeElement;
+    const line = /** @type {HTMLElement|null} */ (view.querySelector(".status-line"));
+    if (active === null || active === document.body || !active.isConnected) line?.focus({ preventScroll: true });
   }
 
   function tableView() {
@@ -470,7 +485,7 @@ export function mountTable(root, gameId) {
     return h(
       "section",
       { class: "felt", "aria-labelledby": "status-line" },
-      h("p", { class: "status-line", id: "status-line" }, hand + statusText(game, seat), clock.element),
+      h("p", { class: "status-line", id: "status-line", tabindex: "-1", "data-key": "status-line" }, hand + statusText(game, seat), clock.element),
       seatsView(game, seat),
       // A cancelled game never started: no trick to show, nor room for one.
       game.status !== "cancelled" && h("h2", { class: "visually-hidden" }, t("table.trick")),

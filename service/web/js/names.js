@@ -40,12 +40,15 @@ export function seatRating(seat) {
 }
 
 /**
- * A seat's rating change in few words, for a phone's narrow seat line: "1517 (+17)" (the whole line in `seatRating`);
- * "" when the seat shows no change. @param {Seat} seat
+ * A seat's rating in few words, for a phone's narrow seat line: the change, "1517 (+17)", or the rating, "1500
+ * (prov.)" (the whole line in `seatRating`); "" when the seat shows none. @param {Seat} seat
  */
 export function seatRatingShort(seat) {
   const change = seat.rating_change;
-  return change ? t("seat.ratingShort", { after: change.after, delta: signed(change.after - change.before) }) : "";
+  if (change) return t("seat.ratingShort", { after: change.after, delta: signed(change.after - change.before) });
+  const rating = seat.rating ?? (seat.player && !seat.bot ? ratingOf(seat.player) : null);
+  if (!rating) return "";
+  return rating.provisional ? t("rating.provisionalShort", { value: rating.value }) : String(rating.value);
 }
 
 /**

@@ -53,7 +53,7 @@ export function seatsView(game, mine) {
         // Every line is there from the start (empty or not) and none wraps: a seat's card keeps its height all game.
         h(
           "div",
-          { class: "seat-rating", "data-player": seat.player, "data-rating-change": seat.rating_change ? seat.rating_change.after - seat.rating_change.before : null },
+          { class: "seat-rating", "data-player": seat.player, "data-rating-change": seat.rating_change ? seat.rating_change.after - seat.rating_change.before : null, title: seatRating(seat) || null },
           // A phone's seat line is narrow: it shows the change in few words, so that it is never cut off.
           seatRatingShort(seat) ? [h("span", { class: "rating-long" }, seatRating(seat)), h("span", { class: "rating-short" }, seatRatingShort(seat))] : seatRating(seat) || "\u00a0",
         ),

@@ -323,6 +323,7 @@ export default {
   "player.ratingLine": {"one": "Rating {rating} · {count} rated game", "other": "Rating {rating} · {count} rated games"},
   "player.profile": "Your profile and key",
   "rating.provisional": "{value} (provisional)",
+  "rating.provisionalShort": "{value} (prov.)",
   "quick.title": "Play now",
   "quick.intro": "Get matched with two other players waiting for the same kind of game.",
   "quick.bots": "Bots may fill the table",

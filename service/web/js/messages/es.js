@@ -323,6 +323,7 @@ export default {
   "player.ratingLine": {"one": "Puntuación {rating} · {count} partida puntuada", "many": "Puntuación {rating} · {count} partidas puntuadas", "other": "Puntuación {rating} · {count} partidas puntuadas"},
   "player.profile": "Tu perfil y tu clave",
   "rating.provisional": "{value} (provisional)",
+  "rating.provisionalShort": "{value} (prov.)",
   "quick.title": "Jugar ya",
   "quick.intro": "Te empareja con otros dos jugadores que esperan el mismo tipo de partida.",
   "quick.bots": "Los bots pueden completar la mesa",

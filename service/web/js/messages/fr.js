@@ -323,6 +323,7 @@ export default {
   "player.ratingLine": {"one": "Classement {rating} · {count} partie classée", "many": "Classement {rating} · {count} parties classées", "other": "Classement {rating} · {count} parties classées"},
   "player.profile": "Votre profil et votre clé",
   "rating.provisional": "{value} (provisoire)",
+  "rating.provisionalShort": "{value} (prov.)",
   "quick.title": "Jouer maintenant",
   "quick.intro": "Vous êtes associé à deux autres joueurs qui attendent le même genre de partie.",
   "quick.bots": "Des bots peuvent compléter la table",

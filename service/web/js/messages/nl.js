@@ -323,6 +323,7 @@ export default {
   "player.ratingLine": {"one": "Rating {rating} · {count} gewaardeerd spel", "other": "Rating {rating} · {count} gewaardeerde spellen"},
   "player.profile": "Je profiel en sleutel",
   "rating.provisional": "{value} (voorlopig)",
+  "rating.provisionalShort": "{value} (vrl.)",
   "quick.title": "Nu spelen",
   "quick.intro": "Je wordt gekoppeld aan twee andere spelers die op hetzelfde soort spel wachten.",
   "quick.bots": "Bots mogen de tafel aanvullen",

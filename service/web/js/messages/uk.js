@@ -323,6 +323,7 @@ export default {
   "player.ratingLine": {"one": "Рейтинг {rating} · {count} рейтингова гра", "few": "Рейтинг {rating} · {count} рейтингові гри", "many": "Рейтинг {rating} · {count} рейтингових ігор", "other": "Рейтинг {rating} · {count} рейтингової гри"},
   "player.profile": "Ваш профіль і ключ",
   "rating.provisional": "{value} (попередній)",
+  "rating.provisionalShort": "{value} (попер.)",
   "quick.title": "Грати зараз",
   "quick.intro": "Вас об’єднають із двома іншими гравцями, що чекають на таку саму гру.",
   "quick.bots": "Боти можуть доповнити стіл",

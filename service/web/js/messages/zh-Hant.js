@@ -323,6 +323,7 @@ export default {
   "player.ratingLine": {"other": "積分 {rating} · {count} 場積分對局"},
   "player.profile": "你的個人資料和金鑰",
   "rating.provisional": "{value}（暫定）",
+  "rating.provisionalShort": "{value}（暫定）",
   "quick.title": "立即開始",
   "quick.intro": "與另外兩位等待同類對局的玩家配對。",
   "quick.bots": "可由機器人補滿座位",

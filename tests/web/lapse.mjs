@@ -28,13 +28,15 @@ await scenario(async (browser) => {
   const page = await openPage(browser);
   await page.locator("#create-timeout").evaluate((select, seconds) => select.append(new Option(`${seconds} s`, String(seconds))), CLOCK_SECONDS);
   await page.selectOption("#create-timeout", String(CLOCK_SECONDS));
-  // Created with Enter in the form: the table then has the focus (its status line), the form being gone.
+  // Created with Enter in the form: the table then has the focus, the form being gone.
   await page.fill("#create-name", "Away");
   await page.fill("#create-target", "15");
   for (const [seat, choice] of ["you", "bot:basic", "bot:basic"].entries()) await page.selectOption(`#create-seat-${seat}`, choice);
   await page.press("#create-target", "Enter");
   await page.locator(".table").waitFor();
-  await page.waitForFunction(() => document.activeElement?.id === "status-line");
+  await page.waitForFunction(() => document.activeElement?.classList.contains("table-view"));
+  await page.keyboard.press("Tab"); // the next Tab is the table's, not the header's
+  assert.ok(await page.evaluate(() => document.querySelector(".table-view").contains(document.activeElement)), "Tab left the table");
   const gameId = decodeURIComponent(new URL(page.url()).hash.split("/")[2]);
   const token = await page.evaluate((id) => localStorage.getItem(`coins.seat.${id}`), gameId);
   assert.ok(token, "the seat's token is kept");

@@ -64,7 +64,7 @@ export function mountTable(root, gameId) {
     /** @type {{card: import("./types.js").CardCode, key: string}|null} a play the network lost, offered again with its key */ failedPlay: null,
   };
   const announcer = h("p", { class: "visually-hidden", role: "status", "aria-live": "polite" });
-  const view = h("div", { class: "table-view" });
+  const view = h("div", { class: "table-view", tabindex: "-1" }); // focusable: a focus lost on the way here comes to it
   replace(root, announcer, view);
   let handRequest = null;
   /** @type {{key: string, element: HTMLElement}|null} */
@@ -406,16 +406,15 @@ export function mountTable(root, gameId) {
 
   /**
    * The first time the table is drawn, if the focus was lost on the way (the lobby's form, or the link, that brought
-   * the reader here is gone: a game created with Enter), it goes to the status line: keyboard and screen reader
-   * users start at the table, not at the top of the page.
+   * the reader here is gone: a game created with Enter), it goes to the table itself, the element its renders keep
+   * (its contents are drawn anew each time): the next Tab is the table's first control, not the page's first link.
    */
   let arrived = false;
   function focusOnArrival() {
     if (arrived || !state.game) return;
     arrived = true;
     const active = document.activeElement;
-    const line = /** @type {HTMLElement|null} */ (view.querySelector(".status-line"));
-    if (active === null || active === document.body || !active.isConnected) line?.focus({ preventScroll: true });
+    if (active === null || active === document.body || !active.isConnected) view.focus({ preventScroll: true });
   }
 
   function tableView() {
@@ -485,7 +484,7 @@ export function mountTable(root, gameId) {
     return h(
       "section",
       { class: "felt", "aria-labelledby": "status-line" },
-      h("p", { class: "status-line", id: "status-line", tabindex: "-1", "data-key": "status-line" }, hand + statusText(game, seat), clock.element),
+      h("p", { class: "status-line", id: "status-line" }, hand + statusText(game, seat), clock.element),
       seatsView(game, seat),
       // A cancelled game never started: no trick to show, nor room for one.
       game.status !== "cancelled" && h("h2", { class: "visually-hidden" }, t("table.trick")),

@@ -44,6 +44,9 @@ await scenario(async (browser) => {
   await assertSeatLost(page, gameId, "live");
   const seat = await page.evaluate((id) => fetch(`/v1/games/${id}`).then((answer) => answer.json()).then((game) => game.seats[0]), gameId);
   assert.equal(seat.bot, "basic");
+  const log = await page.locator(".log").innerText();
+  assert.match(log, /You left seat 1; a bot plays it now\./, "the log says whose seat it was");
+  assert.doesNotMatch(log, /Seat 1 left/, "not as another's");
   await screenshot(page, "lapse-live");
   // The clock was urgent as the seat's time ran out; with nothing left to count (a bot's turn has no deadline), no
   // empty mark stays.

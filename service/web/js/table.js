@@ -218,6 +218,7 @@ export function mountTable(root, gameId) {
   /** Show one event (the pacer calls this at a person's pace). @param {FeedEvent} event */
   function show(event) {
     state.held = null;
+    const own = mine(); // before the game is taken in: a seat lost to the clock is forgotten there
     const privateHand = event.type === "hand" ? event : event.type === "game" ? event.hand : null;
     if (privateHand && privateHand.seat === mine()) acceptHand(privateHand);
     acceptGame(event.game);
@@ -228,7 +229,7 @@ export function mountTable(root, gameId) {
         history.note(t("log.seatTaken", { name: event.name ?? name(event.seat), n: event.seat + 1 }));
         break;
       case "seat_left":
-        history.note(t("log.seatLeft", { n: event.seat + 1 }));
+        history.note(t(event.seat === own ? "log.youLeft" : "log.seatLeft", { n: event.seat + 1 }));
         break;
       case "hand_dealt":
         state.hint = null;

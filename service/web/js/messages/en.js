@@ -108,6 +108,7 @@ export default {
   "log.trickWon": "{name} won the trick ({points}): {reason}.",
   "log.seatTaken": "{name} took seat {n}.",
   "log.seatLeft": "Seat {n} left; a bot plays it now.",
+  "log.youLeft": "You left seat {n}; a bot plays it now.",
   "log.handEnded": "Hand {n} is over: {points}.",
   "log.gameFinished": "{name} won the game.",
 

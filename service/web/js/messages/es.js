@@ -108,6 +108,7 @@ export default {
   "log.trickWon": "{name} ganó la baza ({points}): {reason}.",
   "log.seatTaken": "{name} ocupó el asiento {n}.",
   "log.seatLeft": "El asiento {n} se fue; ahora juega un bot.",
+  "log.youLeft": "Dejaste el asiento {n}; ahora juega un bot.",
   "log.handEnded": "La mano {n} ha terminado: {points}.",
   "log.gameFinished": "{name} ganó la partida.",
 

@@ -108,6 +108,7 @@ export default {
   "log.trickWon": "{name} a remporté le pli ({points}) : {reason}.",
   "log.seatTaken": "{name} a pris la place {n}.",
   "log.seatLeft": "La place {n} est partie ; un robot la joue.",
+  "log.youLeft": "Vous avez quitté la place {n} ; un robot la joue.",
   "log.handEnded": "La main {n} est terminée : {points}.",
   "log.gameFinished": "{name} a remporté la partie.",
 

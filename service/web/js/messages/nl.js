@@ -108,6 +108,7 @@ export default {
   "log.trickWon": "{name} won de slag ({points}): {reason}.",
   "log.seatTaken": "{name} nam plaats {n} in.",
   "log.seatLeft": "Plaats {n} is vertrokken; nu speelt een bot.",
+  "log.youLeft": "Je hebt plaats {n} verlaten; nu speelt een bot.",
   "log.handEnded": "Hand {n} is voorbij: {points}.",
   "log.gameFinished": "{name} won het spel.",
 

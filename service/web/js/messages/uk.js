@@ -108,6 +108,7 @@ export default {
   "log.trickWon": "{name} взяв взятку ({points}): {reason}.",
   "log.seatTaken": "{name} зайняв місце {n}.",
   "log.seatLeft": "Гравець з місця {n} вийшов; тепер грає бот.",
+  "log.youLeft": "Ви залишили місце {n}; тепер грає бот.",
   "log.handEnded": "Роздачу {n} завершено: {points}.",
   "log.gameFinished": "{name} виграв гру.",
 

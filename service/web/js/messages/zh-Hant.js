@@ -108,6 +108,7 @@ export default {
   "log.trickWon": "{name} 贏得這把（{points}）：{reason}。",
   "log.seatTaken": "{name} 坐上座位 {n}。",
   "log.seatLeft": "座位 {n} 的玩家離開了；現在由電腦出牌。",
+  "log.youLeft": "你離開了座位 {n}；現在由電腦出牌。",
   "log.handEnded": "第 {n} 回合結束：{points}。",
   "log.gameFinished": "{name} 贏得遊戲。",
 

@@ -1,5 +1,6 @@
 // A game's last trick is held on the table, with its reason, before the result is laid over it, and none of its
-// cards then flies across the winner's banner (the taken trick's moving copies are for a table left in view).
+// cards then flies across the winner's banner (the taken trick's moving copies are for a table left in view); the
+// log says the live updates have ended only once the table has shown the game's end, not when the stream closed.
 
 import assert from "node:assert/strict";
 
@@ -7,12 +8,13 @@ import { assertNoConsoleErrors, openPage, scenario, screenshot } from "./browser
 
 /** What the page shows at the game's end, watched on every change: a completed trick before the result, a card's copy over it. */
 function watchTheEnd() {
-  window.end = { heldBeforeResult: false, ghostOverResult: false };
+  window.end = { heldBeforeResult: false, ghostOverResult: false, endedBeforeTheEnd: false };
   new MutationObserver(() => {
     const result = document.getElementById("result");
     const table = document.querySelector(".table");
     if (!result && table?.dataset.status === "finished" && document.querySelector(".trick-slots.complete") && document.getElementById("trick-reason")) window.end.heldBeforeResult = true;
     if (result && document.querySelector(".card-ghost")) window.end.ghostOverResult = true;
+    if (table && table.dataset.status !== "finished" && document.querySelector('.live[data-live="ended"]')) window.end.endedBeforeTheEnd = true;
   }).observe(document, { childList: true, subtree: true });
 }
 
@@ -32,6 +34,8 @@ await scenario(async (browser) => {
   const end = await page.evaluate(() => window.end);
   assert.ok(end.heldBeforeResult, "the last trick was never held on the table before the result");
   assert.ok(!end.ghostOverResult, "a card of the last trick flew across the result");
+  assert.ok(!end.endedBeforeTheEnd, "'Live updates have ended' showed while the table was still playing the game out");
+  assert.equal(await page.locator(".live").getAttribute("data-live"), "ended");
   assert.equal(await page.locator(".card-ghost").count(), 0);
   await screenshot(page, "last-trick-result");
   assertNoConsoleErrors(page);

@@ -103,7 +103,9 @@ export function mountTable(root, gameId) {
       },
       onStatus: (live, problem) => {
         if (problem?.status === 401 && credential) return recheckSeat(problem);
-        state.live = live;
+        // A stream ends by itself only after the game's last event: the table is still showing the events
+        // before it at a person's pace, so it stays live until the game shown is over (see the log panel).
+        state.live = live === "ended" && !problem ? "live" : live;
         if (problem) state.error = problem;
         else if (live === "live" && isNetworkError(state.error)) state.error = null; // back: the lost connection's error goes
         render();

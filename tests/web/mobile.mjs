@@ -1,10 +1,19 @@
 // On a 390×844 phone screen the table fits the width and a trick is played by tapping; a hint covers neither the
-// status line nor the seats, its × dismisses it, and a hint asked again goes when the turn passes; on a 320 px phone
-// it covers neither the hand's buttons nor its cards.
+// status line nor the seats, nor the hand's buttons and cards, its × dismisses it, and a hint asked again goes when
+// the turn passes; on a 320 px phone it covers neither the hand's buttons nor its cards either.
 
 import assert from "node:assert/strict";
 
 import { assertNoConsoleErrors, createGame, openPage, scenario, screenshot, tableState, waitForChange } from "./browser.mjs";
+
+/** The cards and the hand's buttons the shown hint lies over (their card codes, or their keys). @param {import("playwright-core").Page} page */
+function coveredByHint(page) {
+  return page.evaluate(() => {
+    const boxes = [document.getElementById("hint"), document.querySelector("#hint [data-key=dismiss-hint]")].map((element) => element.getBoundingClientRect());
+    const overlaps = (box) => boxes.some((hint) => hint.top < box.bottom && box.top < hint.bottom && hint.left < box.right && box.left < hint.right);
+    return [...document.querySelectorAll(".your-hand .card-button, .hand-head button")].filter((element) => overlaps(element.getBoundingClientRect())).map((element) => element.dataset.card ?? element.dataset.key);
+  });
+}
 
 await scenario(async (browser) => {
   const page = await openPage(browser, { viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true });
@@ -43,6 +52,7 @@ await scenario(async (browser) => {
     const overlaps = hint.y < other.y + other.height && other.y < hint.y + hint.height;
     assert.ok(!overlaps, `the hint (y ${hint.y}–${hint.y + hint.height}) covers ${covered} (y ${other.y}–${other.y + other.height})`);
   }
+  assert.deepEqual(await coveredByHint(page), [], "the hint covers these on a 390 px phone");
   await screenshot(page, "mobile-hint", { fullPage: false });
   await page.locator("#hint [data-key=dismiss-hint]").tap();
   await page.locator("#hint").waitFor({ state: "detached" });
@@ -72,12 +82,7 @@ await scenario(async (browser) => {
   await narrow.locator(".your-turn .card-button").first().waitFor();
   await narrow.locator("button[data-key=hint]").tap();
   await narrow.locator("#hint").waitFor();
-  const covered = await narrow.evaluate(() => {
-    const boxes = [document.getElementById("hint"), document.querySelector("#hint [data-key=dismiss-hint]")].map((element) => element.getBoundingClientRect());
-    const overlaps = (box) => boxes.some((hint) => hint.top < box.bottom && box.top < hint.bottom && hint.left < box.right && box.left < hint.right);
-    return [...document.querySelectorAll(".your-hand .card-button, .hand-head button")].filter((element) => overlaps(element.getBoundingClientRect())).map((element) => element.dataset.card ?? element.dataset.key);
-  });
-  assert.deepEqual(covered, [], "the hint covers these on a 320 px phone");
+  assert.deepEqual(await coveredByHint(narrow), [], "the hint covers these on a 320 px phone");
   await screenshot(narrow, "mobile-hint-320");
   assertNoConsoleErrors(narrow);
 });

@@ -54,6 +54,7 @@ await scenario(async (browser) => {
   await incoming.waitFor({ timeout: STEP_MS }); // the lobby's lists refresh themselves
   // Every seat named, the clock in human units, Accept and Decline side by side.
   assert.match(await incoming.innerText(), /Ana challenges you to a game of 5 points with Basic bot \(5 min a turn\)\./);
+  assert.equal(await incoming.locator("[data-rated]").innerText(), "Rated game"); // a badge that says what it is, not a bare word
   const [accept, decline] = [await incoming.locator("[data-key=accept]").boundingBox(), await incoming.locator("[data-key=decline]").boundingBox()];
   assert.ok(Math.abs(accept.y - decline.y) < 4 && decline.x - (accept.x + accept.width) < 24, `Accept and Decline apart: ${JSON.stringify([accept, decline])}`);
   await screenshot(bo, "challenge-lobby");

@@ -198,7 +198,7 @@ export function incomingChallenges(changed) {
     return h(
       "li",
       { class: "panel", "data-game": game.id, "data-challenge": game.rematch_of ? "rematch" : "incoming" },
-      h("span", {}, text, game.rated && [" ", h("span", { class: "badge" }, t("profile.rated"))]),
+      h("span", {}, text, game.rated && [" ", h("span", { class: "badge", "data-rated": "true" }, t("quick.rated"))]),
       h(
         "span",
         { class: "actions answer" },

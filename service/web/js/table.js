@@ -301,8 +301,8 @@ export function mountTable(root, gameId) {
     render();
   }
 
-  /** After a play the hand stays locked until the events show the game as its answer left it (bots' replies
-   *  included), so a second click cannot go into a trick not yet seen; without events, the answer after a while. @param {Game} game */
+  /** After a play the hand stays locked until the events show the game as its answer left it (the bots' replies
+   *  come later, as events of their own), so a second click cannot go into a trick not yet seen; without events, the answer after a while. @param {Game} game */
   function awaitEvents(game) {
     state.awaited = game;
     clearTimeout(awaitTimer);

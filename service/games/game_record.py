@@ -20,7 +20,7 @@ from typing import Any
 
 from .. import engine
 from ..engine import CompletedTrick, Dealt, Game, GameSetup
-from .results import WAITING_FOR_PLAYERS
+from .results import CANCELLED, WAITING_FOR_PLAYERS
 
 __all__ = ["FORMAT", "FORMAT_VERSION", "GameInfo", "SeatInfo", "ActionEntry", "build_record"]
 
@@ -187,7 +187,10 @@ class _Replay:
             raise ValueError(f"action {action.seq} is of unknown kind {action.kind!r}")
 
     def check_status(self, stored: str) -> None:
-        """The stored status must be the one the log leads to."""
+        """The stored status must be the one the log leads to; a game cancelled before it started
+        (contract 1.3: a challenge declined or run out) has no deal in it."""
+        if stored == CANCELLED and not self.hands:
+            return
         replayed = self.game.status.value if self.game is not None else WAITING_FOR_PLAYERS
         if stored != replayed:
             raise ValueError(f"the game is stored as {stored}, but its log leaves it {replayed}")

@@ -277,12 +277,13 @@ def _check_outcome(record: Any, replay: Replay) -> None:
 
 
 def _statuses(replay: Replay) -> tuple[str, ...]:
-    """The statuses the game may have after its hands: seats may still be open before the first deal."""
+    """The statuses the game may have after its hands: seats may still be open before the first deal,
+    and a game may be cancelled before it (contract 1.3)."""
     if replay.winner is not None:
         return ("finished",)
     if not replay.last_hand_over:
         return ("playing",)
-    return ("waiting_for_deal",) if replay.hands else ("waiting_for_players", "waiting_for_deal")
+    return ("waiting_for_deal",) if replay.hands else ("waiting_for_players", "waiting_for_deal", "cancelled")
 
 
 def _who(seat: Any) -> str:

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from service.verify import main as coins_verify
+from tests.support.players import new_player
 
 
 def play_to_end(table: Any, *, plays: int = 10_000) -> dict[str, Any]:
@@ -88,6 +89,22 @@ def test_a_game_with_open_seats_has_no_hands(client):
     assert record["hands"] == [] and record["status"] == "waiting_for_players"
     assert record["setup"]["first_dealer"] is None
     assert [seat["kind"] for seat in record["seats"]] == ["person", "open", "open"]
+
+
+def test_a_cancelled_games_record_has_no_hands_and_verifies(client, tmp_path):
+    """A game cancelled before it started (here a declined challenge) has a record like any other."""
+    ana, bo = new_player(client, "Ana"), new_player(client, "Bo")
+    game = client.post(
+        "/v1/games", json={"seats": [{"player": "me"}, {"player": bo.id}, {"bot": "basic"}]}, headers=ana.auth
+    ).json
+    assert client.delete(f"/v1/games/{game['id']}/players/me", headers=bo.auth).status_code == 204
+    response = download(client, game["id"])
+    assert response.status_code == 200, response.json
+    record = response.json
+    assert record["status"] == "cancelled" and record["hands"] == [] and record["winner"] is None
+    assert verify(record, tmp_path / "cancelled.json") == 0
+    record["status"] = "finished"
+    assert verify(record, tmp_path / "not-cancelled.json") == 1
 
 
 def test_the_record_is_cached_by_the_games_version(client, new_table):

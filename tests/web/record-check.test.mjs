@@ -63,3 +63,13 @@ test("a document that is not a record is refused", async () => {
   delete record.hands[0].plays;
   assert.equal((await checkRecord(record)).reason, "invalid");
 });
+
+test("a game cancelled before its first deal verifies, and only before it", async () => {
+  const record = await genuine();
+  Object.assign(record, { status: "cancelled", hands: [], winner: null, scores: [0, 0, 0], ended_mid_hand: false, finished_at: null });
+  const check = await checkRecord(record);
+  assert.equal(check.ok, true, JSON.stringify(check));
+  const started = await genuine();
+  started.status = "cancelled";
+  assert.equal((await checkRecord(started)).ok, false);
+});

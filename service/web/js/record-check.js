@@ -138,7 +138,7 @@ async function checkHand(game, hand, index, isLast, where, target) {
 
 /** The status, winner, scores and the end of the game agree with the replay. @param {GameRecord} record */
 function checkOutcome(record, game) {
-  const status = game.winner !== null ? ["finished"] : !game.lastOver ? ["playing"] : record.hands.length ? ["waiting_for_deal"] : ["waiting_for_players", "waiting_for_deal"];
+  const status = game.winner !== null ? ["finished"] : !game.lastOver ? ["playing"] : record.hands.length ? ["waiting_for_deal"] : ["waiting_for_players", "waiting_for_deal", "cancelled"]; // cancelled before a deal (contract 1.3)
   if (!status.includes(record.status)) throw new Discrepancy("status", { stated: record.status, status: status.join(" / ") });
   if (record.winner !== game.winner) throw new Discrepancy("winner", { stated: record.winner, seat: game.winner });
   if (!same(record.scores, game.scores)) throw new Discrepancy("scores", { stated: record.scores, scores: game.scores });

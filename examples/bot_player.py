@@ -90,12 +90,19 @@ TICKET_EVERY = 25.0  # seconds between reads of a waiting ticket (it expires aft
 QUEUE_AGAIN_EVERY = 5.0  # seconds between looks at the ticket (and tries to queue when there is none)
 
 
+class BadKeyFile(Exception):
+    """The key file is there but holds no key."""
+
+
 def load_key(base_url: str, key_file: Path, name: str) -> str:
     """The key in ``key_file``; or a new player's, written there with mode 0600 (never printed)."""
     if key_file.exists():
         if key_file.stat().st_mode & 0o077:
             print(f"warning: {key_file} is readable by others (chmod 600 it)", file=sys.stderr)
-        return key_file.read_text().strip()
+        key = key_file.read_text().strip()
+        if not key:  # sent as it is, "Bearer " alone: httpx refuses the header, and every retry with it
+            raise BadKeyFile(f"{key_file} holds no key: delete it, and a new player is made and saved there")
+        return key
     created = ok(create_player.sync(client=anonymous(base_url), body=NewPlayerProfile(name=name)))
     # O_EXCL: never overwrite a key another run wrote meanwhile; 0600 from the start, not chmod after.
     descriptor = os.open(key_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
@@ -120,6 +127,7 @@ class Bot:
         self.acted: dict[str, int] = {}  # per game, the version it last acted on
         self.results: list[GameResultEvent] = []
         self.events = 0
+        self.failure: Exception | None = None  # the ticket's thread's error, which stops the bot
         self.lock = threading.Lock()  # the events and the ticket's reads, one at a time
 
     @property
@@ -271,11 +279,25 @@ def ticket_reader(bot: Bot, stop: threading.Event) -> threading.Thread:
 
     def run() -> None:
         while not stop.wait(QUEUE_AGAIN_EVERY):
-            bot.check_ticket()
+            try:
+                bot.check_ticket()
+            except Exception as error:  # retried already (coins_http.py): the bot stops with it, status 1
+                bot.failure = error
+                if not stop.is_set():  # the main thread waits on its feed or its receiver: wake it
+                    signal.pthread_kill(threading.main_thread().ident or 0, signal.SIGUSR1)
+                return
 
     thread = threading.Thread(target=run, daemon=True)
     thread.start()
     return thread
+
+
+class TicketFailed(Exception):
+    """The ticket's thread met an error (``Bot.failure``): raised in the main thread, which stops."""
+
+
+def _ticket_failed(signum: int, frame: object) -> None:
+    raise TicketFailed
 
 
 class OutOfTime(Exception):
@@ -381,6 +403,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         me = connect(args.base_url, load_key(args.base_url, args.key_file.expanduser(), args.name))
         bot = Bot(me, queue_body, args.games, random.Random(args.seed))
+        signal.signal(signal.SIGUSR1, _ticket_failed)  # the ticket's thread's error stops the bot
         stop = threading.Event()
         ticket_reader(bot, stop)
         deadline = time.monotonic() + args.timeout
@@ -391,8 +414,12 @@ def main(argv: list[str] | None = None) -> int:
                 finished = follow(bot, deadline)
         finally:
             stop.set()
+            signal.signal(signal.SIGUSR1, signal.SIG_IGN)  # the thread's error, if it comes now, is too late
             bot.leave_queue()
-    except (Problem, ProblemError, FeedLost, httpx.TransportError, OSError) as problem:
+    except TicketFailed:
+        print(f"error: {bot.failure}", file=sys.stderr)
+        return 1
+    except (Problem, ProblemError, FeedLost, httpx.TransportError, OSError, BadKeyFile) as problem:
         # OSError: the webhook receiver's (a certificate file missing, its port taken)
         print(f"error: {problem}", file=sys.stderr)
         return 1

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import shutil
+import socket
 import subprocess
 import sys
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -185,6 +188,42 @@ def test_a_bot_player_with_a_key_no_player_has_stops_with_the_problem(server_url
     done = subprocess.run(command, capture_output=True, text=True, timeout=60, env=environment())
     assert done.returncode == 1
     assert "401 invalid_key" in done.stderr, done.stderr
+
+
+@contextlib.contextmanager
+def _refusing_url() -> Iterator[str]:
+    """The URL of a port of ours, bound and never listening: every connection to it is refused."""
+    with socket.socket() as closed:
+        closed.bind(("127.0.0.1", 0))
+        yield f"http://127.0.0.1:{closed.getsockname()[1]}"
+
+
+def test_a_bot_player_with_an_empty_key_file_says_so(tmp_path: Path) -> None:
+    """An empty key file was sent as "Bearer ", which httpx refuses: a traceback each time, then --timeout."""
+    key = tmp_path / "empty.key"
+    key.write_text("\n")
+    key.chmod(0o600)
+    with _refusing_url() as url:
+        done = subprocess.run(
+            _bot(url, key, "X", "--timeout", "30"), capture_output=True, text=True, timeout=60, env=environment()
+        )
+    assert done.returncode == 1, done.stderr
+    assert f"error: {key} holds no key" in done.stderr and "Traceback" not in done.stderr, done.stderr
+
+
+def test_a_bot_player_whose_ticket_cannot_be_read_stops_with_the_error(tmp_path: Path) -> None:
+    """The ticket's thread queues and reads the ticket: its error (here no server answers) stops the bot
+    with status 1, as an error of the feed does (docs/players.md), not a thread's traceback and then a
+    wait for --timeout (status 2) while the feed's reader retries."""
+    key = tmp_path / "bot.key"
+    key.write_text("cpk_" + "0" * 43 + "\n")
+    key.chmod(0o600)
+    with _refusing_url() as url:
+        done = subprocess.run(
+            _bot(url, key, "X", "--timeout", "50"), capture_output=True, text=True, timeout=90, env=environment()
+        )
+    assert done.returncode == 1, done.stderr
+    assert "error: " in done.stderr and "Traceback" not in done.stderr, done.stderr
 
 
 def test_a_bot_player_copied_with_coins_http_alone_plays_from_its_feed(server_url: str, tmp_path: Path) -> None:

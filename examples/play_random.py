@@ -17,6 +17,7 @@ import argparse
 import random
 import sys
 
+import httpx
 from coins_client.api.games import create_game, get_scores
 from coins_client.api.hands import deal_hand, get_hand
 from coins_client.api.plays import play_card
@@ -84,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return play(args.base_url, args.target_score, random.Random(args.seed), args.game_seed)
-    except Problem as problem:
+    except (Problem, httpx.TransportError) as problem:  # TransportError: no answer, after the retries
         print(f"error: {problem}", file=sys.stderr)
         return 1
 

@@ -332,8 +332,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.join:
             seat.join(args.join)
         return play(seat, random.Random(args.seed), args.poll, args.timeout)
-    except (Problem, ConnectionError) as problem:
-        print(f"seat {seat.seat}: error: {problem}", file=sys.stderr)
+    except (Problem, OSError) as problem:  # OSError: urllib's URLError (refused, unknown host, timed out)
+        whose = f"seat {seat.seat}" if seat.seat is not None else f"game {args.game}"  # a seat not known yet
+        print(f"{whose}: error: {problem}", file=sys.stderr)
         return 1
 
 

@@ -226,6 +226,20 @@ def test_a_bot_player_whose_ticket_cannot_be_read_stops_with_the_error(tmp_path:
     assert "error: " in done.stderr and "Traceback" not in done.stderr, done.stderr
 
 
+@pytest.mark.parametrize(
+    ("script", "args"),
+    [("play_random.py", []), ("seat_client.py", ["--game", "0" * 26, "--join", "Z"]), ("verify_record.py", ["0" * 26])],
+)
+def test_an_example_with_no_server_answering_says_so_in_one_line(script: str, args: list[str]) -> None:
+    """No server at --base-url: one line saying so and status 1 (verify_record.py: 2, as coins-verify's),
+    not a traceback."""
+    with _refusing_url() as url:
+        done = run(script, "--base-url", url, *args)
+    assert done.returncode == (2 if script == "verify_record.py" else 1), done.stderr
+    assert "Connection refused" in done.stderr and "Traceback" not in done.stderr, done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1, done.stderr
+
+
 def test_a_bot_player_copied_with_coins_http_alone_plays_from_its_feed(server_url: str, tmp_path: Path) -> None:
     """docs/players.md, "For scripts": the package, and coins_http.py beside it (webhook_receiver.py
     only for --webhook)."""

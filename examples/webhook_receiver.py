@@ -87,9 +87,12 @@ class Receiver:
             timeout = REQUEST_SECONDS
 
             def do_POST(self) -> None:
-                length = int(self.headers.get("Content-Length") or 0)
+                declared = self.headers.get("Content-Length") or "0"
+                length = int(declared) if declared.isascii() and declared.isdigit() else -1  # -1: not a length
                 if length > MOST_BODY:
                     self.send_response(413)
+                elif length < 0:  # a traceback on the bot's terminal and no answer, else (or a wait, for -1)
+                    self.send_response(400)
                 else:
                     receiver.receive(self, self.rfile.read(length))
                 self.send_header("Content-Length", "0")

@@ -96,3 +96,19 @@ def test_a_client_that_connects_and_sends_nothing_holds_up_no_delivery(running: 
         assert _deliver(port, ca, "msg_3") == 204
         assert running.events.get(timeout=2) == EVENT
         assert time.monotonic() - started < 2
+
+
+@pytest.mark.parametrize("length", ["abc", "-1", "²"])
+def test_a_request_whose_length_is_not_a_number_is_answered_400(
+    running: Any, ca: trustme.CA, length: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Anyone may post to the receiver: a Content-Length that is no count of bytes was a traceback on the
+    bot's terminal and no answer ('-1': a wait for the connection's end)."""
+    context = ssl.create_default_context()
+    ca.configure_trust(context)
+    raw = socket.create_connection(("127.0.0.1", running.port), timeout=5)
+    with context.wrap_socket(raw, server_hostname="127.0.0.1") as tls:
+        tls.sendall(f"POST /hook HTTP/1.1\r\nHost: x\r\nContent-Length: {length}\r\n\r\n".encode())
+        assert tls.recv(100).split(b"\r\n")[0].endswith(b" 400 Bad Request")
+    assert running.events.empty()
+    assert "Traceback" not in capsys.readouterr().err

@@ -175,7 +175,9 @@ class ChallengeUseCases:
 
 def _decliner(player_id: str) -> Callable[[StoredGame, Game | None, datetime, EventLog], None]:
     def change(stored: StoredGame, _game: Game | None, now: datetime, log: EventLog) -> None:
-        if stored.status == CANCELLED:
+        if stored.status == CANCELLED:  # declined again (repeatable), by a player a seat was reserved for
+            if not any(seat.reserved_for == player_id for seat in stored.seats):
+                raise NotYourSeat("no seat of this game was reserved for you")
             return
         if not any(is_reserved(seat) and seat.reserved_for == player_id for seat in stored.seats):
             raise NotYourSeat("no seat of this game waits for you: leave a seat you took with leaveGame")

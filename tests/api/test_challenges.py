@@ -145,6 +145,10 @@ def test_declining_needs_a_seat_reserved_for_you(client):
     missing = client.delete(f"/v1/games/{game['id']}/players/me")
     assert missing.status_code == 401 and missing.json["code"] == "missing_token"
     assert client.get(f"/v1/games/{game['id']}").json["status"] == "waiting_for_players"
+    assert client.delete(f"/v1/games/{game['id']}/players/me", headers=bo.auth).status_code == 204
+    for player in (cy, ana):  # once cancelled too: declining again is for the player it waited for alone
+        again = client.delete(f"/v1/games/{game['id']}/players/me", headers=player.auth)
+        assert again.status_code == 403 and again.json["code"] == "not_your_seat", again.json
 
 
 def test_who_cannot_be_challenged(client):

@@ -31,6 +31,7 @@ from .games.errors import PlayerNotFound
 from .names import NameRefused
 from .players import OperatorAction, Operators
 from .store import Database, DatabaseUnavailable, GameStore
+from .store.migrate import SchemaNotMigrated, require_migrated
 
 __all__ = ["main"]
 
@@ -49,7 +50,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     channel = channel_for(database, listen_url=settings.database_listen_url, redis_url=settings.redis_url)
     operators = Operators(GameService(GameStore(database), signals=channel), lambda: datetime.now(UTC))
     try:
+        require_migrated(database)  # a database left behind (or empty) has not the tables this code reads
         return _run(operators, args)
+    except SchemaNotMigrated as error:
+        print(f"coins-admin: {error}", file=sys.stderr)
+        return 2
     except (PlayerNotFound, NameRefused, ValueError) as error:
         print(f"coins-admin: {error}", file=sys.stderr)
         return 1

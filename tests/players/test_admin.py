@@ -90,3 +90,16 @@ def test_legacy_names_are_listed(client, app, admin, capsys):
     capsys.readouterr()
     assert admin(["legacy-names"]) == 0
     assert ana.id not in capsys.readouterr().out
+
+
+def test_a_database_not_migrated_is_named_not_a_traceback(tmp_path, monkeypatch, capsys):
+    """An empty database (or one an older release left) has not the tables coins-admin reads: one line
+    saying so, as the roles say it, and nothing written."""
+    monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path / 'empty.sqlite3'}")
+    for name in ("REDIS_URL", "DATABASE_LISTEN_URL"):
+        monkeypatch.delenv(name, raising=False)
+    assert main(["legacy-names"]) == 2
+    assert main(["bar", "01jf3v9k2m8q4r6t0w5x7y9z1b", "--reason", "x"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("the database is empty (no revision); this code needs revision") == 2, err
+    assert "run coins-migrate" in err and "Traceback" not in err

@@ -37,8 +37,21 @@ def _default_workers() -> int:
     return min(2 * cores + 1, MAX_DEFAULT_WORKERS)
 
 
-# Where to listen: BIND (host:port, or unix:/path) wins over PORT (all interfaces).
-bind = [os.environ.get("BIND", "").strip() or f"0.0.0.0:{_int('PORT', 8000)}"]
+def _bind() -> str:
+    """Where to listen: BIND (host:port, or unix:/path) wins over PORT (all interfaces). Checked here, as
+    coins-realtime checks it: gunicorn would take a word without a port for a host name, try to listen on
+    its port 8000 five times over five seconds, and stop with "Can't connect to ('nonsense', 8000)"."""
+    bind = os.environ.get("BIND", "").strip()
+    if not bind:
+        return f"0.0.0.0:{_int('PORT', 8000)}"
+    host, _, port = bind.rpartition(":")
+    named = any(bind.startswith(scheme) and len(bind) > len(scheme) for scheme in ("unix:", "fd://"))
+    if not named and (not host or not port.isdigit()):
+        raise SystemExit(f"gunicorn.conf.py: BIND must be host:port or unix:/path, not {bind!r}")
+    return bind
+
+
+bind = [_bind()]
 proc_name = "coins@" + ",".join(bind)  # the process titles name the instance: two on one host stay apart
 # gunicorn 27's control socket would sit at one path per user ($HOME/.gunicorn/gunicorn.ctl): a second
 # master on the host takes it over and deletes it as it stops, and in the image (HOME=/app, not the

@@ -51,6 +51,13 @@ def test_gunicorn_names_a_bad_service_setting_once_before_any_worker_boots(tmp_p
     assert "Booting worker" not in result.stderr
 
 
+def test_gunicorn_names_a_bind_without_a_port(tmp_path: Path) -> None:
+    """As coins-realtime does; gunicorn itself took it for a host name and tried its port 8000 for 5 s."""
+    result = run(["gunicorn", "-c", "gunicorn.conf.py", "wsgi:app"], tmp_path, BIND="nonsense", AUTO_MIGRATE="false")
+    assert_one_line(result, "gunicorn.conf.py: BIND must be host:port or unix:/path, not 'nonsense'")
+    assert "Booting worker" not in result.stderr
+
+
 def test_the_wsgi_module_names_a_bad_service_setting(tmp_path: Path) -> None:
     """Served by anything else (``flask --app wsgi``): one line, and gunicorn's "App failed to load" status."""
     result = run([sys.executable, "-c", "import wsgi"], tmp_path, MAX_REQUEST_BYTES="16k")

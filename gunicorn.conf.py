@@ -90,9 +90,15 @@ loglevel = (os.environ.get("LOG_LEVEL", "").strip() or "INFO").lower()
 # Prometheus metrics across workers (service/observability/metrics.py): each worker writes its
 # values into files in PROMETHEUS_MULTIPROC_DIR and /metrics adds them up. Set it here, before
 # any worker imports prometheus_client; a fresh directory per run unless the operator names one.
-_metrics_dir_is_ours = not os.environ.get("PROMETHEUS_MULTIPROC_DIR", "").strip()
-if _metrics_dir_is_ours:
-    os.environ["PROMETHEUS_MULTIPROC_DIR"] = tempfile.mkdtemp(prefix="coins-prometheus-", dir=worker_tmp_dir)
+# gunicorn runs this file again on SIGHUP (a reload), in the same process: the directory made at the
+# start is then in PROMETHEUS_MULTIPROC_DIR, and is still ours to remove at the exit (COINS_METRICS_DIR_MADE).
+_MADE = "COINS_METRICS_DIR_MADE"
+_metrics_dir = os.environ.get("PROMETHEUS_MULTIPROC_DIR", "").strip()
+_metrics_dir_is_ours = not _metrics_dir or _metrics_dir == os.environ.get(_MADE)
+if not _metrics_dir:
+    os.environ["PROMETHEUS_MULTIPROC_DIR"] = os.environ[_MADE] = tempfile.mkdtemp(
+        prefix="coins-prometheus-", dir=worker_tmp_dir
+    )
 
 
 def on_starting(server: Any) -> None:

@@ -167,3 +167,17 @@ def test_the_start_script_takes_an_empty_value_for_the_default(tmp_path: Path) -
         "coins-migrate --wait 30 WEB_CONCURRENCY=unset",
         "gunicorn -c gunicorn.conf.py wsgi:app WEB_CONCURRENCY=unset",  # gunicorn.conf.py's default
     ]
+
+
+def test_the_metrics_directory_it_made_is_removed_at_the_exit_after_a_reload(monkeypatch: pytest.MonkeyPatch) -> None:
+    """gunicorn runs gunicorn.conf.py again on SIGHUP, in the master: the directory the first run made is in
+    PROMETHEUS_MULTIPROC_DIR by then, and was left behind in /dev/shm at the exit (one a reloaded master)."""
+    monkeypatch.setenv("PROMETHEUS_MULTIPROC_DIR", "")  # unset (an empty value is), and restored after the test
+    monkeypatch.setenv("COINS_METRICS_DIR_MADE", "")
+    first = runpy.run_path(str(ROOT / "gunicorn.conf.py"))
+    made = Path(first["os"].environ["PROMETHEUS_MULTIPROC_DIR"])
+    assert made.is_dir()
+    reloaded = runpy.run_path(str(ROOT / "gunicorn.conf.py"))  # SIGHUP
+    assert reloaded["os"].environ["PROMETHEUS_MULTIPROC_DIR"] == str(made)  # the workers' files stay where they were
+    reloaded["on_exit"](None)
+    assert not made.exists()

@@ -138,6 +138,9 @@ class Settings:
             raise ConfigError("BOT_PACE_MS must be between 0 and 10000")
         if not 0 <= self.trick_pause_ms <= 10_000:
             raise ConfigError("TRICK_PAUSE_MS must be between 0 and 10000")
+        for origin in self.cors_origins:  # as a browser sends Origin: no path, not even "/"; else it never matches
+            if origin != "*" and not re.fullmatch(r"https?://[^\s/?#@]+", origin):
+                raise ConfigError(f"CORS_ORIGINS: {origin!r} is not an origin (scheme://host[:port], no path)")
         if self.address_hash_key and len(self.address_hash_key) < 32:
             raise ConfigError("ADDRESS_HASH_KEY must be at least 32 characters (a random secret)")
         self._validate_webhooks()

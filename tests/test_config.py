@@ -6,7 +6,7 @@ from dataclasses import fields
 
 import pytest
 
-from service.config import Settings
+from service.config import ConfigError, Settings
 from service.realtime.server import listen_address
 from service.store.purge import days_from_env
 
@@ -31,3 +31,16 @@ def test_the_roles_own_settings_given_empty_are_their_defaults(monkeypatch: pyte
     monkeypatch.setenv("PORT", "")
     assert listen_address() == {"host": "0.0.0.0", "port": 8000}
     assert days_from_env({"PURGE_FINISHED_AFTER_DAYS": ""}, "PURGE_FINISHED_AFTER_DAYS", 90) == 90
+
+
+@pytest.mark.parametrize("origin", ["https://coins.example/", "coins.example", "https://coins.example/app", "ftp://x"])
+def test_a_cors_origin_a_browser_never_sends_stops_start_up(origin: str) -> None:
+    """A browser's Origin has no path, not even "/": such an entry would never match, and every call
+    from that front end would fail its CORS check with nothing said at the start."""
+    with pytest.raises(ConfigError, match=r"^CORS_ORIGINS: .* is not an origin"):
+        Settings.from_env({"CORS_ORIGINS": f"https://ok.example, {origin}"})
+
+
+def test_cors_origins_with_ports_and_many_pass() -> None:
+    settings = Settings.from_env({"CORS_ORIGINS": "https://coins.example, http://localhost:5173,https://[::1]:8443"})
+    assert settings.cors_origins == ("https://coins.example", "http://localhost:5173", "https://[::1]:8443")

@@ -45,6 +45,13 @@ def test_the_start_script_names_a_web_concurrency_that_is_no_number(tmp_path: Pa
     assert_one_line(result, "bin/start: WEB_CONCURRENCY must be a whole number, not 'abc'")
 
 
+def test_the_start_script_names_a_migrate_wait_that_is_no_number(tmp_path: Path) -> None:
+    """coins-migrate's own refusal named its option (--wait) in an argparse usage, not the setting."""
+    result = run(["bin/start"], tmp_path, MIGRATE_WAIT_SECONDS="abc")
+    assert_one_line(result, "bin/start: MIGRATE_WAIT_SECONDS must be a whole number of seconds, not 'abc'")
+    assert "usage" not in result.stderr
+
+
 def test_gunicorn_names_a_bad_service_setting_once_before_any_worker_boots(tmp_path: Path) -> None:
     result = run(["gunicorn", "-c", "gunicorn.conf.py", "wsgi:app"], tmp_path, DB_POOL_SIZE="abc", AUTO_MIGRATE="false")
     assert_one_line(result, "gunicorn.conf.py: DB_POOL_SIZE must be a whole number, not 'abc'")

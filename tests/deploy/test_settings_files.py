@@ -181,3 +181,23 @@ def test_the_metrics_directory_it_made_is_removed_at_the_exit_after_a_reload(mon
     assert reloaded["os"].environ["PROMETHEUS_MULTIPROC_DIR"] == str(made)  # the workers' files stay where they were
     reloaded["on_exit"](None)
     assert not made.exists()
+
+
+def test_the_start_script_reads_auto_migrate_and_the_wait_as_the_service_does(tmp_path: Path) -> None:
+    """Spaces around a value are dropped (service/config.py drops them): " false " left coins-migrate to run."""
+    stand_ins = tmp_path / "bin"
+    stand_ins.mkdir()
+    for name in ("coins-migrate", "gunicorn"):
+        script = stand_ins / name
+        script.write_text(f'#!/bin/sh\necho "{name} $*"\n')
+        script.chmod(0o755)
+
+    def start(**env: str) -> list[str]:
+        env = {"PATH": f"{stand_ins}:/usr/bin:/bin", **env}
+        result = subprocess.run(
+            [str(ROOT / "bin" / "start")], cwd=ROOT, env=env, capture_output=True, text=True, timeout=30, check=True
+        )
+        return result.stdout.splitlines()
+
+    assert start(AUTO_MIGRATE=" False ") == ["gunicorn -c gunicorn.conf.py wsgi:app"]
+    assert start(AUTO_MIGRATE=" yes", MIGRATE_WAIT_SECONDS=" 5 ")[0] == "coins-migrate --wait 5"

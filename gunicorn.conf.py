@@ -83,6 +83,11 @@ preload_app = False  # each worker opens its own database pool after the fork
 # The app logs one JSON line per request (with its request id) on stderr, so gunicorn's own
 # access log would repeat every request: it is off unless ACCESS_LOG names a file ("-": stdout).
 accesslog = os.environ.get("ACCESS_LOG", "").strip() or None
+if accesslog not in (None, "-") and not os.path.isdir(os.path.dirname(os.path.abspath(accesslog))):
+    # gunicorn would say "Error: Error: '…' isn't writable [FileNotFoundError(…)]", naming no setting
+    raise SystemExit(
+        f"gunicorn.conf.py: ACCESS_LOG must be '-' or a file in a directory that exists, not {accesslog!r}"
+    )
 access_log_format = '%(h)s "%(r)s" %(s)s %(B)s %(M)sms request_id=%({x-request-id}o)s'
 errorlog = "-"
 loglevel = (os.environ.get("LOG_LEVEL", "").strip() or "INFO").lower()

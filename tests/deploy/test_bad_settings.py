@@ -65,6 +65,19 @@ def test_gunicorn_names_a_bind_without_a_port(tmp_path: Path) -> None:
     assert "Booting worker" not in result.stderr
 
 
+def test_gunicorn_names_an_access_log_it_cannot_make(tmp_path: Path) -> None:
+    result = run(
+        ["gunicorn", "-c", "gunicorn.conf.py", "wsgi:app"],
+        tmp_path,
+        ACCESS_LOG="/nonexistent/a.log",
+        AUTO_MIGRATE="false",
+    )
+    assert_one_line(
+        result,
+        "gunicorn.conf.py: ACCESS_LOG must be '-' or a file in a directory that exists, not '/nonexistent/a.log'",
+    )
+
+
 def test_the_wsgi_module_names_a_bad_service_setting(tmp_path: Path) -> None:
     """Served by anything else (``flask --app wsgi``): one line, and gunicorn's "App failed to load" status."""
     result = run([sys.executable, "-c", "import wsgi"], tmp_path, MAX_REQUEST_BYTES="16k")

@@ -43,10 +43,13 @@ def _bind() -> str:
     its port 8000 five times over five seconds, and stop with "Can't connect to ('nonsense', 8000)"."""
     bind = os.environ.get("BIND", "").strip()
     if not bind:
-        return f"0.0.0.0:{_int('PORT', 8000)}"
-    host, _, port = bind.rpartition(":")
+        port = _int("PORT", 8000)
+        if not 0 <= port <= 65535:  # gunicorn's bind() would stop with an OverflowError's traceback
+            raise SystemExit(f"gunicorn.conf.py: PORT must be between 0 and 65535, not {port}")
+        return f"0.0.0.0:{port}"
+    host, _, port_text = bind.rpartition(":")
     named = any(bind.startswith(scheme) and len(bind) > len(scheme) for scheme in ("unix:", "fd://"))
-    if not named and (not host or not port.isdigit()):
+    if not named and (not host or not port_text.isdigit() or not 0 <= int(port_text) <= 65535):
         raise SystemExit(f"gunicorn.conf.py: BIND must be host:port or unix:/path, not {bind!r}")
     return bind
 

@@ -44,3 +44,12 @@ def test_a_cors_origin_a_browser_never_sends_stops_start_up(origin: str) -> None
 def test_cors_origins_with_ports_and_many_pass() -> None:
     settings = Settings.from_env({"CORS_ORIGINS": "https://coins.example, http://localhost:5173,https://[::1]:8443"})
     assert settings.cors_origins == ("https://coins.example", "http://localhost:5173", "https://[::1]:8443")
+
+
+@pytest.mark.parametrize(("name", "value"), [("PORT", "83966"), ("PORT", "65536"), ("BIND", "127.0.0.1:83966")])
+def test_the_real_time_role_refuses_a_port_past_65535(monkeypatch: pytest.MonkeyPatch, name: str, value: str) -> None:
+    """uvloop listened on the port modulo 65536 (83966: 18430) while the log said 83966."""
+    monkeypatch.delenv("BIND", raising=False)
+    monkeypatch.setenv(name, value)
+    with pytest.raises(SystemExit, match=f"coins-realtime: {name} must be"):
+        listen_address()

@@ -27,6 +27,9 @@ GRACEFUL_SECONDS = 10  # after SIGTERM: held streams end at once, other requests
 KEEP_ALIVE_SECONDS = 5  # an idle connection between two requests (behind the proxy: above its idle timeout)
 
 
+MAX_PORT = 65535
+
+
 def _int(name: str, default: int) -> int:
     raw = os.environ.get(name, "").strip()
     if not raw:
@@ -41,13 +44,16 @@ def listen_address() -> dict[str, Any]:
     role's gunicorn), else every interface on PORT."""
     bind = os.environ.get("BIND", "").strip()
     if not bind:
-        return {"host": "0.0.0.0", "port": _int("PORT", 8000)}
+        port = _int("PORT", 8000)
+        if not 0 <= port <= MAX_PORT:  # uvloop would listen on the port modulo 65536 and log the one asked for
+            raise SystemExit(f"coins-realtime: PORT must be between 0 and {MAX_PORT}, not {port}")
+        return {"host": "0.0.0.0", "port": port}
     if bind.startswith("unix:") and len(bind) > len("unix:"):
         return {"uds": bind.removeprefix("unix:")}
-    host, _, port = bind.rpartition(":")
-    if not host or not port.isdigit():
+    host, _, port_text = bind.rpartition(":")
+    if not host or not port_text.isdigit() or not 0 <= int(port_text) <= MAX_PORT:
         raise SystemExit(f"coins-realtime: BIND must be host:port or unix:/path, not {bind!r}")
-    return {"host": host.strip("[]"), "port": int(port)}
+    return {"host": host.strip("[]"), "port": int(port_text)}
 
 
 def _raise_open_files_limit() -> None:

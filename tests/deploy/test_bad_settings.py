@@ -78,6 +78,18 @@ def test_gunicorn_names_an_access_log_it_cannot_make(tmp_path: Path) -> None:
     )
 
 
+def test_gunicorn_names_a_port_past_65535(tmp_path: Path) -> None:
+    """gunicorn's bind() stopped with an OverflowError's traceback."""
+    result = run(
+        ["gunicorn", "-c", "gunicorn.conf.py", "wsgi:app"], tmp_path, BIND="", PORT="83966", AUTO_MIGRATE="false"
+    )
+    assert_one_line(result, "gunicorn.conf.py: PORT must be between 0 and 65535, not 83966")
+    result = run(
+        ["gunicorn", "-c", "gunicorn.conf.py", "wsgi:app"], tmp_path, BIND="127.0.0.1:83966", AUTO_MIGRATE="false"
+    )
+    assert_one_line(result, "gunicorn.conf.py: BIND must be host:port or unix:/path, not '127.0.0.1:83966'")
+
+
 def test_the_wsgi_module_names_a_bad_service_setting(tmp_path: Path) -> None:
     """Served by anything else (``flask --app wsgi``): one line, and gunicorn's "App failed to load" status."""
     result = run([sys.executable, "-c", "import wsgi"], tmp_path, MAX_REQUEST_BYTES="16k")

@@ -39,6 +39,7 @@ from sqlalchemy import ColumnElement, Connection, delete, func, select
 from ..config import ConfigError, Settings
 from .db import Database, DatabaseUnavailable
 from .idempotency import purge_keys
+from .migrate import SchemaNotMigrated, require_migrated
 from .models import GameResultRow, GameRow
 from .rate_limits import DatabaseStorage
 
@@ -159,6 +160,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     now = datetime.now(UTC)
     database = Database(settings.sqlalchemy_url, pool_size=1, busy_timeout_ms=settings.db_busy_timeout_ms)
     try:
+        require_migrated(database)  # an empty database, or one left at an older release's revision
         purged = purge(
             database,
             finished_before=now - timedelta(days=finished_days),
@@ -170,6 +172,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except DatabaseUnavailable as error:
         print(f"coins-purge: the database is unavailable: {error}", file=sys.stderr)
         return 3
+    except SchemaNotMigrated as error:
+        print(f"coins-purge: {error}", file=sys.stderr)
+        return 2
     finally:
         database.dispose()
     verb = "would delete" if args.dry_run else "deleted"

@@ -125,6 +125,15 @@ def test_the_command_prints_one_line_and_exits_0(db, games, settings, monkeypatc
     assert main([]) == 2
 
 
+def test_the_command_names_a_database_not_migrated(tmp_path, monkeypatch, capsys):
+    """As the roles and coins-admin name it: one line, not a traceback of 'no such table'."""
+    monkeypatch.setenv("DATABASE_URL", f"sqlite:///{tmp_path / 'empty.sqlite3'}")
+    assert main(["--dry-run"]) == 2
+    err = capsys.readouterr().err
+    assert "coins-purge: the database is empty (no revision); this code needs revision" in err
+    assert "run coins-migrate" in err and "Traceback" not in err
+
+
 def test_expired_idempotency_keys_and_counters_go(database_url: str) -> None:
     from service.store import GameStore, IdempotencyStore
     from service.store.migrate import upgrade

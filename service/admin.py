@@ -92,18 +92,34 @@ def _run(operators: Operators, args: argparse.Namespace) -> int:
     return 0
 
 
+HELP = {
+    "rename": "rename a player (the rule for names applies; seats taken keep their name)",
+    "revoke-key": "revoke the player's key: refused at once, their streams end, their webhooks go",
+    "new-key": "issue the player a new key (it replaces any), printed once, here only",
+    "bar": "bar the player from rated play from now on (a waiting rated ticket is cancelled)",
+    "lift-bar": "lift a bar from rated play",
+    "audit": "list the operators' actions on the player, oldest first (JSON lines)",
+    "legacy-names": "list the players whose names were kept from before the rule for names",
+}
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="coins-admin", description="Operators' actions on players, audited.")
-    commands = parser.add_subparsers(dest="command", required=True)
+    parser = argparse.ArgumentParser(
+        prog="coins-admin",
+        description="Operators' actions on players, audited. Reads DATABASE_URL (and REDIS_URL, DATABASE_LISTEN_URL).",
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="command")
     for name in CHANGES:
-        command = commands.add_parser(name)
+        command = commands.add_parser(name, help=HELP[name], description=HELP[name])
         command.add_argument("player", help="the player's id")
         if name == "rename":
             command.add_argument("name", help="the new name (the rule for names applies)")
         command.add_argument("--reason", required=True, help="why: kept in the audit and the log")
         command.add_argument("--by", default=getpass.getuser(), help="who: the operator (default: the login name)")
-    commands.add_parser("audit").add_argument("player", help="the player's id")
-    commands.add_parser("legacy-names")
+    commands.add_parser("audit", help=HELP["audit"], description=HELP["audit"]).add_argument(
+        "player", help="the player's id"
+    )
+    commands.add_parser("legacy-names", help=HELP["legacy-names"], description=HELP["legacy-names"])
     return parser
 
 

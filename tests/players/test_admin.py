@@ -8,7 +8,7 @@ import logging
 import pytest
 from sqlalchemy import text
 
-from service.admin import main
+from service.admin import HELP, main
 from service.games.ids import BOT_PLAYER_IDS
 from tests.support.players import new_player
 
@@ -103,3 +103,13 @@ def test_a_database_not_migrated_is_named_not_a_traceback(tmp_path, monkeypatch,
     err = capsys.readouterr().err
     assert err.count("the database is empty (no revision); this code needs revision") == 2, err
     assert "run coins-migrate" in err and "Traceback" not in err
+
+
+def test_the_help_says_what_each_command_does(capsys):
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    out = capsys.readouterr().out
+    assert "DATABASE_URL" in out
+    said = " ".join(out.split())  # as argparse wrapped it
+    for name in ("rename", "revoke-key", "new-key", "bar", "lift-bar", "audit", "legacy-names"):
+        assert f"{name} {HELP[name]}" in said, out

@@ -96,9 +96,12 @@ def _shipped(revision: str) -> bool:
 
 
 def upgrade(database: Database, revision: str = "head") -> None:
-    """Upgrade to ``revision`` in one transaction; a no-op when the database is already there."""
+    """Upgrade to ``revision`` in one transaction; a no-op when the database is already there, or at a
+    newer release's revision (as :func:`require_migrated` lets it be: the processes of the release before
+    keep starting beside the new one's, AUTO_MIGRATE on or off; Alembic would stop them, not knowing it)."""
     with database.schema_lock() as connection:
-        if revision == "head" and MigrationContext.configure(connection).get_current_revision() == head_revision():
+        current = MigrationContext.configure(connection).get_current_revision()
+        if revision == "head" and (current == head_revision() or (current is not None and not _shipped(current))):
             return
         command.upgrade(alembic_config(connection), revision)
 
@@ -169,7 +172,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         before = current_revision(database)
         upgrade(database, args.revision)
         after = current_revision(database)
-        print(f"database at {after}" + ("" if after == before else f" (was {before or 'empty'})"))
+        newer = after is not None and not _shipped(after)
+        print(
+            f"database at {after}"
+            + ("" if after == before else f" (was {before or 'empty'})")
+            + (f", a newer release's than this code's {head_revision()}: left as it is" if newer else "")
+        )
         return 0
     except DatabaseUnavailable as error:
         print(f"coins-migrate: the database is unavailable: {error}", file=sys.stderr)

@@ -21,6 +21,7 @@ from service import SchemaNotMigrated, create_app
 from service.config import Settings
 from service.store import Database, DatabaseUnavailable
 from service.store.migrate import alembic_config, head_revision, upgrade
+from service.store.migrate import main as migrate_main
 from service.worker import worker_for
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -72,6 +73,30 @@ def test_a_database_at_head_or_at_a_newer_release_starts(database_url: str) -> N
     app.extensions["coins.feed"].close()
     db.dispose()
     app = create_app(_settings(database_url))
+    app.extensions["coins.feed"].close()
+    app.extensions["coins.db"].dispose()
+
+
+def test_a_database_at_a_newer_release_starts_with_auto_migrate_on_too(
+    database_url: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """AUTO_MIGRATE's default: a process of the release before, restarted once the new one migrated
+    (a rolling upgrade, a container restarted), stopped with Alembic's "Can't locate revision"."""
+    _migrate(database_url, "head")
+    db = Database(Settings(database_url=database_url).sqlalchemy_url)
+    try:
+        with db.transaction(write=True) as connection:
+            connection.exec_driver_sql("UPDATE alembic_version SET version_num = '9999'")
+        upgrade(db)  # nothing to do
+        monkeypatch.setenv("DATABASE_URL", database_url)
+        assert migrate_main([]) == 0
+        assert capsys.readouterr().out.strip() == (
+            f"database at 9999, a newer release's than this code's {head_revision()}: left as it is"
+        )
+    finally:
+        db.dispose()
+    app = create_app(Settings(database_url=database_url, rate_limits="off"))  # AUTO_MIGRATE on
+    assert app.test_client().get("/readyz").status_code == 200
     app.extensions["coins.feed"].close()
     app.extensions["coins.db"].dispose()
 

@@ -9,6 +9,7 @@ in this process's default registry.
 
 from __future__ import annotations
 
+import errno
 import hmac
 import os
 from collections.abc import Iterable
@@ -42,6 +43,27 @@ __all__ = [
 ]
 
 MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
+
+
+def _multiprocess_directory() -> None:
+    """Before the first metric: prometheus_client writes each one's file into PROMETHEUS_MULTIPROC_DIR at
+    once, and a directory that was missing stopped every command (coins-migrate, -worker, -realtime) with a
+    traceback. A missing directory is made; one that cannot be, or spaces (which prometheus_client, read
+    before this, takes for a directory), stop the process with one line."""
+    raw = os.environ.get(MULTIPROC_ENV, "")
+    path = raw.strip()
+    try:
+        if raw and not path:
+            raise OSError(errno.EINVAL, "spaces name no directory (leave it empty, or unset)")
+        if path:
+            os.makedirs(path, exist_ok=True)
+    except OSError as error:
+        raise SystemExit(
+            f"{MULTIPROC_ENV} must be a directory this process can write, not {raw!r}: {error.strerror}"
+        ) from None
+
+
+_multiprocess_directory()
 disable_created_metrics()  # type: ignore[no-untyped-call]  # no `*_created` series: scrapers do not need them, and they double the output
 
 REQUESTS = Counter(

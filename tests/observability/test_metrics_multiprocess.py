@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
+
+import pytest
 
 from .test_metrics import metric, scrape
 
@@ -58,3 +61,30 @@ def test_a_file_a_starting_worker_has_created_but_not_yet_sized_is_left_out(clie
     text = scrape(client)
     assert metric(text, "coins_http_requests_total", method="GET", route="/healthz", status="200") == 3
     assert metric(text, "coins_http_request_duration_seconds_count", method="GET", route="/healthz") == 3
+
+
+@pytest.mark.parametrize(
+    ("value", "said"),
+    [("/proc/coins-nowhere", "No such file or directory"), (" ", "spaces name no directory"), ("{new}", None)],
+)
+def test_the_directory_setting_is_made_or_named_in_one_line(tmp_path: Path, value: str, said: str | None) -> None:
+    """A directory that did not exist stopped every command (coins-migrate, -worker, -realtime) with a
+    traceback at the import of the metrics, and so did spaces."""
+    value = value.format(new=tmp_path / "metrics" / "new")
+    env = {**os.environ, "PROMETHEUS_MULTIPROC_DIR": value}
+    done = subprocess.run(
+        [sys.executable, "-c", "import service.observability.metrics"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert "Traceback" not in done.stderr, done.stderr
+    if said is None:
+        assert done.returncode == 0, done.stderr
+        assert Path(value).is_dir()
+    else:
+        assert done.returncode == 1
+        [line] = done.stderr.strip().splitlines()
+        assert line.startswith(f"PROMETHEUS_MULTIPROC_DIR must be a directory this process can write, not {value!r}: ")
+        assert said in line

@@ -14,7 +14,8 @@ custom fields of :mod:`.fields` are marshmallow's own extension point).
   ``doc`` given a summary passes the view's docstring as the description;
   ``problems`` names an operation's problem codes, which ``route`` documents with flask-smorest's
   ``alt_response``, adding those of the rules every operation of a kind follows
-  (:data:`EVERY_OPERATION_PROBLEMS`, :data:`BODY_METHOD_PROBLEMS`, :data:`PATH_PARAMETER_PROBLEMS`);
+  (:data:`EVERY_OPERATION_PROBLEMS`, :data:`BODY_METHOD_PROBLEMS`, :data:`BODYLESS_PROBLEMS`,
+  :data:`PATH_PARAMETER_PROBLEMS`);
   ``deprecated`` marks an operation deprecated (flask-smorest's ``doc``) and has its answers carry the
   ``Deprecation`` and ``Sunset`` headers (:mod:`.deprecation`), as ``arguments`` and ``response`` do
   for an operation whose schemas hold a deprecated field.
@@ -67,8 +68,11 @@ EVERY_OPERATION_PROBLEMS = ("bad_request",)
 #: a path that matches no route.
 PATH_PARAMETER_PROBLEMS = ("not_found",)
 #: What every POST, PUT and PATCH can answer, whether it takes a body or not: the guards refuse a body
-#: that is not JSON, and one over MAX_REQUEST_BYTES (:mod:`.hooks.guards`), before any view.
-BODY_METHOD_PROBLEMS = ("payload_too_large", "unsupported_media_type")
+#: that is not JSON, one over MAX_REQUEST_BYTES, and one that does not parse (:mod:`.hooks.guards`),
+#: before any view.
+BODY_METHOD_PROBLEMS = ("malformed_json", "payload_too_large", "unsupported_media_type")
+#: What a POST, PUT or PATCH that takes no body answers besides: a body with fields (:mod:`.hooks.guards`).
+BODYLESS_PROBLEMS = ("validation_error",)
 BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
 _PROBLEM_CODES = "_coins_problem_codes"  # the attribute of a view function naming its codes
 
@@ -105,6 +109,14 @@ def _response(description: str, *, error: bool) -> dict[str, Any]:
     if not error:
         return {"description": description}
     return {"description": description, "content": {PROBLEM_MEDIA_TYPE: {"schema": ProblemSchema}}}
+
+
+def takes_body(function: Any) -> bool:
+    """Whether a view function (a MethodView's method, or a function view) reads a body: flask-smorest
+    records each ``arguments`` schema on it, and none on one that takes none; a function it does not
+    know is taken to read one."""
+    apidoc = getattr(function, "_apidoc", None)
+    return not isinstance(apidoc, dict) or bool(apidoc.get("arguments", {}).get("parameters"))
 
 
 class JsonBodyParser(FlaskParser):
@@ -188,23 +200,26 @@ class Blueprint(flask_smorest.Blueprint):  # type: ignore[misc]  # flask-smorest
     def route(self, rule: str, *, parameters: Any = None, tags: Any = None, **options: Any) -> Callable[[F], F]:
         """flask-smorest's ``route``; each operation of the view (a method of a ``MethodView``, or the
         function) has its problem codes documented first: those it names (:meth:`problems`), then
-        :data:`EVERY_OPERATION_PROBLEMS`, :data:`BODY_METHOD_PROBLEMS` for a POST, PUT or PATCH, and
+        :data:`EVERY_OPERATION_PROBLEMS`, :data:`BODY_METHOD_PROBLEMS` for a POST, PUT or PATCH (and
+        :data:`BODYLESS_PROBLEMS` for one that takes no body), and
         :data:`PATH_PARAMETER_PROBLEMS` when ``rule`` has a path parameter."""
         register = super().route(rule, parameters=parameters, tags=tags, **options)
 
-        def rules(method: str) -> tuple[str, ...]:
-            body = BODY_METHOD_PROBLEMS if method.upper() in BODY_METHODS else ()
+        def rules(method: str, function: Any) -> tuple[str, ...]:
+            body: tuple[str, ...] = BODY_METHOD_PROBLEMS if method.upper() in BODY_METHODS else ()
+            if body and not takes_body(function):
+                body += BODYLESS_PROBLEMS
             return EVERY_OPERATION_PROBLEMS + body + (PATH_PARAMETER_PROBLEMS if "<" in rule else ())
 
         def decorator(view: F) -> F:
             if isinstance(view, type) and issubclass(view, MethodView):
                 for method in view.methods or ():
                     function = getattr(view, method.lower())
-                    setattr(view, method.lower(), self._document_problems(function, rules(method)))
+                    setattr(view, method.lower(), self._document_problems(function, rules(method, function)))
                 return register(view)  # type: ignore[no-any-return]
             methods = options.get("methods", ("GET",))
             assert len(methods) == 1, "a function view serves one method: its problems are that operation's"
-            return register(self._document_problems(view, rules(methods[0])))  # type: ignore[no-any-return]
+            return register(self._document_problems(view, rules(methods[0], view)))  # type: ignore[no-any-return]
 
         return decorator
 

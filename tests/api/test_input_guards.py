@@ -232,3 +232,40 @@ def test_every_request_string_refuses_nul(app):
         fixed = "enum" in prop or "const" in prop  # one of the values listed (`const: null`: null only)
         if prop.get("type") in ("string", ["string", "null"]) and not fixed and "$ref" not in prop:
             assert "pattern" in prop, f"{where}: a free-text request string without the NUL-excluding pattern"
+
+
+@pytest.mark.parametrize("body", [{"seat": 1}, {"": None}, [], "deal"])
+def test_a_body_for_an_operation_that_takes_none_is_refused_and_changes_nothing(client, new_table, body):
+    table = new_table(first_dealer=0)
+    response = table.client.post(f"/v1/games/{table.id}/hands", json=body, headers=table.auth(0))
+    assert response.status_code == 422 and response.json["code"] == "validation_error", response.json
+    expected = (
+        {str(name): ["Unknown field."] for name in body}
+        if isinstance(body, dict)
+        else {"_schema": ["Invalid input type."]}
+    )
+    assert response.json["errors"] == expected
+    game = table.client.get(f"/v1/games/{table.id}").json
+    assert (game["status"], game["hand_number"], game["version"]) == ("waiting_for_deal", 0, 1)
+
+
+def test_a_malformed_body_for_an_operation_that_takes_none_is_malformed_json(client, new_table):
+    table = new_table(first_dealer=0)
+    headers = {**table.auth(0), "Content-Type": "application/json"}
+    response = table.client.post(f"/v1/games/{table.id}/hands", data=b"{bad", headers=headers)
+    assert response.status_code == 400 and response.json["code"] == "malformed_json"
+
+
+@pytest.mark.parametrize("body", [None, {}])
+def test_no_body_or_an_empty_object_is_taken_by_an_operation_that_takes_none(client, new_table, body):
+    table = new_table(first_dealer=0)
+    response = table.client.post(f"/v1/games/{table.id}/hands", json=body, headers=table.auth(0))
+    assert response.status_code == 201, response.json
+
+
+def test_a_key_replacement_with_a_field_is_refused_and_the_key_keeps_working(client):
+    key = client.post("/v1/players", json={"name": "Ana"}).json["key"]
+    headers = {"Authorization": f"Bearer {key}"}
+    response = client.post("/v1/players/me/key", json={"key": "mine"}, headers=headers)
+    assert response.status_code == 422 and response.json["errors"] == {"key": ["Unknown field."]}
+    assert client.get("/v1/players/me", headers=headers).status_code == 200

@@ -111,12 +111,15 @@ def _response(description: str, *, error: bool) -> dict[str, Any]:
     return {"description": description, "content": {PROBLEM_MEDIA_TYPE: {"schema": ProblemSchema}}}
 
 
+_TAKES_BODY = "_coins_takes_body"  # the attribute of a view function that reads a body (:meth:`Blueprint.arguments`)
+#: webargs' locations that are a request's body.
+BODY_LOCATIONS = frozenset({"json", "form", "files", "json_or_form"})
+
+
 def takes_body(function: Any) -> bool:
-    """Whether a view function (a MethodView's method, or a function view) reads a body: flask-smorest
-    records each ``arguments`` schema on it, and none on one that takes none; a function it does not
-    know is taken to read one."""
-    apidoc = getattr(function, "_apidoc", None)
-    return not isinstance(apidoc, dict) or bool(apidoc.get("arguments", {}).get("parameters"))
+    """Whether a view function (a MethodView's method, or a function view) reads a body: one given
+    body arguments by :meth:`Blueprint.arguments`; a function of no view (None) is taken to read one."""
+    return function is None or bool(getattr(function, _TAKES_BODY, False))
 
 
 class JsonBodyParser(FlaskParser):
@@ -159,8 +162,18 @@ class Blueprint(flask_smorest.Blueprint):  # type: ignore[misc]  # flask-smorest
 
     def arguments(self, schema: Any, **options: Any) -> Callable[[F], F]:
         """flask-smorest's ``arguments``; a deprecated field in ``schema`` has the operation's answers
-        carry the deprecation's headers."""
-        return _with_deprecations(super().arguments(schema, **options), schema)
+        carry the deprecation's headers, and arguments from the body mark the view as one that reads
+        a body (:func:`takes_body`)."""
+        document = _with_deprecations(super().arguments(schema, **options), schema)
+        if options.get("location", "json") not in BODY_LOCATIONS:
+            return document
+
+        def decorator(func: F) -> F:
+            documented: F = document(func)
+            setattr(documented, _TAKES_BODY, True)
+            return documented
+
+        return decorator
 
     @staticmethod
     def deprecated(notice: deprecation.Deprecation) -> Callable[[F], F]:

@@ -3652,7 +3652,7 @@ export interface operations {
                     "application/json": components["schemas"]["DealtHand"];
                 };
             };
-            /** @description `bad_request`: Bad request */
+            /** @description `bad_request`: Bad request; `malformed_json`: The body is not valid JSON */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -5100,7 +5100,7 @@ export interface operations {
                     "application/json": components["schemas"]["Rematch"];
                 };
             };
-            /** @description `bad_request`: Bad request */
+            /** @description `bad_request`: Bad request; `malformed_json`: The body is not valid JSON */
             400: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -5241,7 +5241,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `idempotency_key_reused`: This Idempotency-Key was used for another request */
+            /** @description `validation_error`: The request is not valid; `idempotency_key_reused`: This Idempotency-Key was used for another request */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -5249,6 +5249,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "validation_error",
+                     *       "detail": "The request is not valid",
+                     *       "status": 422,
+                     *       "title": "The request is not valid",
+                     *       "type": "urn:coins:problem:validation_error"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
@@ -6502,7 +6511,7 @@ export interface operations {
                     "application/json": components["schemas"]["PlayerWithKey"];
                 };
             };
-            /** @description `bad_request`: Bad request */
+            /** @description `bad_request`: Bad request; `malformed_json`: The body is not valid JSON */
             400: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -6594,7 +6603,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `idempotency_key_reused`: This Idempotency-Key was used for another request */
+            /** @description `validation_error`: The request is not valid; `idempotency_key_reused`: This Idempotency-Key was used for another request */
             422: {
                 headers: {
                     RateLimit: components["headers"]["RateLimit"];
@@ -6602,6 +6611,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "code": "validation_error",
+                     *       "detail": "The request is not valid",
+                     *       "status": 422,
+                     *       "title": "The request is not valid",
+                     *       "type": "urn:coins:problem:validation_error"
+                     *     }
+                     */
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };

@@ -68,6 +68,9 @@ def create_app(settings: Settings | None = None, *, pre_ping: bool = True) -> Fl
     database answers and was not migrated to this code's revision: each role then exits."""
     settings = settings or Settings.from_env()
     app = Flask(__name__)
+    # A path with "//" (or a %2F between slashes) names no resource: 404 not_found, not werkzeug's redirect
+    # (a 308 with an HTML body) to the path with the slashes merged. Set before any route is added.
+    app.url_map.merge_slashes = False
     app.config["MAX_CONTENT_LENGTH"] = settings.max_request_bytes
     app.config["COINS_SETTINGS"] = settings
     json_bodies = app.json

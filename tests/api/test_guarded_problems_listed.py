@@ -67,6 +67,9 @@ def test_every_operation_with_a_path_parameter_lists_not_found(path: str, method
         ("GET", "/v1/players/a%2fb"),
         ("GET", "/v1/players/a%2fb/games"),
         ("DELETE", "/v1/queue/a%2fb"),
+        ("GET", "/v1/players/%2F/games"),  # a slash alone: not merged into /v1/players/games
+        ("POST", "/v1//games"),  # an empty segment: a 404, not a redirect (HTML) to /v1/games
+        ("GET", "/v1//games"),
     ],
 )
 def test_a_path_parameter_holding_a_slash_is_not_found(client: FlaskClient, method: str, path: str) -> None:

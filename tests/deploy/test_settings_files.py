@@ -151,14 +151,21 @@ def test_an_empty_value_is_the_default(monkeypatch: pytest.MonkeyPatch, tmp_path
     assert settings == defaults
 
 
-def test_the_start_script_takes_an_empty_value_for_the_default(tmp_path: Path) -> None:
-    """bin/start runs coins-migrate and gunicorn (stand-ins here, which say what they were given)."""
+def _start_stand_ins(tmp_path: Path, more: str = "") -> Path:
+    """A folder of stand-ins for what bin/start runs, coins-migrate and gunicorn: each prints its name and
+    arguments, then ``more`` (shell words)."""
     stand_ins = tmp_path / "bin"
     stand_ins.mkdir()
     for name in ("coins-migrate", "gunicorn"):
         script = stand_ins / name
-        script.write_text(f'#!/bin/sh\necho "{name} $* WEB_CONCURRENCY=${{WEB_CONCURRENCY-unset}}"\n')
+        script.write_text(f'#!/bin/sh\necho "{name} $*{more}"\n')
         script.chmod(0o755)
+    return stand_ins
+
+
+def test_the_start_script_takes_an_empty_value_for_the_default(tmp_path: Path) -> None:
+    """bin/start runs coins-migrate and gunicorn (stand-ins here, which say what they were given)."""
+    stand_ins = _start_stand_ins(tmp_path, " WEB_CONCURRENCY=${WEB_CONCURRENCY-unset}")
     env = {"PATH": f"{stand_ins}:/usr/bin:/bin", "AUTO_MIGRATE": "", "MIGRATE_WAIT_SECONDS": "", "WEB_CONCURRENCY": ""}
     result = subprocess.run(
         [str(ROOT / "bin" / "start")], cwd=ROOT, env=env, capture_output=True, text=True, timeout=30, check=True
@@ -185,12 +192,7 @@ def test_the_metrics_directory_it_made_is_removed_at_the_exit_after_a_reload(mon
 
 def test_the_start_script_reads_auto_migrate_and_the_wait_as_the_service_does(tmp_path: Path) -> None:
     """Spaces around a value are dropped (service/config.py drops them): " false " left coins-migrate to run."""
-    stand_ins = tmp_path / "bin"
-    stand_ins.mkdir()
-    for name in ("coins-migrate", "gunicorn"):
-        script = stand_ins / name
-        script.write_text(f'#!/bin/sh\necho "{name} $*"\n')
-        script.chmod(0o755)
+    stand_ins = _start_stand_ins(tmp_path)
 
     def start(**env: str) -> list[str]:
         env = {"PATH": f"{stand_ins}:/usr/bin:/bin", **env}

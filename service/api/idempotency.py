@@ -43,6 +43,8 @@ from ..engine import CoinsError
 from ..work import KeyedRequest, KeyInUse, KeyReused, Replayed, SavedResponse, ServiceError, UnitOfWork
 from .common import bearer_token
 from .context import games
+from .flask_smorest_overrides import takes_body
+from .hooks.guards import refuse_a_body_with_fields
 from .problems import PROBLEM_MEDIA_TYPE, PROBLEMS, Problem
 
 __all__ = ["HEADER", "PROBLEM_CODES", "REPLAYED", "IdempotencyDocs", "idempotent"]
@@ -64,6 +66,9 @@ def idempotent(view: View) -> View:
     ``Idempotency-Key`` when it has one. The view's response is what the unit of work keeps for
     the key's retries, and commits with the use case's writes."""
 
+    if not takes_body(view):  # its body, if any, is refused where another's would be parsed: after the key's checks
+        view = _refusing_a_body(view)
+
     @functools.wraps(view)
     def run(*args: Any, **kwargs: Any) -> Any:
         keyed = _keyed_request()
@@ -76,6 +81,17 @@ def idempotent(view: View) -> View:
 
     run.idempotent = True  # type: ignore[attr-defined]  # tests/api check every POST view has it
     return run  # type: ignore[return-value]
+
+
+def _refusing_a_body(view: View) -> View:
+    """``view``, of an operation that takes no body, refusing one with fields (:func:`.refuse_a_body_with_fields`)."""
+
+    @functools.wraps(view)
+    def refusing(*args: Any, **kwargs: Any) -> Any:
+        refuse_a_body_with_fields()
+        return view(*args, **kwargs)
+
+    return refusing  # type: ignore[return-value]
 
 
 def _kept(uow: UnitOfWork, view: Callable[..., Any], args: Any, kwargs: Any) -> Response:

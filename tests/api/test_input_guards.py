@@ -269,3 +269,17 @@ def test_a_key_replacement_with_a_field_is_refused_and_the_key_keeps_working(cli
     response = client.post("/v1/players/me/key", json={"key": "mine"}, headers=headers)
     assert response.status_code == 422 and response.json["errors"] == {"key": ["Unknown field."]}
     assert client.get("/v1/players/me", headers=headers).status_code == 200
+
+
+def test_a_keyed_retry_with_a_body_is_the_keys_reuse_as_for_any_operation(client, new_table):
+    """The body of an operation that takes none is refused where another's would be parsed: after the
+    key's checks, so that the same key with another request is ``idempotency_key_reused`` here too."""
+    table = new_table(first_dealer=0)
+    headers = {**table.auth(0), "Idempotency-Key": "deal-once"}
+    first = table.client.post(f"/v1/games/{table.id}/hands", headers=headers)
+    assert first.status_code == 201, first.json
+    reused = table.client.post(f"/v1/games/{table.id}/hands", json={"note": "another request"}, headers=headers)
+    assert reused.status_code == 422 and reused.json["code"] == "idempotency_key_reused", reused.json
+    fresh = {**table.auth(1), "Idempotency-Key": "fresh"}  # a new key: the body is refused for what it is
+    refused = table.client.post(f"/v1/games/{table.id}/hands", json={"note": 1}, headers=fresh)
+    assert refused.status_code == 422 and refused.json["code"] == "validation_error", refused.json

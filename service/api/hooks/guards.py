@@ -7,7 +7,8 @@ tags (RFC 9110) of a bounded length, else ``422 validation_error``; an empty one
 The spec states both patterns. A body must be JSON (``415 unsupported_media_type``). An operation
 that takes no body (dealing, a rematch, a key's replacement) refuses one with fields as any
 operation refuses unknown fields (``422 validation_error``; an empty object is no field), so that a
-client's mistaken field surfaces instead of being ignored. A body sent
+client's mistaken field surfaces instead of being ignored (:func:`refuse_a_body_with_fields`, run where a
+body would be parsed, after the ``Idempotency-Key``'s checks). A body sent
 without ``Content-Length`` (chunked) is read here, up to ``MAX_REQUEST_BYTES``: one byte more is
 ``413 payload_too_large``, as a declared length over it is (werkzeug would otherwise hand the
 parser the first ``MAX_REQUEST_BYTES`` bytes, which then fail as JSON). A chunked body the server
@@ -22,16 +23,18 @@ import re
 import sys
 from typing import Any
 
-from flask import Flask, Request, current_app, request
+from flask import Flask, Request, request
 from werkzeug.exceptions import RequestEntityTooLarge
 
 from ... import jsonio
 from ...games.ids import is_game_id, is_player_id
 from ..context import GAME_ID_PATTERN, ME
-from ..flask_smorest_overrides import takes_body
 from ..problems import Problem
 
-__all__ = ["ENTITY_TAGS_MAX_LENGTH", "ENTITY_TAGS_PATTERN", "GAME_ID_PATTERN", "init_guards", "require_json_body"]
+__all__ = [
+    "ENTITY_TAGS_MAX_LENGTH", "ENTITY_TAGS_PATTERN", "GAME_ID_PATTERN", "init_guards", "refuse_a_body_with_fields",
+    "require_json_body",
+]  # fmt: skip
 
 # `*`, or entity tags (`"…"` or `W/"…"`, RFC 9110 etagc: ! and # to ~) separated by commas.
 _TAG = '(W/)?"[!#-~]*"'
@@ -74,21 +77,16 @@ def require_json_body() -> None:
         raise Problem("unsupported_media_type", "send the body as application/json")
 
 
-def _takes_body(view: Any, method: str) -> bool:
-    """Whether the operation ``view`` (a Flask view function) serves for ``method`` reads a body."""
-    view_class = getattr(view, "view_class", None)
-    return takes_body(getattr(view_class, method.lower(), None) if view_class is not None else view)
-
-
-def reject_body_of_bodyless_operation() -> None:
+def refuse_a_body_with_fields() -> None:
+    """For an operation that takes no body (see :func:`.idempotency.idempotent`, which calls this where a
+    body would be parsed: after the key's checks, as for any body): one with fields is refused as
+    unknown fields are, ``422 validation_error``; an empty object or none is taken."""
     current: Request = request._get_current_object()  # type: ignore[attr-defined]  # one lookup, not four
-    if current.method not in BODY_METHODS or current.routing_exception is not None or not current.is_json:
-        return
-    body = current.get_data(cache=True)
-    if not body or _takes_body(current_app.view_functions.get(current.endpoint or ""), current.method):
+    body = current.get_data(cache=True) if current.is_json else b""
+    if not body:
         return
     try:
-        value = jsonio.loads(body.decode())
+        value = jsonio.loads(body)
     except ValueError:  # json.JSONDecodeError and UnicodeDecodeError both are
         raise Problem("malformed_json", "the request body could not be parsed as JSON") from None
     if value == {}:
@@ -127,4 +125,3 @@ def init_guards(app: Flask) -> None:
     app.before_request(reject_oversized_chunked_body)
     app.before_request(reject_malformed_entity_tags)
     app.before_request(require_json_body)
-    app.before_request(reject_body_of_bodyless_operation)

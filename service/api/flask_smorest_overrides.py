@@ -68,10 +68,10 @@ EVERY_OPERATION_PROBLEMS = ("bad_request",)
 #: a path that matches no route.
 PATH_PARAMETER_PROBLEMS = ("not_found",)
 #: What every POST, PUT and PATCH can answer, whether it takes a body or not: the guards refuse a body
-#: that is not JSON, one over MAX_REQUEST_BYTES, and one that does not parse (:mod:`.hooks.guards`),
-#: before any view.
+#: that is not JSON and one over MAX_REQUEST_BYTES before any view (:mod:`.hooks.guards`); one that does
+#: not parse is refused where it is read (:func:`json_body`).
 BODY_METHOD_PROBLEMS = ("malformed_json", "payload_too_large", "unsupported_media_type")
-#: What a POST, PUT or PATCH that takes no body answers besides: a body with fields (:mod:`.hooks.guards`).
+#: What a POST, PUT or PATCH that takes no body answers besides: a body with fields (:func:`refuse_a_body_with_fields`).
 BODYLESS_PROBLEMS = ("validation_error",)
 BODY_METHODS = frozenset({"POST", "PUT", "PATCH"})
 _PROBLEM_CODES = "_coins_problem_codes"  # the attribute of a view function naming its codes
@@ -118,24 +118,45 @@ BODY_LOCATIONS = frozenset({"json", "form", "files", "json_or_form"})
 
 def takes_body(function: Any) -> bool:
     """Whether a view function (a MethodView's method, or a function view) reads a body: one given
-    body arguments by :meth:`Blueprint.arguments`; a function of no view (None) is taken to read one."""
-    return function is None or bool(getattr(function, _TAKES_BODY, False))
+    body arguments by :meth:`Blueprint.arguments`."""
+    return bool(getattr(function, _TAKES_BODY, False))
+
+
+def json_body(req: Any) -> Any:
+    """The request's body, read with :mod:`service.jsonio` (orjson, which refuses ``NaN`` and
+    ``Infinity`` as the contract does): nothing (``missing``) unless it is JSON by its media type and
+    not empty; one that is not UTF-8 JSON is ``400 malformed_json``."""
+    body = req.get_data(cache=True) if req.is_json else b""
+    if not body:
+        return core.missing
+    try:
+        return jsonio.loads(body.decode())
+    except ValueError:  # json.JSONDecodeError and UnicodeDecodeError both are
+        raise Problem("malformed_json", "the request body could not be parsed as JSON") from None
+
+
+def refuse_a_body_with_fields(req: Any) -> None:
+    """For an operation that takes no body (:func:`.idempotency.idempotent` calls this where a body
+    would be parsed: after the key's checks, as for any body): one with fields is refused as unknown
+    fields are, ``422 validation_error``; an empty object or none is taken."""
+    value = json_body(req)
+    if value is core.missing or value == {}:
+        return
+    errors = (
+        {str(name): ["Unknown field."] for name in value}
+        if isinstance(value, dict)
+        else {"_schema": ["Invalid input type."]}
+    )
+    raise Problem("validation_error", "this operation takes no body: see errors", errors=errors)
 
 
 class JsonBodyParser(FlaskParser):
-    """webargs' Flask parser, reading JSON bodies with :mod:`service.jsonio` (orjson), which refuses
-    ``NaN`` and ``Infinity`` as the contract does; the standard library's json takes them."""
+    """webargs' Flask parser, reading JSON bodies as :func:`json_body` does (the standard library's json
+    takes ``NaN`` and ``Infinity``)."""
 
     def load_json(self, req: Any, schema: ma.Schema) -> Any:
-        """The ``json`` location: nothing (``missing``) unless the body is JSON by its media type and
-        not empty; a body that is not UTF-8 JSON is ``400 malformed_json``."""
-        body = req.get_data(cache=True) if req.is_json else b""
-        if not body:
-            return core.missing
-        try:
-            return jsonio.loads(body.decode())
-        except ValueError:  # json.JSONDecodeError and UnicodeDecodeError both are
-            raise Problem("malformed_json", "the request body could not be parsed as JSON") from None
+        """The ``json`` location: :func:`json_body`."""
+        return json_body(req)
 
 
 class Blueprint(flask_smorest.Blueprint):  # type: ignore[misc]  # flask-smorest ships no types

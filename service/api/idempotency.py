@@ -43,8 +43,7 @@ from ..engine import CoinsError
 from ..work import KeyedRequest, KeyInUse, KeyReused, Replayed, SavedResponse, ServiceError, UnitOfWork
 from .common import bearer_token
 from .context import games
-from .flask_smorest_overrides import takes_body
-from .hooks.guards import refuse_a_body_with_fields
+from .flask_smorest_overrides import refuse_a_body_with_fields, takes_body
 from .problems import PROBLEM_MEDIA_TYPE, PROBLEMS, Problem
 
 __all__ = ["HEADER", "PROBLEM_CODES", "REPLAYED", "IdempotencyDocs", "idempotent"]
@@ -88,7 +87,7 @@ def _refusing_a_body(view: View) -> View:
 
     @functools.wraps(view)
     def refusing(*args: Any, **kwargs: Any) -> Any:
-        refuse_a_body_with_fields()
+        refuse_a_body_with_fields(request)
         return view(*args, **kwargs)
 
     return refusing  # type: ignore[return-value]

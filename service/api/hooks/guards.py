@@ -4,11 +4,9 @@ A game id that cannot be one (see :func:`service.games.ids.is_game_id`) names no
 game_not_found`` before the database is asked, so no database sees text it cannot hold (PostgreSQL
 refuses U+0000 where SQLite takes it). ``If-Match`` and ``If-None-Match`` must be lists of entity
 tags (RFC 9110) of a bounded length, else ``422 validation_error``; an empty one is as if absent.
-The spec states both patterns. A body must be JSON (``415 unsupported_media_type``). An operation
-that takes no body (dealing, a rematch, a key's replacement) refuses one with fields as any
-operation refuses unknown fields (``422 validation_error``; an empty object is no field), so that a
-client's mistaken field surfaces instead of being ignored (:func:`refuse_a_body_with_fields`, run where a
-body would be parsed, after the ``Idempotency-Key``'s checks). A body sent
+The spec states both patterns. A body must be JSON (``415 unsupported_media_type``); one an
+operation that takes none is sent with fields is refused where a body would be parsed
+(:func:`service.api.flask_smorest_overrides.refuse_a_body_with_fields`). A body sent
 without ``Content-Length`` (chunked) is read here, up to ``MAX_REQUEST_BYTES``: one byte more is
 ``413 payload_too_large``, as a declared length over it is (werkzeug would otherwise hand the
 parser the first ``MAX_REQUEST_BYTES`` bytes, which then fail as JSON). A chunked body the server
@@ -26,15 +24,11 @@ from typing import Any
 from flask import Flask, Request, request
 from werkzeug.exceptions import RequestEntityTooLarge
 
-from ... import jsonio
 from ...games.ids import is_game_id, is_player_id
 from ..context import GAME_ID_PATTERN, ME
 from ..problems import Problem
 
-__all__ = [
-    "ENTITY_TAGS_MAX_LENGTH", "ENTITY_TAGS_PATTERN", "GAME_ID_PATTERN", "init_guards", "refuse_a_body_with_fields",
-    "require_json_body",
-]  # fmt: skip
+__all__ = ["ENTITY_TAGS_MAX_LENGTH", "ENTITY_TAGS_PATTERN", "GAME_ID_PATTERN", "init_guards", "require_json_body"]
 
 # `*`, or entity tags (`"…"` or `W/"…"`, RFC 9110 etagc: ! and # to ~) separated by commas.
 _TAG = '(W/)?"[!#-~]*"'
@@ -75,28 +69,6 @@ def require_json_body() -> None:
     current: Request = request._get_current_object()  # type: ignore[attr-defined]  # one lookup, not four
     if current.method in BODY_METHODS and (current.content_length or current.mimetype) and not current.is_json:
         raise Problem("unsupported_media_type", "send the body as application/json")
-
-
-def refuse_a_body_with_fields() -> None:
-    """For an operation that takes no body (see :func:`.idempotency.idempotent`, which calls this where a
-    body would be parsed: after the key's checks, as for any body): one with fields is refused as
-    unknown fields are, ``422 validation_error``; an empty object or none is taken."""
-    current: Request = request._get_current_object()  # type: ignore[attr-defined]  # one lookup, not four
-    body = current.get_data(cache=True) if current.is_json else b""
-    if not body:
-        return
-    try:
-        value = jsonio.loads(body)
-    except ValueError:  # json.JSONDecodeError and UnicodeDecodeError both are
-        raise Problem("malformed_json", "the request body could not be parsed as JSON") from None
-    if value == {}:
-        return
-    errors = (
-        {str(name): ["Unknown field."] for name in value}
-        if isinstance(value, dict)
-        else {"_schema": ["Invalid input type."]}
-    )
-    raise Problem("validation_error", "this operation takes no body: see errors", errors=errors)
 
 
 def _body_read_errors() -> tuple[type[BaseException], ...]:

@@ -85,6 +85,7 @@ def artifacts(tmp_path_factory: pytest.TempPathFactory) -> Path:
         "notify",
         "rematch_offers",
         "rematch_players",
+        "keyboard",
     ],
 )
 def test_scenario(scenario: str, base_url: str, artifacts: Path) -> None:

@@ -19,7 +19,7 @@ export function inviteView(game) {
       .filter((seat) => seat.open)
       .map((seat) => {
         const id = `invite-${seat.seat}`;
-        const field = h("input", { id, type: "url", readonly: true, value: inviteLink(game.id, seat.seat), "data-invite": seat.seat });
+        const field = h("input", { id, type: "url", readonly: true, value: inviteLink(game.id, seat.seat), "data-invite": seat.seat, "data-key": `invite:${seat.seat}` });
         const copy = h("button", { type: "button", "data-key": `copy-${seat.seat}` }, t("invite.copy"));
         copy.addEventListener("click", async () => {
           field.select();

@@ -78,6 +78,10 @@ export function playerPanel({ onChange = () => {} } = {}) {
       return;
     }
     const label = (input, text) => h("label", { for: input.id }, text);
+    // Drawn anew (a key refused, say): "I have a key" stays open if it was, and the keyboard stays in the form it was in.
+    const keyOpen = element.querySelector("details.sign-in")?.hasAttribute("open");
+    const active = document.activeElement;
+    const inForm = active && element.contains(active) ? active.closest("form")?.id : undefined;
     replace(
       element,
       h(
@@ -94,7 +98,7 @@ export function playerPanel({ onChange = () => {} } = {}) {
         ),
         h(
           "details",
-          { class: "sign-in" },
+          { class: "sign-in", open: keyOpen },
           h("summary", {}, t("player.haveKey")),
           h(
             "form",
@@ -105,6 +109,8 @@ export function playerPanel({ onChange = () => {} } = {}) {
         ),
       ),
     );
+    if (inForm === "player-sign-in") key.focus();
+    else if (inForm === "player-create") name.focus();
   }
 
   /** Each render, then whoever follows the panel. */

@@ -25,6 +25,14 @@ export function mountProfile(root, playerId) {
   const view = h("div", { class: "profile" });
   replace(root, view);
   const stopLanguage = onLanguageChange(render);
+  /** The control to put the keyboard on at the next render (a question asked or answered), by its id. */
+  let focusNext = "";
+  // Escape answers the key's question with Keep.
+  view.addEventListener("keydown", (event) => {
+    if (event.key !== "Escape" || !state.confirm) return;
+    event.preventDefault();
+    ask(null)();
+  });
 
   const own = () => {
     const held = loadPlayer();
@@ -62,6 +70,7 @@ export function mountProfile(root, playerId) {
     } finally {
       running = false;
     }
+    if (state.confirm) focusNext = state.confirm === "forget" ? "key-forget" : "key-replace"; // the question answered: back where it was asked
     state.confirm = null;
     render();
   }
@@ -87,7 +96,30 @@ export function mountProfile(root, playerId) {
     view.querySelector("#key-value")?.dispatchEvent(new Event("select"));
   }
 
+  /**
+   * Each render draws the page anew: the keyboard stays on the control it was on (by its id), or goes where a question
+   * asked or answered sends it.
+   */
+  /**
+   * Ask before replacing or forgetting the key (the question takes the keyboard, on Keep), or stop asking (the
+   * keyboard goes back to the button that asked). @param {"replace"|"forget"|null} what
+   */
+  const ask = (what) => () => {
+    focusNext = what ? "key-keep" : state.confirm === "forget" ? "key-forget" : "key-replace";
+    state.confirm = what;
+    render();
+  };
+
   function render() {
+    const active = document.activeElement;
+    const focused = focusNext || (active && view.contains(active) ? active.id : "");
+    focusNext = "";
+    draw();
+    const target = focused && view.querySelector(`#${CSS.escape(focused)}`);
+    if (target instanceof HTMLElement) target.focus({ preventScroll: true });
+  }
+
+  function draw() {
     const player = state.player;
     if (!player) {
       replace(view, state.error ? problemNotice(state.error) : h("p", {}, "…"), h("p", {}, h("a", { href: "#/" }, t("table.backToLobby"))));
@@ -159,7 +191,6 @@ export function mountProfile(root, playerId) {
 
   /** Your key: copy it to sign in on another device, replace it, or forget it here. @param {string} key */
   function keyPanel(key) {
-    const ask = (what) => () => ((state.confirm = what), render());
     return h(
       "section",
       { class: "panel key-panel", "aria-labelledby": "key-title" },
@@ -184,7 +215,7 @@ export function mountProfile(root, playerId) {
             "p",
             { class: "actions" },
             h("button", { type: "button", class: "danger", id: "key-confirm", onclick: oneAtATime(state.confirm === "replace" ? replaceIt : forgetIt) }, t(state.confirm === "replace" ? "key.replaceConfirm" : "key.forgetConfirm")),
-            h("button", { type: "button", onclick: ask(null) }, t("key.keep")),
+            h("button", { type: "button", id: "key-keep", onclick: ask(null) }, t("key.keep")),
           ),
         ),
     );

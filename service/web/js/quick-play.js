@@ -161,7 +161,8 @@ export function quickPlay(key) {
       replace(
         element,
         h("h2", { id: "quick-title" }, t("quick.title")),
-        h("p", { class: "waiting", role: "status", "data-ticket": "waiting" }, t("quick.waiting"), " ", clock),
+        // Only the words are a live region: the time waited, counted each second inside it, was read out every second.
+        h("p", { class: "waiting", "data-ticket": "waiting" }, h("span", { role: "status" }, t("quick.waiting")), " ", clock),
         bots ? h("p", { class: "bots-line" }, botsIn) : null,
         bots ? h("p", { class: "hint-line", id: "quick-bots-which" }, t(state.ticket.rated ? "quick.botsRated" : "quick.botsCasual")) : null,
         state.error ? problemNotice(state.error) : null,

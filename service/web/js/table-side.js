@@ -62,7 +62,7 @@ export function logPanel(lines, live) {
     { class: "panel", "aria-labelledby": "log-title" },
     h("h2", { id: "log-title" }, t("table.log")),
     h("p", { class: "live", "data-live": live }, t(`live.${live}`)),
-    h("ol", { class: "log", tabindex: "0", "aria-labelledby": "log-title", "data-lines": lines.length }, lines.map((line) => h("li", {}, line))),
+    h("ol", { class: "log", tabindex: "0", "data-key": "log", "aria-labelledby": "log-title", "data-lines": lines.length }, lines.map((line) => h("li", {}, line))),
   );
 }
 

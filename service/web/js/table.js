@@ -89,6 +89,10 @@ export function mountTable(root, gameId) {
   /** @type {ReturnType<typeof setTimeout>|undefined} */
   let ratingsTimer;
   let ratingsPolls = 0;
+  /** The log's move lines the announcer has said (or that were there when the table opened), and whether its first-dealer line was. */
+  const spoken = { lines: 0, firstDealer: false, yourTurn: false };
+  /** A control to put the keyboard on at the next render (a dialog opened or closed), by its `data-key`. */
+  let focusNext = "";
   start();
 
   const mine = () => credential?.seat ?? null;
@@ -144,6 +148,7 @@ export function mountTable(root, gameId) {
     following = true;
     try {
       history.load((await api.listActions(gameId)).flatMap((action) => moveOfAction(action) ?? []));
+      heard(); // what was played before the table opened is the log's, not news to say
     } catch (error) {
       state.error = error;
     }
@@ -261,8 +266,32 @@ export function mountTable(root, gameId) {
       default:
         break;
     }
-    if (event.type !== "game" && event.type !== "hand") announcer.textContent = lines().at(-1) ?? "";
+    if (event.type !== "game" && event.type !== "hand") announce();
     render();
+  }
+
+  /**
+   * Say what an event added to the log: every new line (the card that completes a trick, then who won it: not only
+   * the last line), and that it is now your turn when it has just become so (the status line and the tab's title,
+   * which show it, are not read out). Nothing new (a trick's win already said with its last card): nothing is said again.
+   */
+  function announce() {
+    const fresh = heard();
+    const game = state.game;
+    const yourTurn = game !== null && !over(game) && mine() !== null && game.turn === mine();
+    if (yourTurn && !spoken.yourTurn) fresh.push(statusText(game, mine()));
+    spoken.yourTurn = yourTurn;
+    if (fresh.length) announcer.textContent = fresh.slice(-4).join(" "); // a reconnect's catch-up: its last lines only
+  }
+
+  /** The log's lines not yet heard, now heard. @returns {string[]} */
+  function heard() {
+    const first = firstDealerLine(state.game, name);
+    const moves = history.lines(name, mine());
+    const fresh = [...(spoken.firstDealer ? [] : first), ...moves.slice(Math.min(spoken.lines, moves.length))];
+    spoken.lines = moves.length;
+    spoken.firstDealer ||= first.length > 0;
+    return fresh;
   }
 
   /** The log: how the first dealer was chosen (the rules say the server tells a random draw), then the moves. */
@@ -344,10 +373,20 @@ export function mountTable(root, gameId) {
     state.game?.status === "playing" && state.game.turn === mine() && mine() !== null && !state.busy && state.awaited === null;
   /** The rematch offer (made by the first seat to ask, accepted or declined by the others). */
   const offer = rematchOffer(gameId, { render, asSeat });
-  /** Ask before leaving (true), or not any more (false). @param {boolean} asking */
-  const confirm = (asking) => ((state.confirmLeave = asking), render());
+  /**
+   * Ask before leaving (true), or not any more (false). The question takes the keyboard (on Stay, the choice that
+   * changes nothing); answered with Stay or closed with Escape, it gives it back to Leave. @param {boolean} asking
+   */
+  const confirm = (asking) => ((state.confirmLeave = asking), (focusNext = asking ? "leave-no" : "leave"), render());
   const dismiss = () => ((state.error = null), render());
-  const dismissHint = () => ((state.hint = null), render());
+  const dismissHint = () => ((state.hint = null), (focusNext = "hint"), render());
+  // Escape closes what lies over the table: the leave question, else the hint.
+  view.addEventListener("keydown", (event) => {
+    if (event.key !== "Escape" || (!state.confirmLeave && !state.hint)) return;
+    event.preventDefault();
+    if (state.confirmLeave) confirm(false);
+    else dismissHint();
+  });
   const hint = () =>
     asSeat(async (held) => {
       state.hint = await api.getHint(gameId, held.token);
@@ -387,8 +426,11 @@ export function mountTable(root, gameId) {
   }
 
   function render() {
-    const focused = document.activeElement instanceof HTMLElement ? document.activeElement.dataset.key : undefined;
-    const cardIndex = state.hand?.cards.findIndex((card) => `card:${card}` === focused) ?? -1;
+    const active = document.activeElement;
+    const focused = active instanceof HTMLElement ? active.dataset.key : undefined;
+    const hadFocus = active !== null && active !== view && view.contains(active);
+    // Where the focused card is in the row as shown (a card just played is no longer in the hand's state).
+    const cardIndex = [...view.querySelectorAll(".card-button")].findIndex((button) => button === active);
     const logScroll = view.querySelector(".log");
     const atBottom = !logScroll || logScroll.scrollTop + logScroll.clientHeight >= logScroll.scrollHeight - 4;
     motion.before();
@@ -396,7 +438,10 @@ export function mountTable(root, gameId) {
     motion.after();
     const log = view.querySelector(".log");
     if (log && atBottom) log.scrollTop = log.scrollHeight; // follow the newest line unless the reader scrolled up
-    restoreFocus(view, focused, cardIndex, ".card-button");
+    restoreFocus(view, focusNext || focused, cardIndex, ".card-button");
+    focusNext = "";
+    // The focused control went with this render (Deal once dealt, Stay, a ×): the keyboard stays on the table, whose next Tab is its first control.
+    if (hadFocus && !view.contains(document.activeElement)) view.focus({ preventScroll: true });
     focusOnArrival();
     keepHeight();
     const game = state.game;
@@ -450,7 +495,7 @@ export function mountTable(root, gameId) {
         game.hand_number > 0 && record.view(game),
         logPanel(lines(), game.status === "cancelled" || game.status === "finished" ? "ended" : state.live),
         seat !== null && !over(game) && settingsPanel({ sound: turnSoundOn(), onSound: (on) => (setTurnSound(on), render()) }),
-        h("p", {}, h("a", { href: "#/" }, t("table.backToLobby"))),
+        h("p", {}, h("a", { href: "#/", "data-key": "back" }, t("table.backToLobby"))),
       ),
     );
   }
@@ -518,8 +563,8 @@ export function mountTable(root, gameId) {
       { class: "table-notes", "aria-label": t("table.lastTrick") },
       h(
         "details",
-        { class: "last-trick-box" },
-        h("summary", {}, t("table.lastTrick"), last?.winner != null ? ` · ${t("table.lastTrickWon", { name: name(last.winner), points: t("count.points", { count: last.points ?? 0 }) })}` : ""),
+        { class: "last-trick-box", open: view.querySelector(".last-trick-box")?.hasAttribute("open") }, // drawn again as the reader left it
+        h("summary", { "data-key": "last-trick" }, t("table.lastTrick"), last?.winner != null ? ` · ${t("table.lastTrickWon", { name: name(last.winner), points: t("count.points", { count: last.points ?? 0 }) })}` : ""),
         trickView(game, last, seat, "last-trick"),
       ),
       cycleView(),

@@ -56,6 +56,8 @@ await scenario(async (browser) => {
   for (let step = 0; step < 20 && !(await announcer.innerText()); step += 1) {
     if (!(await actIfMyTurn(phone))) await phone.waitForTimeout(250);
   }
+  // Switched on your turn, when nothing moves: a move arriving meanwhile would add its own lines to what is said.
+  await phone.locator(".your-turn .card-button").first().waitFor({ timeout: STEP_MS });
   const english = await announcer.innerText();
   assert.ok(english, "the announcer said nothing");
   await phone.selectOption("#language", "es");

@@ -97,10 +97,6 @@ export function mountProfile(root, playerId) {
   }
 
   /**
-   * Each render draws the page anew: the keyboard stays on the control it was on (by its id), or goes where a question
-   * asked or answered sends it.
-   */
-  /**
    * Ask before replacing or forgetting the key (the question takes the keyboard, on Keep), or stop asking (the
    * keyboard goes back to the button that asked). @param {"replace"|"forget"|null} what
    */
@@ -110,6 +106,10 @@ export function mountProfile(root, playerId) {
     render();
   };
 
+  /**
+   * Each render draws the page anew: the keyboard stays on the control it was on (by its id), or goes where a question
+   * asked or answered sends it.
+   */
   function render() {
     const active = document.activeElement;
     const focused = focusNext || (active && view.contains(active) ? active.id : "");

@@ -55,6 +55,10 @@ await scenario(async (browser) => {
   // Every seat named, the clock in human units, Accept and Decline side by side.
   assert.match(await incoming.innerText(), /Ana challenges you to a game of 5 points with Basic bot \(5 min a turn\)\./);
   assert.equal(await incoming.locator("[data-rated]").innerText(), "Rated game"); // a badge that says what it is, not a bare word
+  for (const key of ["accept", "decline"]) { // described by their challenge: several Accepts in a row are told apart
+    const description = await incoming.locator(`[data-key=${key}]`).evaluate((button) => document.getElementById(button.getAttribute("aria-describedby") ?? "")?.textContent ?? "");
+    assert.match(description, /^Ana challenges you/, `${key} is not described by its challenge`);
+  }
   const [accept, decline] = [await incoming.locator("[data-key=accept]").boundingBox(), await incoming.locator("[data-key=decline]").boundingBox()];
   assert.ok(Math.abs(accept.y - decline.y) < 4 && decline.x - (accept.x + accept.width) < 24, `Accept and Decline apart: ${JSON.stringify([accept, decline])}`);
   await screenshot(bo, "challenge-lobby");

@@ -195,15 +195,17 @@ export function incomingChallenges(changed) {
     const text = game.rematch_of
       ? t("lobby.rematchOffer", { names: askers.join(", ") || "?" })
       : t("challenge.from", { name: challenger ? seatName(challenger) : "?", others: new Intl.ListFormat(language(), { type: "conjunction" }).format(others), clock, target: game.target_score });
+    // Each Accept and Decline is described by its challenge: with several, a screen reader's list of buttons tells them apart.
+    const described = `challenge-text-${game.id}`;
     return h(
       "li",
       { class: "panel", "data-game": game.id, "data-challenge": game.rematch_of ? "rematch" : "incoming" },
-      h("span", {}, text, game.rated && [" ", h("span", { class: "badge", "data-rated": "true" }, t("quick.rated"))]),
+      h("span", { id: described }, text, game.rated && [" ", h("span", { class: "badge", "data-rated": "true" }, t("quick.rated"))]),
       h(
         "span",
         { class: "actions answer" },
-        h("button", { type: "button", class: "primary", "data-key": "accept", disabled: answering.has(game.id), onclick: () => answer(game.id, true) }, t("challenge.accept")),
-        h("button", { type: "button", "data-key": "decline", disabled: answering.has(game.id), onclick: () => answer(game.id, false) }, t("challenge.decline")),
+        h("button", { type: "button", class: "primary", "data-key": "accept", "aria-describedby": described, disabled: answering.has(game.id), onclick: () => answer(game.id, true) }, t("challenge.accept")),
+        h("button", { type: "button", "data-key": "decline", "aria-describedby": described, disabled: answering.has(game.id), onclick: () => answer(game.id, false) }, t("challenge.decline")),
       ),
     );
   }

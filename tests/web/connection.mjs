@@ -24,6 +24,8 @@ await scenario(async (browser) => {
   await page.context().setOffline(true);
   await page.locator("#reconnecting").waitFor();
   assert.equal(await page.locator(".live").getAttribute("data-live"), "reconnecting");
+  // Said to a screen reader too: the notice, shown with its text, may not be read out by itself.
+  assert.equal(await page.locator(".visually-hidden[role=status]").innerText(), "Connection lost: reconnecting… Your moves wait until it is back.");
   const card = await page.locator(".your-turn .card-button").first().getAttribute("data-card");
   await page.locator(`.card-button[data-card="${card}"]`).click();
   await page.locator("#play-failed").waitFor({ timeout: STEP_MS }); // every try failed: offered again

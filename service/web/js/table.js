@@ -109,7 +109,10 @@ export function mountTable(root, gameId) {
         if (problem?.status === 401 && credential) return recheckSeat(problem);
         // A stream ends by itself only after the game's last event: the table is still showing the events
         // before it at a person's pace, so it stays live until the game shown is over (see the log panel).
+        const was = state.live;
         state.live = live === "ended" && !problem ? "live" : live;
+        // The notice shown while reconnecting comes with its text, which a screen reader may not read: the announcer says it, and that it is back.
+        if (state.live !== was && (state.live === "reconnecting" || was === "reconnecting")) announcer.textContent = t(state.live === "reconnecting" ? "table.reconnecting" : `live.${state.live}`);
         if (problem) state.error = problem;
         else if (live === "live" && isNetworkError(state.error)) state.error = null; // back: the lost connection's error goes
         render();

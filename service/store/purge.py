@@ -21,8 +21,9 @@ purges at once take different games and never wait for each other, and a game so
 locked is left for the next run. On SQLite writers take turns (:class:`.db.Database`). A second
 run finds nothing more to delete: the purge is idempotent.
 
-It also deletes expired idempotency keys and rate-limit counters (:func:`purge_expired`), which
-belong to no game.
+It also deletes the quick-play tickets done with (:func:`purge_tickets`: ended ones, and matched ones
+whose game is gone), and expired idempotency keys and rate-limit counters (:func:`purge_expired`),
+which belong to no game.
 """
 
 from __future__ import annotations
@@ -40,24 +41,27 @@ from ..config import ConfigError, Settings
 from .db import Database, DatabaseUnavailable
 from .idempotency import purge_keys
 from .migrate import SchemaNotMigrated, require_migrated
-from .models import GameResultRow, GameRow
+from .models import GameResultRow, GameRow, TicketRow
 from .rate_limits import DatabaseStorage
 
-__all__ = ["BATCH", "Purged", "main", "purge", "purge_expired"]
+__all__ = ["BATCH", "Purged", "main", "purge", "purge_expired", "purge_tickets"]
 
 BATCH = 500  # games per transaction
 FINISHED = "finished"  # the engine's Status.FINISHED, as stored
+ENDED_TICKETS = ("expired", "cancelled")  # a ticket's statuses once it ended unmatched
 DEFAULT_FINISHED_AFTER_DAYS = 90
 DEFAULT_ABANDONED_AFTER_DAYS = 30
 
 
 @dataclass(frozen=True, slots=True)
 class Purged:
-    """How many games a purge deleted (or, in a dry run, would delete), and in how many batches."""
+    """How many games a purge deleted (or, in a dry run, would delete), and in how many batches; and
+    how many quick-play tickets (:func:`purge_tickets`, in batches of their own)."""
 
     finished: int
     abandoned: int
     batches: int
+    tickets: int = 0
 
 
 def purge(
@@ -79,7 +83,12 @@ def purge(
     abandoned = (GameRow.status != FINISHED) & (GameRow.updated_at < abandoned_before)
     if dry_run:
         with db.connect() as connection, db.begin(connection, write=False):
-            return Purged(_count(connection, finished), _count(connection, abandoned), 0)
+            tickets = int(
+                connection.execute(
+                    select(func.count()).select_from(TicketRow).where(_done_with(abandoned_before))
+                ).scalar_one()
+            )
+            return Purged(_count(connection, finished), _count(connection, abandoned), 0, tickets)
     counts, batches = [], 0
     for which in (finished, abandoned):
         deleted = 0
@@ -92,7 +101,32 @@ def purge(
             if gone < batch:
                 break
         counts.append(deleted)
-    return Purged(counts[0], counts[1], batches)
+    return Purged(counts[0], counts[1], batches, purge_tickets(db, before=abandoned_before, batch=batch))
+
+
+def purge_tickets(db: Database, *, before: datetime, batch: int = BATCH) -> int:
+    """Delete the quick-play tickets done with before ``before``, ``batch`` per statement; how many went.
+
+    A ticket is done with once it ended unmatched (expired, cancelled) before ``before``, or once it was
+    matched before ``before`` into a game that was stored and is gone since (purged: its game's rows,
+    and with them its ticket's address hash, go). A waiting ticket stays, and so does a matched one
+    whose game is not stored yet (quick play starts it) or is still stored (its ticket still reads)."""
+    deleted = 0
+    while True:
+        with db.connect() as connection, db.begin(connection, write=True):
+            chosen = select(TicketRow.id).where(_done_with(before)).limit(batch)
+            gone = int(connection.execute(delete(TicketRow).where(TicketRow.id.in_(chosen))).rowcount)
+        deleted += gone
+        if gone < batch:
+            return deleted
+
+
+def _done_with(before: datetime) -> ColumnElement[bool]:
+    """The tickets :func:`purge_tickets` deletes."""
+    ended = TicketRow.status.in_(ENDED_TICKETS) & (TicketRow.ended_at < before)
+    game_gone = ~select(GameRow.id).where(GameRow.id == TicketRow.game_id).exists()
+    matched = (TicketRow.status == "matched") & TicketRow.game_started & (TicketRow.matched_at < before) & game_gone
+    return ended | matched
 
 
 def purge_expired(db: Database, now: datetime, *, batch: int = BATCH) -> int:
@@ -182,6 +216,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(
         f"coins-purge: {verb} {purged.finished} finished game(s) older than {finished_days} days and "
         f"{purged.abandoned} abandoned game(s) idle for {abandoned_days} days{batches}"
+        + (f", and {purged.tickets}" if args.dry_run else f", {purged.tickets}")
+        + " quick-play ticket(s) done with"
         + (f", and {keys} expired idempotency key(s)" if not args.dry_run else "")
     )
     return 0

@@ -117,7 +117,8 @@ def test_the_command_prints_one_line_and_exits_0(db, games, settings, monkeypatc
     monkeypatch.setenv("PURGE_ABANDONED_AFTER_DAYS", "40")  # old_abandoned (31 days) stays now
     assert main(["--dry-run"]) == 0
     assert capsys.readouterr().out.strip() == (
-        "coins-purge: would delete 1 finished game(s) older than 90 days and 1 abandoned game(s) idle for 40 days"
+        "coins-purge: would delete 1 finished game(s) older than 90 days and 1 abandoned game(s) idle for 40 days,"
+        " and 0 quick-play ticket(s) done with"
     )
     assert main(["--abandoned-after-days", "30"]) == 0
     assert "deleted 1 finished game(s) older than 90 days and 2 abandoned" in capsys.readouterr().out
@@ -164,3 +165,64 @@ def test_expired_idempotency_keys_and_counters_go(database_url: str) -> None:
             assert connection.exec_driver_sql("SELECT count(*) FROM rate_limits").scalar() == 1
     finally:
         db.dispose()
+
+
+def _ticket(db: Database, name: str, *, status: str, days_ago: float, game_id: str | None = None, started=True) -> str:
+    """A quick-play ticket made (and ended or matched) ``days_ago``, written as the queue writes it."""
+    from sqlalchemy import insert
+
+    from service.store.models import TicketRow
+
+    at = NOW - timedelta(days=days_ago)
+    ticket_id = f"{name:0<26}"[:26]
+    matched = status == "matched"
+    with db.engine.begin() as connection:
+        connection.execute(
+            insert(TicketRow).values(
+                id=ticket_id,
+                player_id=f"player-{name}",
+                name=name,
+                target_score=15,
+                rated=False,
+                bots_after=60,
+                status=status,
+                mu=25.0,
+                sigma=8.3,
+                created_at=at,
+                seen_at=at,
+                address_hash="h" * 32,
+                game_id=game_id if matched else None,
+                seat=0 if matched else None,
+                matched_at=at if matched else None,
+                ended_at=at if status in ("expired", "cancelled") else None,
+                game_started=matched and started,
+            )
+        )
+    return ticket_id
+
+
+def _tickets(db: Database) -> set[str]:
+    with db.engine.connect() as connection:
+        return {row[0] for row in connection.execute(text("SELECT id FROM queue_tickets"))}
+
+
+def test_tickets_done_with_go_the_rest_stay(db, games):
+    """Ended tickets past the abandoned cutoff, and matched ones whose game the purge deleted, go (with their
+    address hashes, docs/security.md); waiting ones, unstarted ones and those whose game is kept stay."""
+    gone = {
+        _ticket(db, "expired", status="expired", days_ago=31),
+        _ticket(db, "cancelled", status="cancelled", days_ago=40),
+        _ticket(db, "purgedgame", status="matched", days_ago=91, game_id=games["old_finished"]),
+        _ticket(db, "nogame", status="matched", days_ago=35, game_id="0" * 26),
+    }
+    kept = {
+        _ticket(db, "recentend", status="cancelled", days_ago=5),
+        _ticket(db, "waiting", status="waiting", days_ago=40),
+        _ticket(db, "keptgame", status="matched", days_ago=60, game_id=games["recent_finished"]),
+        _ticket(db, "unstarted", status="matched", days_ago=40, game_id="1" * 26, started=False),
+        _ticket(db, "recentmatch", status="matched", days_ago=1, game_id="2" * 26),
+    }
+    assert _purge(db, dry_run=True).tickets == 3  # the purged game's ticket goes only once its game has
+    assert _purge(db, batch=2) == Purged(finished=1, abandoned=2, batches=3, tickets=4)
+    assert _tickets(db) == kept and not gone & _tickets(db)
+    assert _purge(db).tickets == 0

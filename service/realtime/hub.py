@@ -1,11 +1,11 @@
 """One per real-time process: the held connections, the feeds they follow, each feed's recent events.
 
 Everything here runs on the process's event loop but the reads, which run on one thread of their
-own on a store session it keeps. Told that feeds changed (the channel's listener calls
-`Hub.signalled` from its thread), the hub reads the heads of those it follows, then the new
-events of those that have any, in one round (one statement per kind of feed), and hands each
-connection what follows its own position and is public or its seat's: rendered once, framed once
-per seat, written to every connection of the feed. A connection that starts behind the hub's short
+own on a store session it keeps (taken anew every :data:`SESSION_SECONDS`). Told that feeds changed
+(the channel's listener calls `Hub.signalled` from its thread), the hub reads the heads of those it
+follows, then the new events of those that have any, in one round (one statement per kind of feed),
+and hands each connection what follows its own position and is public or its seat's: rendered once,
+framed once per seat, written to every connection of the feed. A connection that starts behind the hub's short
 cache reads for itself, then has the hub read the feed again, so that a change saved while it read
 is not missed.
 
@@ -52,6 +52,9 @@ TICK_SECONDS = 1.0  # how often idle streams are looked at for a due heartbeat
 MARK_SECONDS = 5.0  # how often the followed games, and the process itself, are marked alive
 KEYS_EVERY_SECONDS = 1.0  # every key that opened a connection is checked at most this often (see above)
 BACKGROUND = 4  # threads for a connection's own reads and the liveness marks
+# The reading session goes back to the pool this often: a connection kept out of it keeps what its check-in
+# undoes (PostgreSQL: 2 isolation resets, ~0.9 KiB, per read of several players' feeds), growing for good.
+SESSION_SECONDS = 60.0
 
 
 @dataclass
@@ -96,6 +99,7 @@ class Hub:
         self._reader = ThreadPoolExecutor(1, thread_name_prefix="coins-realtime-read")
         self._background = ThreadPoolExecutor(BACKGROUND, thread_name_prefix="coins-realtime")
         self._kept: tuple[ExitStack, StoreSession] | None = None
+        self._kept_since = 0.0  # when it was taken (time.monotonic())
         self.closing = False
 
     # -- any thread ------------------------------------------------------------------------
@@ -316,9 +320,13 @@ class Hub:
             raise
 
     def _session(self) -> StoreSession:
+        now = time.monotonic()  # kept between rounds, taken anew every SESSION_SECONDS
+        if self._kept is not None and now - self._kept_since >= SESSION_SECONDS:
+            self._drop_session()
         if self._kept is None:
             held = ExitStack()
             self._kept = (held, held.enter_context(self._feed.session()))
+            self._kept_since = now
         return self._kept[1]
 
     def _drop_session(self) -> None:

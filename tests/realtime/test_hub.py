@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from flask.testing import FlaskClient
-from sqlalchemy import text
+from sqlalchemy import event, text
 
 from service import create_app
 from service.api.resources.events.routes import FEED_EXTENSION
@@ -21,6 +21,7 @@ from service.games.player_events import MatchFoundEvent, encode_player_event
 from service.games.tokens import player_key_hash
 from service.realtime import StoreLiveness
 from service.realtime import held as held_module
+from service.realtime import hub as hub_module
 from service.realtime.hub import KEYS_EVERY_SECONDS, MARK_SECONDS, TICK_SECONDS
 from service.store import player_feed_id
 from tests.support.rated_games import play_out
@@ -305,3 +306,38 @@ def test_a_reader_past_the_feeds_last_event_leaves_the_others_their_events_and_e
             assert _next_event_type(follower, 20) == "hand_dealt"  # the deal reaches it (None: only heartbeats)
         assert play_out(client, game_id, auth)["status"] == "finished"
         assert _types_until_closed(past, 20) == ([], True)  # it saw nothing (all before its id), and ended
+
+
+def test_the_reading_session_goes_back_to_the_pool_now_and_then(
+    app: Any, realtime: Realtime, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The hub keeps its reading session between rounds, and gives it back to the pool every
+    SESSION_SECONDS: a connection kept out of the pool for good kept what its transactions left for the
+    check-in to undo (on PostgreSQL, two isolation-level resets per read of several players' feeds), and
+    the real-time process grew with every such round (a soak: about 0.9 KiB a round, 65-80 KiB/min)."""
+    hub = realtime.app.hub
+    checkins: list[object] = []
+
+    def checked_in(connection: object, record: object) -> None:
+        checkins.append(record)
+
+    engine = app.extensions["coins.db"].engine
+    players = {player_feed_id("0" * 26): 0, player_feed_id("1" * 26): 0}
+    read = hub_module._Round(after=players, keys={"k" * 64}, private_keys={})
+
+    def round_() -> None:  # on the hub's reading thread, as its rounds run (no stream is held: none runs now)
+        hub._reader.submit(hub._read, read).result(timeout=10)
+
+    round_()
+    event.listen(engine, "checkin", checked_in)
+    try:
+        round_()
+        round_()
+        assert checkins == []  # kept between rounds
+        monkeypatch.setattr(hub_module, "SESSION_SECONDS", 0.0)
+        round_()
+        assert len(checkins) == 1  # the kept session went back (what it kept undone), a new one read
+        round_()
+        assert len(checkins) == 2
+    finally:
+        event.remove(engine, "checkin", checked_in)

@@ -9,7 +9,8 @@ push subscriptions removed (:func:`.end_arrangements`, as when a key is replaced
 leaves every game in progress (:meth:`.GameService.vacate`, as ``leaveGame`` leaves it: a started
 game's seat goes to the stand-in bot and shows "Deleted player", and in a rated game the player
 finishes last, or the game is void if they had not played a card; a game not started opens the seat).
-Finished games keep the seat's name as it was (``coins-purge`` deletes them in time). The rating
+Finished games keep the seat's name as it was (``coins-purge`` deletes them in time), and the
+player's feed events go at the next retention purge (:func:`.store.purge.purge_feeds`). The rating
 history stays, for the others' sake. A process that stops between the steps leaves the rest undone:
 the seats of a rated game lapse on their clock.
 

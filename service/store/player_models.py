@@ -172,7 +172,8 @@ class PlayerEventRow(Base):
     transaction, after the game's change committed; the primary key guards the numbering."""
 
     __tablename__ = "player_events"
-    __table_args__ = _CLUSTERED
+    # The retention purge finds the old events by their time (service.store.purge.purge_feeds).
+    __table_args__ = (Index("ix_player_events_created_at", "created_at"), _CLUSTERED)
 
     player_id: Mapped[str] = mapped_column(String(26), primary_key=True)
     id: Mapped[int] = mapped_column(Integer, primary_key=True)

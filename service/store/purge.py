@@ -22,8 +22,9 @@ locked is left for the next run. On SQLite writers take turns (:class:`.db.Datab
 run finds nothing more to delete: the purge is idempotent.
 
 It also deletes the quick-play tickets done with (:func:`purge_tickets`: ended ones, and matched ones
-whose game is gone), and expired idempotency keys and rate-limit counters (:func:`purge_expired`),
-which belong to no game.
+whose game is gone), the players' feed events as old as the finished games it deletes and those of
+deleted accounts (:func:`purge_feeds`), and expired idempotency keys and rate-limit counters
+(:func:`purge_expired`), which belong to no game.
 """
 
 from __future__ import annotations
@@ -35,16 +36,17 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from sqlalchemy import ColumnElement, Connection, delete, func, select
+from sqlalchemy import ColumnElement, Connection, delete, func, select, tuple_
 
 from ..config import ConfigError, Settings
 from .db import Database, DatabaseUnavailable
 from .idempotency import purge_keys
 from .migrate import SchemaNotMigrated, require_migrated
 from .models import GameResultRow, GameRow, TicketRow
+from .player_models import PlayerEventRow, PlayerRow
 from .rate_limits import DatabaseStorage
 
-__all__ = ["BATCH", "Purged", "main", "purge", "purge_expired", "purge_tickets"]
+__all__ = ["BATCH", "Purged", "main", "purge", "purge_expired", "purge_feeds", "purge_tickets"]
 
 BATCH = 500  # games per transaction
 FINISHED = "finished"  # the engine's Status.FINISHED, as stored
@@ -56,12 +58,14 @@ DEFAULT_ABANDONED_AFTER_DAYS = 30
 @dataclass(frozen=True, slots=True)
 class Purged:
     """How many games a purge deleted (or, in a dry run, would delete), and in how many batches; and
-    how many quick-play tickets (:func:`purge_tickets`, in batches of their own)."""
+    how many quick-play tickets (:func:`purge_tickets`) and players' feed events (:func:`purge_feeds`),
+    each in batches of their own."""
 
     finished: int
     abandoned: int
     batches: int
     tickets: int = 0
+    feed_events: int = 0
 
 
 def purge(
@@ -88,7 +92,12 @@ def purge(
                     select(func.count()).select_from(TicketRow).where(_done_with(abandoned_before))
                 ).scalar_one()
             )
-            return Purged(_count(connection, finished), _count(connection, abandoned), 0, tickets)
+            events = int(
+                connection.execute(
+                    select(func.count()).select_from(PlayerEventRow).where(_past(finished_before))
+                ).scalar_one()
+            )
+            return Purged(_count(connection, finished), _count(connection, abandoned), 0, tickets, events)
     counts, batches = [], 0
     for which in (finished, abandoned):
         deleted = 0
@@ -101,7 +110,8 @@ def purge(
             if gone < batch:
                 break
         counts.append(deleted)
-    return Purged(counts[0], counts[1], batches, purge_tickets(db, before=abandoned_before, batch=batch))
+    tickets = purge_tickets(db, before=abandoned_before, batch=batch)
+    return Purged(counts[0], counts[1], batches, tickets, purge_feeds(db, before=finished_before, batch=batch))
 
 
 def purge_tickets(db: Database, *, before: datetime, batch: int = BATCH) -> int:
@@ -119,6 +129,32 @@ def purge_tickets(db: Database, *, before: datetime, batch: int = BATCH) -> int:
         deleted += gone
         if gone < batch:
             return deleted
+
+
+def purge_feeds(db: Database, *, before: datetime, batch: int = BATCH) -> int:
+    """Delete the players' feed events written before ``before`` and every event of a deleted account,
+    ``batch`` per statement; how many went.
+
+    A feed is for following what happens, not a history (a player's games and ratings are read
+    elsewhere): an event as old as the finished games a purge deletes tells of a game gone or soon
+    gone, and nobody reads a deleted account's feed (its key is gone; the games it left may still add
+    to it). Each feed keeps its numbering (its head row stays), so a reader resuming from an event
+    deleted since reads on from the next one there is."""
+    deleted = 0
+    key = tuple_(PlayerEventRow.player_id, PlayerEventRow.id)
+    while True:
+        with db.connect() as connection, db.begin(connection, write=True):
+            chosen = select(PlayerEventRow.player_id, PlayerEventRow.id).where(_past(before)).limit(batch)
+            gone = int(connection.execute(delete(PlayerEventRow).where(key.in_(chosen))).rowcount)
+        deleted += gone
+        if gone < batch:
+            return deleted
+
+
+def _past(before: datetime) -> ColumnElement[bool]:
+    """The feed events :func:`purge_feeds` deletes."""
+    deleted_accounts = select(PlayerRow.id).where(PlayerRow.deleted_at.is_not(None))
+    return (PlayerEventRow.created_at < before) | PlayerEventRow.player_id.in_(deleted_accounts)
 
 
 def _done_with(before: datetime) -> ColumnElement[bool]:
@@ -213,12 +249,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         database.dispose()
     verb = "would delete" if args.dry_run else "deleted"
     batches = "" if args.dry_run else f" in {purged.batches} batch(es)"
+    counted = [
+        f"{purged.tickets} quick-play ticket(s) done with",
+        f"{purged.feed_events} feed event(s) older than {finished_days} days or of deleted accounts",
+        *([] if args.dry_run else [f"{keys} expired idempotency key(s)"]),
+    ]
     print(
         f"coins-purge: {verb} {purged.finished} finished game(s) older than {finished_days} days and "
-        f"{purged.abandoned} abandoned game(s) idle for {abandoned_days} days{batches}"
-        + (f", and {purged.tickets}" if args.dry_run else f", {purged.tickets}")
-        + " quick-play ticket(s) done with"
-        + (f", and {keys} expired idempotency key(s)" if not args.dry_run else "")
+        f"{purged.abandoned} abandoned game(s) idle for {abandoned_days} days{batches}, "
+        + ", ".join(counted[:-1])
+        + f", and {counted[-1]}"
     )
     return 0
 

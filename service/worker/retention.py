@@ -1,6 +1,6 @@
 """The retention purge on the worker's schedule: every ``PURGE_EVERY_MINUTES`` (default 60; 0: never)
-a worker deletes the old finished games and the abandoned ones, the quick-play tickets done with, and
-the expired idempotency keys and rate-limit counters, as ``coins-purge`` does (:mod:`service.store.purge`).
+a worker deletes the old finished games and the abandoned ones, the quick-play tickets done with, the
+old and the deleted accounts' feed events, and the expired idempotency keys and rate-limit counters, as ``coins-purge`` does (:mod:`service.store.purge`).
 
 The purge is idempotent and safe with any number of purges at once (on PostgreSQL their batches skip
 each other's games; on SQLite writers take turns), so every worker may run it on its own interval:
@@ -47,12 +47,14 @@ class Retention:
         except Exception as error:  # the database, or a bug: the moves go on; tried at the next interval
             log.warning("the retention purge failed: %s", type(error).__name__)
             return None
-        if purged.finished or purged.abandoned or purged.tickets or keys:
+        if purged.finished or purged.abandoned or purged.tickets or purged.feed_events or keys:
             log.info(
-                "retention: %d finished and %d abandoned games deleted, %d quick-play tickets, %d expired keys",
+                "retention: %d finished and %d abandoned games deleted, %d quick-play tickets, %d feed events, "
+                "%d expired keys",
                 purged.finished,
                 purged.abandoned,
                 purged.tickets,
+                purged.feed_events,
                 keys,
             )
         return purged

@@ -118,7 +118,7 @@ def test_the_command_prints_one_line_and_exits_0(db, games, settings, monkeypatc
     assert main(["--dry-run"]) == 0
     assert capsys.readouterr().out.strip() == (
         "coins-purge: would delete 1 finished game(s) older than 90 days and 1 abandoned game(s) idle for 40 days,"
-        " and 0 quick-play ticket(s) done with"
+        " 0 quick-play ticket(s) done with, and 0 feed event(s) older than 90 days or of deleted accounts"
     )
     assert main(["--abandoned-after-days", "30"]) == 0
     assert "deleted 1 finished game(s) older than 90 days and 2 abandoned" in capsys.readouterr().out
@@ -226,3 +226,37 @@ def test_tickets_done_with_go_the_rest_stay(db, games):
     assert _purge(db, batch=2) == Purged(finished=1, abandoned=2, batches=3, tickets=4)
     assert _tickets(db) == kept and not gone & _tickets(db)
     assert _purge(db).tickets == 0
+
+
+def _feed_event(db: Database, player_id: str, event_id: int, *, days_ago: float) -> None:
+    """An event of ``player_id``'s feed written ``days_ago`` (its numbering as the feed's writer keeps it)."""
+    with db.engine.begin() as connection:
+        connection.execute(
+            text(
+                "INSERT INTO player_events (player_id, id, type, data, created_at) VALUES (:p, :i, 'your_turn', '{}', :at)"
+            ),
+            {"p": player_id, "i": event_id, "at": NOW - timedelta(days=days_ago)},
+        )
+
+
+def _feed(db: Database, player_id: str) -> list[int]:
+    with db.engine.connect() as connection:
+        rows = connection.execute(
+            text("SELECT id FROM player_events WHERE player_id = :p ORDER BY id"), {"p": player_id}
+        )
+        return [row[0] for row in rows]
+
+
+def test_old_feed_events_and_a_deleted_accounts_go(client, db):
+    """A feed's events as old as the finished games purged go (a feed grew for good: about 17 events and
+    27 KiB a game), and every event of a deleted account; a live account's recent events stay, numbered
+    as they were."""
+    ana, bo = (client.post("/v1/players", json={"name": name}).json for name in ("Ana", "Bo"))
+    for event_id, days_ago in enumerate((120, 95, 89, 1), start=1):
+        _feed_event(db, ana["id"], event_id, days_ago=days_ago)
+        _feed_event(db, bo["id"], event_id, days_ago=days_ago)
+    assert client.delete("/v1/players/me", headers={"Authorization": f"Bearer {bo['key']}"}).status_code == 204
+    assert _purge(db, dry_run=True).feed_events == 2 + 4
+    assert _purge(db, batch=4).feed_events == 6
+    assert _feed(db, ana["id"]) == [3, 4] and _feed(db, bo["id"]) == []
+    assert _purge(db).feed_events == 0

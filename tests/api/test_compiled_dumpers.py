@@ -152,7 +152,7 @@ result_types = [getattr(results, name) for name in results.__all__ if isinstance
 
 
 @pytest.mark.parametrize("schema_class", sorted(COMPILED_SCHEMAS, key=lambda s: s.__name__))
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(data=st.data())
 def test_compiled_dumpers_dump_what_the_schemas_dump(schema_class, data):
     """Objects built from the schema's fields, or any result of the use cases (the ones that do not

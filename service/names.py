@@ -49,7 +49,7 @@ __all__ = [
 MAX_GRAPHEMES = 40
 MAX_CODE_POINTS = 80
 DELETED_PLAYER = "Deleted player"
-BOT_NAMES = ("Random bot", "Basic bot", "Expert bot", "Master bot")  # "Master bot": a strength being added
+BOT_NAMES = ("Random bot", "Basic bot", "Expert bot", "Master bot")
 # The bot strengths' players' names, with the letters that tell two bots of one strength apart at a
 # table ("Expert bot A"), and a deleted account's.
 RESERVED = (*BOT_NAMES, *(f"{name} {letter}" for name in BOT_NAMES for letter in "ABC"), DELETED_PLAYER)

@@ -9,7 +9,7 @@ A rematch is a new game: createGame and rematchGame share one count per address 
 so a loop of rematches (each with fresh tokens) is held to the creation limit; and a line of
 rematches from one game makes at most :data:`LINEAGE_GAMES_PER_MINUTE` games, from any addresses
 (counted by the use case from the games themselves: :func:`service.games.rematch.check_lineage`). Games of three bots
-(the costly ones: an expert's move is up to some 40 ms of CPU) have a smaller limit of their own,
+(the costly ones: an expert's move is tens of milliseconds of CPU) have a smaller limit of their own,
 counted apart from the others; a leaveGame that leaves a started game to bots alone counts there too
 (:class:`BotGames`, and :mod:`service.games.leaving`, which refuses it once the count is used up).
 

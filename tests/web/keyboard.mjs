@@ -4,7 +4,8 @@
 // the hidden announcer says every card played (the one that completes a trick too, not only who won it) and that it
 // is your turn when it becomes so; the focus ring stands out on the paper (3:1); the profile's key question takes the
 // keyboard and Escape answers Keep; Play now's waiting is not read out each second as its time waited counts; a refused
-// key leaves "I have a key" open with the keyboard in its field.
+// key leaves "I have a key" open with the keyboard in its field; signing in, or making a player, leaves it on the line
+// saying who is signed in.
 
 import assert from "node:assert/strict";
 
@@ -173,6 +174,19 @@ await scenario(async (browser) => {
   await lobby.locator("[data-problem]").waitFor();
   assert.ok(await lobby.locator("details.sign-in").evaluate((details) => details.hasAttribute("open")), "'I have a key' folded up on the refusal");
   assert.equal(await focusOf(lobby), "player-key", "the refusal took the keyboard out of the key's field");
+  // The right key: the form is gone, and the keyboard is on the line saying who is signed in, not dropped to the page.
+  await lobby.fill("#player-key", player.key);
+  await lobby.keyboard.press("Enter");
+  await lobby.locator("#me-title").waitFor();
+  assert.equal(await focusOf(lobby), "me-title", "signing in dropped the keyboard");
   // The only console error: chromium's own report of the refused key's 401.
   assert.deepEqual(lobby.errors.filter((error) => !/401/.test(error)), []);
+
+  // A player made with the keyboard: the same.
+  const newcomer = await openPage(browser);
+  await newcomer.locator("#player-name").fill("Dee");
+  await newcomer.locator("#player-name").press("Enter");
+  await newcomer.locator("#me-title").waitFor();
+  assert.equal(await focusOf(newcomer), "me-title", "making a player dropped the keyboard");
+  assertNoConsoleErrors(newcomer);
 });

@@ -58,6 +58,10 @@ export function playerPanel({ onChange = () => {} } = {}) {
 
   function render() {
     const held = loadPlayer();
+    // Drawn anew (a key refused, say), the keyboard stays in the form it was in; once that form has made or signed in
+    // the player, the form is gone and the keyboard goes to the line saying who is signed in.
+    const active = document.activeElement;
+    const inForm = active && element.contains(active) ? active.closest("form")?.id : undefined;
     if (held && state.me) {
       quick ??= quickPlay(held.key);
       quick.render();
@@ -67,7 +71,7 @@ export function playerPanel({ onChange = () => {} } = {}) {
         h(
           "section",
           { class: "panel signed-in", "aria-labelledby": "me-title" },
-          h("h2", { id: "me-title" }, t("player.signedIn", { name: state.me.name })),
+          h("h2", { id: "me-title", tabindex: "-1" }, t("player.signedIn", { name: state.me.name })),
           h("p", { "data-rating": state.me.rating.value }, t("player.ratingLine", { rating, count: state.me.rating.games })),
           h("p", {}, h("a", { href: "#/me", id: "profile-open" }, t("player.profile")), " · ", h("a", { href: "#/leaderboard" }, t("leaderboard.title"))),
           notifySwitch(held.key, state.me.id, (error) => ((state.error = error), render())),
@@ -75,13 +79,11 @@ export function playerPanel({ onChange = () => {} } = {}) {
         ),
         quick.element,
       );
+      if (inForm === "player-create" || inForm === "player-sign-in") element.querySelector("h2")?.focus();
       return;
     }
     const label = (input, text) => h("label", { for: input.id }, text);
-    // Drawn anew (a key refused, say): "I have a key" stays open if it was, and the keyboard stays in the form it was in.
-    const keyOpen = element.querySelector("details.sign-in")?.hasAttribute("open");
-    const active = document.activeElement;
-    const inForm = active && element.contains(active) ? active.closest("form")?.id : undefined;
+    const keyOpen = element.querySelector("details.sign-in")?.hasAttribute("open"); // "I have a key" stays open if it was
     replace(
       element,
       h(

@@ -27,6 +27,8 @@ export function mountProfile(root, playerId) {
   const stopLanguage = onLanguageChange(render);
   /** The control to put the keyboard on at the next render (a question asked or answered), by its id. */
   let focusNext = "";
+  /** The id of the button that asked the key's question now open: the keyboard goes back to it once answered. */
+  const askedBy = () => (state.confirm === "forget" ? "key-forget" : "key-replace");
   // Escape answers the key's question with Keep.
   view.addEventListener("keydown", (event) => {
     if (event.key !== "Escape" || !state.confirm) return;
@@ -70,7 +72,7 @@ export function mountProfile(root, playerId) {
     } finally {
       running = false;
     }
-    if (state.confirm) focusNext = state.confirm === "forget" ? "key-forget" : "key-replace"; // the question answered: back where it was asked
+    if (state.confirm) focusNext = askedBy(); // the question answered: back where it was asked
     state.confirm = null;
     render();
   }
@@ -101,7 +103,7 @@ export function mountProfile(root, playerId) {
    * keyboard goes back to the button that asked). @param {"replace"|"forget"|null} what
    */
   const ask = (what) => () => {
-    focusNext = what ? "key-keep" : state.confirm === "forget" ? "key-forget" : "key-replace";
+    focusNext = what ? "key-keep" : askedBy();
     state.confirm = what;
     render();
   };

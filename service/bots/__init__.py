@@ -67,7 +67,7 @@ __all__ = [
 
 STRENGTHS = ("random", "basic", "expert", "master")
 HINT_STRENGTHS = ("random", "basic", "expert")  # the master is never a hint: a second of CPU a move
-MASTER_PLAYOUTS = 16 * DEFAULT_PLAYOUTS  # the "about 20 times the budget" of issue 35, held to a second of CPU a move (p99, docs/bots.md)
+MASTER_PLAYOUTS = 16 * DEFAULT_PLAYOUTS  # issue 35's "about 20 times the budget"; a second of CPU a move at p99
 
 
 def make_bot(strength: str, seat: int, rng: random.Random, **options: Any) -> Bot:

@@ -5,9 +5,9 @@ own on a store session it keeps (taken anew every :data:`SESSION_SECONDS`). Told
 (the channel's listener calls `Hub.signalled` from its thread), the hub reads the heads of those it
 follows, then the new events of those that have any, in one round (one statement per kind of feed),
 and hands each connection what follows its own position and is public or its seat's: rendered once,
-framed once per seat, written to every connection of the feed. A connection that starts behind the hub's short
-cache reads for itself, then has the hub read the feed again, so that a change saved while it read
-is not missed.
+framed once per seat, written to every connection of the feed. A connection that starts behind the
+hub's short cache reads for itself, then has the hub read the feed again, so that a change saved
+while it read is not missed.
 
 Keys: a replaced player key ends the connections it opened. A signal naming a player checks the keys
 of their connections; one that anything may have changed (an SQLite file's commit, a listener back,

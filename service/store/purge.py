@@ -35,6 +35,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from sqlalchemy import ColumnElement, Connection, delete, func, select, tuple_
 
@@ -87,17 +88,13 @@ def purge(
     abandoned = (GameRow.status != FINISHED) & (GameRow.updated_at < abandoned_before)
     if dry_run:
         with db.connect() as connection, db.begin(connection, write=False):
-            tickets = int(
-                connection.execute(
-                    select(func.count()).select_from(TicketRow).where(_done_with(abandoned_before))
-                ).scalar_one()
+            return Purged(
+                _count(connection, GameRow, finished),
+                _count(connection, GameRow, abandoned),
+                0,
+                _count(connection, TicketRow, _done_with(abandoned_before)),
+                _count(connection, PlayerEventRow, _past(finished_before)),
             )
-            events = int(
-                connection.execute(
-                    select(func.count()).select_from(PlayerEventRow).where(_past(finished_before))
-                ).scalar_one()
-            )
-            return Purged(_count(connection, finished), _count(connection, abandoned), 0, tickets, events)
     counts, batches = [], 0
     for which in (finished, abandoned):
         deleted = 0
@@ -121,14 +118,7 @@ def purge_tickets(db: Database, *, before: datetime, batch: int = BATCH) -> int:
     matched before ``before`` into a game that was stored and is gone since (purged: its game's rows,
     and with them its ticket's address hash, go). A waiting ticket stays, and so does a matched one
     whose game is not stored yet (quick play starts it) or is still stored (its ticket still reads)."""
-    deleted = 0
-    while True:
-        with db.connect() as connection, db.begin(connection, write=True):
-            chosen = select(TicketRow.id).where(_done_with(before)).limit(batch)
-            gone = int(connection.execute(delete(TicketRow).where(TicketRow.id.in_(chosen))).rowcount)
-        deleted += gone
-        if gone < batch:
-            return deleted
+    return _delete_in_batches(db, (TicketRow.id,), _done_with(before), batch)
 
 
 def purge_feeds(db: Database, *, before: datetime, batch: int = BATCH) -> int:
@@ -140,12 +130,19 @@ def purge_feeds(db: Database, *, before: datetime, batch: int = BATCH) -> int:
     gone, and nobody reads a deleted account's feed (its key is gone; the games it left may still add
     to it). Each feed keeps its numbering (its head row stays), so a reader resuming from an event
     deleted since reads on from the next one there is."""
+    return _delete_in_batches(db, (PlayerEventRow.player_id, PlayerEventRow.id), _past(before), batch)
+
+
+def _delete_in_batches(db: Database, key: tuple[Any, ...], which: ColumnElement[bool], batch: int) -> int:
+    """Delete the rows matching ``which`` (the table's primary ``key`` columns name them), ``batch`` per
+    transaction, until fewer are left; how many went."""
+    table = key[0].table
+    chosen_key = key[0] if len(key) == 1 else tuple_(*key)
     deleted = 0
-    key = tuple_(PlayerEventRow.player_id, PlayerEventRow.id)
     while True:
         with db.connect() as connection, db.begin(connection, write=True):
-            chosen = select(PlayerEventRow.player_id, PlayerEventRow.id).where(_past(before)).limit(batch)
-            gone = int(connection.execute(delete(PlayerEventRow).where(key.in_(chosen))).rowcount)
+            chosen = select(*key).where(which).limit(batch)
+            gone = int(connection.execute(delete(table).where(chosen_key.in_(chosen))).rowcount)
         deleted += gone
         if gone < batch:
             return deleted
@@ -177,8 +174,8 @@ def purge_expired(db: Database, now: datetime, *, batch: int = BATCH) -> int:
     return deleted
 
 
-def _count(connection: Connection, which: ColumnElement[bool]) -> int:
-    return int(connection.execute(select(func.count()).select_from(GameRow).where(which)).scalar_one())
+def _count(connection: Connection, table: Any, which: ColumnElement[bool]) -> int:
+    return int(connection.execute(select(func.count()).select_from(table).where(which)).scalar_one())
 
 
 def _delete_batch(connection: Connection, which: ColumnElement[bool], batch: int) -> int:

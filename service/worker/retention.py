@@ -1,6 +1,7 @@
 """The retention purge on the worker's schedule: every ``PURGE_EVERY_MINUTES`` (default 60; 0: never)
 a worker deletes the old finished games and the abandoned ones, the quick-play tickets done with, the
-old and the deleted accounts' feed events, and the expired idempotency keys and rate-limit counters, as ``coins-purge`` does (:mod:`service.store.purge`).
+old and the deleted accounts' feed events, and the expired idempotency keys and rate-limit counters,
+as ``coins-purge`` does (:mod:`service.store.purge`).
 
 The purge is idempotent and safe with any number of purges at once (on PostgreSQL their batches skip
 each other's games; on SQLite writers take turns), so every worker may run it on its own interval:

@@ -27,6 +27,7 @@ PROBLEMS: dict[str, tuple[int, str]] = {
     "bad_request": (400, "Bad request"),
     "malformed_json": (400, "The body is not valid JSON"),
     "invalid_cursor": (400, "Unknown pagination cursor"),
+    "unknown_event_id": (400, "The feed has no event with that id"),
     "unauthorized": (401, "Authentication is required"),
     "missing_token": (401, "A player token is required"),
     "invalid_token": (401, "The player token is not valid for this game"),

@@ -28,6 +28,7 @@ from ..games import (
     hash_token,
     player_key_hash,
 )
+from ..games.errors import UnknownEventId
 from ..players import PlayerFeeds
 from ..store import PLAYER_FEED, GameStore, StoredEvent, StoredPlayerEvent, StoreSession, player_feed_id
 from .channels import Channel
@@ -110,6 +111,7 @@ class EventFeed:
         from the start (``after`` None) or after that event. Raises the use cases' errors (no such
         game, a token not of this game, the database away)."""
         start = self._games.feed_start(game_id, token)
+        _check_resumable(f"game {game_id}", after, start.last_id)
         first = [Item(start.last_id, "game", start.seat, self._render(start.state))] if after is None else []
         position = start.last_id if after is None else after
         key_hash = player_key_hash(token) if start.seat is not None else None  # a replaced key ends it
@@ -126,12 +128,13 @@ class EventFeed:
         players, render = self._players, self._render_player
         assert players is not None and render is not None, "this feed serves no player's feed"
         start = players.start(key, after=after)
+        _check_resumable("your feed", after, start.last_id)
         self.beat([start.player_id])  # reading the feed, a long poll too, keeps the player's tickets alive
         first = [Item(start.position, "player", None, render(start.state))] if start.state is not None else []
         opening = Opening(
             player_feed_id(start.player_id), first, start.position, key_hash=start.key_hash, player_id=start.player_id
         )
-        return self._taken(opening, game_over=False, last_id=start.position)
+        return self._taken(opening, game_over=False, last_id=start.last_id)
 
     def _taken(self, opening: Opening, *, game_over: bool, last_id: int) -> Opening:
         """``opening`` with the events that follow its position now (at most :data:`PAGE_EVENTS`)."""
@@ -189,11 +192,6 @@ class EventFeed:
             heads.update((PLAYER_FEED + player_id, last) for player_id, last in session.player_heads(players).items())
         return heads
 
-    def head(self, feed_id: str) -> int:
-        """The id of the last event of feed ``feed_id`` (0: none yet)."""
-        with self._store.session() as session:
-            return self.heads_on(session, [feed_id]).get(feed_id, 0)
-
     @staticmethod
     def known_keys_on(session: StoreSession, key_hashes: Collection[str]) -> set[str]:
         """Those of the player keys' ``key_hashes`` that still hold (not replaced), one statement."""
@@ -242,3 +240,12 @@ def _split(feed_ids: Iterable[str]) -> tuple[list[str], list[str]]:
         else:
             games.append(feed_id)
     return games, players
+
+
+def _check_resumable(feed: str, after: int | None, last_id: int) -> None:
+    """Refuse to resume ``feed`` after an event it has never had (:class:`.UnknownEventId`): its
+    reader would wait for ids that come only after as many more events, and miss those."""
+    if after is not None and after > last_id:
+        raise UnknownEventId(
+            f"no event of {feed} has the id {after} (its last is {last_id}): start again without after or Last-Event-ID"
+        )

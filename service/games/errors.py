@@ -19,6 +19,7 @@ __all__ = [
     "ReviewNeedsAPerson",
     "VersionMismatch",
     "InvalidCursor",
+    "UnknownEventId",
     "LimitReached",
     "TooManyRematches",
     "TooManyBotGames",
@@ -102,6 +103,14 @@ class VersionMismatch(ServiceError):
 
 class InvalidCursor(ServiceError):
     code = "invalid_cursor"
+
+
+class UnknownEventId(ServiceError):
+    """A feed's reader resumes after an event id (``after``, ``Last-Event-ID``) past the feed's last
+    event: no event of it ever had that id (a client's mistake, or a database restored to an earlier
+    state). Its reader starts again without it, from the whole state."""
+
+    code = "unknown_event_id"
 
 
 class LimitReached(ServiceError):

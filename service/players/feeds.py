@@ -61,13 +61,14 @@ class PlayerStateEvent(PlayerEvent):
 @dataclass(frozen=True, slots=True)
 class PlayerFeedStart:
     """Where a reader of a player's feed starts: the player, the hash of the key it holds (checked
-    again on each heartbeat), the id of the event it goes on after (``position``) and, for a reader
-    that does not resume, the ``player`` event (``state``, whose id that is: the feed's last event
-    when it was read)."""
+    again on each heartbeat), the id of the event it goes on after (``position``), the id of the
+    feed's last event when it was read (``last_id``) and, for a reader that does not resume, the
+    ``player`` event (``state``, whose id that is)."""
 
     player_id: str
     key_hash: str
     position: int
+    last_id: int
     state: PlayerStateEvent | None
 
 
@@ -91,17 +92,17 @@ class PlayerFeeds:
     def start(self, key: str | None, *, after: int | None = None) -> PlayerFeedStart:
         """Where the reader holding ``key`` starts (:class:`.MissingToken`, :class:`.InvalidKey`): with
         the ``player`` event, or after the event ``after`` it already has (a page, a long poll, a
-        stream resumed), for which only the key's player is read: not the profile, the games in
-        progress and the feed's head that a ``player`` event is made of."""
+        stream resumed), for which only the key's player and the feed's head are read: not the profile
+        and the games in progress that a ``player`` event is made of."""
         state: PlayerStateEvent | None = None
         if after is not None:
-            player_id, position = self._players.id_of_key(key), after
+            (player_id, last_id), position = self._players.feed_head_of_key(key), after
         else:
             profile, position, games = self._players.state(key, IN_PROGRESS, limit=GAMES_PER_STATUS)
-            player_id, state = profile.id, PlayerStateEvent(id=position, player=profile, games=games)
+            player_id, state, last_id = profile.id, PlayerStateEvent(id=position, player=profile, games=games), position
         key_hash = player_key_hash(key)
         assert key_hash is not None, "a valid player key has its hash"
-        return PlayerFeedStart(player_id, key_hash, position, state)
+        return PlayerFeedStart(player_id, key_hash, position, last_id, state)
 
     def holds(self, player_id: str, key_hash: str) -> bool:
         """Whether the key of ``key_hash`` is still ``player_id``'s (not replaced): one statement."""

@@ -74,6 +74,13 @@ class PlayerService:
         with self._work(None) as work, work.session() as session:
             return keyed_player(session, key).id
 
+    def feed_head_of_key(self, key: str | None) -> tuple[str, int]:
+        """The id of the player whose key this is (:class:`.MissingToken`, :class:`.InvalidKey`) and the
+        id of their feed's last event (0: none yet), in one read transaction."""
+        with self._work(None) as work, work.session() as session:
+            player_id = keyed_player(session, key).id
+            return player_id, session.player_heads([player_id]).get(player_id, 0)
+
     def me(self, key: str | None) -> Profile:
         """The profile of the player whose key this is."""
         with self._work(None) as work, work.session() as session:

@@ -232,18 +232,11 @@ class Hub:
             if not key_holds:  # replaced since the connection opened: none of its private events
                 held.finish()
                 break
-            if feed.start == -1 and len(new) < PAGE_EVENTS:
-                start = position
-                if not new:  # its position may be past the feed's last event: `after` can name any id
-                    head = await asyncio.get_running_loop().run_in_executor(
-                        self._background, self._feed.head, feed.feed_id
-                    )
-                    start = min(position, head)
-                if feed.start == -1:  # not cached by another connection meanwhile
-                    # From no later than the feed's last event: the rounds read what follows the cache,
-                    # and a cache from past it would keep every other reader from the feed's next events.
-                    feed.start, feed.items = start, []
-                    feed.add(new)
+            if feed.start == -1 and len(new) < PAGE_EVENTS:  # not cached by another connection meanwhile
+                # The cache starts at its position, never past the feed's last event (the views refuse
+                # an `after` past it: service.events.feed); the rounds read what follows the cache.
+                feed.start, feed.items = position, []
+                feed.add(new)
             elif new:
                 held.hand(new)
             self._signalled(feed.feed_id)  # a change saved while it read: the next round reads it

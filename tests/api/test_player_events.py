@@ -241,6 +241,19 @@ def test_resume_after_an_id_gives_exactly_what_followed(client: FlaskClient, rea
     assert "player" not in {event.type for event in resumed}
 
 
+def test_a_resume_past_the_last_event_is_refused_as_no_such_event(client: FlaskClient, realtime: Realtime) -> None:
+    _, key = new_player(client, "Ana")
+    last = page(client, key)["last_id"]
+    assert page(client, key, after=last)["items"] == []
+    for refused in (
+        client.get(f"{FEED}?after={last + 1}", headers=bearer(key)),
+        client.get(FEED, headers={**bearer(key), "Accept": "text/event-stream", "Last-Event-ID": str(last + 1)}),
+    ):
+        assert refused.status_code == 400 and refused.json["code"] == "unknown_event_id", refused.json
+    with realtime.stream(FEED, token=key, last_event_id=last + 1) as stream:  # the real-time role alike
+        assert stream.status == 400
+
+
 def test_a_long_poll_waits_for_the_next_event(client: FlaskClient, realtime: Realtime) -> None:
     keys = [new_player(client, name)[1] for name in ("Ana", "Bo", "Cy")]
     created = client.post("/v1/games", json={"seats": [{"player": "me"}, None, None]}, headers=bearer(keys[0]))

@@ -85,6 +85,24 @@ def test_after_resumes_with_exactly_the_events_after_it(client, new_table):
         assert _page(client, table.id, after=event["id"], token=table.tokens[2])["items"] == events[index + 1 :]
 
 
+def test_a_resume_past_the_last_event_is_refused_as_no_such_event(client, new_table):
+    """A reader cannot wait for ids the feed has never reached (it would miss as many events as it
+    is ahead): its `after` or `Last-Event-ID` past the last event is a 400, up to the last is not."""
+    table = new_table(seed="ahead", target_score=5)
+    last = _page(client, table.id)["last_id"]
+    assert _page(client, table.id, after=last)["items"] == []
+    asked = [  # a long poll resumes by `after` alone, a stream by either
+        ("application/json", {"after": last + 1}, {}),
+        ("text/event-stream", {"after": last + 1}, {}),
+        ("text/event-stream", {}, {"Last-Event-ID": str(last + 1)}),
+    ]
+    for accept, query, headers in asked:
+        response = client.get(f"/v1/games/{table.id}/events", query_string=query, headers={"Accept": accept, **headers})
+        assert response.status_code == 400 and response.mimetype == "application/problem+json"
+        assert response.json["code"] == "unknown_event_id", response.json
+        assert f"its last is {last}" in response.json["detail"]
+
+
 def test_several_changes_of_one_request_are_several_events(client):
     """A person plays, then two bots: each move its own event, each with its own version and state."""
     created = client.post(

@@ -15,6 +15,7 @@ from sqlalchemy import event, text
 
 from service import create_app
 from service.api.resources.events.routes import FEED_EXTENSION
+from service.api.resources.events.schemas import MAX_EVENT_ID
 from service.config import Settings
 from service.games.ids import new_game_id
 from service.games.player_events import MatchFoundEvent, encode_player_event
@@ -24,7 +25,6 @@ from service.realtime import held as held_module
 from service.realtime import hub as hub_module
 from service.realtime.hub import KEYS_EVERY_SECONDS, MARK_SECONDS, TICK_SECONDS
 from service.store import player_feed_id
-from tests.support.rated_games import play_out
 from tests.support.realtime import Realtime, realtime_role
 from tests.support.sse import Comment, Event, EventStream
 from tests.support.working_client import NO_PACE
@@ -280,32 +280,31 @@ def test_a_refusal_and_a_stream_carry_what_every_answer_carries(database_url: st
         app.extensions["coins.db"].dispose()
 
 
-PAST_EVERY_EVENT = 2**31 - 1  # the largest id a reader may name: past every event of a fresh game
-
-
-def test_a_reader_past_the_feeds_last_event_leaves_the_others_their_events_and_ends_with_the_game(
-    client: FlaskClient, realtime: Realtime, app: Any
+def test_a_reader_past_the_feeds_last_event_is_refused_and_leaves_the_others_their_events(
+    client: FlaskClient, realtime: Realtime
 ) -> None:
-    """`after` and Last-Event-ID may name any id, one the game has not reached too. A first reader
-    there must not make the process's cache of the feed start past the game's last event: the rounds
-    read what follows the cache, and every other reader of the game would wait for events that came.
-    And a reader there ends with the game, as one that saw its end does."""
+    """`after` and Last-Event-ID may name any id of ten digits, but one past the game's last event is
+    refused where the streams are held (400 unknown_event_id, before anything is cached for the
+    feed: a cache from past its last event would keep every other reader from its next events),
+    and the game's other readers go on."""
     people = [{"name": "Ana", "age": 41}, {"name": "Bo", "age": 35}, {"name": "Cy", "age": 29}]
     created = client.post("/v1/games", json={"seats": people, "target_score": 3, "seed": "past"}).json
     game_id, hub = created["id"], realtime.app.hub
     auth = {
         credential["seat"]: {"Authorization": f"Bearer {credential['token']}"} for credential in created["credentials"]
     }
-    with realtime.stream(f"/v1/games/{game_id}/events", last_event_id=PAST_EVERY_EVENT, timeout=10) as past:
-        assert past.status == 200
-        assert eventually(lambda: game_id in hub._feeds and hub._feeds[game_id].start != -1, 5)  # cached from it
-        with realtime.stream(f"/v1/games/{game_id}/events", timeout=10) as follower:
-            assert next(follower.events()).type == "game"
-            dealer = client.get(f"/v1/games/{game_id}").json["turn"]
-            assert client.post(f"/v1/games/{game_id}/hands", headers=auth[dealer]).status_code == 201
-            assert _next_event_type(follower, 20) == "hand_dealt"  # the deal reaches it (None: only heartbeats)
-        assert play_out(client, game_id, auth)["status"] == "finished"
-        assert _types_until_closed(past, 20) == ([], True)  # it saw nothing (all before its id), and ended
+    last = client.get(f"/v1/games/{game_id}/events").json["last_id"]
+    for past in (last + 1, MAX_EVENT_ID):
+        with realtime.stream(f"/v1/games/{game_id}/events", last_event_id=past, timeout=10) as refused:
+            assert refused.status == 400
+        status, _, body = realtime.get(f"/v1/games/{game_id}/events?after={past}&wait=5")
+        assert status == 400 and body is not None and body["code"] == "unknown_event_id"
+    assert game_id not in hub._feeds
+    with realtime.stream(f"/v1/games/{game_id}/events", last_event_id=last, timeout=10) as follower:
+        assert follower.status == 200
+        dealer = client.get(f"/v1/games/{game_id}").json["turn"]
+        assert client.post(f"/v1/games/{game_id}/hands", headers=auth[dealer]).status_code == 201
+        assert _next_event_type(follower, 20) == "hand_dealt"  # the deal reaches it (None: only heartbeats)
 
 
 def test_the_reading_session_goes_back_to_the_pool_now_and_then(

@@ -72,3 +72,26 @@ test("followGame sends the token in a header, resumes after the last id, and sto
   assert.equal(calls[1].headers["Last-Event-ID"], "2");
   assert.ok(calls.every((call) => !call.url.includes("secret")));
 });
+
+test("a resume the feed cannot take (unknown_event_id) starts again from the whole state, at once", async () => {
+  const problem = JSON.stringify({ code: "unknown_event_id", status: 400, detail: "no event of game g1 has the id 2 (its last is 1)" });
+  const answers = [
+    new Response(event(1, "game", "playing") + event(2, "card_played", "playing"), { status: 200 }),
+    new Response(problem, { status: 400, headers: { "Content-Type": "application/problem+json" } }),
+    new Response(event(1, "game", "playing") + event(2, "game_finished", "finished"), { status: 200 }),
+  ];
+  const calls = [];
+  globalThis.fetch = async (url, options) => (calls.push(options.headers), answers[calls.length - 1]);
+  const seen = [];
+  const statuses = [];
+  await new Promise((resolve) => {
+    followGame("g1", {
+      onEvent: (item) => seen.push(`${item.type} ${item.id}`),
+      onStatus: (status, problemSeen) => (statuses.push(problemSeen?.code ?? status), status === "ended" && resolve()),
+    });
+  });
+  assert.deepEqual(seen, ["game 1", "card_played 2", "game 1", "game_finished 2"]);
+  assert.deepEqual(calls.map((headers) => headers["Last-Event-ID"]), [undefined, "2", undefined]);
+  assert.ok(!statuses.includes("unknown_event_id"), "the refusal is not shown as the stream's end");
+  assert.equal(statuses.at(-1), "ended");
+});

@@ -150,7 +150,7 @@ export interface paths {
         parameters: {
             query?: never;
             header?: {
-                /** @description Resume a stream after this event id (as `after` does); empty: from the start. */
+                /** @description Resume a stream after this event id (as `after` does); empty: from the start. An id past the feed's last event is refused (`400`, `unknown_event_id`). */
                 "Last-Event-ID"?: string;
             };
             path: {
@@ -650,7 +650,7 @@ export interface paths {
         parameters: {
             query?: never;
             header?: {
-                /** @description Resume a stream after this event id (as `after` does); empty: from the start. */
+                /** @description Resume a stream after this event id (as `after` does); empty: from the start. An id past the feed's last event is refused (`400`, `unknown_event_id`). */
                 "Last-Event-ID"?: string;
             };
             path?: never;
@@ -1991,7 +1991,7 @@ export interface components {
          * @description Every problem `code` the service returns: stable, to branch on.
          * @enum {string}
          */
-        ProblemCode: "already_queued" | "already_seated" | "bad_request" | "bot_seated_twice" | "card_not_in_hand" | "challenged_bot" | "challenged_player_not_found" | "challenged_self" | "challenges_refused" | "database_unavailable" | "game_cancelled" | "game_finished" | "game_not_finished" | "game_not_found" | "hand_in_progress" | "header_fields_too_large" | "hints_off_in_rated" | "idempotency_key_in_use" | "idempotency_key_reused" | "internal_error" | "invalid_card" | "invalid_cursor" | "invalid_key" | "invalid_token" | "malformed_json" | "method_not_allowed" | "missing_token" | "no_hand_in_progress" | "not_acceptable" | "not_dealer" | "not_found" | "not_your_seat" | "not_your_turn" | "payload_too_large" | "player_not_found" | "player_required" | "precondition_failed" | "push_endpoint_refused" | "push_subscription_invalid" | "push_subscription_not_found" | "rated_needs_clock" | "rated_play_barred" | "rematch_started" | "review_needs_a_person" | "seat_reserved" | "seat_taken" | "seats_full" | "seats_open" | "seeded_game_unrated" | "ticket_matched" | "ticket_not_found" | "too_many_challenges" | "too_many_push_subscriptions" | "too_many_requests" | "too_many_streams" | "too_many_webhooks" | "unauthorized" | "unsupported_media_type" | "uri_too_long" | "validation_error" | "webhook_not_found" | "webhook_url_refused";
+        ProblemCode: "already_queued" | "already_seated" | "bad_request" | "bot_seated_twice" | "card_not_in_hand" | "challenged_bot" | "challenged_player_not_found" | "challenged_self" | "challenges_refused" | "database_unavailable" | "game_cancelled" | "game_finished" | "game_not_finished" | "game_not_found" | "hand_in_progress" | "header_fields_too_large" | "hints_off_in_rated" | "idempotency_key_in_use" | "idempotency_key_reused" | "internal_error" | "invalid_card" | "invalid_cursor" | "invalid_key" | "invalid_token" | "malformed_json" | "method_not_allowed" | "missing_token" | "no_hand_in_progress" | "not_acceptable" | "not_dealer" | "not_found" | "not_your_seat" | "not_your_turn" | "payload_too_large" | "player_not_found" | "player_required" | "precondition_failed" | "push_endpoint_refused" | "push_subscription_invalid" | "push_subscription_not_found" | "rated_needs_clock" | "rated_play_barred" | "rematch_started" | "review_needs_a_person" | "seat_reserved" | "seat_taken" | "seats_full" | "seats_open" | "seeded_game_unrated" | "ticket_matched" | "ticket_not_found" | "too_many_challenges" | "too_many_push_subscriptions" | "too_many_requests" | "too_many_streams" | "too_many_webhooks" | "unauthorized" | "unknown_event_id" | "unsupported_media_type" | "uri_too_long" | "validation_error" | "webhook_not_found" | "webhook_url_refused";
         PushKey: {
             /**
              * @description The service's VAPID public key (RFC 8292): an uncompressed P-256 point in base64url, the `applicationServerKey` of `pushManager.subscribe`.
@@ -3334,13 +3334,13 @@ export interface operations {
     getEvents: {
         parameters: {
             query?: {
-                /** @description Resume after this event `id` (as `Last-Event-ID` does for a stream). */
+                /** @description Resume after this event `id` (as `Last-Event-ID` does for a stream). An id past the feed's last event is refused (`400`, `unknown_event_id`): start again without it. */
                 after?: number;
                 /** @description Long poll: seconds to wait for an event when there is none after `after` yet. */
                 wait?: number;
             };
             header?: {
-                /** @description Resume a stream after this event id (as `after` does); empty: from the start. */
+                /** @description Resume a stream after this event id (as `after` does); empty: from the start. An id past the feed's last event is refused (`400`, `unknown_event_id`). */
                 "Last-Event-ID"?: string;
             };
             path: {
@@ -3361,7 +3361,7 @@ export interface operations {
                     "text/event-stream": string;
                 };
             };
-            /** @description `bad_request`: Bad request */
+            /** @description `bad_request`: Bad request; `unknown_event_id`: The feed has no event with that id */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -6365,13 +6365,13 @@ export interface operations {
     getPlayerEvents: {
         parameters: {
             query?: {
-                /** @description Resume after this event `id` (as `Last-Event-ID` does for a stream). */
+                /** @description Resume after this event `id` (as `Last-Event-ID` does for a stream). An id past the feed's last event is refused (`400`, `unknown_event_id`): start again without it. */
                 after?: number;
                 /** @description Long poll: seconds to wait for an event when there is none after `after` yet. */
                 wait?: number;
             };
             header?: {
-                /** @description Resume a stream after this event id (as `after` does); empty: from the start. */
+                /** @description Resume a stream after this event id (as `after` does); empty: from the start. An id past the feed's last event is refused (`400`, `unknown_event_id`). */
                 "Last-Event-ID"?: string;
             };
             path?: never;
@@ -6389,7 +6389,7 @@ export interface operations {
                     "text/event-stream": string;
                 };
             };
-            /** @description `bad_request`: Bad request */
+            /** @description `bad_request`: Bad request; `unknown_event_id`: The feed has no event with that id */
             400: {
                 headers: {
                     [name: string]: unknown;

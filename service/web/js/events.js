@@ -118,7 +118,9 @@ export function followPlayer(key, { onEvent, onStatus = () => {} }) {
 
 /**
  * An event stream, read with fetch and resumed from the last event seen, until `ends` says an
- * event was its last, the service refuses it (a 4xx other than 429), or `stop()` is called.
+ * event was its last, the service refuses it (a 4xx other than 429), or `stop()` is called. A
+ * resume the feed cannot take (`unknown_event_id`: it has no event of that id) starts it again
+ * from the whole state, at once.
  * A connection is given up (and opened again) when it falls silent past the heartbeats, or when the
  * browser says it went offline: a lost network shows as "reconnecting", never as "live".
  * @template {{id: number}} Event
@@ -177,6 +179,10 @@ function followFeed(url, { token, onEvent, onStatus, ends }) {
         if (await connectOnce()) pause = FIRST_RETRY_MS; // events came through: start the backoff again
       } catch (error) {
         if (signal.aborted) return;
+        if (error instanceof ApiProblem && error.code === "unknown_event_id" && lastId !== null) {
+          lastId = null; // the feed has no event of that id (a database restored, say): start again from the whole state
+          continue;
+        }
         const refused = error instanceof ApiProblem && error.status >= 400 && error.status < 500 && error.status !== 429;
         if (refused) return onStatus("ended", error); // a bad token or no such game: retrying will not help
       }

@@ -79,7 +79,8 @@ LAST_EVENT_ID = {
     "in": "header",
     "name": "Last-Event-ID",
     "required": False,
-    "description": "Resume a stream after this event id (as `after` does); empty: from the start.",
+    "description": "Resume a stream after this event id (as `after` does); empty: from the start. An "
+    "id past the feed's last event is refused (`400`, `unknown_event_id`).",
     "schema": {"type": "string", "pattern": "^([0-9]{1,10})?$"},
 }
 
@@ -101,6 +102,7 @@ class EventViews(MethodView):
     @blp.response(200, EventPageSchema)
     @blp.problems(
         "bad_request",
+        "unknown_event_id",
         "invalid_token",
         "invalid_key",
         "game_not_found",

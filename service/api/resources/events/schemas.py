@@ -275,7 +275,10 @@ MAX_EVENT_ID = 2**31 - 1
 class EventsQuerySchema(RequestSchema):
     after = fields.Integer(
         validate=validate.Range(0, MAX_EVENT_ID),
-        metadata={"description": "Resume after this event `id` (as `Last-Event-ID` does for a stream)."},
+        metadata={
+            "description": "Resume after this event `id` (as `Last-Event-ID` does for a stream). An id past "
+            "the feed's last event is refused (`400`, `unknown_event_id`): start again without it."
+        },
     )
     wait = fields.Integer(
         load_default=0,

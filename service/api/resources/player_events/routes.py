@@ -47,6 +47,7 @@ class PlayerEventViews(MethodView):
     @blp.response(200, PlayerEventPageSchema)
     @blp.problems(
         "bad_request",
+        "unknown_event_id",
         "missing_token",
         "invalid_key",
         "validation_error",

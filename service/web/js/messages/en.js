@@ -172,6 +172,7 @@ export default {
   "problem.internal_error": "Something went wrong on the server. Try again.",
   "problem.invalid_card": "That is not a card of the deck.",
   "problem.invalid_cursor": "The list could not be continued. Refresh it.",
+  "problem.unknown_event_id": "The live updates lost their place. Reload the page.",
   "problem.invalid_token": "This browser's pass for the seat is no longer valid.",
   "problem.malformed_json": "The request was garbled.",
   "problem.method_not_allowed": "That action is not possible here.",

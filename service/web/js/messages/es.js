@@ -172,6 +172,7 @@ export default {
   "problem.internal_error": "Algo falló en el servidor. Inténtalo de nuevo.",
   "problem.invalid_card": "Esa no es una carta de la baraja.",
   "problem.invalid_cursor": "No se pudo continuar la lista. Actualízala.",
+  "problem.unknown_event_id": "Las novedades en directo perdieron el hilo. Recarga la página.",
   "problem.invalid_token": "El pase de este navegador para el asiento ya no es válido.",
   "problem.malformed_json": "La petición llegó dañada.",
   "problem.method_not_allowed": "Esa acción no es posible aquí.",

@@ -172,6 +172,7 @@ export default {
   "problem.internal_error": "Une erreur est survenue sur le serveur. Réessayez.",
   "problem.invalid_card": "Ce n’est pas une carte du jeu.",
   "problem.invalid_cursor": "La liste n’a pas pu continuer. Actualisez-la.",
+  "problem.unknown_event_id": "Le suivi en direct a perdu le fil. Rechargez la page.",
   "problem.invalid_token": "Le laissez-passer de ce navigateur pour la place n’est plus valable.",
   "problem.malformed_json": "La requête était illisible.",
   "problem.method_not_allowed": "Cette action n’est pas possible ici.",

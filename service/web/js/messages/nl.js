@@ -172,6 +172,7 @@ export default {
   "problem.internal_error": "Er ging iets mis op de server. Probeer het opnieuw.",
   "problem.invalid_card": "Dat is geen kaart van het spel.",
   "problem.invalid_cursor": "De lijst kon niet verder. Vernieuw hem.",
+  "problem.unknown_event_id": "De live-updates zijn de draad kwijt. Laad de pagina opnieuw.",
   "problem.invalid_token": "De toegang van deze browser tot de plaats is niet meer geldig.",
   "problem.malformed_json": "Het verzoek was onleesbaar.",
   "problem.method_not_allowed": "Die actie kan hier niet.",

@@ -172,6 +172,7 @@ export default {
   "problem.internal_error": "На сервері сталася помилка. Спробуйте ще раз.",
   "problem.invalid_card": "Це не карта з колоди.",
   "problem.invalid_cursor": "Список не вдалося продовжити. Оновіть його.",
+  "problem.unknown_event_id": "Оновлення наживо збилися. Перезавантажте сторінку.",
   "problem.invalid_token": "Перепустка цього браузера на місце більше не дійсна.",
   "problem.malformed_json": "Запит пошкоджено.",
   "problem.method_not_allowed": "Ця дія тут неможлива.",

@@ -172,6 +172,7 @@ export default {
   "problem.internal_error": "伺服器發生錯誤，請再試一次。",
   "problem.invalid_card": "這不是牌組中的牌。",
   "problem.invalid_cursor": "無法繼續列出，請重新整理。",
+  "problem.unknown_event_id": "即時更新已失去同步，請重新載入頁面。",
   "problem.invalid_token": "此瀏覽器對這個座位的憑證已失效。",
   "problem.malformed_json": "請求內容損毀。",
   "problem.method_not_allowed": "這裡不能進行這個動作。",

@@ -53,6 +53,7 @@ _OWED = (
     .limit(bindparam("limit", type_=Integer))
 )
 _ANY_OWED = select(OUTBOX.c.id).limit(1)
+_HEADS = select(FEEDS.c.player_id, FEEDS.c.last_id).where(FEEDS.c.player_id.in_(bindparam("ids", expanding=True)))
 _DELIVERED = delete(OUTBOX).where(OUTBOX.c.id.in_(bindparam("ids", expanding=True)))
 
 
@@ -174,5 +175,4 @@ def player_heads(connection: Connection, player_ids: Collection[str]) -> dict[st
     """The id of each player's last event (a player missing from the answer has none): one statement."""
     if not player_ids:
         return {}
-    statement = select(FEEDS.c.player_id, FEEDS.c.last_id).where(FEEDS.c.player_id.in_(list(player_ids)))
-    return {player_id: last for player_id, last in connection.execute(statement)}
+    return {player_id: last for player_id, last in connection.execute(_HEADS, {"ids": list(player_ids)})}

@@ -11,14 +11,28 @@ from __future__ import annotations
 
 import threading
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 
-__all__ = ["ShareTaken", "StreamShares"]
+__all__ = ["Share", "ShareTaken", "StreamShares"]
 
 
 class ShareTaken(Exception):
     """The caller already holds as many readers of this process as it may."""
+
+
+class Share:
+    """One reader's place in the shares of its address and credential: calling it gives it back, once.
+    One lives as long as each held stream: a small object, not a closure with its cells and flag."""
+
+    __slots__ = ("_shares", "keys")
+
+    def __init__(self, shares: StreamShares, keys: tuple[str, ...]) -> None:
+        self._shares = shares
+        self.keys: tuple[str, ...] | None = keys  # the capped shares it counts in; None once given back
+
+    def __call__(self) -> None:
+        self._shares._give_back(self)
 
 
 class StreamShares:
@@ -30,33 +44,31 @@ class StreamShares:
         self._held: Counter[str] = Counter()
         self._lock = threading.Lock()
 
-    def take(self, address: str, credential: str | None) -> Callable[[], None]:
+    def take(self, address: str, credential: str | None) -> Share:
         """Take one reader of ``address``'s share and of ``credential``'s (a token's hash, or None for
-        a spectator); the function returned gives it back (once, however often it is called).
-        Raises :class:`ShareTaken` when either is used up."""
+        a spectator); calling the :class:`Share` returned gives it back (once, however often it is
+        called). Raises :class:`ShareTaken` when either is used up."""
         holders = [(f"address:{address}", self.per_address, "address")]
         if credential is not None:
             holders.append((f"credential:{credential}", self.per_credential, "credential"))
-        capped = [(key, cap, name) for key, cap, name in holders if cap > 0]
+        capped = tuple((key, cap, name) for key, cap, name in holders if cap > 0)
         with self._lock:
             for key, cap, name in capped:
                 if self._held[key] >= cap:
                     raise ShareTaken(f"this {name} holds {cap} streams or long polls here already")
             for key, _, _ in capped:
                 self._held[key] += 1
-        given_back = [False]  # a flag, not an Event: one per held stream, and an Event weighs a lock and a condition
+        return Share(self, tuple(key for key, _, _ in capped))
 
-        def give_back() -> None:
-            with self._lock:
-                if given_back[0]:
-                    return
-                given_back[0] = True
-                for key, _, _ in capped:
-                    self._held[key] -= 1
-                    if not self._held[key]:
-                        del self._held[key]
-
-        return give_back
+    def _give_back(self, share: Share) -> None:
+        with self._lock:
+            if share.keys is None:
+                return
+            keys, share.keys = share.keys, None
+            for key in keys:
+                self._held[key] -= 1
+                if not self._held[key]:
+                    del self._held[key]
 
     @contextmanager
     def hold(self, address: str, credential: str | None) -> Iterator[None]:

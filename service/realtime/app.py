@@ -76,6 +76,12 @@ class RealtimeApp:
             await send({"type": "http.response.body", "body": body})
             return
         scope[HOLDER] = self
+        await self._answer(scope, receive, send)
+        if HOLD in scope:  # the view handed its reader over: the hub keeps the connection (and only it keeps the Hold)
+            await self.hub.hold(scope.pop(HOLD), send, receive)
+
+    async def _answer(self, scope: dict[str, Any], receive: Receive, send: Send) -> None:
+        """The web app's answer; only its start and first events, for a reader it handed over."""
         handover = _HandOver(scope, send)
         try:
             await self._wsgi(scope, receive, handover.send)  # type: ignore[arg-type]  # ASGI's dicts, typed loosely here
@@ -84,9 +90,6 @@ class RealtimeApp:
             if hold is not None:
                 hold.release()
             raise
-        hold = scope.pop(HOLD, None)
-        if hold is not None:
-            await self.hub.hold(hold, send, receive)
 
     async def _lifespan(self, receive: Receive, send: Send) -> None:
         while True:

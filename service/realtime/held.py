@@ -79,6 +79,7 @@ class Held:
         "pending_bytes",
         "player_id",
         "position",
+        "release",
         "seat",
         "send",
         "stream",
@@ -88,13 +89,14 @@ class Held:
     )
 
     def __init__(self, hold: Hold, send: Send) -> None:
-        opening = hold.opening  # not kept: its first events (the whole state) are sent already
+        opening = hold.opening
         self.seat = opening.seat
         self.send = send
         self.stream = hold.stream
         self.position = opening.position
         self.key_hash = opening.key_hash
         self.player_id = opening.player_id
+        self.release = hold.release  # gives back its slot and share when the connection ends
         self.pending: list[bytes] = []
         self.pending_bytes = 0
         self.writing = False

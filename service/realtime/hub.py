@@ -68,6 +68,25 @@ class _Round:
     known: set[str] = field(default_factory=set)
 
 
+class _Slot:
+    """A reader's slot of the process, and its share (:meth:`Hub.admit`): calling it gives both back,
+    once (from the web app's thread or the loop, never both at once). One lives as long as each held
+    connection: a small object, not a closure with its cells and flag."""
+
+    __slots__ = ("_hub", "_share")
+
+    def __init__(self, hub: Hub, share: Callable[[], None]) -> None:
+        self._hub: Hub | None = hub
+        self._share = share
+
+    def __call__(self) -> None:
+        hub, self._hub = self._hub, None
+        if hub is not None:
+            self._share()
+            hub._give_back_slot()
+            STREAMS_HELD.dec()
+
+
 class Hub:
     """The held connections of this process and the feeds they follow."""
 
@@ -112,21 +131,12 @@ class Hub:
                 raise StreamsFull(f"this process holds {self.max_streams} streams already")
             self._admitted += 1
         try:
-            give_back_share = self._shares.take(address, credential)
+            share = self._shares.take(address, credential)
         except BaseException:
             self._give_back_slot()
             raise
         STREAMS_HELD.inc()
-        given = [False]
-
-        def release() -> None:  # once (the web app's thread or the loop, never both at once)
-            if not given[0]:
-                given[0] = True
-                give_back_share()
-                self._give_back_slot()
-                STREAMS_HELD.dec()
-
-        return release
+        return _Slot(self, share)
 
     def _give_back_slot(self) -> None:
         with self._lock:
@@ -184,9 +194,11 @@ class Hub:
         """Keep the connection of ``hold`` (its answer started, its first events sent) until it ends."""
         held = Held(hold, send)
         held.task = asyncio.current_task()
-        feed = self._feeds.get(hold.opening.feed_id)
+        feed_id, wait = hold.opening.feed_id, hold.wait
+        del hold  # the Hold and its Opening are not kept while the connection lasts: `held` has what it needs
+        feed = self._feeds.get(feed_id)
         if feed is None:
-            feed = self._feeds[hold.opening.feed_id] = Feed(hold.opening.feed_id)
+            feed = self._feeds[feed_id] = Feed(feed_id)
         feed.held.add(held)
         if held.key_hash is not None:
             feed.keyed.add(held)
@@ -197,7 +209,7 @@ class Hub:
                 held.finish()
             else:
                 if not held.stream:
-                    held.timer = asyncio.get_running_loop().call_later(hold.wait, held.finish)
+                    held.timer = asyncio.get_running_loop().call_later(wait, held.finish)
                 await self._catch_up(feed, held)
             while not held.done:
                 message = await receive()
@@ -220,7 +232,7 @@ class Hub:
                     del self._keyed[held.player_id or ""]
             if not feed.held and self._feeds.get(feed.feed_id) is feed:
                 del self._feeds[feed.feed_id]
-            hold.release()
+            held.release()
 
     async def _catch_up(self, feed: Feed, held: Held) -> None:
         """Hand ``held`` what followed its position: from the cache, or read for itself."""

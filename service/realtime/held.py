@@ -3,7 +3,8 @@
 A :class:`Feed` keeps the last :data:`CACHED_EVENTS` events of one feed (a game's or a player's),
 rendered; a :class:`Held` connection is a stream, or a long poll waiting for its first event, with
 what it has taken, what waits to be written to it, and whether its answer has ended. Both live on
-the event loop (:mod:`.hub` hands them events).
+the event loop (:mod:`.hub` hands them events). A held reader's :class:`Slot` is its place in the
+process's streams and in its caller's shares, given back when it ends.
 """
 
 from __future__ import annotations
@@ -13,12 +14,24 @@ import bisect
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from ..api.resources.events.routes import page_body
 from ..events import GAME_FINISHED, Hold, Item
+from ..observability.metrics import STREAMS_HELD
 
-__all__ = ["CACHED_EVENTS", "KEEP_ALIVE", "MAX_PENDING_BYTES", "Feed", "Held", "Receive", "Send", "keep_alive"]
+__all__ = [
+    "CACHED_EVENTS",
+    "KEEP_ALIVE",
+    "MAX_PENDING_BYTES",
+    "Feed",
+    "Held",
+    "Receive",
+    "Send",
+    "Slot",
+    "SlotKeeper",
+    "keep_alive",
+]
 
 CACHED_EVENTS = 64  # per followed feed: enough for every connection that keeps up
 MAX_PENDING_BYTES = 1024 * 1024  # unsent to one client: past this its connection is cut
@@ -63,6 +76,31 @@ class Feed:
 
 def _item_id(item: Item) -> int:
     return item.id
+
+
+class SlotKeeper(Protocol):
+    """What keeps a process's slots (the hub)."""
+
+    def give_back_slot(self) -> None: ...
+
+
+class Slot:
+    """A reader's slot of the process, and its share (:meth:`.Hub.admit`): calling it gives both back,
+    once (from the web app's thread or the loop, never both at once). One lives as long as each held
+    connection: a small object, not a closure with its cells and flag."""
+
+    __slots__ = ("_keeper", "_share")
+
+    def __init__(self, keeper: SlotKeeper, share: Callable[[], None]) -> None:
+        self._keeper: SlotKeeper | None = keeper
+        self._share = share
+
+    def __call__(self) -> None:
+        keeper, self._keeper = self._keeper, None
+        if keeper is not None:
+            self._share()
+            keeper.give_back_slot()
+            STREAMS_HELD.dec()
 
 
 class Held:

@@ -41,7 +41,7 @@ from typing import Any
 from ..events import PAGE_EVENTS, EventFeed, Hold, Item, StreamsFull, StreamShares, holds_private
 from ..observability.metrics import STREAMS_HELD
 from ..store import PLAYER_FEED, StoreSession
-from .held import CACHED_EVENTS, MAX_PENDING_BYTES, Feed, Held, Receive, Send, keep_alive
+from .held import CACHED_EVENTS, MAX_PENDING_BYTES, Feed, Held, Receive, Send, Slot, keep_alive
 from .liveness import Liveness
 
 __all__ = ["CACHED_EVENTS", "MAX_PENDING_BYTES", "Hub", "Receive", "Send"]
@@ -66,25 +66,6 @@ class _Round:
     private_keys: dict[str, frozenset[str]]  # per feed: the keys of connections that get its private events
     items: dict[str, list[Item]] = field(default_factory=dict)
     known: set[str] = field(default_factory=set)
-
-
-class _Slot:
-    """A reader's slot of the process, and its share (:meth:`Hub.admit`): calling it gives both back,
-    once (from the web app's thread or the loop, never both at once). One lives as long as each held
-    connection: a small object, not a closure with its cells and flag."""
-
-    __slots__ = ("_hub", "_share")
-
-    def __init__(self, hub: Hub, share: Callable[[], None]) -> None:
-        self._hub: Hub | None = hub
-        self._share = share
-
-    def __call__(self) -> None:
-        hub, self._hub = self._hub, None
-        if hub is not None:
-            self._share()
-            hub._give_back_slot()
-            STREAMS_HELD.dec()
 
 
 class Hub:
@@ -133,12 +114,13 @@ class Hub:
         try:
             share = self._shares.take(address, credential)
         except BaseException:
-            self._give_back_slot()
+            self.give_back_slot()
             raise
         STREAMS_HELD.inc()
-        return _Slot(self, share)
+        return Slot(self, share)
 
-    def _give_back_slot(self) -> None:
+    def give_back_slot(self) -> None:
+        """One slot of this process is free again (its :class:`.Slot` gives it back)."""
         with self._lock:
             self._admitted -= 1
 

@@ -72,31 +72,33 @@ export function rematchOffer(gameId, { render, asSeat }) {
     if (state.watching) return;
     state.watching = true;
     let after = 0;
-    let offerAfter = 0;
+    /** Where the long poll of the offer's feed goes on: the last id read of that offer's feed (ids are per game). */
+    let offerAt = { id: /** @type {string|null} */ (null), after: 0 };
     followed = followOffers(finished, seat);
     if (finished.rematch) await load(finished.rematch).catch(() => {});
     while (!stopped) {
       try {
         if (state.offer?.status === "waiting_for_players") {
-          const page = await api.gameEvents(state.offer.id, offerAfter, WAIT_SECONDS);
+          if (offerAt.id !== state.offer.id) offerAt = { id: state.offer.id, after: 0 }; // another offer: its feed from its start
+          const page = await api.gameEvents(state.offer.id, offerAt.after, WAIT_SECONDS);
           if (stopped) return;
-          offerAfter = page.last_id ?? offerAfter;
+          offerAt.after = page.last_id ?? offerAt.after;
           for (const event of page.items) seen(event);
         } else if (followed) {
-          offerAfter = 0;
           await new Promise((resolve) => (wake = () => resolve(undefined)));
         } else {
           const page = await api.gameEvents(gameId, after, WAIT_SECONDS);
           if (stopped) return;
           after = page.last_id ?? after;
           const created = page.items.filter((event) => event.type === "rematch_created").at(-1);
-          if (created && "rematch" in created && created.rematch !== state.offer?.id) {
-            offerAfter = 0;
-            await load(created.rematch);
-          }
+          if (created && "rematch" in created && created.rematch !== state.offer?.id) await load(created.rematch);
         }
-      } catch {
-        await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
+      } catch (error) {
+        if (error instanceof api.ApiProblem && error.code === "unknown_event_id") {
+          (after = 0), (offerAt = { id: null, after: 0 }); // a feed behind what was read of it (a database restored): from its start
+        } else {
+          await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
+        }
       }
     }
   }

@@ -103,8 +103,9 @@ def test_a_read_is_one_select(app, new_table):
 
 def test_a_players_feed_read_after_an_event_lists_none_of_their_games(app):
     """A page of a player's feed after an event the reader has (a poll, a resumed stream) reads the
-    key's player, the tickets its heartbeat keeps alive and the new events: not the profile, the games
-    in progress and the feed's head that only the ``player`` event of a reader from the start needs."""
+    key's player and the feed's head (an id past it is refused), the tickets its heartbeat keeps alive
+    and the new events: not the profile and the games in progress that only the ``player`` event of a
+    reader from the start needs."""
     client = bare_client(app)
     ana = new_player(client, "Ana")
     for _ in range(3):
@@ -121,5 +122,5 @@ def test_a_players_feed_read_after_an_event_lists_none_of_their_games(app):
     from_the_start, first = read("")
     assert first["items"][0]["type"] == "player" and len(first["items"][0]["games"]) == 3
     resumed, _ = read(f"&after={first['last_id']}")
-    assert resumed["SELECT"] == 3  # the key's player, the tickets, the feed's new events
+    assert resumed["SELECT"] == 4  # the key's player, the feed's head, the tickets, the feed's new events
     assert from_the_start["SELECT"] > resumed["SELECT"]

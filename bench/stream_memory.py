@@ -35,6 +35,7 @@ from tests.support.server import HOST, free_port, serve
 
 ROOT = Path(__file__).resolve().parents[1]
 OPEN_AT_ONCE = 100
+WAIT_SECONDS = 600  # for a snapshot (a full collection and tracemalloc's over many streams take a while)
 
 
 def resident_kib() -> int:
@@ -55,7 +56,9 @@ class Probe:
         self.taken: dict[str, tuple[tracemalloc.Snapshot | None, Counter[str], Counter[str], int, int]] = {}
 
     def watch(self) -> None:
-        while True:
+        """Take the snapshots asked for, until the last (``after``) or :data:`WAIT_SECONDS` have passed."""
+        deadline = time.monotonic() + WAIT_SECONDS
+        while "after" not in self.taken and time.monotonic() < deadline:
             time.sleep(0.2)
             for asked in sorted(self.folder.glob("*.ask")):
                 asked.unlink()
@@ -78,17 +81,23 @@ class Probe:
         self.taken[name] = (snapshot, counts, sizes, resident_kib(), traced)
         if name == "after":
             added = int((self.folder / "added").read_text())
-            (self.folder / "report.txt").write_text(self.report(added))
+            report, figures = self.report(added)
+            (self.folder / "figures.json").write_text(json.dumps(figures))
+            (self.folder / "report.txt").write_text(report)
         (self.folder / f"{name}.done").write_text("")
 
-    def report(self, added: int) -> str:
+    def report(self, added: int) -> tuple[str, dict[str, Any]]:
+        """What each added stream keeps, as text, and its main figures."""
         before, counts0, sizes0, resident0, traced0 = self.taken["before"]
         after, counts1, sizes1, resident1, traced1 = self.taken["after"]
         lines = [f"streams added: {added}"]
+        figures: dict[str, Any] = {"streams": added}
         if before is None or after is None:  # with tracing on, its own records (and the first snapshot) would count
-            lines.append(f"resident memory: {(resident1 - resident0) / added:.2f} KiB a stream")
+            figures["resident_kib_per_stream"] = round((resident1 - resident0) / added, 2)
+            lines.append(f"resident memory: {figures['resident_kib_per_stream']:.2f} KiB a stream")
         else:
-            lines.append(f"traced memory: {(traced1 - traced0) / 1024 / added:.2f} KiB a stream (net)")
+            figures["traced_kib_per_stream"] = round((traced1 - traced0) / 1024 / added, 2)
+            lines.append(f"traced memory: {figures['traced_kib_per_stream']:.2f} KiB a stream (net)")
             sizes: Counter[str] = Counter()
             blocks: Counter[str] = Counter()
             for stat in after.compare_to(before, "traceback"):
@@ -110,7 +119,7 @@ class Probe:
         lines += [
             f"{size:8.1f} {count:6.2f}  {kind}" for size, count, kind in sorted(rows, reverse=True) if count >= 0.5
         ]
-        return "\n".join(lines)
+        return "\n".join(lines), figures
 
 
 def _owner(frames: list[tracemalloc.Frame]) -> str:
@@ -166,7 +175,15 @@ async def open_streams(port: int, readers: list[tuple[str, str | None]], kept: l
 
 def snapshot(folder: Path, name: str) -> None:
     (folder / f"{name}.ask").write_text("")
-    while not (folder / f"{name}.done").exists():
+    wait_for(folder / f"{name}.done")
+
+
+def wait_for(path: Path) -> None:
+    """Until the served process writes ``path``, at most :data:`WAIT_SECONDS`."""
+    deadline = time.monotonic() + WAIT_SECONDS
+    while not path.exists():
+        if time.monotonic() > deadline:
+            raise SystemExit(f"bench.stream_memory: the served process wrote no {path.name} in {WAIT_SECONDS} s")
         time.sleep(0.2)
 
 
@@ -221,9 +238,9 @@ def main() -> None:
         command = [sys.executable, "-m", "bench.stream_memory", "--served", str(folder), "--frames", str(args.frames)]
         with serve(command, port=port, env=env, cwd=ROOT, log=folder / "realtime.log", start_seconds=120):
             asyncio.run(drive(port, folder, args))
-            while not (folder / "report.txt").exists():
-                time.sleep(0.2)
+            wait_for(folder / "report.txt")
             print((folder / "report.txt").read_text())
+            print(f"stream_memory={(folder / 'figures.json').read_text()}")
 
 
 if __name__ == "__main__":

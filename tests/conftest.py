@@ -38,6 +38,15 @@ Flask.test_client_class = WorkingClient
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """On PostgreSQL only the tests that reach a database (:func:`_reaching_postgres`); then the
+    long-running tests (marked ``slow``) first. pytest-xdist steals work (``--dist worksteal``,
+    pyproject.toml): a worker that is done takes half of what another has left, so no long test
+    starts last on one worker while the other has nothing to do."""
+    _reaching_postgres(config, items)
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)  # stable: the order otherwise kept
+
+
+def _reaching_postgres(config: pytest.Config, items: list[pytest.Item]) -> None:
     """On PostgreSQL (``TEST_DATABASE_URL``) the tests that reach the database the fixtures give
     (every database fixture asks for ``postgres_url``) or that are marked ``postgres``: the others run
     alike on any database, and the suite on SQLite runs them (the README's test command, and
@@ -50,7 +59,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if "postgres_url" in getattr(item, "fixturenames", ()) or item.get_closest_marker("postgres")
     ]
     if len(kept) < len(items):
-        config.hook.pytest_deselected(items=[item for item in items if item not in set(kept)])
+        left_out = set(items) - set(kept)
+        config.hook.pytest_deselected(items=[item for item in items if item in left_out])
         items[:] = kept
 
 

@@ -17,6 +17,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, event, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import Bundle, RuleBasedStateMachine, precondition, rule, run_state_machine_as_test
@@ -342,6 +343,7 @@ def guarded(game: GameModel, guard: str | None) -> tuple[str, str | None]:
     return f'"{game.id}.{version}"', "precondition_failed" if guard == "stale" else None
 
 
+@pytest.mark.slow
 def test_the_api_follows_the_engine(postgres_url: str | None, tmp_path: Path) -> None:
     apps = FreshApps(postgres_url, tmp_path)
     run_state_machine_as_test(lambda: ApiMachine(apps), settings=STATEFUL)

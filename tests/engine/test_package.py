@@ -27,6 +27,7 @@ def test_importing_the_engine_loads_nothing_outside_the_standard_library() -> No
     assert [name for name in outside if not name.startswith("service.engine")] == ["service"]
 
 
+@pytest.mark.slow
 def test_mypy_strict() -> None:
     if importlib.util.find_spec("mypy") is None:
         pytest.skip("mypy is not installed (pip install -e '.[test]')")

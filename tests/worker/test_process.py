@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import pytest
 from flask import Flask
 from sqlalchemy import text
 
@@ -56,6 +57,7 @@ def _dealt_game(new_table) -> str:
     return table.id
 
 
+@pytest.mark.slow
 def test_the_worker_process_makes_the_moves_nobody_reads(app, client, new_table, database_url, tmp_path):
     log = tmp_path / "worker.log"
     with coins_worker(database_url, log) as worker:

@@ -2,7 +2,9 @@
 
 The suite runs on SQLite by default. Set ``TEST_DATABASE_URL`` (for example
 ``postgresql://postgres@127.0.0.1:5432/test``) to run it on PostgreSQL: each run and each
-pytest-xdist worker gets its own schema, emptied before every test (the app migrates it).
+pytest-xdist worker gets its own schema. Each test's database is at the head revision, as a
+migration of an empty one leaves it, without a migration each time (tests/support/head_databases.py);
+tests/store's start empty.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from service import create_app
 from service.config import Settings
 from tests.support.documented_problems import undocumented
 from tests.support.fresh_apps import empty_schema
+from tests.support.head_databases import HeadDatabases
 from tests.support.realtime import Realtime, realtime_role
 from tests.support.working_client import NO_PACE, WorkingClient
 
@@ -92,13 +95,29 @@ def postgres_url(worker_id: str, testrun_uid: str) -> Iterator[str | None]:
     _postgres_schema(schema, drop=True)
 
 
+@pytest.fixture(scope="session")
+def head_databases(postgres_url: str | None, tmp_path_factory: pytest.TempPathFactory) -> Iterator[HeadDatabases]:
+    """This worker's maker of databases at the head revision (migrated once, then copied or reset)."""
+    made = HeadDatabases(postgres_url, tmp_path_factory.mktemp("head"))
+    yield made
+    made.close()
+
+
 @pytest.fixture
-def database_url(postgres_url: str | None, tmp_path: Path) -> Iterator[str]:
-    """A fresh, empty database for one test (no tables: the ``app`` fixture migrates it)."""
+def database_url(postgres_url: str | None, head_databases: HeadDatabases, tmp_path: Path) -> str:
+    """A fresh database for one test, at the head revision: as a migration of an empty one leaves it
+    (tests/support/head_databases.py). tests/store's tests, of the migrations, start from empty ones."""
     if postgres_url is None:
-        yield f"sqlite:///{tmp_path / 'coins.sqlite3'}"
-        return
-    yield empty_schema(postgres_url)  # this worker's schema; create_app migrates it
+        return head_databases.sqlite(tmp_path / "coins.sqlite3")
+    return head_databases.postgres()  # this worker's schema
+
+
+@pytest.fixture
+def empty_database_url(postgres_url: str | None, tmp_path: Path) -> str:
+    """A fresh, empty database for one test (no tables: an app's start migrates it)."""
+    if postgres_url is None:
+        return f"sqlite:///{tmp_path / 'coins.sqlite3'}"
+    return empty_schema(postgres_url)  # this worker's schema
 
 
 @pytest.fixture

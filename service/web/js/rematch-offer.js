@@ -95,7 +95,9 @@ export function rematchOffer(gameId, { render, asSeat }) {
         }
       } catch (error) {
         if (error instanceof api.ApiProblem && error.code === "unknown_event_id") {
-          (after = 0), (offerAt = { id: null, after: 0 }); // a feed behind what was read of it (a database restored): from its start
+          // a feed behind what was read of it (a database restored): each read from its start
+          after = 0;
+          offerAt = { id: null, after: 0 };
         } else {
           await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
         }

@@ -69,9 +69,10 @@ def one_malloc_arena() -> bool:
     """Let glibc's malloc keep one arena for the process, unless ``MALLOC_ARENA_MAX`` says otherwise;
     whether it was set. By default each thread that allocates gets an arena of its own (up to 8 a
     core): a stream opens on a2wsgi's threads (the Flask view) and lives on the event loop's, and the
-    pieces its opening left in a thread's arena are not reused by the others, so each stream held
-    the resident memory of 1.2 KiB more (``bench/stream_memory.py``: 12.4 -> 11.2 KiB). Threads that
-    allocate at once wait for each other's malloc, but they take turns for the GIL anyway."""
+    pieces its opening left in a thread's arena are not reused by the others. On SQLite a held stream
+    cost 1.9 KiB more behind HAProxy (``bench/realtime.py``, 2026-12-06: 19.5-19.9 -> 17.8-17.9 KiB at
+    the margin; PostgreSQL unchanged). Threads that allocate at once now wait for each other's
+    malloc (the drivers' C code runs without the GIL): the bench's latencies did not move."""
     if os.environ.get("MALLOC_ARENA_MAX") or platform.libc_ver()[0] != "glibc":
         return False  # the operator's choice (glibc read it at start), or another C library
     return bool(ctypes.CDLL(None).mallopt(M_ARENA_MAX, 1))

@@ -24,8 +24,7 @@ from sqlalchemy import create_engine, text
 from service import create_app
 from service.config import Settings
 from tests.support.documented_problems import undocumented
-from tests.support.fresh_apps import empty_schema
-from tests.support.head_databases import HeadDatabases
+from tests.support.head_databases import HeadDatabases, empty_schema
 from tests.support.realtime import Realtime, realtime_role
 from tests.support.working_client import NO_PACE, WorkingClient
 

@@ -13,8 +13,7 @@ from sqlalchemy import create_engine, inspect, text
 
 from service import create_app
 from service.config import Settings
-from tests.support.fresh_apps import empty_schema
-from tests.support.head_databases import HeadDatabases, migrate
+from tests.support.head_databases import HeadDatabases, empty_schema, migrate
 from tests.support.working_client import NO_PACE
 
 

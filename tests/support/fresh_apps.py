@@ -13,7 +13,6 @@ import itertools
 from pathlib import Path
 
 from flask import Flask
-from sqlalchemy import create_engine, text
 
 from service import create_app
 from service.api.resources.events.routes import FEED_EXTENSION
@@ -47,15 +46,3 @@ class FreshApps:
         if self.databases.postgres_url is None:
             return self.databases.sqlite(self.folder / f"example-{next(self._numbers)}.sqlite3")
         return self.databases.postgres()
-
-
-def empty_schema(postgres_url: str) -> str:
-    """Drop everything in the schema that ``postgres_url``'s search_path names (tables and
-    alembic_version), leaving it empty for an app to migrate; the URL back."""
-    engine = create_engine(postgres_url)
-    with engine.begin() as connection:
-        schema = connection.scalar(text("SELECT current_schema()"))
-        connection.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-        connection.execute(text(f'CREATE SCHEMA "{schema}"'))
-    engine.dispose()
-    return postgres_url

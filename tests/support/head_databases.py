@@ -20,7 +20,7 @@ from service.config import Settings
 from service.store.db import Database
 from service.store.migrate import head_revision, upgrade
 
-__all__ = ["HeadDatabases", "migrate"]
+__all__ = ["HeadDatabases", "empty_schema", "migrate"]
 
 VERSION_TABLE = "alembic_version"
 
@@ -32,6 +32,18 @@ def migrate(database_url: str) -> None:
         upgrade(database)
     finally:
         database.dispose()
+
+
+def empty_schema(postgres_url: str) -> str:
+    """Drop everything in the schema that ``postgres_url``'s search_path names (tables and
+    alembic_version), leaving it empty for an app to migrate; the URL back."""
+    engine = create_engine(postgres_url)
+    with engine.begin() as connection:
+        schema = connection.scalar(text("SELECT current_schema()"))
+        connection.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
+        connection.execute(text(f'CREATE SCHEMA "{schema}"'))
+    engine.dispose()
+    return postgres_url
 
 
 class HeadDatabases:
@@ -65,9 +77,7 @@ class HeadDatabases:
                 if at_head and _has_schema(connection, _seeds(schema)):
                     _empty_and_seed(connection, schema)
                     return self.postgres_url
-                connection.execute(text(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE'))
-                connection.execute(text(f'CREATE SCHEMA "{schema}"'))
-            migrate(self.postgres_url)
+            migrate(empty_schema(self.postgres_url))
             with engine.begin() as connection:
                 _keep_seeds(connection, schema)
         finally:

@@ -37,7 +37,7 @@ def migrate(database_url: str) -> None:
 def empty_schema(postgres_url: str) -> str:
     """Drop everything in the schema that ``postgres_url``'s search_path names (tables and
     alembic_version), leaving it empty for an app to migrate; the URL back."""
-    engine = create_engine(postgres_url)
+    engine = create_engine(Settings(database_url=postgres_url).sqlalchemy_url)
     with engine.begin() as connection:
         schema = connection.scalar(text("SELECT current_schema()"))
         connection.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))

@@ -1,12 +1,13 @@
 """Where a request's time goes in a gunicorn worker: py-spy samples both workers under load.
 
-Starts the service as bench/http_load.py does (gunicorn, here 2 sync workers, 127.0.0.1), drives
-``--games`` concurrent games, records both workers with py-spy for ``--seconds``, and prints
-the share of the samples in each part of the stack: for every request, and for the play
-requests alone. py-spy counts a worker blocked in the database driver (a PostgreSQL round
-trip, SQLite waiting for the write lock) as busy, so the shares are of the time the workers
-spend on requests, waits on the database included; the time they sit waiting for the next
-connection is not counted.
+Starts the service as bench/http_load.py does (gunicorn as deployed, here 2 workers, each of
+gunicorn.conf.py's threads; 127.0.0.1), drives ``--games`` concurrent games, records both workers
+with py-spy for ``--seconds``, and prints the share of the samples in each part of the stack: for
+every request (gunicorn's reading and answering included), and within the play view alone.
+py-spy counts a thread blocked in the database driver (a PostgreSQL round trip, SQLite waiting
+for the write lock) as busy, so the shares are of the time the threads spend on requests, waits
+on the database included (``--gil``: only the samples of a thread holding the GIL, its CPU in
+Python); the time they sit waiting for the next connection is not counted.
 
     pip install py-spy   # not a dependency of the service
     .venv/bin/python -m bench.http_profile [--db sqlite|postgres] [--games 4] [--seconds 10] [--raw out] [--gil]
@@ -30,21 +31,22 @@ from bench.http_load import POSTGRES_URL, database_urls, drive, gunicorn
 # The first rule whose pattern occurs anywhere in a sample's stack takes the sample.
 PARTS: list[tuple[str, str]] = [
     ("observability (request id, metrics, JSON log line)", r"service/observability/|prometheus_client/"),
-    ("db: BEGIN (SQLite BEGIN IMMEDIATE)", r"on_begin \("),
-    ("db: read the game and its seats (one SELECT)", r"GameRepository\.get \("),
-    ("db: save (UPDATE games, INSERT actions [, tricks]; one statement on PostgreSQL)", r"GameRepository\.save \("),
-    ("db: COMMIT", r"Transaction\.commit \(|Connection\.commit \("),
-    ("db: other (pool checkout and pre-ping, connection)", r"Database\.(transaction|connect|begin) \(|sqlalchemy/"),
+    ("db: BEGIN and COMMIT (SQLite: this process's turn for the write lock, BEGIN IMMEDIATE)", r"Database\.begin \("),
+    ("db: read the game and its seats", r"StoreSession\.load \("),
+    ("db: save (the game, its actions, what it owes others)", r"StoreSession\.save \("),
+    ("db: other (pool checkout and pre-ping, connection, other statements)", r"service/store/|sqlalchemy/"),
     ("engine (restore the snapshot, play, snapshot)", r"service/engine/"),
     (
-        "serialise the response (service/api/serialize.py, JSON)",
-        r"service/api/serialize\.py|Schema\.dump \(|JSONProvider\.(response|dumps) \(",
+        "serialise the response (compiled dumpers, JSON)",
+        r"<dumper of |Schema\.dump \(|JSONProvider\.(response|dumps) \(|jsonify \(",
     ),
     ("parse the request (webargs, marshmallow load, JSON)", r"Parser\.parse \(|Schema\.load \(|get_data \("),
-    ("use cases, other (service/games.py)", r"service/games\.py"),
-    ("gunicorn: send the response", r"gunicorn/util\.py:\d+\);write \(|\bwrite \(gunicorn/util\.py"),
-    ("gunicorn: wait for the client to close (close_graceful)", r"close_graceful \("),
-    ("Flask, flask-smorest, werkzeug, gunicorn: the rest", r"."),
+    ("use cases and their unit of work (service/games/, service/work/)", r"service/games/|service/work/"),
+    ("the service's HTTP layer (service/api/: views, hooks, headers)", r"service/api/"),
+    ("Flask, flask-smorest, webargs, werkzeug: the rest", r"flask/|flask_smorest/|webargs/|werkzeug/"),
+    ("gunicorn: read and parse the request", r"Parser\.__next__ \(|_keepalive_after \("),
+    ("gunicorn: send the response", r"Response\.write \(|ClosingIterator"),
+    ("gunicorn: the rest (accept, environ, access log, keep-alive)", r"."),
 ]
 
 
@@ -83,8 +85,8 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="coins-http-profile-") as tmp:
         workdir = Path(tmp)
         service_url, _ = database_urls(args.db, workdir, args.postgres_url)
-        sync = ["--worker-class", "sync"]  # the stacks below are a sync worker's (SyncWorker.handle)
-        with gunicorn("wsgi:app", service_url, workdir, log_level="INFO", workers=2, extra=sync) as server:
+        # As deployed: gunicorn.conf.py's threads make them gthread workers (ThreadWorker.handle).
+        with gunicorn("wsgi:app", service_url, workdir, log_level="INFO", workers=2) as server:
             drive(server, args.games, 2.0, "play", 0)  # warm up: imports, pools, prepared statements
             workers = [
                 int(stat.parent.name)
@@ -115,7 +117,7 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"{args.db}, {args.games} concurrent games, {len(workers)} workers, {args.seconds:.0f} s at {args.rate} Hz"
         )
-        for title, anchor in (("every request", "SyncWorker.handle "), ("play requests", "PlayViews.post ")):
+        for title, anchor in (("every request", "ThreadWorker.handle "), ("the play view", "PlayViews.post ")):
             total, parts = shares(raw, anchor)
             print(f"\n{title} ({total} samples)")
             for name, _ in PARTS:

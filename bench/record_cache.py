@@ -33,7 +33,8 @@ def main() -> None:
     from service.config import Settings
 
     with _database(options.database_url) as url:
-        settings = Settings(database_url=url, log_level="WARNING", rate_limits="off")
+        # No pace: the worker's steps below make the bots' moves due at once.
+        settings = Settings(database_url=url, log_level="WARNING", rate_limits="off", bot_pace_ms=0, trick_pause_ms=0)
         cached_app = create_app(settings)
         uncached_app = create_app(replace(settings, record_cache_bytes=0, auto_migrate=False))
         cached, uncached = cached_app.test_client(), uncached_app.test_client()
@@ -61,14 +62,17 @@ def main() -> None:
 
 
 def _finished_game(client: Any, target: int) -> str:
-    """Three random bots to ``target``, read until the server has made all their moves."""
+    """Three random bots to ``target``, their moves made by the worker's step (``make_due_moves``,
+    as in bench/request_cpu.py): no read makes a move."""
     body = {"target_score": target, "seats": [{"bot": "random"}] * 3, "seed": "record-cache"}
-    game = client.post("/v1/games", json=body).json
+    game_id = str(client.post("/v1/games", json=body).json["id"])
+    games = client.application.extensions["coins.games"]
     for _ in range(MAX_READS):
-        if game["status"] == "finished":
-            return str(game["id"])
-        game = client.get(f"/v1/games/{game['id']}").json
-    raise RuntimeError("the bots did not finish the game")
+        if not games.make_due_moves(game_id):
+            break
+    if client.get(f"/v1/games/{game_id}").json["status"] != "finished":
+        raise RuntimeError("the bots did not finish the game")
+    return game_id
 
 
 if __name__ == "__main__":

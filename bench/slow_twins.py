@@ -25,15 +25,20 @@ __all__ = ["TWINS"]
 
 @contextmanager
 def _marshmallow_dump(app: Flask) -> Iterator[None]:
-    """Responses and events dumped by ``schema.dump`` (no compiled dumpers)."""
+    """Responses, games' events and players' events dumped by ``schema.dump`` (no compiled dumpers)."""
     from service.api.resources.events import schemas as event_schemas
+    from service.api.resources.player_events import schemas as player_event_schemas
 
     with ExitStack() as stack:
         for blueprint in app.blueprints.values():
             for schema in getattr(blueprint, "response_schemas", ()):
                 stack.enter_context(patch.object(schema, "dump", partial(type(schema).dump, schema)))
-        dumps = {name: schema().dump for name, schema in event_schemas.EVENT_SCHEMAS.items()}
-        stack.enter_context(patch.object(event_schemas, "_DUMPERS", dumps))
+        for module, schemas in (
+            (event_schemas, event_schemas.EVENT_SCHEMAS),
+            (player_event_schemas, player_event_schemas.PLAYER_EVENT_SCHEMAS),
+        ):
+            dumps = {name: schema().dump for name, schema in schemas.items()}
+            stack.enter_context(patch.object(module, "_DUMPERS", dumps))
         yield
 
 

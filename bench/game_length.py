@@ -9,8 +9,8 @@ is ``game_length=<json>`` with every block and the ratio of the last block's med
 first's (1.0: a play costs the same however long the games have grown).
 
 This isolates the service's own work per play from what a full benchmark adds (gunicorn, the
-network, the load generator, the host): bench/events.py's throughput falls over a run, and this
-shows how much of that the games' growth explains.
+network, the load generator, the host): when a load benchmark's throughput falls over a run
+(bench/http_load.py, bench/realtime.py), this shows how much of that the games' growth explains.
 
     .venv/bin/python -m bench.game_length [--db sqlite] [--games 100] [--plays 60000] [--block 5000]
         [--postgres-url postgresql://postgres@127.0.0.1:5432/test] [--seconds 600]

@@ -9,7 +9,8 @@ the service's own parts, not a second implementation of the contract:
   :class:`~service.events.EventFeed` (the first event, rendered by the API's schemas) and answers
   it with ``Grip-Hold: stream``, the feed's channel and a keep-alive comment every 15 s;
 - the **publisher** (``python -m bench.grip_candidate --publish``): hears the service's channel
-  (PostgreSQL NOTIFY, an SQLite file's data version), reads each changed feed's new events with
+  (PostgreSQL NOTIFY, which names the changed feed; SQLite's channel names none, so the candidate
+  runs on PostgreSQL only, as bench/realtime.py says), reads each changed feed's new events with
   the same :class:`~service.events.EventFeed` and publishes their frames to Pushpin's HTTP
   publishing endpoint, one request per round;
 - **Pushpin** itself, with ``message_rate`` and ``message_hwm`` raised past what the benchmark sends

@@ -28,7 +28,7 @@ generator reports its own CPU: a saturated generator makes the latencies upper b
 
     .venv/bin/python -m bench.realtime                        # --db postgres,sqlite --design asgi
     .venv/bin/python -m bench.realtime --games 20 --feeds 200 # 2,000 streams
-    .venv/bin/python -m bench.realtime --design pushpin       # apt-get install pushpin
+    .venv/bin/python -m bench.realtime --db postgres --design pushpin   # apt-get install pushpin
 
 Everything talks to 127.0.0.1 only, every loop is bounded in count and time, and every process is
 stopped at the end. The last line is ``realtime=<json summary>``.
@@ -532,6 +532,11 @@ def main() -> None:
     if args.generator:
         generator_main(args.generator)
         return
+    if args.design == "pushpin" and "sqlite" in args.db.split(","):
+        parser.error(
+            "--design pushpin runs on --db postgres only: its publisher learns which feed changed from "
+            "PostgreSQL's NOTIFY, and SQLite's channel says only that the file changed"
+        )
     assert 1 <= args.games <= 500 and 1 <= args.spectators <= 500 and 3 * args.games <= args.feeds <= 20_000
     assert 0 < args.seconds <= 600 and 0 < args.plays_per_second <= 1000 and 0 <= args.warm_share < 1
     raise_open_files()

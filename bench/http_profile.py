@@ -7,7 +7,8 @@ every request (gunicorn's reading and answering included), and within the play v
 py-spy counts a thread blocked in the database driver (a PostgreSQL round trip, SQLite waiting
 for the write lock) as busy, so the shares are of the time the threads spend on requests, waits
 on the database included (``--gil``: only the samples of a thread holding the GIL, its CPU in
-Python); the time they sit waiting for the next connection is not counted.
+Python); the time they sit waiting for the next connection is not counted. The last line is
+``http_profile=<json>``: the shares of both.
 
     pip install py-spy   # not a dependency of the service
     .venv/bin/python -m bench.http_profile [--db sqlite|postgres] [--games 4] [--seconds 10] [--raw out] [--gil]
@@ -16,6 +17,7 @@ Python); the time they sit waiting for the next connection is not counted.
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import shutil
 import subprocess
@@ -25,6 +27,7 @@ import threading
 import time
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 from bench.http_load import POSTGRES_URL, database_urls, drive, gunicorn
 
@@ -117,12 +120,18 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"{args.db}, {args.games} concurrent games, {len(workers)} workers, {args.seconds:.0f} s at {args.rate} Hz"
         )
+        summary: dict[str, Any] = {"db": args.db, "games": args.games, "gil": args.gil}
         for title, anchor in (("every request", "ThreadWorker.handle "), ("the play view", "PlayViews.post ")):
             total, parts = shares(raw, anchor)
             print(f"\n{title} ({total} samples)")
             for name, _ in PARTS:
                 if parts[name]:
                     print(f"  {parts[name] / total:6.1%}  {name}")
+            summary[title] = {
+                "samples": total,
+                **{name: round(parts[name] / total, 3) for name, _ in PARTS if parts[name]},
+            }
+    print(f"http_profile={json.dumps(summary)}")
     return 0
 
 

@@ -4,7 +4,9 @@ Each match seats the tested player against two copies of another, rotating the t
 bot's seat and the first dealer over all nine combinations, and plays every game to a
 target of 15 through the engine's :class:`Game` (seeded deals). It prints each match's win
 rate with a 95% Wilson interval (a fair share is 33.3%) and the tested player's CPU time per
-move (p50, p99, max).
+move (p50, p99, max). The last line is ``bots=<json>``: by match, the games, the wins, the win rate
+and its interval, and the tested player's CPU and wall-clock milliseconds per move; and whether
+``--minutes`` stopped the run early.
 
 Players: the service's strengths by name (``random``, ``basic``, ``expert``, ``master``);
 ``expert-35``, the expert as it was before issue 35 (its search without inference-weighted
@@ -21,12 +23,14 @@ the games already played are the same whenever and wherever they are played agai
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import multiprocessing
 import random
 import statistics
 import time
 from dataclasses import dataclass
+from typing import Any
 
 from bench.pimc import PimcBot
 from service.bots import Bot, ExpertBot, make_bot
@@ -133,6 +137,7 @@ def main() -> None:
     results: dict[str, list[Result]] = {name: [] for name in names}
     start = time.perf_counter()
     stop = start + args.minutes * 60 if args.minutes else math.inf
+    stopped = False
     with multiprocessing.Pool(args.workers) as pool:
         for name, result in pool.imap(_play_named, tasks, chunksize=1):
             results[name].append(result)
@@ -140,14 +145,45 @@ def main() -> None:
                 report(name, results[name], time.perf_counter() - start)
             if time.perf_counter() > stop:
                 print(f"stopped after {args.minutes:g} minutes (--minutes): the games finished so far", flush=True)
+                stopped = True
                 break
     for name in names:
         if results[name]:
             report(name, results[name], time.perf_counter() - start, timings=True)
+    summary = {
+        "stopped_early": stopped,
+        "elapsed_s": round(time.perf_counter() - start),
+        "matches": {name: figures(results[name]) for name in names if results[name]},
+    }
+    print("bots=" + json.dumps(summary))
 
 
 def _play_named(task: tuple[str, Game_]) -> tuple[str, Result]:
     return task[0], play(task[1])
+
+
+def figures(results: list[Result]) -> dict[str, Any]:
+    """One match's figures for the last line: as :func:`report` prints them, rounded."""
+    wins = sum(result.won for result in results)
+    low, high = wilson(wins, len(results))
+    summary: dict[str, Any] = {
+        "games": len(results),
+        "wins": wins,
+        "win_rate": round(wins / len(results), 3),
+        "ci95_low": round(low, 3),
+        "ci95_high": round(high, 3),
+    }
+    for clock, values in (
+        ("cpu", [t for result in results for t in result.cpu_seconds]),
+        ("wall", [t for result in results for t in result.seconds]),
+    ):
+        summary[f"{clock}_per_move"] = {
+            "moves": len(values),
+            "p50_ms": round(statistics.median(values) * 1000, 3),
+            "p99_ms": round(percentile(values, 0.99) * 1000, 3),
+            "max_ms": round(max(values) * 1000, 3),
+        }
+    return summary
 
 
 def report(name: str, results: list[Result], elapsed: float, *, timings: bool = False) -> None:

@@ -2,8 +2,9 @@
 
 Each game is seeded (so the deals are reproducible), played to a target of 15 with a fixed
 ``random.Random`` choosing each card among :meth:`Game.legal_cards`, dealing whenever a hand
-is due. Prints one line per repeat, the medians, and as its last line
-``games_per_second=<median>``.
+is due. Prints one line per repeat and the medians. The last line is ``engine=<json>``: the
+medians of the games and plays per CPU second and of the games per wall-clock second, the games and
+plays of a repeat, the repeats and the target.
 
 Rates are per second of this process's CPU time (``time.process_time``): the throughput of
 one core, which stays meaningful when other work shares the machine. The wall-clock rate is
@@ -15,6 +16,7 @@ printed alongside; on an idle machine the two agree.
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import statistics
 import time
@@ -70,8 +72,16 @@ def main() -> None:
         f"median of {args.repeats}: {statistics.median(games_rates):,.0f} games/s, "
         f"{statistics.median(plays_rates):,.0f} plays/s, {statistics.median(wall_rates):,.0f} games/s wall-clock"
     )
-    print(f"plays_per_second={statistics.median(plays_rates):.0f}")
-    print(f"games_per_second={statistics.median(games_rates):.0f}")
+    summary = {
+        "games_per_second": round(statistics.median(games_rates)),
+        "plays_per_second": round(statistics.median(plays_rates)),
+        "wall_games_per_second": round(statistics.median(wall_rates)),
+        "games_per_repeat": args.games,
+        "plays_per_repeat": plays,
+        "repeats": args.repeats,
+        "target": args.target,
+    }
+    print("engine=" + json.dumps(summary))
 
 
 if __name__ == "__main__":

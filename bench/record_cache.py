@@ -5,7 +5,8 @@ its record is downloaded ``--reads`` times from each of two apps on the same dat
 the default ``RECORD_CACHE_BYTES`` (the first read renders and keeps the record; it is left out),
 one with ``RECORD_CACHE_BYTES=0``, alternating read by read. Each request is timed with
 :func:`time.thread_time` (the serving thread's CPU) through Flask's test client; the script checks
-both bodies are the same bytes and prints the medians::
+both bodies are the same bytes and prints the medians, then, as its last line, ``record_cache=<json>``
+with them::
 
     .venv/bin/python -m bench.record_cache [--target 100] [--reads 40] \\
         [--database-url postgresql://postgres@127.0.0.1:5432/test]
@@ -14,6 +15,7 @@ both bodies are the same bytes and prints the medians::
 from __future__ import annotations
 
 import argparse
+import json
 import statistics
 import time
 from dataclasses import replace
@@ -56,9 +58,19 @@ def main() -> None:
             f"{medians['uncached']:.2f} ms of CPU without the cache, {medians['cached']:.2f} ms from it "
             f"({medians['uncached'] / medians['cached']:.0f}x less)"
         )
+        summary = {
+            "database": "postgresql" if options.database_url else "sqlite",
+            "plays": plays,
+            "record_kib": round(len(first.get_data()) / 1024, 1),
+            "reads": options.reads,
+            "uncached_p50_ms": round(medians["uncached"], 3),
+            "cached_p50_ms": round(medians["cached"], 3),
+            "times_less": round(medians["uncached"] / medians["cached"], 1),
+        }
         for app in (cached_app, uncached_app):
             app.extensions["coins.feed"].close()
             app.extensions["coins.db"].dispose()
+    print("record_cache=" + json.dumps(summary))
 
 
 def _finished_game(client: Any, target: int) -> str:

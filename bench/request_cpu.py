@@ -35,7 +35,11 @@ alternating the plays and reads among people request by request between the serv
 the service with one named fast path swapped for its slow twin (:mod:`bench.slow_twins`); it prints,
 by kind, the median over the runs of each run's median, and each twin's extra CPU as a share of the
 request's CPU without the fast path (``gain``). ``--database-url`` runs on PostgreSQL (a fresh
-database per subprocess, dropped after); ``--rate-limits on`` counts the requests as deployed::
+database per subprocess, dropped after); ``--rate-limits on`` counts the requests as deployed.
+
+Whichever the mode, the last line is ``request_cpu=<json>``: by kind, the count and the CPU
+milliseconds (``p50_ms``, ``p99_ms``, ``max_ms``) under ``after`` (and ``before``); with ``--compare``,
+by kind and variant, ``p50_ms`` and ``gain``, and the ``rounds``::
 
     .venv/bin/python -m bench.request_cpu [--games 3] [--plays 120] [--people-plays 0] [--before HEAD]
     .venv/bin/python -m bench.request_cpu --games 0 --plays 0 --people-plays 1400 --rounds 5 \\
@@ -300,37 +304,59 @@ def run_tree(tree: Path, args: argparse.Namespace) -> dict[str, list[float]]:
     return result
 
 
-def summary(label: str, times: dict[str, list[float]]) -> list[str]:
-    lines = []
+def by_kind(times: dict[str, list[float]]) -> dict[str, dict[str, float]]:
+    """By kind measured (in the order of KINDS), the count and the CPU's p50, p99 and max in ms."""
+    figures = {}
     for kind in sorted(times, key=lambda kind: (KINDS.index(kind.split("@")[0]), kind)):
         values = sorted(times[kind])
         if not values:
             continue
         p99 = values[min(len(values) - 1, round(0.99 * (len(values) - 1)))]
-        lines.append(
-            f"{label:<8} {kind:<30} n={len(values):<5} p50={statistics.median(values) * 1000:8.3f} ms"
-            f"  p99={p99 * 1000:8.1f} ms  max={values[-1] * 1000:8.1f} ms"
-        )
-    return lines
+        figures[kind] = {
+            "n": len(values),
+            "p50_ms": statistics.median(values) * 1000,
+            "p99_ms": p99 * 1000,
+            "max_ms": values[-1] * 1000,
+        }
+    return figures
 
 
-def compare(args: argparse.Namespace) -> list[str]:
+def summary(label: str, figures: dict[str, dict[str, float]]) -> list[str]:
+    return [
+        f"{label:<8} {kind:<30} n={kind_figures['n']:<5} p50={kind_figures['p50_ms']:8.3f} ms"
+        f"  p99={kind_figures['p99_ms']:8.1f} ms  max={kind_figures['max_ms']:8.1f} ms"
+        for kind, kind_figures in figures.items()
+    ]
+
+
+def rounded(figures: Any) -> Any:
+    """``figures`` (of :func:`by_kind` or :func:`compare`) for the last line, to the thousandth."""
+    if isinstance(figures, dict):
+        return {name: rounded(value) for name, value in figures.items()}
+    return round(figures, 3)
+
+
+def compare(args: argparse.Namespace) -> tuple[list[str], dict[str, dict[str, dict[str, float]]]]:
     """``--rounds`` runs, each alternating request by request between the service as it is and
     each slow twin; by kind, the median over the runs of each run's median, and each twin's gain:
-    the CPU it costs over the fast path, as a share of the request's CPU without the fast path."""
+    the CPU it costs over the fast path, as a share of the request's CPU without the fast path.
+    The lines printed, and the figures by kind and variant: ``p50_ms`` and, of a twin, ``gain``."""
     medians: dict[str, list[float]] = {}
     for _ in range(args.rounds):
         for kind, values in run_tree(ROOT, args).items():
             if values:
                 medians.setdefault(kind, []).append(statistics.median(values))
     lines = [f"{'kind':<16} {'variant':<18} {'p50 CPU':>11} {'gain':>7}   (median of {args.rounds} runs)"]
+    figures: dict[str, dict[str, dict[str, float]]] = {}
     for kind in ("play_3_people", "read_game"):
         fast = statistics.median(medians[kind])
         lines.append(f"{kind:<16} {AS_IS:<18} {fast * 1000:8.3f} ms")
+        figures[kind] = {AS_IS: {"p50_ms": fast * 1000}}
         for twin in args.compare.split(","):
             slow = statistics.median(medians[f"{kind}@{twin}"])
             lines.append(f"{kind:<16} {twin:<18} {slow * 1000:8.3f} ms {(slow - fast) / slow:7.1%}")
-    return lines
+            figures[kind][twin] = {"p50_ms": slow * 1000, "gain": (slow - fast) / slow}
+    return lines, figures
 
 
 def main() -> None:
@@ -368,10 +394,14 @@ def main() -> None:
         print(json.dumps(times))
         return
     if args.compare:
-        print("\n".join(compare(args)))
+        lines, figures = compare(args)
+        print("\n".join(lines))
+        print("request_cpu=" + json.dumps({"rounds": args.rounds, "compare": rounded(figures)}))
         return
     if not args.before:
-        print("\n".join(summary("after", run_tree(ROOT, args))))
+        after = by_kind(run_tree(ROOT, args))
+        print("\n".join(summary("after", after)))
+        print("request_cpu=" + json.dumps({"after": rounded(after)}))
         return
     pooled: dict[str, dict[str, list[float]]] = {"before": {}, "after": {}}
     with tempfile.TemporaryDirectory() as directory:
@@ -385,7 +415,9 @@ def main() -> None:
                         pooled[label].setdefault(kind, []).extend(values)
         finally:
             subprocess.run(["git", "worktree", "remove", "--force", str(tree)], cwd=ROOT, check=True)
-    print("\n".join(summary("before", pooled["before"]) + summary("after", pooled["after"])))
+    before, after = by_kind(pooled["before"]), by_kind(pooled["after"])
+    print("\n".join(summary("before", before) + summary("after", after)))
+    print("request_cpu=" + json.dumps({"before": rounded(before), "after": rounded(after)}))
 
 
 if __name__ == "__main__":

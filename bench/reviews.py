@@ -3,7 +3,8 @@
 The master's moves: seat 0 is the master, the other two basic bots; every master decision is timed
 (this thread's CPU, ``time.thread_time``) until ``--master-moves`` are. The reviews: games of three
 basic bots, every play judged by :func:`service.bots.review_play` (its fixed number of deals, as the
-worker judges it), timed per play and per game.
+worker judges it), timed per play and per game. The last line is ``reviews=<json>``: the figures
+printed, CPU milliseconds a master move and a judged play, CPU seconds a game's review.
 
     .venv/bin/python -m bench.reviews [--games 4] [--master-moves 150] [--seed 1]
 """
@@ -11,6 +12,7 @@ worker judges it), timed per play and per game.
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import statistics
 import time
@@ -107,6 +109,28 @@ def main() -> None:
         f"mean {statistics.mean(plays) * 1000:.0f} ms, p99 {_quantile(plays, 0.99) * 1000:.0f} ms, "
         f"max {max(plays) * 1000:.0f} ms; a game to {TARGET}: mean {statistics.mean(games):.1f} s, max {max(games):.1f} s"
     )
+    summary = {
+        "master": {
+            "playouts": MASTER_PLAYOUTS,
+            "moves": len(moves),
+            "p50_ms": round(_quantile(moves, 0.5) * 1000, 1),
+            "p99_ms": round(_quantile(moves, 0.99) * 1000, 1),
+            "max_ms": round(max(moves) * 1000, 1),
+        },
+        "review": {
+            "deals": REVIEW_DEALS,
+            "plays": len(plays),
+            "p50_ms": round(_quantile(plays, 0.5) * 1000, 1),
+            "mean_ms": round(statistics.mean(plays) * 1000, 1),
+            "p99_ms": round(_quantile(plays, 0.99) * 1000, 1),
+            "max_ms": round(max(plays) * 1000, 1),
+            "games": len(games),
+            "target": TARGET,
+            "game_mean_s": round(statistics.mean(games), 2),
+            "game_max_s": round(max(games), 2),
+        },
+    }
+    print("reviews=" + json.dumps(summary))
 
 
 if __name__ == "__main__":

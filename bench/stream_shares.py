@@ -4,7 +4,8 @@ Serves the real-time role, ``coins-realtime`` (every request on one port, as the
 does), on a fresh SQLite database, holding at most ``--streams-per-process`` streams, with
 ``RATE_LIMITS`` as given. The *attacker* (source address 127.0.0.1) opens
 ``--streams`` event streams on one game, one after another, and keeps them open; then *another*
-address (127.0.0.2) opens ``--others`` streams and as many long polls. Prints what each got::
+address (127.0.0.2) opens ``--others`` streams and as many long polls. Prints what each got, the
+count of each status; the last line is ``stream_shares=<json>``, with the same counts::
 
     .venv/bin/python -m bench.stream_shares --streams 1500 --streams-per-process 1000
     .venv/bin/python -m bench.stream_shares --streams 1500 --streams-per-process 1000 --rate-limits off
@@ -89,6 +90,22 @@ def main() -> None:
             print(f"other address ({OTHER}), {args.others} long polls: {dict(sorted(polls.items()))}")
             for stream in held:
                 stream.close()
+    summary = {
+        "streams_per_process": args.streams_per_process,
+        "rate_limits": args.rate_limits,
+        "attacker_streams": args.streams,
+        "attacker_statuses": _by_status(attacker),
+        "other_streams": args.others,
+        "other_stream_statuses": _by_status(other),
+        "other_long_polls": args.others,
+        "other_long_poll_statuses": _by_status(polls),
+    }
+    print("stream_shares=" + json.dumps(summary))
+
+
+def _by_status(counts: Counter[int]) -> dict[str, int]:
+    """How many answers of each status, in order (JSON's keys are strings)."""
+    return {str(status): count for status, count in sorted(counts.items())}
 
 
 if __name__ == "__main__":

@@ -14,7 +14,8 @@ and at the second she has left, a ``basic`` bot in her seat. The game then plays
 as a game a player left must (her rating waits for its result). At the end the script reads the
 action log, the game and Ana's profile: it prints the timeline and the gaps between moves, by kind
 (a bot's after a move, after a trick, a stand-in's after its deadline, the leave), and whether the
-result was rated::
+result was rated. The last line is ``unread_game=<json>``: those figures (``finished`` true), or,
+when the game outlasts ``--seconds``, ``finished`` false with the game's status then::
 
     .venv/bin/python -m bench.unread_game [--clock 5] [--target 3] [--first-card] [--seconds 600]
 
@@ -139,7 +140,8 @@ def _at(action: dict[str, Any]) -> datetime:
     return datetime.fromisoformat(action["created_at"])
 
 
-def report(log: list[dict[str, Any]], game: dict[str, Any], profile: dict[str, Any], started: float) -> None:
+def report(log: list[dict[str, Any]], game: dict[str, Any], profile: dict[str, Any], started: float) -> dict[str, Any]:
+    """Print the game's timeline, its gaps by kind and its result; return those figures."""
     first = _at(log[0])
     seats = [(seat.get("bot") or "person", seat["score"]) for seat in game["seats"]]
     print(f"game {game['id']}: {game['status']}, winner seat {game.get('winner')}; seats (holder, score) {seats}")
@@ -149,15 +151,35 @@ def report(log: list[dict[str, Any]], game: dict[str, Any], profile: dict[str, A
             continue
         offset = (_at(action) - first).total_seconds()
         print(f"  +{offset:7.2f} s  #{action['seq']:<4} {action['kind']:4} seat {action['seat']} {action['cause']}")
+    gaps_by_kind: dict[str, dict[str, float]] = {}
     for kind, values in sorted(gaps(log).items()):
         values.sort()
         print(
             f"  gaps before a {kind:7} n={len(values):3}  min {values[0]:.2f}  median {statistics.median(values):.2f}"
             f"  max {values[-1]:.2f} s"
         )
+        gaps_by_kind[kind] = {
+            "n": len(values),
+            "min_s": round(values[0], 2),
+            "median_s": round(statistics.median(values), 2),
+            "max_s": round(values[-1], 2),
+        }
     length = (_at(log[-1]) - first).total_seconds()
-    print(f"  {len(log)} actions in {length:.1f} s; {time.time() - started:.1f} s from the match to the end seen")
+    seen = time.time() - started
+    print(f"  {len(log)} actions in {length:.1f} s; {seen:.1f} s from the match to the end seen")
     print(f"  rated {game['rated']}, void {game.get('void')}; Ana's rating now {profile['rating']}")
+    return {
+        "status": game["status"],
+        "winner_seat": game.get("winner"),
+        "seats": [{"holder": holder, "score": score} for holder, score in seats],
+        "actions": len(log),
+        "game_s": round(length, 1),
+        "match_to_end_seen_s": round(seen, 1),
+        "gaps": gaps_by_kind,
+        "rated": game["rated"],
+        "void": game.get("void"),
+        "rating": profile["rating"],
+    }
 
 
 def main() -> None:
@@ -185,14 +207,17 @@ def main() -> None:
             if args.first_card:
                 first_card(base, ana["key"], ana["id"], game_id)
             print(f"matched in game {game_id}; Ana stops reading")
-            while status(database, game_id) != "finished":
+            while (state := status(database, game_id)) != "finished":
                 if time.time() - started > args.seconds:
+                    unfinished = {"finished": False, "game_id": game_id, "status": state, "limit_s": args.seconds}
+                    print("unread_game=" + json.dumps(unfinished), flush=True)
                     raise SystemExit(f"the game did not finish within {args.seconds:.0f} s")
                 time.sleep(0.5)
             time.sleep(2)  # the worker applies the rated result just after the end
             game = call(base, "GET", f"/v1/games/{game_id}")
             profile = call(base, "GET", f"/v1/players/{ana['id']}")
-            report(actions(base, game_id), game, profile, started)
+            figures = report(actions(base, game_id), game, profile, started)
+    print("unread_game=" + json.dumps({"finished": True, "game_id": game_id, **figures}))
 
 
 if __name__ == "__main__":

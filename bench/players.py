@@ -4,7 +4,8 @@ For each database (SQLite, PostgreSQL) it starts the service as the README serve
 machine (``coins-realtime``: every role's requests on one port) on a free port of 127.0.0.1 with a
 fresh database, with the limits off for this one-address load (``RATE_LIMITS=off``, ``STREAMS_PER_ADDRESS=0``),
 creates ``--players`` players (1,000) and opens every player's feed (``GET /v1/players/me/events``
-as Server-Sent Events, one socket each, read by one asyncio loop in this process). Then:
+as Server-Sent Events, one socket each, read by one asyncio loop in this process). Once every feed
+is open and ``/readyz`` says the worker is up (it matches and fans out; its start-up is not timed):
 
 1. **Matching.** ``--queuers`` of them (300) queue at once (``POST /v1/queue``, unrated, target 100
    so that no game ends during the run, ``bots_after: null``), ``--concurrency`` requests in flight.
@@ -37,6 +38,7 @@ import random
 import tempfile
 import time
 from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -49,6 +51,7 @@ OPEN_SECONDS = 120.0  # every feed open (its `player` event received) by then, o
 OPEN_ATTEMPTS = 60  # per feed, on a 503
 OPEN_CONCURRENCY = 50  # feeds being opened at once
 MATCH_SECONDS = 60.0  # every queuer's match_found by then
+WORKER_SECONDS = 60.0  # the worker up (as /readyz says) by then, or the run fails
 MAX_PLAYS = 200_000  # a bound on top of --seconds
 
 
@@ -249,6 +252,42 @@ def event_latencies(feeds: list[Feed], plays: Plays, after: float) -> list[float
     return latencies
 
 
+async def all_open(feeds: list[Feed], following: Sequence[asyncio.Future[None]]) -> None:
+    """Return as soon as every feed is open (its first event received); raise if a feed's ``follow``
+    task ends first (it failed, or its stream closed), or if ``OPEN_SECONDS`` pass."""
+
+    async def every_feed_opened() -> None:
+        for feed in feeds:
+            await feed.opened.wait()
+
+    opening = asyncio.ensure_future(every_feed_opened())  # not a gather: cancelled, that logs an error
+    # FIRST_COMPLETED, not FIRST_EXCEPTION: a follow task runs as long as its stream, so with no
+    # failure FIRST_EXCEPTION waits for every task to end, which is the whole of OPEN_SECONDS.
+    await asyncio.wait([opening, *following], timeout=OPEN_SECONDS, return_when=asyncio.FIRST_COMPLETED)
+    ended = [task.exception() or "stream closed" for task in following if task.done() and not task.cancelled()]
+    if not opening.done() or ended:
+        opening.cancel()
+        raise RuntimeError(f"{sum(not feed.opened.is_set() for feed in feeds)} feeds not open: {ended[:3]}")
+
+
+async def worker_up(port: int) -> None:
+    """Return once ``/readyz`` says the worker is up: matching and the feeds' fan-out are its work, so
+    a measure begun before it started would time its start-up (a second or two) as a latency."""
+    http = Http(port)
+    deadline = time.perf_counter() + WORKER_SECONDS
+    try:
+        for _ in range(int(WORKER_SECONDS / 0.1)):
+            status, ready = await http.call("GET", "/readyz")
+            if status == 200 and ready["roles"]["worker"] == "up":
+                return
+            if time.perf_counter() > deadline:
+                break
+            await asyncio.sleep(0.1)
+    finally:
+        http.close()
+    raise RuntimeError(f"the worker was not up after {WORKER_SECONDS:.0f} s")
+
+
 async def measure_db(db: str, args: argparse.Namespace, workdir: Path) -> dict[str, Any]:
     url = (
         f"sqlite:///{workdir / 'players.sqlite3'}"
@@ -261,13 +300,8 @@ async def measure_db(db: str, args: argparse.Namespace, workdir: Path) -> dict[s
         opening_slots = asyncio.Semaphore(OPEN_CONCURRENCY)
         tasks = [asyncio.ensure_future(feed.follow(server.port, opening_slots)) for feed in feeds]
         try:
-            opening: asyncio.Future[Any] = asyncio.gather(*(feed.opened.wait() for feed in feeds))
-            watched: list[asyncio.Future[Any]] = [opening, *tasks]
-            await asyncio.wait(watched, timeout=OPEN_SECONDS, return_when=asyncio.FIRST_EXCEPTION)
-            failed = [task.exception() for task in tasks if task.done() and not task.cancelled()]
-            if not opening.done() or failed:
-                opening.cancel()
-                raise RuntimeError(f"{sum(not f.opened.is_set() for f in feeds)} feeds not open: {failed[:3]}")
+            await all_open(feeds, tasks)
+            await worker_up(server.port)
             matching, games = await measure_matching(server.port, feeds[: args.queuers], args.concurrency)
             print(f"{db}: matching {matching}", flush=True)
             plays = Plays()

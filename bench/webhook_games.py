@@ -3,9 +3,10 @@ without webhooks in one run; and a receiver that is down for minutes (``--down-m
 
 The service runs as the README serves it on one machine (``coins-realtime`` on a free port of
 127.0.0.1, ``coins-worker`` beside it in its own process: the worker delivers the webhooks as
-deployed), on a fresh database (``--db postgres``: a fresh schema; ``sqlite``: a fresh file), with
-``WEBHOOK_ALLOW_NETWORKS=127.0.0.0/8`` and ``WEBHOOK_CA_BUNDLE`` naming the receiver's CA (test
-settings: loopback is never allowed in production). The receiver is tests/support/webhook_receiver.py
+deployed; the bench begins once ``/readyz`` says it is up), on a fresh database (``--db postgres``:
+a fresh schema; ``sqlite``: a fresh file), with ``WEBHOOK_ALLOW_NETWORKS=127.0.0.0/8`` and
+``WEBHOOK_CA_BUNDLE`` naming the receiver's CA (test settings: loopback is never allowed in
+production). The receiver is tests/support/webhook_receiver.py
 in a process of its own (its certificate names 127.0.0.1, which the service's own resolver reaches),
 so that its threads and TLS do not share this process's interpreter with the clients.
 
@@ -16,18 +17,21 @@ random generator), game *i* by players 3i, 3i+1, 3i+2 through the HTTP API, one 
 per game, all at once: create (``{"player": "me"}``), two joins, deal, read the hands and ``--plays``
 plays (48: one whole hand), at once or one move every ``--pace`` seconds (a person's pace).
 Before a ``none`` round every webhook is deleted, before a ``hooks`` round every player has one
-again. Plays/s of a round: its plays over its time. After a ``hooks`` round the players' feeds are
-read (``GET /v1/players/me/events``): every ``your_turn`` of the round's games is owed to its
-player's webhook, and the bench waits (``--timeout``) until each has arrived (``webhook-id`` is
-``msg_<webhook>_<event>``). The latency of a delivery is its receipt minus the sending of the
-request that made its version (an upper bound of commit to receipt: the commit is between the
-request's sending and its answer), minus the answer (a lower bound), and minus the time of the
-change itself (``*_from_change_s``: the deal's or play's ``created_at`` in the game's actions, the
-service's clock in the change's transaction, before its commit; an upper bound still, without the
-request's wait for the web role, which the first includes). Each round also reports the
-CPU time ``coins-realtime`` (the web app too, on one port), ``coins-worker`` and the receiver spent per play
-(``cpu_ms_per_play``, from /proc: the feeds read after the round and a ``hooks`` round's deliveries
-included), so that what the deliveries cost shows as the difference of the two kinds.
+again. Plays/s of a round: its plays over its time. After each round, once the worker has emptied
+the outbox (what the games' changes owe the players' feeds, read from the database; ``--timeout``
+at most), the players' feeds are read once (``GET /v1/players/me/events``); after a ``hooks`` round
+every ``your_turn`` of the round's games is owed to its player's webhook, and the bench waits
+(``--timeout``) until each has arrived (``webhook-id`` is ``msg_<webhook>_<event>``). The latency
+of a delivery is its receipt minus the sending of the request that made its version (an upper
+bound of commit to receipt: the commit is between the request's sending and its answer), minus
+the answer (a lower bound), and minus the time of the change itself (``*_from_change_s``: the
+deal's or play's ``created_at`` in the game's actions, the service's clock in the change's
+transaction, before its commit; an upper bound still, without the request's wait for the web
+role, which the first includes); with nothing owed or nothing delivered, no figures but
+``latency`` saying so. Each round also reports the CPU time ``coins-realtime`` (the web app too,
+on one port), ``coins-worker`` and the receiver spent per play (``cpu_ms_per_play``, from /proc:
+the feeds read after the round and a ``hooks`` round's deliveries included), so that what the
+deliveries cost shows as the difference of the two kinds.
 
 With ``--down-minutes M`` it instead plays ``--games`` games without end, one move every
 ``--pace`` seconds each, stops the receiver after ``WARM_SECONDS`` for M minutes, starts it again
@@ -60,8 +64,14 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
+from sqlalchemy import func, select
+
 from bench.http_client import Http, one_port, percentile
 from bench.http_load import POSTGRES_URL, postgres_schema_url
+from bench.players import worker_up
+from service.config import Settings
+from service.store import Database
+from service.store.models import OutboxRow
 from tests.support.processes import children, cpu_seconds
 
 POSTGRES_SCHEMA = "coins_webhook_games_bench"
@@ -70,6 +80,7 @@ CONCURRENCY = 20  # requests in flight while players and webhooks are made
 WARM_SECONDS = 20.0  # --down-minutes: play this long before the receiver stops
 AFTER_SECONDS = 30.0  # --down-minutes: and this long after it is back
 MAX_MOVES = 100_000  # a bound on any game's moves, on top of the time
+OUTBOX_POLL_SECONDS = 0.1  # between two reads of the outbox while the worker empties it
 
 
 def serve_receiver(folder: str, commands: Connection) -> None:
@@ -320,24 +331,50 @@ async def read_feeds(port: int, players: list[Player]) -> list[tuple[Player, dic
     return found
 
 
-async def owed_turns(port: int, players: list[Player], games: set[str]) -> dict[str, dict[str, Any]]:
-    """By delivery id (``msg_<webhook>_<event>``), the ``your_turn`` events of ``games`` on the
-    players' feeds, once the worker has appended them all (no new one for a while)."""
+class Outbox:
+    """The service's outbox, read from its database: the events that games' changes still owe
+    players' feeds. Each change writes its rows in its own transaction; the worker appends them to
+    the feeds, queues the deliveries the webhooks are owed and deletes them, all in one transaction."""
+
+    def __init__(self, database_url: str) -> None:
+        self._db = Database(Settings(database_url=database_url).sqlalchemy_url, pool_size=1)
+
+    def rows(self) -> int:
+        """How many events the outbox holds now."""
+        with self._db.transaction(write=False) as connection:
+            return int(connection.execute(select(func.count()).select_from(OutboxRow)).scalar_one())
+
+    async def emptied(self, seconds: float) -> None:
+        """Return once the outbox is empty, so that every change answered so far is on the feeds (and
+        its deliveries queued); raise if it is not within ``seconds``."""
+        deadline = time.monotonic() + seconds
+        for _ in range(int(seconds / OUTBOX_POLL_SECONDS) + 1):
+            left = self.rows()
+            if not left:
+                return
+            if time.monotonic() > deadline:
+                break
+            await asyncio.sleep(OUTBOX_POLL_SECONDS)
+        raise RuntimeError(
+            f"the worker left {left} events in the outbox after {seconds:g} s: the owed count would be short"
+        )
+
+    def close(self) -> None:
+        self._db.dispose()
+
+
+async def owed_turns(
+    port: int, players: list[Player], games: set[str], outbox: Outbox, seconds: float
+) -> dict[str, dict[str, Any]]:
+    """By delivery id (``msg_<webhook>_<event>``), the ``your_turn`` events of ``games`` owed to the
+    players' webhooks: read from their feeds once, after the worker has emptied the outbox (within
+    ``seconds``). Its fan-out can lag the plays by seconds (while it also delivers), so feeds read at
+    any set time after the round could miss the last turns."""
+    await outbox.emptied(seconds)
     owed: dict[str, dict[str, Any]] = {}
-    quiet = 0
-    for _ in range(120):
-        new = [
-            (player, event)
-            for player, event in await read_feeds(port, players)
-            if event["type"] == "your_turn" and event["game"] in games
-        ]
-        for player, event in new:
-            if player.hook is not None:  # else owed nothing (a round without webhooks)
-                owed[f"msg_{player.hook}_{event['id']}"] = event
-        quiet = quiet + 1 if not new else 0
-        if quiet >= 2:
-            break
-        await asyncio.sleep(1.0)
+    for player, event in await read_feeds(port, players):
+        if event["type"] == "your_turn" and event["game"] in games and player.hook is not None:
+            owed[f"msg_{player.hook}_{event['id']}"] = event  # a player without a webhook is owed nothing
     return owed
 
 
@@ -360,7 +397,8 @@ def latencies(
     committed: dict[tuple[str, int], float] | None = None,
 ) -> dict[str, Any]:
     """Receipt minus the sending (and the answer) of the move that made each delivered event's
-    version, and minus that move's time in its transaction (``committed``, ``time.time()``)."""
+    version, and minus that move's time in its transaction (``committed``, ``time.time()``). With
+    nothing to time, no figures (they would be NaN) but ``latency`` saying why."""
     from_sent, from_answer, from_change = [], [], []
     unordered = 0
     wall = time.time() - time.monotonic()  # the receiver's times are time.monotonic(), the same clock
@@ -374,6 +412,19 @@ def latencies(
             from_change.append(min(got[message]) + wall - changed)
             if made is not None and changed > made[1] + wall:
                 unordered += 1  # the change's time after its answer: the clocks disagree
+    counts = {
+        "owed": len(owed),
+        "delivered": sum(message in got for message in owed),
+        "extra_receipts": sum(len(got[message]) - 1 for message in owed if message in got),
+        "timed": len(from_sent),
+    }
+    if not from_sent:
+        why = (
+            "nothing was owed (no your_turn on the feed of a player with a webhook)"
+            if not owed
+            else "nothing owed was delivered"
+        )
+        return counts | {"latency": f"none: {why}"}
     changes = {}
     if committed is not None:
         changes = {
@@ -383,19 +434,16 @@ def latencies(
             "p99_from_change_s": round(percentile(from_change, 99), 3),
             "max_from_change_s": round(max(from_change, default=float("nan")), 3),
         }
-    return changes | {
-        "owed": len(owed),
-        "delivered": sum(message in got for message in owed),
-        "extra_receipts": sum(len(got[message]) - 1 for message in owed if message in got),
-        "timed": len(from_sent),
+    timed = {
         "p50_s": round(percentile(from_sent, 50), 3),
         "p99_s": round(percentile(from_sent, 99), 3),
-        "max_s": round(max(from_sent, default=float("nan")), 3),
+        "max_s": round(max(from_sent), 3),
         "p99_from_answer_s": round(percentile(from_answer, 99), 3),
     }
+    return changes | counts | timed
 
 
-async def rounds(port: int, args: argparse.Namespace, receiver: ReceiverProcess) -> dict[str, Any]:
+async def rounds(port: int, args: argparse.Namespace, receiver: ReceiverProcess, outbox: Outbox) -> dict[str, Any]:
     players = await make_players(port, args.players)
     owner: dict[str, Player] = {}
     playing = players[: 3 * args.games]
@@ -415,7 +463,7 @@ async def rounds(port: int, args: argparse.Namespace, receiver: ReceiverProcess)
         result: dict[str, Any] = {"round": number, "kind": kind, "plays": moves.plays, "seconds": round(seconds, 2)}
         result |= {"plays_per_s": round(moves.plays / seconds, 1), "failures": dict(moves.failures)}
         result["load"] = [before, load()]
-        owed = await owed_turns(port, playing, set(moves.games))
+        owed = await owed_turns(port, playing, set(moves.games), outbox, args.timeout)
         if kind == "hooks":
             got = await arrivals(receiver, owed, args.timeout)
             result |= latencies(owed, got, moves, await action_times(port, moves))
@@ -446,7 +494,7 @@ def worst_wait(down: float) -> float:
     return worst
 
 
-async def down(port: int, args: argparse.Namespace, receiver: ReceiverProcess) -> dict[str, Any]:
+async def down(port: int, args: argparse.Namespace, receiver: ReceiverProcess, outbox: Outbox) -> dict[str, Any]:
     players = await make_players(port, args.players)
     owner: dict[str, Player] = {}
     await set_webhooks(port, players, receiver.url, owner)
@@ -469,7 +517,7 @@ async def down(port: int, args: argparse.Namespace, receiver: ReceiverProcess) -
         for i in range(args.games)
     ]
     (stopped, back, loads), *_ = await asyncio.gather(switch(), *games)
-    owed = await owed_turns(port, playing, set(moves.games))
+    owed = await owed_turns(port, playing, set(moves.games), outbox, args.timeout)
     worst = worst_wait(seconds)
     got = await arrivals(receiver, owed, max(0.0, back + worst - time.monotonic()) + args.timeout)
     loads.append(load())
@@ -500,8 +548,13 @@ async def run(args: argparse.Namespace, folder: Path) -> dict[str, Any]:
             else postgres_schema_url(args.postgres_url, POSTGRES_SCHEMA + ("_down" if args.down_minutes else ""))
         )
         env = {"WEBHOOK_ALLOW_NETWORKS": "127.0.0.0/8", "WEBHOOK_CA_BUNDLE": receiver.ca_file}
-        with one_port(f"{args.db}-hooks", url, folder, env, "WARNING") as server:
-            measured = await (down if args.down_minutes else rounds)(server.port, args, receiver)
+        outbox = Outbox(url)
+        try:
+            with one_port(f"{args.db}-hooks", url, folder, env, "WARNING") as server:
+                await worker_up(server.port)  # else the first round's latencies include its start-up
+                measured = await (down if args.down_minutes else rounds)(server.port, args, receiver, outbox)
+        finally:
+            outbox.close()
         return {"db": args.db, "players": args.players, "games": args.games} | measured
     finally:
         receiver.close()

@@ -385,6 +385,16 @@ def main() -> None:
     )
     parser.add_argument("--measure", action="store_true", help=argparse.SUPPRESS)  # the subprocess's part
     args = parser.parse_args()
+    if args.compare and not args.measure:
+        from bench.slow_twins import TWINS
+
+        unknown = sorted(set(args.compare.split(",")) - set(TWINS))
+        if unknown:
+            parser.error(f"--compare: no fast path named {', '.join(unknown)} (there are {', '.join(TWINS)})")
+        if args.people_plays < 1 + len(args.compare.split(",")):  # the plays go round the service and each twin
+            parser.error(
+                "--compare needs --people-plays of at least 1 + the fast paths named, so that each is measured"
+            )
     if args.measure:
         twins = args.compare.split(",") if args.compare else []
         times = measure(

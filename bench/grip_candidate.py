@@ -198,7 +198,12 @@ def pushpin_holder(
             stdout=(directory / "publisher.log").open("wb"),
             stderr=subprocess.STDOUT,
         )
-        stack.callback(lambda: (publisher.terminate(), publisher.wait(10)))
+
+        def stop_publisher() -> None:
+            publisher.terminate()
+            publisher.wait(10)
+
+        stack.callback(stop_publisher)
         yield http_port, [origin_server, pushpin, LiveServer(["publisher"], 0, publisher, directory / "publisher.log")]
 
 

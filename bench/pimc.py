@@ -48,7 +48,7 @@ def _is_coin(card: int) -> bool:
     return card // 12 == 1
 
 
-def _cheap(card: int) -> int:
+def _cheap(card: int) -> tuple[bool, int]:
     """Sort key: the lowest rank first, coins last."""
     return (_is_coin(card), -(card % 12))
 

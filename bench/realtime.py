@@ -264,7 +264,7 @@ def run(db: str, design: str, args: argparse.Namespace) -> dict[str, Any]:
             cpu_before = {name: cpu_seconds([pid]) for name, pid in processes.items()}
             generator.stdin.write("play\n")
             generator.stdin.flush()
-            result = json.loads(generator.stdout.readline())
+            result: dict[str, Any] = json.loads(generator.stdout.readline())
             cpu_after = {name: cpu_seconds([pid]) for name, pid in processes.items()}
             generator.wait(60)
         finally:

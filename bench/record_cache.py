@@ -50,7 +50,9 @@ def main() -> None:
                 response = client.get(path)
                 times[kind].append(time.thread_time() - started)
                 assert response.status_code == 200 and response.get_data() == first.get_data()
-        plays = sum(len(hand["plays"]) for hand in first.json["hands"])
+        record = first.json
+        assert record is not None, f"GET {path} answered without a JSON body"
+        plays = sum(len(hand["plays"]) for hand in record["hands"])
         medians = {kind: statistics.median(spent) * 1000 for kind, spent in times.items()}
         print(
             f"getRecord of a finished game ({plays} plays, {len(first.get_data()) / 1024:.0f} KiB), "

@@ -95,7 +95,9 @@ def measure(
 
     with _database(database_url) as url:
         # No pace: the worker's steps here make the moves due at once (a tree before it has none).
-        no_pace = {"bot_pace_ms": 0, "trick_pause_ms": 0} if "bot_pace_ms" in Settings.__dataclass_fields__ else {}
+        no_pace: dict[str, Any] = (
+            {"bot_pace_ms": 0, "trick_pause_ms": 0} if "bot_pace_ms" in Settings.__dataclass_fields__ else {}
+        )
         settings = Settings(database_url=url, log_level="WARNING", rate_limits=rate_limits, **no_pace)
         app = create_app(settings)
         client = app.test_client()
@@ -206,7 +208,8 @@ class _Table:
 
     def __init__(self, client: Any, kind: str, new: Any) -> None:
         self.client, self.kind, self.new = client, kind, new
-        self.game_id, self.headers = "", [{}] * 3
+        self.game_id = ""
+        self.headers: list[dict[str, str]] = [{}] * 3
 
     def turn(self, timed: Any, variant: str) -> int:
         """Deal or play the turn due (the play timed; so the read before it, at the people's table): 1 if a play."""

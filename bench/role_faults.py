@@ -418,12 +418,10 @@ def play_under_faults(args: argparse.Namespace, web: Role, worker: Role, realtim
 def _all_done(players: list[Player]) -> bool:
     """Whether no player sits in a game in progress (playing, or between two hands waiting for its deal)."""
     for player in players:
+        if not player.id:  # not made yet: as a failed read, not done
+            return False
         for in_progress in IN_PROGRESS:
-            status, games = (
-                _status(player.web, "GET", f"/v1/players/{player.id}/games?status={in_progress}")
-                if player.id
-                else (0, None)
-            )
+            status, games = _status(player.web, "GET", f"/v1/players/{player.id}/games?status={in_progress}")
             if status != 200 or games["items"]:
                 return False
     return True

@@ -38,6 +38,7 @@ from types import FrameType
 from typing import Any
 
 from flask import Flask
+from werkzeug.test import TestResponse
 
 HOST = "127.0.0.1"
 WARM_UP_PLAYS = 6
@@ -127,6 +128,13 @@ class Stream:
         self.connection.close()
 
 
+def _body(response: TestResponse) -> Any:
+    """The JSON body of an answer the traced play reads."""
+    body = response.json
+    assert body is not None, f"{response.request.method} {response.request.path} answered without a JSON body"
+    return body
+
+
 def trace(database_url: str) -> dict[str, dict[str, str]]:
     """The modules of ``service`` the traced play touched, by role, each with its first caller."""
     recorder = Recorder()
@@ -145,10 +153,10 @@ def trace(database_url: str) -> dict[str, dict[str, str]]:
     for thread in set(threading.enumerate()) - before:
         thread.name = "worker"  # its channel's listener: a worker process's own thread
     with _realtime(create_app(settings), settings) as port:  # a process of its own, as deployed
-        keys = [client.post("/v1/players", json={"name": name}).json["key"] for name in ("Ana", "Bo", "Cy")]
+        keys = [_body(client.post("/v1/players", json={"name": name}))["key"] for name in ("Ana", "Bo", "Cy")]
         heads = [{"Authorization": f"Bearer {key}"} for key in keys]
         body = {"target_score": 50, "seats": [{"player": "me"}, None, None], "first_dealer": 0}
-        game_id = client.post("/v1/games", json=body, headers=heads[0]).json["id"]
+        game_id = _body(client.post("/v1/games", json=body, headers=heads[0]))["id"]
         for seat in (1, 2):
             client.post(f"/v1/games/{game_id}/players", json={"player": "me", "seat": seat}, headers=heads[seat])
         client.post(f"/v1/games/{game_id}/hands", headers=heads[0])
@@ -158,9 +166,9 @@ def trace(database_url: str) -> dict[str, dict[str, str]]:
         try:
             for number in range(1, WARM_UP_PLAYS + 2):
                 traced = number == WARM_UP_PLAYS + 1
-                state = client.get(f"/v1/games/{game_id}").json
+                state = _body(client.get(f"/v1/games/{game_id}"))
                 seat = state["turn"]
-                card = client.get(f"/v1/games/{game_id}/hand", headers=heads[seat]).json["cards"][0]
+                card = _body(client.get(f"/v1/games/{game_id}/hand", headers=heads[seat]))["cards"][0]
                 turns_before = [feed.names.count("your_turn") for feed in feeds]
                 recorder.recording = traced
                 threading.current_thread().name = "web"
@@ -169,7 +177,7 @@ def trace(database_url: str) -> dict[str, dict[str, str]]:
                 assert answer.status_code == 201, answer.json
                 game_stream.wait_for("card_played", number)
                 _pass(worker)
-                after = client.get(f"/v1/games/{game_id}").json
+                after = _body(client.get(f"/v1/games/{game_id}"))
                 if after["status"] == "playing":
                     feeds[after["turn"]].wait_for("your_turn", turns_before[after["turn"]] + 1)
                 recorder.recording = False

@@ -58,6 +58,7 @@ import statistics
 import tempfile
 import time
 from collections import Counter
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from datetime import datetime
 from multiprocessing.connection import Connection
@@ -88,9 +89,11 @@ def serve_receiver(folder: str, commands: Connection) -> None:
     receipt so far: its time.monotonic() and ``webhook-id``) and ``quit``."""
     import trustme
 
-    from tests.support.webhook_receiver import receiver
+    from tests.support.webhook_receiver import Received, Receiver, receiver
 
-    ca, port, earlier = trustme.CA(), 0, []
+    ca, port = trustme.CA(), 0
+    earlier: list[Received] = []  # what the receivers stopped so far received
+    running: AbstractContextManager[Receiver] | None  # None while stopped
     running = receiver(Path(folder), ca=ca, host=ADDRESS, port=port)
     hooks = running.__enter__()
     port = hooks.port
@@ -516,7 +519,7 @@ async def down(port: int, args: argparse.Namespace, receiver: ReceiverProcess, o
         play(port, playing[3 * i : 3 * i + 3], f"down-{i}", moves, MAX_MOVES, args.pace or 2.0, end)
         for i in range(args.games)
     ]
-    (stopped, back, loads), *_ = await asyncio.gather(switch(), *games)
+    (stopped, back, loads), _ = await asyncio.gather(switch(), asyncio.gather(*games))
     owed = await owed_turns(port, playing, set(moves.games), outbox, args.timeout)
     worst = worst_wait(seconds)
     got = await arrivals(receiver, owed, max(0.0, back + worst - time.monotonic()) + args.timeout)

@@ -56,6 +56,7 @@ def main() -> None:
         players = []
         for n in range(args.players):
             made = client.post("/v1/players", json={"name": f"Hook {n}"}).json
+            assert made is not None, "POST /v1/players answered without a JSON body"
             auth = {"Authorization": f"Bearer {made['key']}"}
             assert client.post("/v1/players/me/webhooks", json={"url": hooks.url}, headers=auth).status_code == 201
             players.append(made["id"])

@@ -1,6 +1,6 @@
-"""What the asyncio benchmarks share: one keep-alive HTTP/1.1 connection, a percentile, and the
+"""What the asyncio benchmarks share: one keep-alive HTTP/1.1 connection, a percentile, the
 service on one port as the README serves it (``coins-realtime``: every role's requests, with
-``coins-worker`` beside it)."""
+``coins-worker`` beside it), and a wait until its worker is up."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import math
 import os
 import re
 import sys
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -21,6 +22,7 @@ REPO = Path(__file__).resolve().parent.parent
 HOST = "127.0.0.1"
 START_TIMEOUT = 180.0  # seconds for the server to answer /readyz on a busy machine
 REQUEST_TIMEOUT = 30.0
+WORKER_SECONDS = 60.0  # the worker up (as /readyz says) by then, or the run fails
 
 
 def percentile(values: list[float], p: float) -> float:
@@ -98,3 +100,21 @@ class Http:
         if self.writer is not None:
             self.writer.close()
         self.reader = self.writer = None
+
+
+async def worker_up(port: int) -> None:
+    """Return once ``/readyz`` says the worker is up: matching and the feeds' fan-out are its work, so
+    a measure begun before it started would time its start-up (a second or two) as a latency."""
+    http = Http(port)
+    deadline = time.perf_counter() + WORKER_SECONDS
+    try:
+        for _ in range(int(WORKER_SECONDS / 0.1)):
+            status, ready = await http.call("GET", "/readyz")
+            if status == 200 and ready["roles"]["worker"] == "up":
+                return
+            if time.perf_counter() > deadline:
+                break
+            await asyncio.sleep(0.1)
+    finally:
+        http.close()
+    raise RuntimeError(f"the worker was not up after {WORKER_SECONDS:.0f} s")

@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bench.http_client import HOST, Http, HttpError, one_port, percentile
+from bench.http_client import HOST, Http, HttpError, one_port, percentile, worker_up
 from bench.http_load import POSTGRES_URL, postgres_schema_url
 
 POSTGRES_SCHEMA = "coins_players_bench"
@@ -51,7 +51,6 @@ OPEN_SECONDS = 120.0  # every feed open (its `player` event received) by then, o
 OPEN_ATTEMPTS = 60  # per feed, on a 503
 OPEN_CONCURRENCY = 50  # feeds being opened at once
 MATCH_SECONDS = 60.0  # every queuer's match_found by then
-WORKER_SECONDS = 60.0  # the worker up (as /readyz says) by then, or the run fails
 MAX_PLAYS = 200_000  # a bound on top of --seconds
 
 
@@ -268,24 +267,6 @@ async def all_open(feeds: list[Feed], following: Sequence[asyncio.Future[None]])
     if not opening.done() or ended:
         opening.cancel()
         raise RuntimeError(f"{sum(not feed.opened.is_set() for feed in feeds)} feeds not open: {ended[:3]}")
-
-
-async def worker_up(port: int) -> None:
-    """Return once ``/readyz`` says the worker is up: matching and the feeds' fan-out are its work, so
-    a measure begun before it started would time its start-up (a second or two) as a latency."""
-    http = Http(port)
-    deadline = time.perf_counter() + WORKER_SECONDS
-    try:
-        for _ in range(int(WORKER_SECONDS / 0.1)):
-            status, ready = await http.call("GET", "/readyz")
-            if status == 200 and ready["roles"]["worker"] == "up":
-                return
-            if time.perf_counter() > deadline:
-                break
-            await asyncio.sleep(0.1)
-    finally:
-        http.close()
-    raise RuntimeError(f"the worker was not up after {WORKER_SECONDS:.0f} s")
 
 
 async def measure_db(db: str, args: argparse.Namespace, workdir: Path) -> dict[str, Any]:

@@ -67,9 +67,8 @@ from typing import Any
 
 from sqlalchemy import func, select
 
-from bench.http_client import Http, one_port, percentile
+from bench.http_client import Http, one_port, percentile, worker_up
 from bench.http_load import POSTGRES_URL, postgres_schema_url
-from bench.players import worker_up
 from service.config import Settings
 from service.store import Database
 from service.store.models import OutboxRow

@@ -1,12 +1,13 @@
 """Every benchmark script of bench/ still runs, at its smallest, and ends with its ``<name>=<json>``
 line (docs/benchmarks.md): a script nobody runs between two measurements rots without a sound (one
-read a game until its bots finished, after reads stopped making moves; another waited on reads the
-worker no longer answers). What is checked is that each runs and says what it measured, never how
-fast: the figures are docs/benchmarks.md's, from full runs.
+read a game until its bots finished, after reads stopped making moves; another gave up on its games
+before the worker, at a person's pace, had dealt them). What is checked is that each runs and says
+what it measured, and for two that rotted so, what they counted; never how fast: the figures are
+docs/benchmarks.md's, from full runs.
 
 Left out: the scripts that need PostgreSQL of their own (``notify_cost``, ``rating_apply``), py-spy
-(``http_profile``), HAProxy or Pushpin (``--target proxy``, the proxied and Pushpin runs of
-``realtime``), and the long ones whose subject the suite tests already (``role_faults``:
+(``http_profile``), HAProxy or Pushpin (``slow_clients --target proxy``, the proxied and Pushpin runs
+of ``realtime``), and the long ones whose subject the suite tests already (``role_faults``:
 tests/deploy/test_faults.py; ``unread_game``: tests/worker/; ``stream_memory``).
 """
 

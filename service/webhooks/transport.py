@@ -97,6 +97,9 @@ class _PinnedConnection(http.client.HTTPSConnection):
     def connect(self) -> None:
         raw = socket.create_connection((self.address, self.port), _left(self.deadline))
         try:
+            # As http.client's own connect: a request's head and body are two writes, and with Nagle's
+            # algorithm the body waits for the receiver's delayed ACK of the head (about 40 ms a delivery).
+            raw.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             raw.settimeout(_left(self.deadline))  # the handshake's time: what the connect left
             self.sock = self._context.wrap_socket(raw, server_hostname=self.host)
         except BaseException:

@@ -10,6 +10,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 import trustme
@@ -106,6 +107,28 @@ def test_a_kept_connection_has_its_full_time_for_each_delivery(running: Receiver
         time.sleep(1.1)  # longer than the first try's time: its deadline has passed
         assert connections.post(target, b"{}", {}, seconds=1.0) == 204
         assert (len(running.received), running.connections) == (2, 1)
+    finally:
+        connections.close()
+
+
+def test_a_delivery_s_body_is_not_held_back_for_an_ack(running: Receiver) -> None:
+    """http.client writes a request's head and body apart; without ``TCP_NODELAY`` (which its own
+    connect sets, and ours must too) the body waited for the receiver's delayed ACK of the head: on a
+    kept connection about 40 ms a delivery."""
+    context = tls_context(running.ca_file)
+    opened: list[ssl.SSLSocket] = []
+    wrap = context.wrap_socket
+
+    def recording(*args: Any, **kwargs: Any) -> ssl.SSLSocket:
+        opened.append(wrap(*args, **kwargs))
+        return opened[-1]
+
+    context.wrap_socket = recording  # type: ignore[method-assign]  # to see the socket the delivery used
+    connections = Connections(context)
+    try:
+        assert connections.post(Target(HOST, running.port, "/hook", "127.0.0.1"), b"{}", {}) == 204
+        [kept] = opened
+        assert kept.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) != 0
     finally:
         connections.close()
 

@@ -8,7 +8,8 @@ docs/benchmarks.md's, from full runs.
 Left out: the scripts that need PostgreSQL of their own (``notify_cost``, ``rating_apply``), py-spy
 (``http_profile``), HAProxy or Pushpin (``slow_clients --target proxy``, the proxied and Pushpin runs
 of ``realtime``), and the long ones whose subject the suite tests already (``role_faults``:
-tests/deploy/test_faults.py; ``unread_game``: tests/worker/; ``stream_memory``).
+tests/deploy/test_faults.py; ``unread_game``: tests/worker/), and ``stream_memory`` (its snapshots
+take close to a minute even for ten streams).
 """
 
 from __future__ import annotations

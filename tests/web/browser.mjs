@@ -142,6 +142,18 @@ export const tableState = (page) =>
   page.locator(".table").evaluate((table) => ({ status: table.dataset.status, version: Number(table.dataset.version) }));
 
 /**
+ * Wait until a fresh table has its hand in play or asks this seat to deal, and deal if asked. The
+ * deal button appears only once the table has its state and is not busy, so a look the moment the
+ * table appears can miss it (and then the game waits for this seat forever).
+ */
+export async function dealIfAsked(page) {
+  const deal = page.locator("button[data-key=deal]");
+  await page.locator(".table[data-status=playing]").or(deal).first().waitFor({ timeout: STEP_MS });
+  if (await deal.isVisible()) await deal.click();
+  await page.locator(".table[data-status=playing]").waitFor({ timeout: STEP_MS });
+}
+
+/**
  * Take this seat's next action if it is its turn: deal, or play its first card (by keyboard
  * when `keyboard`). Returns whether it acted.
  */

@@ -6,14 +6,13 @@
 import assert from "node:assert/strict";
 
 import {
-  assertAccessible, assertNoConsoleErrors, assertOnScreen, createGame, openPage, playToTheEnd, scenario, screenshot, seenOnPage, waitForMyTurn,
+  assertAccessible, assertNoConsoleErrors, assertOnScreen, createGame, dealIfAsked, openPage, playToTheEnd, scenario, screenshot, seenOnPage, waitForMyTurn,
 } from "./browser.mjs";
 
 /** Start a game against two bots and wait for this seat's first turn. */
 async function startAgainstBots(page, target) {
   const gameId = await createGame(page, { name: "Ana", target, seats: ["you", "bot:expert", "bot:expert"] });
-  const deal = page.locator("button[data-key=deal]");
-  if (await deal.isVisible()) await deal.click();
+  await dealIfAsked(page);
   await waitForMyTurn(page);
   return gameId;
 }
@@ -65,9 +64,7 @@ await scenario(async (browser) => {
   await desk.click("button[data-key=rematch]");
   await desk.waitForURL((url) => url.toString() !== finishedUrl);
   await desk.locator(".table").waitFor();
-  const deal = desk.locator("button[data-key=deal]");
-  if (await deal.isVisible()) await deal.click(); // this seat deals the rematch's first hand: then it is in play
-  await desk.locator(".table[data-status=playing]").waitFor();
+  await dealIfAsked(desk); // when this seat deals the rematch's first hand
   await desk.goto(`${new URL(desk.url()).origin}/#/`);
   await desk.locator(".own-games [data-result]").first().waitFor();
   assert.equal(await desk.inputValue("#create-name"), "Ana", "the lobby forgot the name");

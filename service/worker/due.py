@@ -15,8 +15,8 @@ applies the rated results that are pending (:meth:`.GameService.apply_pending_re
 their players ``game_result`` in the game's outbox, written with the ratings, and delivered at once
 when any was pending), runs quick play's matching wave when one is due
 (:meth:`.QuickPlay.match_due`), and sends what players' webhooks are owed
-(:meth:`.Webhooks.deliver_due`; once :meth:`Worker.run` runs, in a thread of their own that each
-pass wakes, so that a slow receiver never holds up a move). None of them waits for a reader or rides on a request's thread.
+(:meth:`.Webhooks.deliver_due`; once :meth:`Worker.run` runs, in a thread of their own that a
+pass wakes when it delivered events, so that a slow receiver never holds up a move). None of them waits for a reader or rides on a request's thread.
 Last, at the lowest priority, and only when the pass did not find a full batch of due games or of
 events to deliver, it judges plays of the reviews readers asked for
 (:meth:`.GameService.review_due`), for at most ``review_seconds`` of CPU: the next pass's moves
@@ -25,7 +25,8 @@ wait that long at most.
 Between passes it waits ``poll`` seconds, or less: until the next game falls due
 (:meth:`.DueWork.next_due`: a bot's move a pace away is made on time, not at the next poll),
 :meth:`Worker.wake` (called when a change is signalled, see :mod:`.main`) starts the next pass at
-once, and a pass that found a full batch is followed by another. When the database does not answer, each of its threads (the passes',
+once, or :data:`SIGNAL_GAP_SECONDS` after the last one began if that is later (under load one pass
+serves the changes of a gap), and a pass that found a full batch is followed by another. When the database does not answer, each of its threads (the passes',
 the webhooks' deliveries') logs so once, tries again after ``poll`` seconds, then after twice as long, up to
 :data:`MAX_BACKOFF_SECONDS`, and logs once that the database answers again. Every :data:`BEAT_SECONDS` it leaves a sign of life for ``/readyz`` (:meth:`.DueWork.beat`).
 """
@@ -57,6 +58,10 @@ DELIVERIES = 200  # outbox rows a pass delivers at most
 DELIVERY_PATIENCE = 0.25  # seconds the deliveries' thread waits for its tries before it claims more
 REVIEW_SECONDS = 1.0  # CPU a pass spends on reviews at most (a judged play takes up to some 0.35 s)
 BEAT_SECONDS = 5.0
+# A signalled change starts a pass at once, but no sooner than this after the last one began: under
+# load one pass serves the changes of a gap (each pass is a handful of statements), and what they
+# owe follows them this much later at most.
+SIGNAL_GAP_SECONDS = 0.02
 # The longest pause between two tries while the database does not answer: once it is back, the
 # owed moves resume within this long (plus one try), inside the 2 s in which each owed move is to be
 # made once the roles are back. A try is one connection attempt per thread (refused at once, or
@@ -122,6 +127,7 @@ class Worker:
         retention: Retention | None = None,
         schema: Callable[[], None] | None = None,
         listening: Callable[[], bool] | None = None,
+        signal_gap: float = SIGNAL_GAP_SECONDS,
     ) -> None:
         """``queue``: quick play, whose matching waves each pass runs (none: not run here);
         ``review_seconds``: the CPU a pass spends on reviews at most (0: none); ``webhooks``: the
@@ -130,7 +136,8 @@ class Worker:
         the purge :meth:`run` runs on its interval (none: not here); ``schema``: called before each
         pass of :meth:`run`, raises :class:`.SchemaNotMigrated` when the database was not migrated
         (which ends :meth:`run`; none: not checked); ``listening``: whether the process hears the
-        changes of games now, which each beat records (none: it does)."""
+        changes of games now, which each beat records (none: it does); ``signal_gap``: seconds
+        from a pass's start before a signalled change starts the next."""
         self._games = games
         self._webhooks = webhooks
         self._webhooks_beside = False  # True once a thread of their own sends them (see run)
@@ -145,6 +152,7 @@ class Worker:
         self.review_seconds = review_seconds
         self.instance = instance or f"{socket.gethostname()}:{os.getpid()}"
         self._woken = threading.Event()
+        self.signal_gap = signal_gap
 
     def run_due(self, now: datetime) -> int:
         """One pass at ``now``: make the moves of the games due then, deliver what changes owe the
@@ -159,7 +167,8 @@ class Worker:
             self._queue.match_due(now)
         if self._webhooks is not None:
             if self._webhooks_beside:
-                self._webhooks_woken.set()
+                if delivered:  # what the feeds got queued what webhooks are owed (a retry waits for its pause)
+                    self._webhooks_woken.set()
             else:
                 self._webhooks.deliver_due(now)
         if made < BATCH and delivered < DELIVERIES and self.review_seconds > 0:
@@ -223,6 +232,7 @@ class Worker:
                     self.beat()
                     beaten = time.monotonic()
                 self._woken.clear()
+                started = time.monotonic()
                 full = self.run_due(self._clock()) >= BATCH
                 if self._retention is not None:
                     self._retention.run_if_due(self._clock())
@@ -237,8 +247,10 @@ class Worker:
                 stop.wait(self.poll)
                 continue
             outage.answered()
-            if wait > 0:
-                self._woken.wait(wait)  # stopping wakes it too (see .main)
+            if wait > 0 and self._woken.wait(wait):  # stopping wakes it too (see .main)
+                rest = started + self.signal_gap - time.monotonic()
+                if rest > 0:  # a change was signalled within the gap: one pass serves the gap's changes
+                    stop.wait(rest)
 
     def pause(self) -> float:
         """Seconds until the next pass: until the next game falls due, ``poll`` at most."""
@@ -249,8 +261,9 @@ class Worker:
         return min(self.poll, max((due - now).total_seconds(), 0.0))
 
     def _deliver(self, webhooks: Webhooks, stop: threading.Event) -> None:
-        """The webhooks' deliveries, round after round, until ``stop``: woken by each pass, else
-        every pause (a retry falls due with no pass to say so). A round waits for its tries
+        """The webhooks' deliveries, round after round, until ``stop``: woken by each pass that
+        delivered events to the feeds (which queued what webhooks are owed), else every pause (a
+        retry falls due with no pass to say so). A round waits for its tries
         :data:`DELIVERY_PATIENCE` at most: a slower one keeps its sender, and a later round writes
         its outcome, so that one slow receiver holds up no other deliveries. While the database does
         not answer, the rounds back off as the passes do (:class:`Outage`)."""

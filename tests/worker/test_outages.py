@@ -5,7 +5,6 @@ and once as it ends. The pauses are recorded, not waited (no sleeping)."""
 from __future__ import annotations
 
 import logging
-import threading
 from datetime import datetime
 
 import pytest
@@ -16,21 +15,9 @@ from service.store import DatabaseUnavailable
 from service.worker import Worker
 from service.worker.due import MAX_BACKOFF_SECONDS
 from tests.support.every_event import Clock
+from tests.support.pauses import Pauses
 
 TRIES_DOWN = 12  # at a doubling pause from 0.5 s with no cap, the last would wait over half an hour
-
-
-class Pauses(threading.Event):
-    """A stop event whose waits are recorded and return at once."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.waits: list[float] = []
-
-    def wait(self, timeout: float | None = None) -> bool:
-        assert timeout is not None
-        self.waits.append(timeout)
-        return self.is_set()
 
 
 def _said(caplog: pytest.LogCaptureFixture) -> list[tuple[int, str]]:
@@ -58,7 +45,8 @@ def test_the_passes_retry_within_the_cap_and_say_so_twice(app: Flask, clock: Clo
         def next_due(self, now: datetime) -> datetime | None:
             return real.next_due(now)
 
-    worker = Worker(games, Away(), clock, poll=0.5, instance="test:outage")  # type: ignore[arg-type]
+    # (no signal gap: the wake that ends it adds no pause)
+    worker = Worker(games, Away(), clock, poll=0.5, instance="test:outage", signal_gap=0)  # type: ignore[arg-type]
     with caplog.at_level(logging.INFO):
         worker.run(stop)
     assert len(tries) == TRIES_DOWN + 1

@@ -167,7 +167,7 @@ class Worker:
             self._queue.match_due(now)
         if self._webhooks is not None:
             if self._webhooks_beside:
-                if delivered:  # what the feeds got queued what webhooks are owed (a retry waits for its pause)
+                if delivered:  # the events delivered queued what webhooks are owed (a retry: the thread's own pause)
                     self._webhooks_woken.set()
             else:
                 self._webhooks.deliver_due(now)

@@ -17,8 +17,8 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any, cast
 
-from sqlalchemy import Connection, Table, bindparam, text
-from sqlalchemy.sql.elements import TextClause
+from sqlalchemy import Connection, Integer, Table, bindparam, text
+from sqlalchemy.sql.selectable import TextualSelect
 
 from .driver import Prepared
 from .models import ActionRow, EventRow, GameResultRow, GameRow, JsonType, OutboxRow, TrickRow
@@ -34,7 +34,7 @@ _RESULTS = cast(Table, GameResultRow.__table__)
 _OUTBOX = cast(Table, OutboxRow.__table__)
 
 
-def _statement(*, finishing: bool) -> TextClause:
+def _statement(*, finishing: bool) -> TextualSelect:
     """The game's UPDATE (only at the version it was read at) with its changed seats, new actions,
     tricks and events, in one statement. The rows ride as JSON arrays turned into the tables' row
     types (``jsonb_populate_recordset``), so the statement is the same whatever their number (psycopg
@@ -91,7 +91,7 @@ def _statement(*, finishing: bool) -> TextClause:
         bindparam(name, type_=JsonType)
         for name in ("seats", "actions", "tricks", "events", "outbox", *(("results",) if finishing else ()))
     ]
-    return text(sql).bindparams(*typed)
+    return text(sql).bindparams(*typed).columns(count=Integer)  # its one row: 1 saved, 0 not
 
 
 _SAVE = Prepared(_statement(finishing=False))

@@ -2,7 +2,8 @@
 SQLAlchemy's own statements: one generic test over every shape of stored game (text timestamps,
 JSON text, 0/1 booleans on SQLite; PostgreSQL's types). Driver errors that mean the database is
 gone still become DatabaseUnavailable. (The save in one statement is held to the plain save by
-tests/store/test_fast_save.py.)"""
+tests/store/test_fast_save.py.) Each statement knows from its compiled form whether rows come back,
+held to what the driver says (its cursor's description) over every statement of whole games."""
 
 from __future__ import annotations
 
@@ -18,7 +19,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from service.store import Database, DatabaseUnavailable, StoredGame, StoredResult, StoredSeat
+from service.games import GameService
+from service.store import Database, DatabaseUnavailable, StoredGame, StoredResult, StoredSeat, driver
 from service.store.repository import GameRepository
 from service.store.stored import (
     ACTION_COLUMNS,
@@ -30,6 +32,8 @@ from service.store.stored import (
     StoredEvent,
     StoredTrick,
 )
+from tests.support.every_event import Clock, play_every_kind_of_event
+from tests.support.rated_games import play_out, rated_table
 from tests.support.stored_games import changes, games, through_sqlalchemy
 
 WHEN = datetime(2026, 11, 30, 12, 0, 0, 5, tzinfo=UTC)  # microseconds, to catch a lossy format
@@ -116,3 +120,54 @@ def test_other_driver_errors_stay_errors(db):
         repo.save(_record("g5"))  # the same id again
     with db.transaction(write=False) as connection:
         assert GameRepository(connection).get("g5") is None  # rolled back as a whole
+
+
+class _Watched:
+    """A driver's cursor that records, for each statement, whether the driver answered rows (its
+    description: the plain way to ask) and whether the statement's caller fetched them."""
+
+    def __init__(self, cursor: Any, seen: list[tuple[str, bool, bool]]) -> None:
+        self._cursor, self._seen = cursor, seen
+        self._sql = ""
+        self._fetched = False
+
+    def execute(self, sql: str, parameters: Any) -> None:
+        self._cursor.execute(sql, parameters)
+        self._sql, self._fetched = sql, False
+
+    def executemany(self, sql: str, parameters: Any) -> None:
+        self._cursor.executemany(sql, parameters)
+
+    def fetchall(self) -> list[Any]:
+        self._fetched = True
+        return self._cursor.fetchall()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._cursor, name)
+
+    def close(self) -> None:
+        if self._sql:
+            self._seen.append((self._sql, self._cursor.description is not None, self._fetched))
+        self._cursor.close()
+
+
+def test_each_statement_fetches_rows_exactly_when_the_driver_answers_some(app, client, monkeypatch):
+    seen: list[tuple[str, bool, bool]] = []
+    real = driver.driver_connection
+
+    class Connection:
+        def __init__(self, connection: Any) -> None:
+            self._connection = real(connection)
+
+        def cursor(self) -> _Watched:
+            return _Watched(self._connection.cursor(), seen)
+
+    monkeypatch.setattr(driver, "driver_connection", Connection)
+    service: GameService = app.extensions["coins.games"]
+    service.clock = Clock()
+    play_every_kind_of_event(client, service.clock)  # seats taken and left, stand-ins, bots, a rematch
+    game_id, ana, bo = rated_table(client, target_score=3)
+    play_out(client, game_id, {0: ana.auth, 1: bo.auth}, keyed=True)  # a rated result, idempotency keys
+    assert len({sql for sql, _, _ in seen}) >= 8, "the games ran the driver's statements"
+    wrong = {sql for sql, answered, fetched in seen if answered != fetched}
+    assert not wrong, wrong

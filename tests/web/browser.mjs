@@ -144,12 +144,12 @@ export const tableState = (page) =>
 /**
  * Wait until a fresh table has its hand in play or asks this seat to deal, and deal if asked. The
  * deal button appears only once the table has its state and is not busy, so a look the moment the
- * table appears can miss it (and then the game waits for this seat forever).
+ * table appears can miss it (and then the game waits for this seat forever). `tap`: a touch, not a click.
  */
-export async function dealIfAsked(page) {
+export async function dealIfAsked(page, { tap = false } = {}) {
   const deal = page.locator("button[data-key=deal]");
   await page.locator(".table[data-status=playing]").or(deal).first().waitFor({ timeout: STEP_MS });
-  if (await deal.isVisible()) await deal.click();
+  if (await deal.isVisible()) await (tap ? deal.tap() : deal.click());
   await page.locator(".table[data-status=playing]").waitFor({ timeout: STEP_MS });
 }
 

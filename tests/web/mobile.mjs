@@ -4,7 +4,7 @@
 
 import assert from "node:assert/strict";
 
-import { assertNoConsoleErrors, createGame, openPage, scenario, screenshot, tableState, waitForChange } from "./browser.mjs";
+import { assertNoConsoleErrors, createGame, dealIfAsked, openPage, scenario, screenshot, tableState, waitForChange } from "./browser.mjs";
 
 /** The cards and the hand's buttons the shown hint lies over (their card codes, or their keys). @param {import("playwright-core").Page} page */
 function coveredByHint(page) {
@@ -18,8 +18,7 @@ function coveredByHint(page) {
 await scenario(async (browser) => {
   const page = await openPage(browser, { viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true });
   await createGame(page, { name: "Bartholomew the Magnificent", target: 5, seats: ["you", "bot:basic", "bot:basic"] });
-  const deal = page.locator("button[data-key=deal]");
-  if (await deal.isVisible()) await deal.tap();
+  await dealIfAsked(page, { tap: true });
   const card = page.locator(".your-turn .card-button").first();
   await card.waitFor();
 
@@ -78,7 +77,7 @@ await scenario(async (browser) => {
   // A 320 px phone: the hint covers neither the hand's buttons nor any card.
   const narrow = await openPage(browser, { viewport: { width: 320, height: 568 }, hasTouch: true, isMobile: true });
   await createGame(narrow, { name: "Hana", target: 5, seats: ["you", "bot:basic", "bot:basic"] });
-  if (await narrow.locator("button[data-key=deal]").isVisible()) await narrow.locator("button[data-key=deal]").tap();
+  await dealIfAsked(narrow, { tap: true });
   await narrow.locator(".your-turn .card-button").first().waitFor();
   await narrow.locator("button[data-key=hint]").tap();
   await narrow.locator("#hint").waitFor();

@@ -3,13 +3,12 @@
 
 import assert from "node:assert/strict";
 
-import { assertNoConsoleErrors, createGame, openPage, playsOf, scenario, waitForMyTurn } from "./browser.mjs";
+import { assertNoConsoleErrors, createGame, dealIfAsked, openPage, playsOf, scenario, waitForMyTurn } from "./browser.mjs";
 
 /** A game against two bots, with this page's seat (0) to play. */
 async function myTurnAgainstBots(page) {
   const gameId = await createGame(page, { name: "Ana", target: 30, seats: ["you", "bot:basic", "bot:basic"] });
-  const deal = page.locator("button[data-key=deal]");
-  if (await deal.isVisible()) await deal.click();
+  await dealIfAsked(page);
   await waitForMyTurn(page);
   return gameId;
 }

@@ -4,14 +4,13 @@
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
 
-import { STEP_MS, assertAccessible, assertNoConsoleErrors, assertNoTokenInUrls, createGame, fairDealMarks, openPage, playToTheEnd, scenario, screenshot, tableState } from "./browser.mjs";
+import { STEP_MS, assertAccessible, assertNoConsoleErrors, assertNoTokenInUrls, createGame, dealIfAsked, fairDealMarks, openPage, playToTheEnd, scenario, screenshot, tableState } from "./browser.mjs";
 
 await scenario(async (browser) => {
   const page = await openPage(browser);
   await screenshot(page, "lobby");
   const gameId = await createGame(page, { name: "Ana", target: 5, seats: ["you", "bot:basic", "bot:expert"] });
-  const deal = page.locator("button[data-key=deal]");
-  if (await deal.isVisible()) await deal.click();
+  await dealIfAsked(page);
   await page.locator(".your-turn .card-button").first().waitFor();
   await page.click("button[data-key=hint]");
   await page.locator(".card-button.hinted").waitFor(); // the expert's advice, marked among your cards

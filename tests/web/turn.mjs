@@ -5,7 +5,7 @@
 
 import assert from "node:assert/strict";
 
-import { assertNoConsoleErrors, createGame, openPage, scenario, screenshot, seenOnPage, tableState, waitForMyTurn } from "./browser.mjs";
+import { assertNoConsoleErrors, createGame, dealIfAsked, openPage, scenario, screenshot, seenOnPage, tableState, waitForMyTurn } from "./browser.mjs";
 
 const TIMEOUT_SECONDS = 15; // the shortest clock the form offers
 
@@ -30,8 +30,7 @@ function noAudio() {
 async function startGame(page, { name, timeout = null }) {
   if (timeout) await page.selectOption("#create-timeout", String(timeout));
   const gameId = await createGame(page, { name, target: 30, seats: ["you", "bot:basic", "bot:basic"] });
-  const deal = page.locator("button[data-key=deal]");
-  if (await deal.isVisible()) await deal.click();
+  await dealIfAsked(page);
   await waitForMyTurn(page);
   return gameId;
 }

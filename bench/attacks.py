@@ -40,6 +40,7 @@ own as it ends).
 from __future__ import annotations
 
 import argparse
+import asyncio
 import contextlib
 import http.client
 import json
@@ -57,6 +58,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from bench.http_client import worker_up
 from service.engine import parse_card, trick_winner
 from tests.support.server import free_port, serve, worker_beside
 
@@ -387,7 +389,7 @@ def farming(args: argparse.Namespace) -> None:
 
 @contextlib.contextmanager
 def _server(folder: Path, *, queue_seconds: int | None = None) -> Iterator[int]:
-    """The README's serve command on a fresh SQLite database in ``folder``: its port."""
+    """The README's serve command on a fresh SQLite database in ``folder``, once the worker is up: its port."""
     port = free_port()
     env = {
         **os.environ,
@@ -410,6 +412,7 @@ def _server(folder: Path, *, queue_seconds: int | None = None) -> Iterator[int]:
         serve(command, port=port, env=env, cwd=ROOT, log=folder / "gunicorn.log", start_seconds=180),
         worker_beside(env, cwd=ROOT, log=folder / "worker.log"),  # the results, the feeds, the waves
     ):
+        asyncio.run(worker_up(port))  # begun before it, an attack's seconds would time its start-up
         yield port
 
 

@@ -28,6 +28,9 @@ from bench.slow_twins import TWINS
 
 ROOT = Path(__file__).resolve().parents[1]
 SECONDS = 300  # a script still running after this has hung: its own loops are bounded far below
+# Scripts whose exit status says whether their goals were met (1: a MISS): a run that missed one, as a
+# second's run on a busy machine may, still ran and said what it measured.
+EXITS_1_ON_A_MISS = {"http_load"}
 
 
 def _rematches_went_on(figures: dict[str, Any]) -> None:
@@ -101,7 +104,8 @@ def test_runs_and_says_what_it_measured(
         timeout=SECONDS,
         check=False,
     )
-    assert done.returncode == 0, done.stderr[-3000:]
+    missed = script in EXITS_1_ON_A_MISS and done.returncode == 1 and "Traceback" not in done.stderr
+    assert done.returncode == 0 or missed, done.stderr[-3000:]
     last = done.stdout.rstrip("\n").rpartition("\n")[2]
     name, equals, text = last.partition("=")
     assert (name, equals) == (script, "="), f"the last line is not {script}=<json>: {last[:300]!r}"

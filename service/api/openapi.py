@@ -12,6 +12,9 @@ from .schemas import RequestSchema, ResponseSchema
 __all__ = [
     "CREATED_GAME_LINKS",
     "JOINED_GAME_LINKS",
+    "PUSH_SUBSCRIPTION_LINKS",
+    "TICKET_LINKS",
+    "WEBHOOK_LINKS",
     "KEY_SECURITY",
     "CLOSED_ENUMS",
     "OPTIONAL_KEY_SECURITY",
@@ -154,3 +157,23 @@ JOINED_GAME_LINKS = _links(
     "$response.body#/token",
     {**_GAME_OPERATIONS, "joinGame": "Take another open seat of the same game.", **_SEAT_OPERATIONS},
 )
+
+
+def _resource_links(parameter: str, operations: dict[str, str]) -> dict[str, Any]:
+    """Links from a created resource to the operations on it: the answer's ``id`` is their ``parameter``."""
+    return {
+        operation_id: {
+            "operationId": operation_id,
+            "parameters": {parameter: "$response.body#/id"},
+            "description": text,
+        }
+        for operation_id, text in operations.items()
+    }
+
+
+TICKET_LINKS = _resource_links(
+    "ticket_id",
+    {"getTicket": "Read this ticket (its status; once matched, its game).", "cancelTicket": "Leave the queue."},
+)
+WEBHOOK_LINKS = _resource_links("webhook_id", {"deleteWebhook": "Delete this webhook."})
+PUSH_SUBSCRIPTION_LINKS = _resource_links("subscription_id", {"deletePushSubscription": "Delete this subscription."})

@@ -10,7 +10,7 @@ from ....work import UnitOfWork
 from ...common import Blueprint, bearer_token
 from ...context import push
 from ...idempotency import idempotent
-from ...openapi import KEY_SECURITY, PUBLIC
+from ...openapi import KEY_SECURITY, PUBLIC, PUSH_SUBSCRIPTION_LINKS
 from .schemas import SUBSCRIBE_DESCRIPTION, NewPushSubscriptionSchema, PushKeySchema, PushSubscriptionSchema
 
 blp = Blueprint(
@@ -48,6 +48,7 @@ class PushSubscriptionViews(MethodView):
         summary="Subscribe a browser to push messages",
         description=SUBSCRIBE_DESCRIPTION,
         security=KEY_SECURITY,
+        responses={201: {"links": PUSH_SUBSCRIPTION_LINKS}},
     )
     @blp.arguments(
         NewPushSubscriptionSchema(),

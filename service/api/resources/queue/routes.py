@@ -12,6 +12,7 @@ from ....work import UnitOfWork
 from ...common import Blueprint, bearer_token
 from ...context import PRIVATE, client_address_hash, queue
 from ...idempotency import idempotent
+from ...openapi import TICKET_LINKS
 from .schemas import QueueSchema, TicketSchema
 
 blp = Blueprint("queue", __name__, url_prefix="/v1/queue", description="Quick play: be matched into a new game.")
@@ -29,7 +30,12 @@ KEY_PROBLEMS = ("missing_token", "invalid_key")
 @blp.route("")
 class QueueViews(MethodView):
     @idempotent
-    @blp.doc(operationId="enterQueue", summary="Queue for a game", security=[{"playerKey": []}])
+    @blp.doc(
+        operationId="enterQueue",
+        summary="Queue for a game",
+        security=[{"playerKey": []}],
+        responses={201: {"links": TICKET_LINKS}},
+    )
     @blp.arguments(QueueSchema(), example={"target_score": 15, "rated": True, "bots_after": 60}, required=False)
     @blp.response(201, TicketSchema, headers={"Location": TICKET_LOCATION})
     @blp.problems(

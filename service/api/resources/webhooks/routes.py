@@ -10,7 +10,7 @@ from ....work import UnitOfWork
 from ...common import Blueprint, bearer_token
 from ...context import NO_STORE, PRIVATE, webhooks
 from ...idempotency import idempotent
-from ...openapi import KEY_SECURITY
+from ...openapi import KEY_SECURITY, WEBHOOK_LINKS
 from .schemas import CreatedWebhookSchema, NewWebhookSchema, WebhookListSchema
 
 blp = Blueprint(
@@ -32,7 +32,12 @@ KEY_PROBLEMS = ("missing_token", "invalid_key")
 @blp.route("")
 class WebhookViews(MethodView):
     @idempotent
-    @blp.doc(operationId="createWebhook", summary="Create a webhook", security=KEY_SECURITY)
+    @blp.doc(
+        operationId="createWebhook",
+        summary="Create a webhook",
+        security=KEY_SECURITY,
+        responses={201: {"links": WEBHOOK_LINKS}},
+    )
     @blp.arguments(NewWebhookSchema(), example={"url": "https://bots.example.com/coins", "types": ["your_turn"]})
     @blp.response(201, CreatedWebhookSchema)
     @blp.problems(

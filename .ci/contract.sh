@@ -122,7 +122,7 @@ fuzz() {  # $1: the database the server runs on, for the step names; $2: the ser
   slowest "$3"
 
   step "Schemathesis on $1: stateful sequences through the links (create, join, deal, hand, play) with real tokens"
-  # Less use_after_free, whose "a GET after a DELETE must be 404" the contract contradicts: a cancelled
+  # Every check but use_after_free, whose "a GET after a DELETE must be 404" the contract contradicts: a cancelled
   # ticket stays readable (getTicket answers `status: cancelled`, contract 1.2's quick play). A check named
   # on the command line (--checks all) wins over the config file's per-operation settings.
   "${st[@]}" --phases stateful --max-examples "$STATEFUL_EXAMPLES" --exclude-checks use_after_free

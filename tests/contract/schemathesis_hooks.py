@@ -1,8 +1,8 @@
-"""Schemathesis hooks for .ci/contract.sh: games with people in them, and each seat's real token.
+"""Schemathesis hooks for .ci/contract.sh: games with people in them, each seat's real token, a player's key.
 
 Loaded with ``SCHEMATHESIS_HOOKS=tests.contract.schemathesis_hooks``. Left alone, the fuzzer
 almost never creates a game of three people (seats come out open or bots), so no hand is
-ever dealt by a token. Two nudges, neither of which turns invalid data valid:
+ever dealt by a token. A few nudges:
 
 - a createGame body without ``seats`` sometimes gets three people;
 - every 201 of createGame and joinGame is remembered, and a request to an operation that

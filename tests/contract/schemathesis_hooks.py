@@ -115,8 +115,15 @@ def _turn(game_id: str) -> int | None:
         return turn
 
 
+class _Bearer:
+    """Sends what ``get`` answers as the request's bearer credential."""
+
+    def set(self, case: Any, data: str, ctx: Any) -> None:
+        case.headers = {**(case.headers or {}), "Authorization": f"Bearer {data}"}
+
+
 @schemathesis.auth(refresh_interval=None).apply_to(operation_id=SEAT_OPERATIONS)
-class SeatToken:
+class SeatToken(_Bearer):
     def get(self, case: Any, ctx: Any) -> str | None:
         game_id = (case.path_parameters or {}).get("game_id")
         tokens = TOKENS.get(game_id) if isinstance(game_id, str) else None
@@ -130,12 +137,9 @@ class SeatToken:
                 return None
         return tokens.get(seat) if seat is not None else next(iter(tokens.values()))
 
-    def set(self, case: Any, data: str, ctx: Any) -> None:
-        case.headers = {**(case.headers or {}), "Authorization": f"Bearer {data}"}
-
 
 @schemathesis.auth(refresh_interval=None).apply_to(operation_id=PLAYER_OPERATIONS)
-class PlayerKey:
+class PlayerKey(_Bearer):
     def get(self, case: Any, ctx: Any) -> str | None:
         if next(_requests) % KEYED_EVERY == KEYED_EVERY - 1:
             return None  # this one keeps the fuzzer's own Authorization (or none)
@@ -145,6 +149,3 @@ class PlayerKey:
                 return None
             PLAYER["key"] = key
         return PLAYER["key"]
-
-    def set(self, case: Any, data: str, ctx: Any) -> None:
-        case.headers = {**(case.headers or {}), "Authorization": f"Bearer {data}"}

@@ -18,8 +18,8 @@ The BASELINE is bench/baseline_app.py under the same command, settings and datab
 endpoint, one single-row ``UPDATE … RETURNING`` transaction per request, driven by the same
 number of client threads. ``--other-tree DIR`` adds a third server: the service of another
 checkout (an older commit, say), served from its own folder with its own gunicorn.conf.py and
-the same settings, on a fresh database of its own, so that before and after are measured in one
-session; ``--other-gunicorn-args`` serve it another way (alone: this checkout, e.g. ``-k gevent
+the same settings, on a fresh database of its own with its own worker role (unless
+``--without-worker-role``), so that before and after are measured in one session; ``--other-gunicorn-args`` serve it another way (alone: this checkout, e.g. ``-k gevent
 --worker-connections 600`` for gunicorn's gevent worker). All servers run side by side; each level runs ``--repeats`` rounds, one window per
 server, back to back, the order rotating from round to round (so that a machine speeding up or
 slowing down favours none), and medians are reported. ``ratio`` is the median over the rounds of
@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import argparse
 import http.client
+import itertools
 import json
 import math
 import os
@@ -381,6 +382,7 @@ class Contender:
     server: Server
     counted: str  # "play" or "update"
     keyed: bool
+    worker: subprocess.Popen[bytes] | None = None  # its worker role (none: the baseline, or --without-worker-role)
     windows: list[Level] = field(default_factory=list)
 
 
@@ -396,33 +398,35 @@ def measure(name: str, levels: list[int], args: argparse.Namespace, workdir: Pat
     settings = {"log_level": args.log_level, "workers": args.workers}
     with ExitStack() as servers:
         service = servers.enter_context(gunicorn("wsgi:app", urls["service"], workdir, **settings))
-        worker_role = None  # as deployed: the worker role fans a play's events out to the players' feeds
-        if not args.without_worker_role:
-            env = {**os.environ, "DATABASE_URL": urls["service"], "LOG_LEVEL": args.log_level}
-            env.pop("PROMETHEUS_MULTIPROC_DIR", None)
-            worker_role = servers.enter_context(worker_beside(env, cwd=REPO, log=workdir / "worker-role.log"))
+        # as deployed: the worker role fans a play's events out to the players' feeds
+        worker_role = None if args.without_worker_role else servers.enter_context(
+            _worker_role(urls["service"], args.log_level, REPO, workdir / "worker-role.log")
+        )  # fmt: skip
         baseline_app = "baseline_app:create_baseline_app()"
         baseline = servers.enter_context(
             gunicorn(baseline_app, urls["baseline"], workdir, extra=["--pythonpath", str(REPO / "bench")], **settings)
         )
-        contenders = [Contender("service", service, "play", args.idempotency_keys)]
+        contenders = [Contender("service", service, "play", args.idempotency_keys, worker_role)]
         if args.other_tree:
             results["other_commit"] = serves_its_own_code(args.other_tree)
             other_url = fresh_database(name, workdir, args.postgres_url, "other")
             other = servers.enter_context(
                 gunicorn("wsgi:app", other_url, workdir, tree=args.other_tree, extra=args.other_args, **settings)
             )
-            contenders.append(Contender("other", other, "play", args.idempotency_keys))
+            other_worker = None if args.without_worker_role else servers.enter_context(
+                _worker_role(other_url, args.log_level, args.other_tree, workdir / "worker-role-other.log")
+            )  # fmt: skip
+            contenders.append(Contender("other", other, "play", args.idempotency_keys, other_worker))
         contenders.append(Contender("baseline", baseline, "update", False))
         for concurrency in levels:
             for contender in contenders:
                 contender.windows = []
+            orders = window_orders(len(contenders))
             for repeat in range(args.repeats):
-                # service, baseline; then baseline, service; … (with --other-tree the three rotate): a
-                # machine slowing down or speeding up through a round favours none of them
-                turn = repeat % len(contenders)
-                for contender in contenders[turn:] + contenders[:turn]:
-                    worker_cpu = cpu_seconds([worker_role.pid]) if worker_role else 0.0
+                for contender in (contenders[index] for index in orders[repeat % len(orders)]):
+                    # in the baseline's windows, this checkout's worker role (idle: its share is reported)
+                    watched = contender.worker or worker_role
+                    worker_cpu = cpu_seconds([watched.pid]) if watched else 0.0
                     level = drive(
                         contender.server,
                         concurrency,
@@ -431,8 +435,8 @@ def measure(name: str, levels: list[int], args: argparse.Namespace, workdir: Pat
                         args.warmup,
                         keyed=contender.keyed,
                     )
-                    if worker_role:
-                        level.worker_role_cpu = cpu_seconds([worker_role.pid]) - worker_cpu
+                    if watched:
+                        level.worker_role_cpu = cpu_seconds([watched.pid]) - worker_cpu
                     contender.windows.append(level)
                     _print_level(name, contender.name, level)
             results["levels"][concurrency] = _level_results(contenders)
@@ -442,6 +446,30 @@ def measure(name: str, levels: list[int], args: argparse.Namespace, workdir: Pat
                 print(f"--- {contender.server.log_path.name}, last lines:", *contender.server.problems(), sep="\n    ")
     results["loadavg_after"] = round(os.getloadavg()[0], 2)
     return results
+
+
+def window_orders(servers: int) -> list[tuple[int, ...]]:
+    """The order of the servers' windows in each round, round after round: every order, each beside its
+    reverse. A window pays for what the one before it left the machine (the baseline's checkpoints
+    and autovacuum, say) and a machine slowing down through a round favours the first: over all the
+    orders each server comes after each other as often, and in each place as often: every other round
+    with two servers, every six with three (so ``--repeats 6`` with ``--other-tree``). A rotation kept
+    each server after the same one: in an A/A run so ordered (this commit as ``--other-tree`` too,
+    PostgreSQL, 3 rounds) the server after the baseline read 0.92 of the other."""
+    orders: list[tuple[int, ...]] = []
+    for order in itertools.permutations(range(servers)):
+        if order not in orders:
+            orders += [order, order[::-1]]
+    return orders
+
+
+@contextmanager
+def _worker_role(database_url: str, log_level: str, tree: Path, log: Path) -> Iterator[subprocess.Popen[bytes]]:
+    """``coins-worker`` of the checkout ``tree`` on ``database_url``, as deployed beside its web role."""
+    env = {**os.environ, "DATABASE_URL": database_url, "LOG_LEVEL": log_level, "PYTHONPATH": str(tree)}
+    env.pop("PROMETHEUS_MULTIPROC_DIR", None)
+    with worker_beside(env, cwd=tree, log=log) as process:
+        yield process
 
 
 def _level_results(contenders: list[Contender]) -> dict[str, Any]:

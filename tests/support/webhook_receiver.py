@@ -5,13 +5,16 @@ only through the tests' resolver (which answers 127.0.0.1) and verifies it for t
 delivery to a real host does. It keeps every request it gets and answers the statuses queued in
 ``answers`` (then 204), a request to a path in ``held`` once its event is set. It keeps
 connections alive (HTTP/1.1), as receivers do, and counts them; :meth:`Receiver.drop_connections`
-closes the open ones (a receiver closing idle connections), as stopping it does.
+closes the open ones (a receiver closing idle connections), as stopping it does. A client that does
+not trust its certificate ends the handshake: counted in ``refused_handshakes``, not printed as a
+server error (the tests' own case: a delivery that must not verify).
 """
 
 from __future__ import annotations
 
 import socket
 import ssl
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -43,6 +46,7 @@ class Receiver:
     answers: list[int] = field(default_factory=list)
     host: str = HOST
     connections: int = 0  # accepted in all
+    refused_handshakes: int = 0  # TLS handshakes the client broke off (it did not trust the certificate)
     open: set[ssl.SSLSocket] = field(default_factory=set)
     held: dict[str, threading.Event] = field(default_factory=dict)  # by path: answer once set (10 s at most)
 
@@ -95,7 +99,14 @@ def receiver(directory: Path, *, ca: trustme.CA | None = None, host: str = HOST,
         def log_message(self, format: str, *args: object) -> None:
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
+    class Server(ThreadingHTTPServer):
+        def handle_error(self, request: object, client_address: object) -> None:
+            if isinstance(sys.exc_info()[1], ssl.SSLError):
+                kept.refused_handshakes += 1
+            else:
+                super().handle_error(request, client_address)  # type: ignore[arg-type]
+
+    server = Server(("127.0.0.1", port), Handler)
     kept = Receiver(server.server_address[1], str(ca_file), host=host)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()

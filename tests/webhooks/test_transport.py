@@ -39,6 +39,10 @@ def test_a_certificate_for_another_name_or_an_unknown_ca_is_refused(running: Rec
     with pytest.raises(ssl.SSLCertVerificationError):
         post(Target(HOST, running.port, "/", "127.0.0.1"), b"{}", {}, tls_context())
     assert running.received == []
+    deadline = time.monotonic() + 5  # the receiver's threads see the handshakes broken off
+    while running.refused_handshakes < 2 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert running.refused_handshakes == 2
 
 
 def test_a_redirect_is_an_answer_not_followed(running: Receiver) -> None:

@@ -19,10 +19,12 @@ endpoint, one single-row ``UPDATE … RETURNING`` transaction per request, drive
 number of client threads. ``--other-tree DIR`` adds a third server: the service of another
 checkout (an older commit, say), served from its own folder with its own gunicorn.conf.py and
 the same settings, on a fresh database of its own with its own worker role (unless
-``--without-worker-role``), so that before and after are measured in one session; ``--other-gunicorn-args`` serve it another way (alone: this checkout, e.g. ``-k gevent
---worker-connections 600`` for gunicorn's gevent worker). All servers run side by side; each level runs ``--repeats`` rounds, one window per
-server, back to back, the order rotating from round to round (so that a machine speeding up or
-slowing down favours none), and medians are reported. ``ratio`` is the median over the rounds of
+``--without-worker-role``), so that before and after are measured in one session;
+``--other-gunicorn-args`` serve it another way (alone: this checkout, e.g. ``-k gevent
+--worker-connections 600`` for gunicorn's gevent worker). All servers run side by side; each level
+runs ``--repeats`` rounds, one window per server, back to back, in every order in turn
+(:func:`window_orders`: so that neither what a window leaves behind nor a machine speeding up or
+slowing down favours one; ``--repeats 6`` with ``--other-tree``), and medians are reported. ``ratio`` is the median over the rounds of
 a service's plays/s over the baseline's updates/s in the same round: the windows of a round share
 whatever else the machine was doing.
 

@@ -48,7 +48,9 @@ export function replayHands(moves) {
     }
     const hand = hands.at(-1);
     const trick = hand?.tricks.at(-1);
-    if (!hand || !trick || !move.card) continue;
+    // A play after a hand's last trick with no deal between: a move this page has not read yet (a stream
+    // started afresh skipped it, and the actions are being read again); skipped until that deal is known.
+    if (!hand || !trick || !move.card || hand.over) continue;
     trick.plays.push({ seat: move.seat, card: move.card });
     if (trick.plays.length < 3) continue;
     const cards = trick.plays.map((play) => play.card);

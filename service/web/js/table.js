@@ -72,6 +72,7 @@ export function mountTable(root, gameId) {
   /** @type {ReturnType<typeof setTimeout>|undefined} */
   let awaitTimer;
   const history = new GameHistory();
+  let streamsStarted = 0; // `game` events shown: each opens a stream started afresh (the first, the table's)
   const paced = pacer({ show, settled: () => ((state.held = null), render()) });
   const clock = turnClock();
   const turnSound = turnAlert();
@@ -225,6 +226,16 @@ export function mountTable(root, gameId) {
     if (state.hand) state.hand.cards = state.hand.cards.filter((code) => code !== card);
   }
 
+  /** Read the game's actions again: the moves a stream started afresh did not tell of take their places in the log. */
+  async function readMovesAgain() {
+    try {
+      history.load((await api.listActions(gameId)).flatMap((action) => moveOfAction(action) ?? []));
+    } catch {
+      return; // the log keeps what the events told; the next fresh start reads them again
+    }
+    if (!unmounted) render();
+  }
+
   /** Show one event (the pacer calls this at a person's pace). @param {FeedEvent} event */
   function show(event) {
     state.held = null;
@@ -233,6 +244,7 @@ export function mountTable(root, gameId) {
     if (privateHand && privateHand.seat === mine()) acceptHand(privateHand);
     acceptGame(event.game);
     if (state.hint && (event.game.status !== "playing" || event.game.turn !== mine())) state.hint = null; // the turn passed: the hint goes
+    if (event.type === "game" && streamsStarted++ > 0) readMovesAgain(); // a stream started afresh (a seat lost, say): what it skipped
     history.add(moveOfEvent(event));
     switch (event.type) {
       case "seat_taken":

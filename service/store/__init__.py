@@ -5,7 +5,7 @@ drivers and transactions stay inside this package.
 """
 
 from .db import Database, DatabaseUnavailable, WriteTransaction
-from .due import DueWork
+from .due import DueWork, Owed
 from .idempotency import HeldKey, IdempotencyStore, KeptResponse
 from .models import (
     ActionRow,
@@ -58,6 +58,7 @@ __all__ = [
     "Database",
     "DatabaseUnavailable",
     "DueWork",
+    "Owed",
     "GameRow",
     "GameStore",
     "IdempotencyKeyRow",

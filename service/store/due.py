@@ -4,6 +4,9 @@
   server's own owed moves: bots, auto-deals; or, in a game waiting for a reserved seat, the end of
   the reservation: the game is cancelled), soonest first, by ``ix_games_turn_deadline``. A game
   of bots alone is due only while it is followed (contract 1.3: it pauses otherwise).
+- :meth:`DueWork.owed`: which of the pass's other steps may find work (the outbox, rated results,
+  quick-play tickets, reviews), in one statement, so that a pass that finds nothing runs three
+  statements, not eight (each step's own read, on its own connection, costs some 0.15 ms of CPU).
 - :meth:`DueWork.next_due`: when the next of them falls due (a bot's move a pace away, say), by the
   same index: the worker sleeps until then rather than a whole pause.
 - :meth:`DueWork.mark_followed`: the real-time role's mark on the games its streams follow.
@@ -20,19 +23,50 @@ from collections.abc import Collection
 from datetime import datetime, timedelta
 from typing import NamedTuple, cast
 
-from sqlalchemy import ColumnElement, Integer, Table, bindparam, case, delete, exists, func, or_, select, update
+from sqlalchemy import (
+    ColumnElement,
+    Exists,
+    Integer,
+    Table,
+    bindparam,
+    case,
+    delete,
+    exists,
+    func,
+    or_,
+    select,
+    text,
+    update,
+)
 from sqlalchemy.dialects import postgresql, sqlite
 
 from .db import Database
-from .models import GameRow, RoleHeartbeatRow, SeatRow
-from .player_models import PlayerRow
+from .models import (
+    PENDING_RESULT,
+    PENDING_REVIEW,
+    UNSTARTED_TICKET,
+    WAITING_TICKET,
+    GameResultRow,
+    GameRow,
+    OutboxRow,
+    ReviewRow,
+    RoleHeartbeatRow,
+    SeatRow,
+    TicketRow,
+)
+from .player_models import PENDING_HISTORY, PlayerRow, RatingHistoryRow
 
-__all__ = ["DUE_STATUSES", "FORGET_INSTANCES_AFTER", "DueWork", "RoleSeen"]
+__all__ = ["DUE_STATUSES", "FORGET_INSTANCES_AFTER", "DueWork", "Owed", "RoleSeen"]
 
 GAMES = cast(Table, GameRow.__table__)
 SEATS = cast(Table, SeatRow.__table__)
 HEARTBEATS = cast(Table, RoleHeartbeatRow.__table__)
 PLAYERS = cast(Table, PlayerRow.__table__)
+OUTBOX = cast(Table, OutboxRow.__table__)
+RESULTS = cast(Table, GameResultRow.__table__)
+HISTORY = cast(Table, RatingHistoryRow.__table__)
+TICKETS = cast(Table, TicketRow.__table__)
+REVIEWS = cast(Table, ReviewRow.__table__)
 # A game with a turn; or one waiting for a reserved seat, cancelled when its reservation runs out
 # (its turn_deadline then): the others have no deadline.
 DUE_STATUSES = ("playing", "waiting_for_deal", "waiting_for_players")
@@ -51,7 +85,7 @@ def _movable(now: ColumnElement[datetime]) -> tuple[ColumnElement[bool], ...]:
     return GAMES.c.status.in_(DUE_STATUSES), or_(_A_PERSON_OR_PLAYER, GAMES.c.followed_until >= now)
 
 
-# The worker's two reads of every pass, built once: built on each call, such a statement (its EXISTS
+# The worker's reads of every pass, built once: built on each call, such a statement (its EXISTS
 # above) costs more CPU to make and to key for the compiled cache than to run.
 _NOW = bindparam("now", type_=GAMES.c.turn_deadline.type)
 _DUE_GAMES = (
@@ -68,8 +102,35 @@ _NEXT_DUE = (
 )
 
 
+def _any(table: Table, where: str | None = None) -> Exists:
+    """Whether ``table`` has a row (``where``: a partial index's own condition, which lets the index
+    answer: a bound parameter in its place would not, on SQLite)."""
+    found = exists().select_from(table)
+    return found if where is None else found.where(text(where))
+
+
+# A superset of what each step reads first (without its times and limits): it may say a step has work
+# that its own read then does not find (a result finished a moment ago, a ticket matched a moment
+# ago), never that one has none when it has.
+_OWED = select(
+    _any(OUTBOX).label("feeds"),
+    or_(_any(RESULTS, PENDING_RESULT), _any(HISTORY, PENDING_HISTORY)).label("results"),
+    or_(_any(TICKETS, WAITING_TICKET), _any(TICKETS, UNSTARTED_TICKET)).label("tickets"),
+    _any(REVIEWS, PENDING_REVIEW).label("reviews"),
+)
+
+
+class Owed(NamedTuple):
+    """Which of a pass's steps besides the due games' moves may find work (see :meth:`DueWork.owed`)."""
+
+    feeds: bool  # the outbox holds what changes owe players' feeds
+    results: bool  # rated results, or their bots' rating rows, wait to be applied
+    tickets: bool  # quick-play tickets wait for a wave (waiting, or matched and their game not made)
+    reviews: bool  # a review asked for is not done
+
+
 class DueWork:
-    """Due games and liveness marks in one database."""
+    """Due games, what else a pass may find to do, and liveness marks in one database."""
 
     def __init__(self, db: Database) -> None:
         self._db = db
@@ -78,6 +139,13 @@ class DueWork:
         """The ids of at most ``limit`` games whose moves are due at ``now``, soonest first."""
         with self._db.connect() as connection, self._db.begin(connection, write=False, one_statement=True):
             return list(connection.execute(_DUE_GAMES, {"now": now, "limit": limit}).scalars())
+
+    def owed(self) -> Owed:
+        """Which of a pass's other steps may find work now, in one statement (each table's partial
+        index of what is owed answers for it): a step it rules out would find nothing."""
+        with self._db.connect() as connection, self._db.begin(connection, write=False, one_statement=True):
+            row = connection.execute(_OWED).one()
+        return Owed(*(bool(value) for value in row))
 
     def next_due(self, now: datetime) -> datetime | None:
         """The soonest due time after ``now`` of a game :meth:`due_games` would then return (a game

@@ -48,6 +48,12 @@ JsonType = JSON().with_variant(JSONB(), "postgresql")
 _CLUSTERED = {"sqlite_with_rowid": False}
 NAME_LENGTH = 80  # code points: a name is at most 40 grapheme clusters and 80 code points (service.names)
 ADDRESS_HASH_LENGTH = 32  # hex digits of a keyed hash of an address (service.addresses)
+# The rows still owed work by the worker, each listed by a partial index (the worker's probe of a pass,
+# service.store.due, asks the same of each: a query must say the index's own condition to use it).
+PENDING_RESULT = "applied_at IS NULL"
+WAITING_TICKET = "status = 'waiting'"
+UNSTARTED_TICKET = "status = 'matched' AND NOT game_started"
+PENDING_REVIEW = "done_at IS NULL"
 
 
 class UTCDateTime(TypeDecorator[datetime]):
@@ -173,7 +179,7 @@ class GameResultRow(Base):
     __table_args__ = (
         Index(
             "ix_game_results_pending", "finished_at",
-            postgresql_where=text("applied_at IS NULL"), sqlite_where=text("applied_at IS NULL"),
+            postgresql_where=text(PENDING_RESULT), sqlite_where=text(PENDING_RESULT),
         ),
     )  # fmt: skip
 
@@ -312,21 +318,21 @@ class TicketRow(Base):
             "ix_queue_tickets_waiting_player",
             "player_id",
             unique=True,
-            sqlite_where=text("status = 'waiting'"),
-            postgresql_where=text("status = 'waiting'"),
+            sqlite_where=text(WAITING_TICKET),
+            postgresql_where=text(WAITING_TICKET),
         ),
         Index(
             "ix_queue_tickets_waiting",
             "created_at",
-            sqlite_where=text("status = 'waiting'"),
-            postgresql_where=text("status = 'waiting'"),
+            sqlite_where=text(WAITING_TICKET),
+            postgresql_where=text(WAITING_TICKET),
         ),
         Index("ix_queue_tickets_game_id", "game_id"),
         Index(
             "ix_queue_tickets_unstarted",
             "matched_at",
-            sqlite_where=text("status = 'matched' AND NOT game_started"),
-            postgresql_where=text("status = 'matched' AND NOT game_started"),
+            sqlite_where=text(UNSTARTED_TICKET),
+            postgresql_where=text(UNSTARTED_TICKET),
         ),
     )
 
@@ -376,7 +382,7 @@ class ReviewRow(Base):
     __table_args__ = (
         Index(
             "ix_reviews_pending", "requested_at",
-            postgresql_where=text("done_at IS NULL"), sqlite_where=text("done_at IS NULL"),
+            postgresql_where=text(PENDING_REVIEW), sqlite_where=text(PENDING_REVIEW),
         ),
     )  # fmt: skip
 

@@ -27,6 +27,9 @@ __all__ = [
     "ServiceSecretRow",
 ]
 
+# A history row still to complete (a bot's step 2 of a result), listed by a partial index (see models.PENDING_RESULT).
+PENDING_HISTORY = "mu_after IS NULL"
+
 
 class PlayerRow(Base):
     """A player: one identity across games, with the SHA-256 of their key (a bot strength's
@@ -88,7 +91,7 @@ class RatingHistoryRow(Base):
         Index("ix_rating_history_newest", "player_id", "finished_at", "game_id"),
         Index(
             "ix_rating_history_pending", "player_id", "finished_at",
-            postgresql_where=text("mu_after IS NULL"), sqlite_where=text("mu_after IS NULL"),
+            postgresql_where=text(PENDING_HISTORY), sqlite_where=text(PENDING_HISTORY),
         ),
         _CLUSTERED,
     )  # fmt: skip

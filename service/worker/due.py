@@ -9,7 +9,8 @@ under it are what make a move happen once: two workers (or a worker and a reques
 same game due make its moves once, the second finds nothing due. A worker killed at any instant
 loses nothing: what it had not committed is still due, by the deadline stored with the game.
 
-Each pass then, in this order of priority, delivers what the games' changes owe their players'
+Each pass then asks in one statement which of its other steps may find work (:meth:`.DueWork.owed`:
+most passes find none, and skip their reads), and, in this order of priority, delivers what the games' changes owe their players'
 feeds (:meth:`.GameStore.deliver_outbox`: the outbox each change wrote in its own transaction),
 applies the rated results that are pending (:meth:`.GameService.apply_pending_results`, which owes
 their players ``game_result`` in the game's outbox, written with the ratings, and delivered at once
@@ -160,10 +161,11 @@ class Worker:
         moves or the deliveries filled a batch, judge plays of the reviews asked for. How many games
         had moves, plus the events delivered (a full batch of either: another pass follows at once)."""
         made = self._moves(now)
-        delivered = self._deliver_outbox()
-        if self._games.apply_pending_results():
+        owed = self._due.owed()  # after the moves: what they owe the feeds is in the outbox now
+        delivered = self._deliver_outbox() if owed.feeds else 0
+        if owed.results and self._games.apply_pending_results():
             delivered += self._deliver_outbox()  # the game_result events the results owe
-        if self._queue is not None:
+        if self._queue is not None and owed.tickets:
             self._queue.match_due(now)
         if self._webhooks is not None:
             if self._webhooks_beside:
@@ -171,7 +173,7 @@ class Worker:
                     self._webhooks_woken.set()
             else:
                 self._webhooks.deliver_due(now)
-        if made < BATCH and delivered < DELIVERIES and self.review_seconds > 0:
+        if owed.reviews and made < BATCH and delivered < DELIVERIES and self.review_seconds > 0:
             self._reviews()
         return made + delivered
 

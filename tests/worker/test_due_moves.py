@@ -14,7 +14,7 @@ from flask import Flask
 from sqlalchemy import text
 
 from service.games import GameService
-from service.store import DatabaseUnavailable
+from service.store import DatabaseUnavailable, Owed
 from service.worker import Worker
 
 TURN = 30  # seconds a turn
@@ -162,6 +162,9 @@ def test_a_worker_that_cannot_reach_the_database_backs_off_and_goes_on(app, cloc
 
         def next_due(self, now: datetime) -> datetime | None:
             return real.next_due(now)
+
+        def owed(self) -> Owed:
+            return real.owed()
 
     worker = Worker(games, Unreachable(), clock, poll=0.01, instance="test:4")  # type: ignore[arg-type]
     stop = threading.Event()

@@ -11,7 +11,7 @@ import pytest
 from flask import Flask
 
 from service.games import GameService
-from service.store import DatabaseUnavailable
+from service.store import DatabaseUnavailable, Owed
 from service.worker import Worker
 from service.worker.due import MAX_BACKOFF_SECONDS
 from tests.support.every_event import Clock
@@ -44,6 +44,9 @@ def test_the_passes_retry_within_the_cap_and_say_so_twice(app: Flask, clock: Clo
 
         def next_due(self, now: datetime) -> datetime | None:
             return real.next_due(now)
+
+        def owed(self) -> Owed:
+            return real.owed()
 
     # (no signal gap: the wake that ends it adds no pause)
     worker = Worker(games, Away(), clock, poll=0.5, instance="test:outage", signal_gap=0)  # type: ignore[arg-type]

@@ -10,6 +10,7 @@ from datetime import datetime
 from flask import Flask
 
 from service.games import GameService
+from service.store import Owed
 from service.worker import Worker
 from tests.support.every_event import Clock
 from tests.support.pauses import Pauses
@@ -38,6 +39,9 @@ def _worker(app: Flask, clock: Clock, stop: Pauses, passes: list[datetime], *, s
 
         def next_due(self, now: datetime) -> datetime | None:
             return real.next_due(now)
+
+        def owed(self) -> Owed:
+            return real.owed()
 
     worker = Worker(games, Counted(), clock, poll=0.01, instance="test:gap", signal_gap=GAP)  # type: ignore[arg-type]
     return worker

@@ -10,11 +10,12 @@ same game due make its moves once, the second finds nothing due. A worker killed
 loses nothing: what it had not committed is still due, by the deadline stored with the game.
 
 Each pass then asks in one statement which of its other steps may find work (:meth:`.DueWork.owed`:
-most passes find none, and skip their reads), and, in this order of priority, delivers what the games' changes owe their players'
-feeds (:meth:`.GameStore.deliver_outbox`: the outbox each change wrote in its own transaction),
-applies the rated results that are pending (:meth:`.GameService.apply_pending_results`, which owes
-their players ``game_result`` in the game's outbox, written with the ratings, and delivered at once
-when any was pending), runs quick play's matching wave when one is due
+most passes find none, and skip their reads), and, in this order of priority, delivers what the
+games' changes owe their players' feeds (:meth:`.GameStore.deliver_outbox`: the outbox each change
+wrote in its own transaction), applies the rated results that are pending
+(:meth:`.GameService.apply_pending_results`, which owes their players ``game_result`` in the game's
+outbox, written with the ratings, and delivered at once when any was pending), runs quick play's
+matching wave when one is due
 (:meth:`.QuickPlay.match_due`), and sends what players' webhooks are owed
 (:meth:`.Webhooks.deliver_due`; once :meth:`Worker.run` runs, in a thread of their own that a
 pass wakes when it delivered events, so that a slow receiver never holds up a move). None of them waits for a reader or rides on a request's thread.

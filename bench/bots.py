@@ -18,6 +18,12 @@ tried, greedy playouts).
 
 A game is a function of its number and the seed, so a run stopped early can be finished with ``--first``:
 the games already played are the same whenever and wherever they are played again.
+
+``--duplicate`` deals as duplicate bridge does: games 3k, 3k+1 and 3k+2 share one deal (and first
+dealer), the tested player in seats 0, 1 and 2 in turn, so that each hand dealt is played once by the
+tested player and twice by the others: the luck of the cards cancels within each triple. It then also
+prints an interval from the spread of the triples' win rates (a normal one over the deals: with the
+deal's luck removed it is narrower than Wilson's, which takes the games for independent).
 """
 
 from __future__ import annotations
@@ -56,10 +62,17 @@ class Game_:
     other: str
     number: int
     seed: int
+    duplicate: bool = False  # the deal of game number // 3, shared by three games (the module's docstring)
+
+    @property
+    def deal(self) -> int:
+        """The number the game's deals are seeded with: its own, or its triple's with ``duplicate``."""
+        return self.number // 3 if self.duplicate else self.number
 
 
 @dataclass(frozen=True)
 class Result:
+    number: int  # the game's
     won: bool
     seconds: tuple[float, ...]  # wall-clock time of each decision of the tested player in the game
     cpu_seconds: tuple[float, ...]  # the same decisions in CPU time (unaffected by other load)
@@ -77,7 +90,7 @@ def player(name: str, seat: int, rng: random.Random) -> Bot:
 def play(task: Game_) -> Result:
     """Play one game; the tested bot sits in seat ``number % 3``, the first dealer is ``number // 3 % 3``."""
     seat, first_dealer = task.number % 3, task.number // 3 % 3
-    setup = GameSetup(target_score=TARGET, first_dealer=first_dealer, seed=f"bench/{task.seed}/{task.number}")
+    setup = GameSetup(target_score=TARGET, first_dealer=first_dealer, seed=f"bench/{task.seed}/{task.deal}")
     game = Game(setup)
     strengths = [task.other] * 3
     strengths[seat] = task.tested
@@ -96,7 +109,7 @@ def play(task: Game_) -> Result:
             timings.append(time.perf_counter() - start)
             cpu_timings.append(time.process_time() - cpu_start)
         game.play(turn, decision.card)
-    return Result(game.winner == seat, tuple(timings), tuple(cpu_timings))
+    return Result(task.number, game.winner == seat, tuple(timings), tuple(cpu_timings))
 
 
 def wilson(wins: int, games: int, z: float = 1.96) -> tuple[float, float]:
@@ -106,6 +119,20 @@ def wilson(wins: int, games: int, z: float = 1.96) -> tuple[float, float]:
     centre = (p + z * z / (2 * games)) / denominator
     half = z * math.sqrt(p * (1 - p) / games + z * z / (4 * games * games)) / denominator
     return centre - half, centre + half
+
+
+def by_deal(results: list[Result], z: float = 1.96) -> tuple[int, float, float, float] | None:
+    """With ``--duplicate``: the complete triples (games sharing a deal), their mean win rate and its 95%
+    interval from the spread of the triples' rates; None with fewer than two triples."""
+    triples: dict[int, list[bool]] = {}
+    for result in results:
+        triples.setdefault(result.number // 3, []).append(result.won)
+    rates = [sum(wins) / 3 for wins in triples.values() if len(wins) == 3]
+    if len(rates) < 2:
+        return None
+    mean = statistics.fmean(rates)
+    half = z * statistics.stdev(rates) / math.sqrt(len(rates))
+    return len(rates), mean, mean - half, mean + half
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -119,6 +146,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1, help="seed of the deals and the bots' RNGs (default 1)")
     parser.add_argument("--workers", type=int, default=2, help="processes (default 2)")
     parser.add_argument("--matches", default="all", help=f"comma-separated, from {', '.join(MATCHES)} (default all)")
+    parser.add_argument("--duplicate", action="store_true", help="each deal played three times, from every seat")
     parser.add_argument("--every", type=int, default=0, help="also print each match's standing every N of its games")
     parser.add_argument("--minutes", type=float, default=0, help="stop after this long and report the games played")
     parser.add_argument(
@@ -132,7 +160,9 @@ def main() -> None:
 
     # The matches' games interleaved, so that a run stopped early has played them all alike far.
     tasks = [
-        (name, Game_(*MATCHES[name], number, args.seed)) for number in range(args.first, args.games) for name in names
+        (name, Game_(*MATCHES[name], number, args.seed, args.duplicate))
+        for number in range(args.first, args.games)
+        for name in names
     ]
     results: dict[str, list[Result]] = {name: [] for name in names}
     start = time.perf_counter()
@@ -142,18 +172,19 @@ def main() -> None:
         for name, result in pool.imap(_play_named, tasks, chunksize=1):
             results[name].append(result)
             if args.every and len(results[name]) % args.every == 0:
-                report(name, results[name], time.perf_counter() - start)
+                report(name, results[name], time.perf_counter() - start, duplicate=args.duplicate)
             if time.perf_counter() > stop:
                 print(f"stopped after {args.minutes:g} minutes (--minutes): the games finished so far", flush=True)
                 stopped = True
                 break
     for name in names:
         if results[name]:
-            report(name, results[name], time.perf_counter() - start, timings=True)
+            report(name, results[name], time.perf_counter() - start, timings=True, duplicate=args.duplicate)
     summary = {
         "stopped_early": stopped,
         "elapsed_s": round(time.perf_counter() - start),
-        "matches": {name: figures(results[name]) for name in names if results[name]},
+        "duplicate": args.duplicate,
+        "matches": {name: figures(results[name], duplicate=args.duplicate) for name in names if results[name]},
     }
     print("bots=" + json.dumps(summary))
 
@@ -162,7 +193,7 @@ def _play_named(task: tuple[str, Game_]) -> tuple[str, Result]:
     return task[0], play(task[1])
 
 
-def figures(results: list[Result]) -> dict[str, Any]:
+def figures(results: list[Result], *, duplicate: bool = False) -> dict[str, Any]:
     """One match's figures for the last line: as :func:`report` prints them, rounded."""
     wins = sum(result.won for result in results)
     low, high = wilson(wins, len(results))
@@ -173,6 +204,14 @@ def figures(results: list[Result]) -> dict[str, Any]:
         "ci95_low": round(low, 3),
         "ci95_high": round(high, 3),
     }
+    if duplicate and (dealt := by_deal(results)) is not None:
+        deals, mean, low, high = dealt
+        summary["by_deal"] = {
+            "deals": deals,
+            "win_rate": round(mean, 3),
+            "ci95_low": round(low, 3),
+            "ci95_high": round(high, 3),
+        }
     for clock, values in (
         ("cpu", [t for result in results for t in result.cpu_seconds]),
         ("wall", [t for result in results for t in result.seconds]),
@@ -186,7 +225,7 @@ def figures(results: list[Result]) -> dict[str, Any]:
     return summary
 
 
-def report(name: str, results: list[Result], elapsed: float, *, timings: bool = False) -> None:
+def report(name: str, results: list[Result], elapsed: float, *, timings: bool = False, duplicate: bool = False) -> None:
     """One match's win share with its 95% Wilson interval, and the tested player's time per move."""
     games = len(results)
     wins = sum(result.won for result in results)
@@ -195,6 +234,9 @@ def report(name: str, results: list[Result], elapsed: float, *, timings: bool = 
         f"{name:20} {wins:4}/{games} won = {wins / games:6.1%}  95% CI [{low:6.1%}, {high:6.1%}]  ({elapsed:.0f} s)",
         flush=True,
     )
+    if duplicate and (dealt := by_deal(results)) is not None:
+        deals, mean, low, high = dealt
+        print(f"{'':20} over {deals} deals, each played from every seat: {mean:6.1%}  95% CI [{low:6.1%}, {high:6.1%}]")
     if not timings:
         return
     tested = MATCHES[name][0]

@@ -43,10 +43,16 @@ def _every_turn_delivered(figures: dict[str, Any]) -> None:
     assert hooks["owed"] > 0 and hooks["delivered"] == hooks["owed"], hooks
 
 
+def _each_deal_from_every_seat(figures: dict[str, Any]) -> None:
+    match = figures["matches"]["expert-vs-random"]
+    assert figures["duplicate"] and match["games"] == 6 and match["by_deal"]["deals"] == 2, match
+
+
 # (script, its arguments, extra environment, a check of its figures, slow)
 SCRIPTS: list[tuple[str, str, dict[str, str], Callable[[Any], None] | None, bool]] = [
     ("engine", "--games 2 --repeats 1", {}, None, False),
     ("bots", "--games 1 --workers 1 --matches expert-vs-pimc", {}, None, False),
+    ("bots", "--games 6 --workers 1 --matches expert-vs-random --duplicate", {}, _each_deal_from_every_seat, False),
     ("reviews", "--games 1 --master-moves 1", {}, None, False),
     ("record_cache", "--target 3 --reads 2", {}, None, False),
     (

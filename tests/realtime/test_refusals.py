@@ -44,3 +44,11 @@ def test_the_limits_are_gunicorns_own() -> None:
     assert refusal_of_head("GET", b"/", [*fields, (b"x", b"y")]) == "header_fields_too_large"
     assert refusal_of_head("GET", b"/", [(b"x", b"y" * (MAX_FIELD_BYTES - 3))]) is None
     assert refusal_of_head("GET", b"/", [(b"x", b"y" * (MAX_FIELD_BYTES - 2))]) == "header_fields_too_large"
+
+
+def test_a_long_head_within_the_limits_is_served(realtime: Realtime) -> None:
+    """32 KB of headers, each field within gunicorn's limits: served, as the web role serves it."""
+    fields = b"".join(b"X-Long-%d: %s\r\n" % (number, b"y" * 8000) for number in range(4))
+    raw = b"GET /v1/games HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: application/json\r\n" + fields + b"\r\n"
+    answered, _, body = _send(realtime.port, raw)
+    assert answered == 200 and isinstance(body["items"], list)

@@ -9,8 +9,11 @@ import os
 import re
 import socket
 import subprocess
+import threading
 import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any, ClassVar
 
 import pytest
 import yaml
@@ -118,6 +121,42 @@ def test_haproxy_accepts_the_shipped_file():
     env = {**os.environ, "COINS_PROXY_BIND": f"{HOST}:1", "COINS_WEB": f"{HOST}:2", "COINS_REALTIME": f"{HOST}:3"}
     checked = subprocess.run([binary, "-c", "-f", str(SHIPPED_CONFIG)], env=env, capture_output=True, text=True)
     assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+class _Recorder(BaseHTTPRequestHandler):
+    """A stand-in for a role: 200 to every request; the header names of each request, by path."""
+
+    heads: ClassVar[dict[str, list[str]]] = {}
+
+    def do_GET(self) -> None:
+        self.heads[self.path] = [name.lower() for name in self.headers]
+        self.send_response(200)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+def test_a_feed_reaches_the_real_time_role_with_the_client_headers_and_x_forwarded_for_only(tmp_path):
+    """The role keeps a request's headers for as long as its stream lasts: the proxy adds the client's
+    address, and not the "Connection: close" of http-server-close (option http-pretend-keepalive)."""
+    binary = haproxy_binary()
+    if binary is None:
+        pytest.skip("HAProxy is not installed")
+    roles = [ThreadingHTTPServer((HOST, 0), _Recorder) for _ in range(2)]
+    for role in roles:
+        threading.Thread(target=role.serve_forever, daemon=True).start()
+    web, feeds = (role.server_address[1] for role in roles)
+    try:
+        with behind_haproxy(binary, [web], [feeds], tmp_path) as proxy:
+            answer = timed(proxy.port, "GET", "/v1/games/x/events")
+    finally:
+        for role in roles:
+            role.shutdown()
+            role.server_close()
+    assert answer.status == 200
+    assert sorted(_Recorder.heads["/v1/games/x/events"]) == ["accept", "accept-encoding", "host", "x-forwarded-for"]
 
 
 @pytest.mark.slow

@@ -1,6 +1,7 @@
 """The shipped proxy configuration (deploy/haproxy.cfg): valid, its error pages problem+json with the
-service's security headers, the client's own X-Forwarded-For replaced, a feed its client closed let go
-at once; docker-compose.yml puts it in front."""
+service's security headers, the client's own X-Forwarded-For replaced, a feed's request passed to the
+real-time role with no header added but X-Forwarded-For, a feed its client closed let go at once;
+docker-compose.yml puts it in front."""
 
 from __future__ import annotations
 

@@ -1,9 +1,10 @@
 // One play per intent: a double click, two quick clicks on two cards, a double tap and a connection
-// dropped after the play reached the service each play exactly one card, every POST with an Idempotency-Key.
+// dropped after the play reached the service each play exactly one card, every POST with an Idempotency-Key;
+// and while a completed trick is held on the table the hand takes no click, though the turn came with it.
 
 import assert from "node:assert/strict";
 
-import { assertNoConsoleErrors, createGame, dealIfAsked, openPage, playsOf, scenario, waitForMyTurn } from "./browser.mjs";
+import { assertNoConsoleErrors, createGame, dealIfAsked, openPage, playsOf, scenario, screenshot, waitForMyTurn } from "./browser.mjs";
 
 /** A game against two bots, with this page's seat (0) to play. */
 async function myTurnAgainstBots(page) {
@@ -20,9 +21,25 @@ async function handSettles(page, count) {
     count,
   ).catch(async (error) => {
     const seen = await page.evaluate(() => [document.querySelectorAll(".hand .card-button").length, document.querySelector("[aria-busy]")?.getAttribute("aria-busy"), document.querySelector(".table")?.dataset.paced]);
-    await page.screenshot({ path: "/tmp/h1/fail.png" });
+    await screenshot(page, `one_play-unsettled-${count}`);
     throw new Error(`the hand did not settle at ${count} cards: ${JSON.stringify(seen)} ${page.errors} ${error.message}`);
   });
+}
+
+/**
+ * In the page: watch whether this seat's hand is ever playable while a completed trick is held on the table, and
+ * count the tricks held on this seat's turn (the title says whose turn it is), the case watched.
+ */
+function watchHeldTricks() {
+  window.held = { onMyTurn: 0, playable: false };
+  let before = false;
+  new MutationObserver(() => {
+    const held = document.querySelector(".trick-slots.complete") !== null;
+    const mine = held && document.title.startsWith("▶");
+    if (mine && !before) window.held.onMyTurn += 1;
+    before = mine;
+    if (held && document.querySelector(".your-hand.your-turn")) window.held.playable = true;
+  }).observe(document, { childList: true, subtree: true, attributes: true, characterData: true });
 }
 
 /** Record the Idempotency-Key of every POST the page sends. */
@@ -71,6 +88,20 @@ await scenario(async (browser) => {
   await handSettles(phone, 15);
   assert.equal((await playsOf(phone, phoneGame, 0)).length, 1, "a double tap played two cards");
   assertNoConsoleErrors(phone);
+
+  // The seat that takes a trick leads the next: the turn comes with the trick's last card, while the trick is
+  // held on the table for a while (900 ms here). A card clicked the moment the hand can be played never goes
+  // into the next trick before that one has been shown.
+  const holder = await openPage(browser, { trickPauseMs: 900 });
+  await myTurnAgainstBots(holder);
+  await holder.evaluate(watchHeldTricks);
+  for (let play = 0; play < 16 && (await holder.evaluate(() => window.held.onMyTurn)) < 2; play += 1) {
+    await holder.locator(".your-turn .card-button").first().click({ timeout: 30_000 });
+  }
+  const held = await holder.evaluate(() => window.held);
+  assert.ok(held.onMyTurn >= 1, `no trick was held on this seat's turn: ${JSON.stringify(held)}`);
+  assert.equal(held.playable, false, "the hand could be played while the trick it took was still held on the table");
+  assertNoConsoleErrors(holder);
 
   // The connection drops after the play reached the service: the client retries with the same key,
   // gets the first answer again, and the card is played once.

@@ -31,7 +31,7 @@ export function pauseAfter(event, trickMs) {
 /**
  * A queue that shows events one at a time with `pauseAfter` between them. `show(event)` draws
  * one; `settled()` is called when a pause ends with nothing left to show. `busy()`: events are
- * still being paced (shown one by one, or a pause running).
+ * still being paced (shown one by one, or a pause running); `waiting()`: some are not shown yet.
  * @param {{show: (event: FeedEvent) => void, settled: () => void}} handlers
  */
 export function pacer({ show, settled }) {
@@ -61,6 +61,8 @@ export function pacer({ show, settled }) {
       if (timer === null) drain();
     },
     busy: () => timer !== null || queue.length > 0,
+    /** Events are waiting to be shown (a pause runs before the next). */
+    waiting: () => queue.length > 0,
     stop() {
       if (timer !== null) clearTimeout(timer);
       timer = null;

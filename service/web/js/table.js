@@ -383,9 +383,19 @@ export function mountTable(root, gameId) {
     }, true);
   };
   const playAgain = () => state.failedPlay && play(state.failedPlay.card, state.failedPlay.key);
-  /** A card may be played: this seat's turn as shown, nothing in flight, the last play's events shown. */
+  /**
+   * A card may be played: this seat's turn as shown, nothing in flight, the last play's events shown, none
+   * waiting to be shown, and no completed trick held on the table: the turn comes with the card that completes
+   * a trick, and a click must not lead into the next one while that trick is still being shown.
+   */
   const canPlay = () =>
-    state.game?.status === "playing" && state.game.turn === mine() && mine() !== null && !state.busy && state.awaited === null;
+    state.game?.status === "playing" &&
+    state.game.turn === mine() &&
+    mine() !== null &&
+    !state.busy &&
+    state.awaited === null &&
+    !paced.waiting() &&
+    state.held === null;
   /** The rematch offer (made by the first seat to ask, accepted or declined by the others). */
   const offer = rematchOffer(gameId, { render, asSeat });
   /**

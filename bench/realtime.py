@@ -30,11 +30,11 @@ generator reports its own CPU: a saturated generator makes the latencies upper b
     .venv/bin/python -m bench.realtime --games 20 --feeds 200 # 2,000 streams
     COINS_PROXY_MAXCONN=9980 COINS_REALTIME_MAXCONN=9800 \
       .venv/bin/python -m bench.realtime --db postgres --games 95 --feeds 950   # 9,500 behind HAProxy
+    .venv/bin/python -m bench.realtime --db postgres --design pushpin   # apt-get install pushpin
 
 The proxy's settings come from the environment, as deployed (``deploy/haproxy.cfg``): its defaults
 hold 6,000 streams, and HAProxy needs two open files a connection, so where the hard limit of open
 files is 20,000 it holds 9,990 connections at most, and 10,000 streams run ``--direct`` only.
-    .venv/bin/python -m bench.realtime --db postgres --design pushpin   # apt-get install pushpin
 
 Everything talks to 127.0.0.1 only, every loop is bounded in count and time, and every process is
 stopped at the end. The last line is ``realtime=<json summary>``.

@@ -55,9 +55,10 @@ STILL_LOST_LOG_SECONDS = 60.0  # while a listener cannot listen again, it says s
 class Channel(Protocol):
     """Signals the other processes that a feed changed, and hears when one did."""
 
-    def signal(self, feed_id: str, connection: Any) -> None:
-        """Say that ``feed_id`` changed (its write has committed); ``connection`` is the writer's
-        driver connection, in autocommit, for a database that signals through it."""
+    def signal(self, feed_ids: tuple[str, ...], connection: Any) -> None:
+        """Say that each of ``feed_ids`` changed (their writes have committed), in one message to the
+        database or broker; ``connection`` is the writer's driver connection, in autocommit, for a
+        database that signals through it."""
 
     def listen(self, tell: Tell) -> None:
         """From now on call ``tell`` with each changed feed's id (on the listener's thread); once
@@ -163,9 +164,10 @@ class InProcessChannel:
     def __init__(self) -> None:
         self._tell: Tell | None = None
 
-    def signal(self, feed_id: str, connection: Any) -> None:
+    def signal(self, feed_ids: tuple[str, ...], connection: Any) -> None:
         if self._tell is not None:
-            _call(self._tell, feed_id)
+            for feed_id in feed_ids:
+                _call(self._tell, feed_id)
 
     def listen(self, tell: Tell) -> None:
         self._tell = tell
@@ -185,9 +187,10 @@ class SqliteFileChannel:
         self.database = database
         self._listener = _Listener("coins-sqlite-changes", self._watch)
 
-    def signal(self, feed_id: str, connection: Any) -> None:
+    def signal(self, feed_ids: tuple[str, ...], connection: Any) -> None:
         if self._listener.tell is not None:  # this process hears at once; the others look
-            _call(self._listener.tell, feed_id)
+            for feed_id in feed_ids:
+                _call(self._listener.tell, feed_id)
 
     def listen(self, tell: Tell) -> None:
         self._listener.start(tell)
@@ -222,8 +225,11 @@ class PostgresChannel:
         self.backend_pid = 0  # the listener's server process, once it listens
         self._listener = _Listener("coins-postgres-changes", self._listen)
 
-    def signal(self, feed_id: str, connection: Any) -> None:
-        connection.execute("SELECT pg_notify(%s, %s)", (CHANNEL, feed_id))
+    def signal(self, feed_ids: tuple[str, ...], connection: Any) -> None:
+        # One statement, so one round trip and one transaction, however many feeds: a notification each.
+        connection.execute(
+            "SELECT pg_notify(%s, feed_id) FROM unnest(%s::text[]) AS feed_id", (CHANNEL, list(feed_ids))
+        )
 
     def listen(self, tell: Tell) -> None:
         self._listener.start(tell)
@@ -255,8 +261,11 @@ class RedisChannel:
         self._url = url
         self._listener = _Listener("coins-redis-changes", self._listen)
 
-    def signal(self, feed_id: str, connection: Any) -> None:
-        self._client.publish(CHANNEL, feed_id)
+    def signal(self, feed_ids: tuple[str, ...], connection: Any) -> None:
+        with self._client.pipeline(transaction=False) as pipeline:  # one round trip
+            for feed_id in feed_ids:
+                pipeline.publish(CHANNEL, feed_id)
+            pipeline.execute()
 
     def listen(self, tell: Tell) -> None:
         self._listener.start(tell)

@@ -1,4 +1,4 @@
-"""The after-commit signal: "this feed changed", best effort, sent by a unit of work once its writes committed.
+"""The after-commit signal: "these feeds changed", best effort, sent by a unit of work once its writes committed.
 
 A feed is named by its id: a game's id, or ``player:<id>`` for a player's feed
 (:func:`service.store.player_feed_id`). The signal carries only that id; the listeners (the
@@ -17,13 +17,14 @@ __all__ = ["NoSignals", "Signals"]
 class Signals(Protocol):
     """Tells the other processes that a feed changed."""
 
-    def signal(self, feed_id: str, connection: Any) -> None:
-        """Say that ``feed_id`` changed (its write has committed); ``connection`` is the writer's
-        driver connection, in autocommit, for a database that signals through it (else None)."""
+    def signal(self, feed_ids: tuple[str, ...], connection: Any) -> None:
+        """Say that each of ``feed_ids`` changed (their writes have committed), all at once;
+        ``connection`` is the writer's driver connection, in autocommit, for a database that
+        signals through it (else None)."""
 
 
 class NoSignals:
     """For a unit of work whose changes nobody follows (scripts, the purge, benchmarks)."""
 
-    def signal(self, feed_id: str, connection: Any) -> None:
+    def signal(self, feed_ids: tuple[str, ...], connection: Any) -> None:
         return None

@@ -52,6 +52,7 @@ from .signals import NoSignals, Signals
 __all__ = ["KeyedRequest", "UnitOfWork", "given_or_own"]
 
 log = logging.getLogger(__name__)
+LOGGED_FEEDS = 5  # a signal that failed names this many of its feeds in its log line, at most
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,12 +181,12 @@ class UnitOfWork:
         here is logged, not raised (streams also read every followed feed again now and then)."""
         if not self._changed or self._session is None:
             return
-        connection = self._session.driver()
-        for feed_id in self._changed:
-            try:
-                self._signals.signal(feed_id, connection)
-            except Exception as error:
-                log.warning("could not signal a change of feed %s: %s", feed_id, type(error).__name__)
+        feed_ids = tuple(self._changed)
+        try:
+            self._signals.signal(feed_ids, self._session.driver())
+        except Exception as error:
+            named = ", ".join(feed_ids[:LOGGED_FEEDS]) + (", …" if len(feed_ids) > LOGGED_FEEDS else "")
+            log.warning("could not signal a change of %d feeds (%s): %s", len(feed_ids), named, type(error).__name__)
 
     def rollback(self) -> None:
         """Undo what a keyed unit wrote (its retry runs afresh). A plain unit's writes are committed

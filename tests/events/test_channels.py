@@ -113,9 +113,9 @@ class Listening:
     heard: Heard
     writer: psycopg.Connection[Any] | None  # a writer's connection, in autocommit (PostgreSQL)
 
-    def signal(self, feed_id: str) -> None:
+    def signal(self, *feed_ids: str) -> None:
         """As a writer does once its change has committed."""
-        self.channel.signal(feed_id, self.writer)
+        self.channel.signal(feed_ids, self.writer)
 
 
 @contextmanager
@@ -148,6 +148,12 @@ def test_every_signalled_change_is_heard(database_url: str) -> None:
         for number in range(5):
             it.signal(f"game-{number}")
         assert it.heard.wait_for(*(f"game-{number}" for number in range(5)))
+
+
+def test_the_feeds_of_one_signal_are_each_heard(database_url: str) -> None:
+    with listening_to(database_url) as it:
+        it.signal("game-a", "player:b", "game-c")
+        assert it.heard.wait_for("game-a", "player:b", "game-c")
 
 
 def test_an_sqlite_file_written_by_another_process_is_noticed(tmp_path: Path) -> None:
@@ -185,6 +191,6 @@ def test_redis_carries_the_changes_when_redis_url_is_set() -> None:
     except redis.RedisError:
         pytest.skip("needs Redis on 127.0.0.1:6379")
     with listening(RedisChannel(REDIS)) as it:
-        for number in range(3):
-            it.signal(f"game-{number}")
+        it.signal("game-0")
+        it.signal("game-1", "game-2")  # one signal, two feeds
         assert it.heard.wait_for("game-0", "game-1", "game-2")

@@ -56,8 +56,8 @@ def signalled(service: GameService, monkeypatch: pytest.MonkeyPatch) -> list[str
     told: list[str] = []
 
     class Told:
-        def signal(self, feed_id: str, connection: object) -> None:
-            told.append(feed_id)
+        def signal(self, feed_ids: tuple[str, ...], connection: object) -> None:
+            told.extend(feed_ids)
 
     monkeypatch.setattr(service, "signals", Told())
     return told

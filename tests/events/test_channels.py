@@ -156,6 +156,25 @@ def test_the_feeds_of_one_signal_are_each_heard(database_url: str) -> None:
         assert it.heard.wait_for("game-a", "player:b", "game-c")
 
 
+def test_postgresql_signals_the_feeds_of_a_change_in_one_statement(database_url: str) -> None:
+    """The worker's delivery of the players' events names many feeds: one round trip for them all."""
+    if not database_url.startswith("postgresql"):
+        pytest.skip("needs PostgreSQL (TEST_DATABASE_URL)")
+    sent: list[str] = []
+
+    class Counting(psycopg.Cursor[Any]):
+        def execute(self, query: Any, params: Any = None, **kwargs: Any) -> Any:
+            sent.append(str(query))
+            return super().execute(query, params, **kwargs)
+
+    with listening_to(database_url) as it:
+        assert it.writer is not None
+        it.writer.cursor_factory = Counting
+        it.signal("game-a", "player:b", "game-c")
+        assert it.heard.wait_for("game-a", "player:b", "game-c")
+        assert len(sent) == 1 and "pg_notify" in sent[0]
+
+
 def test_an_sqlite_file_written_by_another_process_is_noticed(tmp_path: Path) -> None:
     path = tmp_path / "coins.sqlite3"
     with sqlite3.connect(path) as setup:

@@ -22,7 +22,7 @@ from .db import Database
 from .player_models import PlayerEventRow, PlayerRow
 from .push_models import PushDeliveryRow, PushSubscriptionRow
 from .stored import StoredPlayerEvent
-from .webhooks import DELIVERED, DROPPED, GONE, lease_due, remove_endpoint, remove_endpoints_of
+from .webhooks import DELIVERED, DROPPED, GONE, lease_due, owed_deliveries, remove_endpoint, remove_endpoints_of
 
 __all__ = [
     "ClaimedPush",
@@ -146,18 +146,7 @@ def queue_pushes(connection: Connection, events: Sequence[StoredPlayerEvent]) ->
     if not players:
         return 0
     subscribed = connection.execute(_SUBSCRIBED, {"players": sorted(players)}).all()
-    rows = [
-        {
-            "subscription_id": subscription_id,
-            "player_id": event.player_id,
-            "event_id": event.id,
-            "attempts": 0,
-            "next_attempt_at": event.created_at,
-        }
-        for event in events
-        for subscription_id, player_id, types in subscribed
-        if player_id == event.player_id and event.type in types
-    ]
+    rows = owed_deliveries(events, subscribed, "subscription_id")
     if rows:
         connection.execute(insert(DELIVERIES), rows)
     return len(rows)

@@ -34,6 +34,7 @@ __all__ = [
     "WebhookDeliveries",
     "Webhooks",
     "lease_due",
+    "owed_deliveries",
     "queue_deliveries",
 ]
 
@@ -197,23 +198,34 @@ def queue_deliveries(connection: Connection, events: Sequence[StoredPlayerEvent]
     if not players:
         return 0
     hooks = connection.execute(_ENABLED_HOOKS, {"players": sorted(players)}).all()
-    if not hooks:
-        return 0
-    rows = [
+    rows = owed_deliveries(events, hooks, "webhook_id")
+    if rows:
+        connection.execute(insert(DELIVERIES), rows)
+    return len(rows)
+
+
+def owed_deliveries(
+    events: Sequence[StoredPlayerEvent], endpoints: Sequence[Sequence[Any]], endpoint_key: str
+) -> list[dict[str, Any]]:
+    """The delivery rows ``events`` owe ``endpoints`` (rows of an endpoint's id, its player's id and
+    the event types it takes): one for each event and each endpoint of its player that takes its
+    type, due at once, keyed ``endpoint_key``. The endpoints are grouped by player first, so that a
+    batch of hundreds of events costs a pass over each list, not over their product."""
+    by_player: dict[str, list[tuple[Any, Sequence[str]]]] = {}
+    for endpoint_id, player_id, types in endpoints:
+        by_player.setdefault(player_id, []).append((endpoint_id, types))
+    return [
         {
-            "webhook_id": hook_id,
+            endpoint_key: endpoint_id,
             "player_id": event.player_id,
             "event_id": event.id,
             "attempts": 0,
             "next_attempt_at": event.created_at,
         }
         for event in events
-        for hook_id, player_id, types in hooks
-        if player_id == event.player_id and event.type in types
+        for endpoint_id, types in by_player.get(event.player_id, ())
+        if event.type in types
     ]
-    if rows:
-        connection.execute(insert(DELIVERIES), rows)
-    return len(rows)
 
 
 class WebhookDeliveries:

@@ -10,6 +10,7 @@ import pytest
 from flask import Flask
 
 from service.store import Database, GameStore, StoredPlayerEvent
+from service.store.webhooks import owed_deliveries
 
 NOW = datetime(2026, 12, 2, tzinfo=UTC)
 
@@ -52,3 +53,26 @@ def test_reads_after_an_id_and_heads(store: GameStore) -> None:
         assert session.new_player_events({"ana": 1, "bo": 1, "cy": 0}, limit=10) == {"ana": [appended[1]]}
         assert session.new_player_events({"ana": 0}, limit=1) == {"ana": [appended[0]]}
         assert session.player_heads([]) == {}
+
+
+def test_events_owe_a_delivery_to_each_endpoint_of_their_player_that_takes_their_type() -> None:
+    events = [
+        StoredPlayerEvent("p1", 7, "your_turn", "{}", NOW),
+        StoredPlayerEvent("p2", 3, "game_result", "{}", NOW),
+        StoredPlayerEvent("p1", 8, "game_result", "{}", NOW),
+    ]
+    endpoints = [
+        ("h1", "p1", ["your_turn"]),
+        ("h2", "p1", ["your_turn", "game_result"]),
+        ("h3", "p2", ["your_turn"]),
+        ("h4", "p3", ["your_turn", "game_result"]),
+    ]
+
+    rows = owed_deliveries(events, endpoints, "webhook_id")
+
+    assert [(row["webhook_id"], row["player_id"], row["event_id"]) for row in rows] == [
+        ("h1", "p1", 7),
+        ("h2", "p1", 7),
+        ("h2", "p1", 8),
+    ]
+    assert all(row["attempts"] == 0 and row["next_attempt_at"] == NOW for row in rows)

@@ -1,7 +1,8 @@
 // Rematch offers in three browsers (contract 1.3): Ana offers a rematch and waits for Bo and Cy; their
 // finished tables (anonymous seats, long-polling the finished game) show "Ana wants a rematch: Accept /
-// Decline"; Cy declines and every table says so; Bo offers again, Ana accepts at her table and Cy from
-// his lobby, and all three tables open the new game, dealt only once the last seat accepted.
+// Decline"; Cy declines and every table says so; Bo offers again, Cy accepts from his lobby and Ana,
+// last, at her table (the answer with her token slowed), and all three tables open the new game, dealt
+// only once the last seat accepted, Ana's with her seat.
 
 import assert from "node:assert/strict";
 
@@ -59,20 +60,28 @@ await scenario(async (browser) => {
     await page.locator("#rematch-offered").waitFor();
     assert.match(await page.locator("#rematch-offered").innerText(), /Bo wants a rematch/);
   }
-  await ana.click("#rematch-offered button[data-key=accept]");
-  await ana.locator("#rematch-waiting").waitFor();
-  assert.match(await ana.locator("#rematch-waiting").innerText(), /waiting for Cy/);
-  // Cy, back in the lobby, finds the offer for his anonymous seat there and accepts it: the last seat deals it.
+  // Cy, back in the lobby, finds the offer for his anonymous seat there and accepts it.
   await cy.goto(`${cy.url().split("#")[0]}#/`);
   const offered = cy.locator("[data-challenge=rematch]");
   await offered.waitFor();
   assert.match(await offered.innerText(), /Bo: a rematch of your game/);
   await assertAccessible(cy, "a phone's lobby with a rematch offer");
   await offered.locator("[data-key=accept]").click();
+  await ana.locator("#rematch-offered").waitFor();
+  // Ana accepts last, at her table: her accept deals it. Its answer (with her new seat's token) comes after
+  // the offer's feed has told her table of the start; the table opens the new game only with the token.
+  await ana.route("**/v1/games/*/rematch", async (route) => {
+    const answer = await route.fetch();
+    await ana.waitForTimeout(2000);
+    await route.fulfill({ response: answer });
+  });
+  await ana.click("#rematch-offered button[data-key=accept]");
   for (const page of people) {
     await page.waitForURL((url) => !url.hash.includes(finishedId));
     await page.locator(".table:not([data-status=waiting_for_players])").waitFor();
   }
+  await ana.locator(".your-hand").waitFor({ timeout: 10_000 });
+  assert.equal(await ana.getByText("You are watching").count(), 0, "Ana's table opened before her seat's token came");
   const rematches = new Set(people.map(gameOf));
   assert.equal(rematches.size, 1, [...rematches].join(" / "));
   assert.notEqual([...rematches][0], offer, "the declined offer was played");

@@ -11,7 +11,7 @@ import { followPlayer } from "./events.js";
 import { language, t } from "./i18n.js";
 import { seatName } from "./names.js";
 import { problemNotice } from "./notice.js";
-import { loadPlayer, saveSeat } from "./store.js";
+import { loadPlayer, loadSeat, saveSeat } from "./store.js";
 
 /** @typedef {import("./types.js").Game} Game */
 
@@ -125,12 +125,19 @@ export function rematchOffer(gameId, { render, asSeat }) {
     render();
   }
 
-  /** The offer started with this seat in it: open it in this page. */
+  /**
+   * The offer started with this seat in it: open it in this page, once this browser holds the seat there (its
+   * token saved, or the signed-in player's key acts for it). The start can be heard before the answer to this
+   * seat's own Accept, which brings the token: opened before that, the table would be a spectator's.
+   */
   function opened() {
     const offer = state.offer;
     const seat = mySeat();
     if (!offer || seat === null || offer.status === "waiting_for_players" || offer.status === "cancelled") return;
-    if (hasTaken(offer.seats[seat]) && offer.seats[seat].bot === null) location.hash = `#/game/${encodeURIComponent(offer.id)}`;
+    const mine = offer.seats[seat];
+    if (!hasTaken(mine) || mine.bot !== null) return;
+    const player = loadPlayer();
+    if (loadSeat(offer.id) !== null || (player !== null && mine.player === player.id)) location.hash = `#/game/${encodeURIComponent(offer.id)}`;
   }
 
   /** @type {() => number|null} */

@@ -76,9 +76,12 @@ await scenario(async (browser) => {
   const cdp = await page.context().newCDPSession(page);
   const registrations = [];
   cdp.on("ServiceWorker.workerRegistrationUpdated", ({ registrations: updated }) => registrations.push(...updated));
-  await cdp.send("ServiceWorker.enable");
-  await page.waitForFunction(() => true);
-  const registration = registrations.find((each) => each.scopeURL === `${BASE_URL}/` && !each.isDeleted);
+  await cdp.send("ServiceWorker.enable"); // the registrations come as events, after the answer: wait for ours
+  let registration;
+  for (let waited = 0; !registration && waited < STEP_MS; waited += 100) {
+    registration = registrations.find((each) => each.scopeURL === `${BASE_URL}/` && !each.isDeleted);
+    if (!registration) await page.waitForTimeout(100);
+  }
   assert.ok(registration, JSON.stringify(registrations));
   const game = "0".repeat(26);
   const data = JSON.stringify({ type: "your_turn", game, turn_deadline: null });

@@ -41,3 +41,13 @@ test("a play after a hand's last trick with no deal between is skipped until the
   assert.equal(second.tricks[0].plays.length, 3);
   assert.equal(second.tricks[1].plays.length, 1);
 });
+
+test("who won ends the log, even when the game was read finished before its moves were", () => {
+  const history = new GameHistory();
+  history.end("Bo won the game."); // a page opened on a finished game: the state comes before the actions
+  history.load(hand(1, 0));
+  const lines = history.lines((seat) => ["Ana", "Bo", "Cy"][seat], null);
+  assert.ok(lines.length > 16, lines.join("\n"));
+  assert.equal(lines.at(-1), "Bo won the game.");
+  assert.equal(lines.filter((line) => line === "Bo won the game.").length, 1);
+});

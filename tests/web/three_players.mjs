@@ -1,4 +1,5 @@
-// Three people in three browsers: one creates the game, two join by its invitation links, all play it out live.
+// Three people in three browsers: one creates the game, two join by its invitation links, all play it out live;
+// then a fourth opens it, finished, and its log ends as theirs do, with who won.
 
 import assert from "node:assert/strict";
 
@@ -33,6 +34,14 @@ await scenario(async (browser) => {
   }
   const winners = await Promise.all(people.map((page) => page.locator("#winner").innerText()));
   assert.equal(new Set(winners.map((text) => text.replace(/ \(you\)/, ""))).size, 1, winners.join(" / "));
+  // The players' logs end with who won; so does the log of someone who opens the game once it is over.
+  const watcher = await openPage(browser);
+  await watcher.goto(ana.url());
+  await watcher.locator("#winner").waitFor();
+  await watcher.locator(".log li").nth(20).waitFor(); // the moves, read from the game's actions
+  for (const page of [...people, watcher]) {
+    assert.match(await page.locator(".log li").last().innerText(), /won the game\.$/);
+  }
   await assertNoTokenInUrls(...people);
-  assertNoConsoleErrors(...people);
+  assertNoConsoleErrors(...people, watcher);
 });

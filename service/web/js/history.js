@@ -120,6 +120,8 @@ export class GameHistory {
     this.extras = [];
     /** @type {Set<string>} */
     this.keys = new Set();
+    /** @type {string|null} the last line (who won), after every move however late they are read */
+    this.ending = null;
   }
 
   /** The moves read from the game's actions; moves already taken from the events stay after them. @param {Move[]} fetched */
@@ -141,8 +143,14 @@ export class GameHistory {
     this.extras.push({ after: this.moves.length, text });
   }
 
+  /** The game's end (who won): the log's last line, whether an event told of it or the game was read finished. @param {string} text */
+  end(text) {
+    this.ending = text;
+  }
+
   /** @param {(seat: number) => string} name @param {number|null} mine */
   lines(name, mine) {
-    return logLines(this.moves, name, mine, this.extras);
+    const lines = logLines(this.moves, name, mine, this.extras);
+    return this.ending === null ? lines : [...lines, this.ending];
   }
 }

@@ -246,6 +246,8 @@ export function mountTable(root, gameId) {
     if (state.hint && (event.game.status !== "playing" || event.game.turn !== mine())) state.hint = null; // the turn passed: the hint goes
     if (event.type === "game" && streamsStarted++ > 0) readMovesAgain(); // a stream started afresh (a seat lost, say): what it skipped
     history.add(moveOfEvent(event));
+    // Who won ends the log: told by game_finished, or read in the state of a game opened once it was over.
+    if (event.game.status === "finished" && event.game.winner !== null) history.end(t("log.gameFinished", { name: name(event.game.winner) }));
     switch (event.type) {
       case "seat_taken":
         history.note(t("log.seatTaken", { name: event.name ?? name(event.seat), n: event.seat + 1 }));
@@ -275,7 +277,6 @@ export function mountTable(root, gameId) {
         break;
       case "game_finished":
         forgetRatings(); // the players' ratings change with this game
-        history.note(t("log.gameFinished", { name: name(event.winner) }));
         if (state.game && !state.checks.has(state.game.hand_number)) verify(state.game.hand_number, null);
         break;
       default:

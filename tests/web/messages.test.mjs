@@ -1,5 +1,6 @@
 // Every language of the web client has exactly the English keys, keeps every placeholder, has each plural
-// form its language needs (Intl.PluralRules), and every key the client's code asks for exists.
+// form its language needs (Intl.PluralRules), and every key the client's code asks for exists; Chinese numbers
+// hands and tricks with one word each, as its table does.
 
 import assert from "node:assert/strict";
 import { readFile, readdir } from "node:fs/promises";
@@ -39,4 +40,13 @@ test("every message key the client's code names exists", async () => {
     for (const [, key] of source.matchAll(/\bt\("([a-zA-Z]+\.[\w.]+)"/g)) if (!(key in en)) missing.push(`${file}: ${key}`);
   }
   assert.deepEqual(missing, []);
+});
+
+test("Chinese names a hand 回合 and a trick 把 wherever it numbers them", async () => {
+  const { default: zh } = await import("../../service/web/js/messages/zh-Hant.js");
+  for (const [key, message] of Object.entries(zh)) {
+    for (const text of texts(message)) {
+      assert.doesNotMatch(text, /第 \{\w+\} (手|墩)|這手|上一手|下一手/, `zh-Hant ${key}: ${text}`);
+    }
+  }
 });

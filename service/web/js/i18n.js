@@ -73,8 +73,14 @@ export function t(key, params = {}) {
   const message = MESSAGES[current][key] ?? en[key] ?? key;
   const template = typeof message === "string" ? message : pluralForm(message, Number(params.count ?? 0));
   const text = template.replace(/\{(\w+)\}/g, (whole, name) => (name in params ? String(params[name]) : whole));
-  return current === "es" ? agreeInSpanish(text) : text;
+  return current === "es" ? agreeInSpanish(text) : current === "fr" ? elideInFrench(text) : text;
 }
+
+/**
+ * French elides the article before the ace: "l’as de pièces", where the templates say "le {card}" for the others
+ * (le roi, le valet, le 7). @param {string} text
+ */
+export const elideInFrench = (text) => text.replace(/\b([Ll])e as\b/g, "$1’as");
 
 /**
  * Spanish articles agree with the card they name: the knave is "la sota" ("jugó la sota de oros", "de la sota"),

@@ -2,7 +2,7 @@
 // target 1, as many as it takes, bounded) until the leaderboard lists them; the page ranks them, marks "you",
 // and links their entry to their profile (with their key); a bot's profile shows none; an invitation taken as the
 // player. (The bots, who met only this one player, stay provisional: games against the same opponent within a day
-// count less, docs/ratings.md, so they need not be ranked.)
+// count less, docs/ratings.md, so they need not be ranked.) On a phone, in every language, both boards fit the screen.
 
 import assert from "node:assert/strict";
 import http from "node:http";
@@ -114,6 +114,23 @@ await scenario(async (browser) => {
   await screenshot(page, "leaderboard");
   await assertAccessible(page, "the leaderboard");
 
+  // On a phone, in every language, both boards (the bots are still rising) keep within the screen.
+  const phone = await openPage(browser, { viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true });
+  await phone.goto(`${BASE_URL}/#/leaderboard`);
+  for (const code of ["en", "es", "nl", "zh-Hant", "fr", "uk"]) {
+    await phone.evaluate((language) => localStorage.setItem("coins.language", language), code);
+    await phone.reload();
+    await phone.locator(".ranking.rising tbody tr").first().waitFor();
+    await phone.locator(".ranking:not(.rising) tbody tr").first().waitFor();
+    // A phone's page grows to fit what is wider (innerWidth with it): measure against the screen and the panels.
+    const overflow = await phone.evaluate(() => ({
+      page: document.documentElement.scrollWidth - screen.width,
+      boards: [...document.querySelectorAll(".ranking")].map((board) => board.getBoundingClientRect().right - board.closest(".panel").getBoundingClientRect().right),
+    }));
+    assert.ok(overflow.page <= 0 && overflow.boards.every((px) => px <= 0), `${code}: the leaderboard is wider than a phone ${JSON.stringify(overflow)}`);
+    if (code === "es") await screenshot(phone, "leaderboard-phone-es");
+  }
+
   // Your entry leads to your profile, settled, with your key; a bot's to its public profile, with none.
   await page.click(`.ranking:not(.rising) tr[data-player="${id}"] a`);
   await page.locator("#profile-rating[data-provisional=false]").waitFor();
@@ -138,5 +155,5 @@ await scenario(async (browser) => {
   assert.equal(seated.seats[1].player, id);
   assert.equal(await page.evaluate((game) => localStorage.getItem(`coins.seat.${game}`), invited.id), null);
   await page.locator(`.seat-rating[data-player="${id}"]`).waitFor();
-  assertNoConsoleErrors(page);
+  assertNoConsoleErrors(page, phone);
 });

@@ -7,7 +7,7 @@ import { ApiProblem } from "./api.js";
 
 const FIRST_RETRY_MS = 500;
 const LAST_RETRY_MS = 15000;
-/** A stream that sends nothing for this long is taken as lost: the service sends a heartbeat every 15 s at most. */
+/** A stream that sends nothing for this long is taken as lost: the service sends a heartbeat every 15 s by default, 19 at most. */
 const SILENCE_MS = 20000;
 
 /**

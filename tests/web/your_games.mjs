@@ -1,5 +1,6 @@
 // A signed-in player's games and ratings: the lobby lists the games in play apart from the results (a finished game
-// leaves the games in play); a game nobody has touched for a day shows its age (the browser's clock two days on);
+// leaves the games in play; a game in play says whose turn it is, a correspondence clock's end as a date, and is not
+// offered to watch); a game nobody has touched for a day shows its age (the browser's clock two days on);
 // the profile's lines name the opponents, the place and the scores; the leaderboard shows the rising players apart
 // from the ranked, before anyone has ten rated games; a phone's seat lines show each rating change whole; and the
 // page does not scroll by itself when a game ends. axe-core on each page.
@@ -23,8 +24,8 @@ async function call(key, method, path, body) {
 }
 
 /** A game of the player (seat 0) against two bots, dealt by the server. */
-const newGame = (key, bots, { rated = false, target = 1 } = {}) =>
-  call(key, "POST", "/games", { target_score: target, rated, auto_deal: true, turn_timeout_seconds: 600, seats: [{ player: "me" }, ...bots.map((bot) => ({ bot }))] });
+const newGame = (key, bots, { rated = false, target = 1, clock = 600 } = {}) =>
+  call(key, "POST", "/games", { target_score: target, rated, auto_deal: true, turn_timeout_seconds: clock, seats: [{ player: "me" }, ...bots.map((bot) => ({ bot }))] });
 
 /** Play the player's seat (its first card each time) until the game is over; the worker moves the bots. */
 async function playOut(key, id, { pauseMs = 20 } = {}) {
@@ -82,11 +83,17 @@ await scenario(async (browser) => {
     finished.push(await playOut(key, game.id));
   }
   await settle(key, id, 2);
-  const inPlay = await newGame(key, ["basic", "expert"], { target: 30 });
+  const inPlay = await newGame(key, ["basic", "expert"], { target: 30, clock: 3 * 86_400 }); // a correspondence clock
 
   // The lobby: the game in play under "Your games", the finished ones under "Your results" only.
   const desk = await signedInPage(browser, { id, key }, { viewport: { width: 1280, height: 720 } });
   await desk.locator(`#own-playing [data-game="${inPlay.id}"]`).waitFor();
+  // Its line says whose turn it is, and until when on yours (days away: a date); it is not offered to watch.
+  const own = desk.locator(`#own-playing [data-game="${inPlay.id}"]`);
+  await desk.waitForFunction((id) => document.querySelector(`#own-playing [data-game="${id}"]`)?.dataset.yourTurn === "true", inPlay.id, { timeout: STEP_MS });
+  assert.match(await own.innerText(), /^Your turn — Resume: .* · Turn ends \w{3} \d{1,2}, \d{4}/, await own.innerText());
+  await desk.locator("section[aria-labelledby=playing-title] li, section[aria-labelledby=playing-title] p").first().waitFor();
+  assert.equal(await desk.locator(`section[aria-labelledby=playing-title] [data-game="${inPlay.id}"]`).count(), 0, "your own game offered to watch");
   for (const game of finished) {
     await desk.locator(`#own-results [data-game="${game.id}"]`).waitFor();
     assert.equal(await desk.locator(`#own-playing [data-game="${game.id}"], .open-games [data-game="${game.id}"]`).count(), 0, "a finished game among the games in play");
@@ -122,14 +129,22 @@ await scenario(async (browser) => {
   const idle = later.locator(`#own-playing [data-game="${inPlay.id}"] [data-idle]`);
   await idle.waitFor();
   assert.equal((await idle.innerText()).trim(), "· last move 2 days ago");
-  await later.locator(`.open-games [data-game="${inPlay.id}"] [data-idle]`).waitFor();
+  // Someone else's lobby, two days on too: the game is there to watch, with its age.
+  const onlooker = await openPage(browser, { viewport: { width: 1280, height: 720 } });
+  await onlooker.context().addInitScript((ahead) => {
+    const now = Date.now.bind(Date);
+    Date.now = () => now() + ahead;
+  }, 2 * DAY_MS);
+  await onlooker.reload();
+  await onlooker.locator(`section[aria-labelledby=playing-title] [data-game="${inPlay.id}"] [data-idle]`).waitFor();
+  assert.equal(await later.locator(`section[aria-labelledby=playing-title] [data-game="${inPlay.id}"]`).count(), 0, "your own game offered to watch");
   await later.goto(`${BASE_URL}/#/me`);
   assert.match(await later.locator(`.own-games [data-game="${inPlay.id}"]`).innerText(), /last move 2 days ago/);
   await later.goto(`${BASE_URL}/#/`);
   await idle.waitFor();
   await screenshot(later, "lobby-idle", { fullPage: true });
   await assertAccessible(later, "the lobby with a game untouched for two days");
-  assertNoConsoleErrors(later);
+  assertNoConsoleErrors(later, onlooker);
 
   // A phone: a finished rated game's seat lines show each change whole ("1517 (+17)"), none cut off.
   const phoneOptions = { viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true };

@@ -3,7 +3,8 @@
 import * as api from "./api.js";
 import { idleText, isIdle } from "./age.js";
 import { h, oneAtATime, replace } from "./dom.js";
-import { durationText, onLanguageChange, t } from "./i18n.js";
+import { durationText, formatDate, onLanguageChange, t } from "./i18n.js";
+import { DATE_FROM_SECONDS } from "./clock.js";
 import { seatName } from "./names.js";
 import { problemNotice, seededBadge } from "./notice.js";
 import { CHALLENGE_CLOCKS, incomingChallenges } from "./challenge.js";
@@ -124,11 +125,13 @@ export function mountLobby(root) {
       h("ul", { class: "open-games" }, (state.games ?? []).map(openGameItem)),
       h("button", { type: "button", onclick: refresh }, t("lobby.refresh")),
     );
+    // Games to watch: those in play where this browser holds no seat (its own are under "Your games", to resume).
+    const toWatch = (state.playing ?? []).filter((game) => loadSeat(game.id) === null && playerSeat(game) === null);
     replace(
       watching,
       h("h2", { id: "playing-title" }, t("lobby.playing")),
-      state.playing && !state.playing.length && h("p", {}, t("lobby.nonePlaying")),
-      h("ul", { class: "open-games" }, inPlayFirst(state.playing ?? []).map(playingItem)),
+      state.playing && !toWatch.length && h("p", {}, t("lobby.nonePlaying")),
+      h("ul", { class: "open-games" }, inPlayFirst(toWatch).map(playingItem)),
     );
     // Your games in play (yours to resume), then your results: a finished game leaves the games in play.
     const over = (game) => game.status === "finished" || game.status === "cancelled";
@@ -156,16 +159,25 @@ export function mountLobby(root) {
     );
   }
 
+  /** A line's text begun as a sentence ("your turn" is said mid-line elsewhere). @param {string} text */
+  const sentence = (text) => text.charAt(0).toLocaleUpperCase() + text.slice(1);
+
   /** One of this browser's games: its result once finished, else a link back to the seat. @param {import("./types.js").Game} game */
   function ownItem(game) {
     const seat = loadSeat(game.id)?.seat ?? playerSeat(game)?.seat ?? null;
     const names = game.seats.map((item) => `${seatName(item, seat)} ${item.score}`).join(" · ");
     const href = `#/game/${encodeURIComponent(game.id)}`;
     const yourTurn = game.status !== "finished" && seat !== null && game.turn === seat;
-    const resume = yourTurn ? `${t("profile.yourTurn")} — ${t("lobby.resume")}` : t("lobby.resume");
+    const resume = yourTurn ? sentence(`${t("profile.yourTurn")} — ${t("lobby.resume")}`) : t("lobby.resume");
     const idle = idleText(game.updated_at);
-    if (game.status !== "finished")
-      return h("li", { "data-game": game.id, "data-your-turn": yourTurn ? "true" : "false" }, h("a", { href }, `${resume}: ${names}`), idle && h("span", { class: "idle", "data-idle": "true" }, ` · ${idle}`), seededBadge(game));
+    if (game.status !== "finished") {
+      // Whose turn it is, and until when once that is a day or more away (a correspondence game's clock), as the profile says.
+      const toAct = game.status === "playing" && game.turn !== null && !yourTurn ? t("profile.theirTurn", { name: seatName(game.seats[game.turn], seat) }) : "";
+      const deadline = game.status === "playing" && game.turn_deadline ? Date.parse(game.turn_deadline) : NaN;
+      const until = deadline - Date.now() >= DATE_FROM_SECONDS * 1000 ? t("clock.until", { date: formatDate(deadline) }) : "";
+      const stands = [names, toAct, until].filter(Boolean).join(" · ");
+      return h("li", { "data-game": game.id, "data-your-turn": yourTurn ? "true" : "false" }, h("a", { href }, `${resume}: ${stands}`), idle && h("span", { class: "idle", "data-idle": "true" }, ` · ${idle}`), seededBadge(game));
+    }
     const result = game.winner === seat ? t("lobby.won") : t("lobby.lost", { name: seatName(game.seats[game.winner ?? 0], seat) });
     return h("li", { "data-game": game.id, "data-result": game.winner === seat ? "won" : "lost" }, h("a", { href }, `${result} · ${names}`), seededBadge(game));
   }

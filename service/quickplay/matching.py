@@ -12,7 +12,10 @@ Pure functions over the tickets one wave read (no store, no clock of their own):
   then any three tickets of a group match;
 - **bots**: a ticket left unmatched that has waited its ``bots_after`` seconds is completed with
   bots, together with its closest neighbour of the group in the same case if the two are within
-  the gap (one bot), else alone (two bots). The bots are the bot players whose ratings are closest
+  the gap (one bot), else alone (two bots). A neighbour within the gap whose own ``bots_after``
+  comes within :data:`PARTNER_GRACE_SECONDS` is waited for (it may have bots only once it has waited
+  them): two people who queued a moment apart share a table with one bot, rather than each sit
+  with two. The bots are the bot players whose ratings are closest
   to the humans' (their mean): always of different strengths (each strength is one player, and a
   rated game rates each player once), and never the ``random`` bot in a rated game (beating a bot
   that plays at random says nothing of a player's skill, yet it moved ratings by tens of points);
@@ -37,6 +40,7 @@ __all__ = [
     "EXPIRE_SECONDS",
     "GAP_AT_START",
     "GAP_PER_SECOND",
+    "PARTNER_GRACE_SECONDS",
     "UNRATED_ONLY_BOTS",
     "WINDOW_SECONDS",
     "Match",
@@ -51,6 +55,9 @@ GAP_AT_START = 2.0  # in mu (a new player: mu 25, sigma 25/3): about a quarter o
 GAP_PER_SECOND = 0.5  # in mu, for each second the longest-waiting of three has waited
 WINDOW_SECONDS = 60.0  # after this long any three tickets of a group match (the contract's "at most 60 s")
 EXPIRE_SECONDS = 30.0  # a ticket not seen for this long expires
+# A ticket due for bots waits at most this much longer for a neighbour about to be due too: a wait of seconds
+# beside a person, against a table of two bots (the waves run on every pass of the worker while tickets wait).
+PARTNER_GRACE_SECONDS = 10.0
 CORRESPONDENCE_TICKET_SECONDS = 24 * 60 * 60.0  # a correspondence game's ticket lives a day unread (contract 1.3)
 UNRATED_ONLY_BOTS = frozenset({"random"})  # bots that never complete a rated table
 
@@ -164,17 +171,23 @@ def _closest_threes(group: list[StoredTicket], now: datetime, window: float) -> 
 
 def _bot_tables(group: list[StoredTicket], now: datetime, window: float) -> Iterable[list[StoredTicket]]:
     """The humans of each table bots complete: tickets that have waited their ``bots_after``, in
-    pairs of neighbours the gap allows, else alone; oldest first."""
+    pairs of neighbours the gap allows, else alone unless such a neighbour is due within
+    :data:`PARTNER_GRACE_SECONDS` (then it waits for it); oldest first."""
     due = sorted(
         (t for t in group if t.bots_after is not None and _waited(t, now) >= t.bots_after),
         key=lambda t: (t.created_at, t.id),
     )
+    soon = [
+        t for t in group if t.bots_after is not None and 0 < t.bots_after - _waited(t, now) <= PARTNER_GRACE_SECONDS
+    ]
     taken: set[str] = set()
     for ticket in due:
         if ticket.id in taken:
             continue
         partners = [t for t in due if t.id not in taken and t.id != ticket.id and _gap_allows((ticket, t), now, window)]
         partner = min(partners, key=lambda t: abs(t.mu - ticket.mu), default=None)
+        if partner is None and any(_gap_allows((ticket, t), now, window) for t in soon):
+            continue  # a person about to be due: a table of two with one bot at a later wave
         humans = [ticket] if partner is None else [ticket, partner]
         taken.update(t.id for t in humans)
         yield humans

@@ -135,6 +135,29 @@ def test_two_tickets_past_bots_after_share_a_table_with_one_bot() -> None:
     assert [seat.bot for seat in result.matches[0].lineup if seat.bot] == ["basic"]  # 22 is closest to 25.5
 
 
+def test_a_ticket_due_for_bots_waits_for_a_neighbour_about_to_be_due_and_shares_its_table() -> None:
+    first, second = ticket(25, waited=30, bots_after=30), ticket(25.5, waited=28.5, bots_after=30)
+    assert plan([first, second]).matches == ()  # the second may not have bots yet: the first waits for it
+    later = plan_wave([first, second], BOTS, NOW + timedelta(seconds=1.5), rng=random.Random(1))
+    assert matched_sets(later) == [{first.id, second.id}]
+    assert len([seat for seat in later.matches[0].lineup if seat.bot]) == 1
+
+
+@pytest.mark.parametrize(
+    ("neighbour", "why"),
+    [
+        (ticket(25.5, waited=28.5, bots_after=60), "due in 31.5 s: past the grace"),
+        (ticket(25.5, waited=28.5, bots_after=None), "never takes bots"),
+        (ticket(50.0, waited=28.5, bots_after=30), "beyond the gap (17 in mu at 30 s)"),
+    ],
+)
+def test_a_ticket_due_for_bots_does_not_wait_for_a_neighbour_it_could_not_soon_share_with(
+    neighbour: StoredTicket, why: str
+) -> None:
+    first = ticket(25, waited=30, bots_after=30)
+    assert matched_sets(plan([first, neighbour])) == [{first.id}], why
+
+
 @pytest.mark.parametrize("bots_after", [None, 30])
 def test_no_bots_before_bots_after_nor_ever_with_null(bots_after: int | None) -> None:
     assert plan([ticket(25, waited=29, bots_after=bots_after)]).matches == ()

@@ -20,6 +20,9 @@ size, and not pass for one of the service's own players. :func:`checked_name` ap
    confusables data `confusable_homoglyphs` ships) equals one of theirs, the skeleton taken of the name
    as written and case-folded, each folded after: a Cyrillic ``Ехреrt bot`` is ``Expert bot``,
    ``Basic b0t`` is ``Basic bot``, a Greek capital ``Εxpert bot`` and ``DeIeted player`` (capital I) too.
+   Small capitals read as their letters, but the data maps few of them: each Latin small capital of
+   one letter (``ᴇ``, ``ʀ``, ``ʙ`` …, by its Unicode name) is taken as that letter, so ``ᴇxpert bot``
+   and ``ʙasic bot`` are refused as well.
 
 The name kept is the profile's output (case preserved). :func:`name_problem` says what is wrong, or None.
 """
@@ -56,6 +59,17 @@ RESERVED = (*BOT_NAMES, *(f"{name} {letter}" for name in BOT_NAMES for letter in
 # Symbols and letters that PRECIS lets through but that draw nothing.
 BLANKS = frozenset("\u2800\u3164\uffa0\u115f\u1160\u17b4\u17b5\U0001d159")
 _VISIBLE_CATEGORIES = ("L", "N", "P", "S")
+
+# Where the small capitals are (IPA extensions, phonetic extensions and their supplement, Latin Extended-D and -F,
+# Latin Extended-G), and how their names say which letter each is.
+_SMALL_CAPITAL_BLOCKS = (
+    range(0x0250, 0x0300),
+    range(0x1D00, 0x1DC0),
+    range(0xA720, 0xA800),
+    range(0x10780, 0x107C0),
+    range(0x1DF00, 0x1E000),
+)
+_SMALL_CAPITAL = regex.compile(r"^(?:LATIN|MODIFIER) LETTER SMALL CAPITAL ([A-Z])$")
 
 _PROFILE = precis_i18n.get_profile("NicknameCasePreserved")
 _FOLDED = precis_i18n.get_profile("NicknameCaseMapped")
@@ -161,7 +175,19 @@ def _prototypes() -> dict[str, str]:
         target = targets[0]
         back = _targets(confusables_data.get(target, ()))
         prototypes[char] = target if len(target) > 1 or len(back) > 1 else min(char, target)
-    return prototypes
+    # A small capital is its letter, whatever the data says (it pairs some with another look-alike instead).
+    letters = {char: prototypes.get(letter, letter) for char, letter in _small_capitals()}
+    prototypes = {char: letters.get(prototype, prototype) for char, prototype in prototypes.items()}
+    return prototypes | letters
+
+
+def _small_capitals() -> Iterable[tuple[str, str]]:
+    """Each Latin small capital of one letter, with that letter (small): ``ᴇ`` is ``e``, ``ʀ`` is ``r``."""
+    for block in _SMALL_CAPITAL_BLOCKS:
+        for code in block:
+            match = _SMALL_CAPITAL.match(unicodedata.name(chr(code), ""))
+            if match:
+                yield chr(code), match[1].lower()
 
 
 def _targets(entries: Iterable[dict[str, str]]) -> list[str]:

@@ -36,6 +36,11 @@ REFUSED = [
     ("DeIeted player", "reserved"),  # capital I: its skeleton is l, its folded i's is i
     ("Expert b\u03bft", "reserved"),  # Greek small omicron
     ("\u0395XPERT B\u039fT", "reserved"),  # Greek capitals Epsilon and Omicron
+    ("\u1d07xpert bot", "reserved"),  # small capital E: the confusables data does not map it
+    ("\u0299asic bot", "reserved"),  # small capital B
+    ("R\u1d00ndom bot", "reserved"),  # small capital A
+    ("Mas\u1d1be\u0280 bot", "reserved"),  # small capitals T and R
+    ("Deleted \u1d18layer", "reserved"),  # small capital P
     ("", "empty"),
     ("   ", "empty"),
 ]
@@ -51,6 +56,7 @@ KEPT = [
     ("Аna", "Аna"),  # a look-alike of a person's name is not reserved: only the service's own
     ("李小龍", "李小龍"),
     ("Zoë 🎲", "Zoë 🎲"),
+    ("\u1d07\u0280\u026a\u1d0b", "\u1d07\u0280\u026a\u1d0b"),  # small capitals are letters: a name of them is kept
 ]
 
 

@@ -45,8 +45,9 @@ await scenario(async (browser) => {
   const seat = await page.evaluate((id) => fetch(`/v1/games/${id}`).then((answer) => answer.json()).then((game) => game.seats[0]), gameId);
   assert.equal(seat.bot, "basic");
   const log = await page.locator(".log").innerText();
-  assert.match(log, /You left seat 1; a bot plays it now\./, "the log says whose seat it was");
-  assert.doesNotMatch(log, /Seat 1 left/, "not as another's");
+  assert.match(log, /Your time ran out; a bot plays seat 1 now\./, "the log says whose seat it was, and why it went");
+  assert.doesNotMatch(log, /Seat 1 (left|ran out)|You left/, "not as another's, nor as a Leave");
+  assert.doesNotMatch(log, /Away ran out of time/, "the stand-in's moves told as another's once the seat was lost");
   await screenshot(page, "lapse-live");
   // The clock was urgent as the seat's time ran out; with nothing left to count (a bot's turn has no deadline), no
   // empty mark stays.

@@ -1,5 +1,6 @@
-// Leaving hands the seat to a bot: the page says so, turns into a spectator's, and the bots play the game out.
-// Then seeded games, which the lobby, the table and the record panel mark (and no other game).
+// Leaving hands the seat to a bot: the page says so, its log says you left, it turns into a spectator's, and the bots
+// play the game out. Then seeded games, which the lobby, the table and the record panel mark (and no other game). Last,
+// a seat open in two browsers: a Leave in one is told in the other as yours, not as the turn clock's.
 
 import assert from "node:assert/strict";
 
@@ -10,7 +11,9 @@ await scenario(async (browser) => {
   const gameId = await createGame(page, { name: "Ana", target: 3, seats: ["you", "bot:random", "bot:random"] });
   await page.click("button[data-key=leave]");
   await page.click("button[data-key=leave-yes]");
-  await page.locator(".message.info", { hasText: "a bot plays your seat" }).waitFor();
+  await page.locator(".message.info", { hasText: "You left the game; a bot plays your seat" }).waitFor();
+  await page.locator(".log", { hasText: "You left seat 1; a bot plays it now." }).waitFor();
+  assert.doesNotMatch(await page.locator(".log").innerText(), /Seat 1 left/, "your own Leave logged as another's");
   await page.locator("#winner").waitFor(); // three bots finish the game by themselves
   assert.equal(await page.locator("button[data-key=leave]").count(), 0);
   assert.equal(await page.evaluate((id) => localStorage.getItem(`coins.seat.${id}`), gameId), null);
@@ -42,4 +45,25 @@ await scenario(async (browser) => {
   assert.equal(await page.locator(".table-main .message.seeded").count(), 1, "the finished table marks a seeded game");
   assert.equal(await page.locator(".game-record .message.seeded").count(), 1, "its record panel too");
   assertNoConsoleErrors(page);
+
+  // One seat open in two browsers (its token in both), in a game with a turn clock: Leave in one, and the other
+  // says you left, not that your time ran out.
+  const created = await page.evaluate(async () => {
+    const body = { target_score: 15, turn_timeout_seconds: 600, seats: [{ name: "Di" }, { bot: "basic" }, { bot: "basic" }] };
+    const answer = await fetch("/v1/games", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+    return answer.json();
+  });
+  const held = { seat: 0, token: created.credentials[0].token };
+  const [here, there] = [await openPage(browser), await openPage(browser)];
+  for (const device of [here, there]) {
+    await device.evaluate(([id, seat]) => localStorage.setItem(`coins.seat.${id}`, JSON.stringify(seat)), [created.id, held]);
+    await device.evaluate((id) => (location.hash = `#/game/${encodeURIComponent(id)}`), created.id);
+    await device.locator(".your-hand").waitFor();
+  }
+  await there.click("button[data-key=leave]");
+  await there.click("button[data-key=leave-yes]");
+  await here.locator(".table-main .message.info", { hasText: "You left the game; a bot plays your seat" }).waitFor();
+  await here.locator(".log", { hasText: "You left seat 1; a bot plays it now." }).waitFor();
+  assert.doesNotMatch(await here.locator(".table-main").innerText(), /time ran out/, "a Leave elsewhere told as the clock");
+  assertNoConsoleErrors(here, there);
 });

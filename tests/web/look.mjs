@@ -65,11 +65,19 @@ await scenario(async (browser) => {
   await desk.waitForURL((url) => url.toString() !== finishedUrl);
   await desk.locator(".table").waitFor();
   await dealIfAsked(desk); // when this seat deals the rematch's first hand
+  const rematchId = decodeURIComponent(new URL(desk.url()).hash.split("/")[2]);
+  // Someone else's game in play (made by the API: this browser holds none of its seats), to watch.
+  const othersId = await desk.evaluate(async () => {
+    const body = { target_score: 15, seats: [{ name: "Cy" }, { bot: "basic" }, { bot: "expert" }] };
+    const answer = await fetch("/v1/games", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+    return (await answer.json()).id;
+  });
   await desk.goto(`${new URL(desk.url()).origin}/#/`);
   await desk.locator(".own-games [data-result]").first().waitFor();
   assert.equal(await desk.inputValue("#create-name"), "Ana", "the lobby forgot the name");
   assert.ok((await desk.locator(".own-games li").count()) >= 2, "the rematch is not among your games");
-  await desk.locator("[data-key=watch]").first().waitFor(); // the rematch is in play: it can be watched
+  await desk.locator(`[data-game="${othersId}"] [data-key=watch]`).waitFor(); // in play: it can be watched
+  assert.equal(await desk.locator(`[data-game="${rematchId}"] [data-key=watch]`).count(), 0, "your own rematch offered to watch");
   await assertAccessible(desk, "the lobby with games");
   await screenshot(desk, "lobby-games");
   assertNoConsoleErrors(desk);

@@ -100,6 +100,12 @@ await scenario(async (browser) => {
   }
   assert.equal(await desk.locator("[data-idle]").count(), 0, "a fresh game shows no age");
   await screenshot(desk, "lobby-results", { fullPage: false });
+  // A game the player left while it is played is not theirs to resume: it is there to watch.
+  const left = await newGame(key, ["basic", "expert"], { target: 30 });
+  await call(key, "POST", `/games/${left.id}/players/0/leave`, {});
+  await desk.reload();
+  await desk.locator(`section[aria-labelledby=playing-title] [data-game="${left.id}"] [data-key=watch]`).waitFor();
+  assert.equal(await desk.locator(`#own-playing [data-game="${left.id}"]`).count(), 0, "a game you left offered to resume");
   await assertAccessible(desk, "the lobby with your games and results");
 
   // The profile: each finished game's line names the opponents with their scores, and the place.

@@ -85,7 +85,9 @@ export function mountLobby(root) {
    */
   async function ownGames() {
     const held = loadPlayer();
-    const players = held ? (await api.listPlayerGames(held.id, OWN_GAMES).catch(() => ({ items: [] }))).items.filter((item) => !item.reserved).map((item) => item.id) : [];
+    // Not a game the player left while it is played (a bot holds the seat: nothing to resume; it is there to watch).
+    const yours = (/** @type {import("./types.js").PlayerGame} */ item) => !item.reserved && !(item.left && item.status !== "finished");
+    const players = held ? (await api.listPlayerGames(held.id, OWN_GAMES).catch(() => ({ items: [] }))).items.filter(yours).map((item) => item.id) : [];
     const ids = [...new Set([...players, ...listSeats().slice(-OWN_GAMES).reverse()])].slice(0, OWN_GAMES);
     const games = await Promise.all(ids.map((id) => api.getGame(id).catch(() => null)));
     return /** @type {import("./types.js").Game[]} */ (games.filter(Boolean));

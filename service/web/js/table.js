@@ -54,8 +54,11 @@ export function mountTable(root, gameId) {
     /** @type {unknown} */ error: null,
     /** @type {"connecting"|"live"|"reconnecting"|"ended"} */ live: "connecting",
     confirmLeave: false,
-    /** @type {false|"left"|"timedOut"} this browser's seat went to a bot: by its Leave, or by its turn clock (contract 1.3) */
-    left: /** @type {false|"left"|"timedOut"} */ (false),
+    /** @type {false|"left"|"lost"} this browser's seat went to a bot: by its Leave here, or lost (to its turn clock,
+     *  contract 1.3, or to a Leave on another device: its last move tells which) */
+    left: false,
+    /** @type {number|null} the seat this page held before it left or lost it: the log still says "you" of its past */
+    formerSeat: null,
     busy: false,
     /** @type {Game|null} a play's answer, until the events have shown the game that far */ awaited: null,
     /** @type {import("./types.js").Trick|null} a completed trick, held on the table for a moment */ held: null,
@@ -72,6 +75,8 @@ export function mountTable(root, gameId) {
   /** @type {ReturnType<typeof setTimeout>|undefined} */
   let awaitTimer;
   const history = new GameHistory();
+  /** Whether the game's moves so far were read (its actions): a seat lost before the page opened is told why only then. */
+  let movesRead = false;
   let streamsStarted = 0; // `game` events shown: each opens a stream started afresh (the first, the table's)
   const paced = pacer({ show, settled: () => ((state.held = null), render()) });
   const clock = turnClock();
@@ -97,6 +102,13 @@ export function mountTable(root, gameId) {
   start();
 
   const mine = () => credential?.seat ?? null;
+  /** The seat the log speaks of as "you": this page's, or the one it held before leaving or losing it. */
+  const logSeat = () => mine() ?? state.formerSeat;
+  /**
+   * Whether `seat`'s last move before a bot took it was a stand-in's: a seat lost right after is lost to its clock
+   * (the last lapse hands it to the bot, which then moves), else to a Leave. @param {number} seat
+   */
+  const lastMoveTimedOut = (seat) => history.moves.filter((move) => move.seat === seat && move.cause !== "bot").at(-1)?.cause === "timeout";
   const name = (seat) => (state.game ? seatName(state.game.seats[seat], mine()) : String(seat + 1));
 
   function follow() {
@@ -152,6 +164,7 @@ export function mountTable(root, gameId) {
     following = true;
     try {
       history.load((await api.listActions(gameId)).flatMap((action) => moveOfAction(action) ?? []));
+      movesRead = true;
       heard(); // what was played before the table opened is the log's, not news to say
     } catch (error) {
       state.error = error;
@@ -190,10 +203,11 @@ export function mountTable(root, gameId) {
    * no longer works (a reload would be refused with it), so the table turns into a spectator's, on the public stream.
    */
   function seatLost() {
+    state.formerSeat = credential?.seat ?? state.formerSeat;
     credential = null;
     forgetSeat(gameId);
     Object.assign(state, { hand: null, hint: null, awaited: null, failedPlay: null, confirmLeave: false });
-    state.left = state.game?.turn_timeout_seconds ? "timedOut" : "left";
+    state.left = "lost"; // why (its clock, or a Leave on another device) is told by its last move, when it is read
     if (state.error instanceof api.ApiProblem && state.error.status === 401) state.error = null; // the token's refusal: now said in words
     if (following) {
       stopEvents();
@@ -236,24 +250,36 @@ export function mountTable(root, gameId) {
     if (!unmounted) render();
   }
 
+  /** The seats whose leaving the log told (once each: this page's own Leave is told by its answer or its event). */
+  const leavingNoted = new Set();
+
+  /** Log that `seat` went to a bot: lost to its clock (its stand-in's move came last) or left. @param {number} seat @param {boolean} you */
+  function noteLeaving(seat, you) {
+    if (leavingNoted.has(seat)) return;
+    leavingNoted.add(seat);
+    const clock = lastMoveTimedOut(seat);
+    history.note(t(clock ? (you ? "log.youTimedOut" : "log.seatTimedOut") : you ? "log.youLeft" : "log.seatLeft", { n: seat + 1 }));
+  }
+
   /** Show one event (the pacer calls this at a person's pace). @param {FeedEvent} event */
   function show(event) {
     state.held = null;
-    const own = mine(); // before the game is taken in: a seat lost to the clock is forgotten there
+    history.add(moveOfEvent(event)); // first: a seat lost with this move is told why by it
+    const own = logSeat(); // before the game is taken in: a seat lost there is still "you"
     const privateHand = event.type === "hand" ? event : event.type === "game" ? event.hand : null;
     if (privateHand && privateHand.seat === mine()) acceptHand(privateHand);
     acceptGame(event.game);
     if (state.hint && (event.game.status !== "playing" || event.game.turn !== mine())) state.hint = null; // the turn passed: the hint goes
     if (event.type === "game" && streamsStarted++ > 0) readMovesAgain(); // a stream started afresh (a seat lost, say): what it skipped
-    history.add(moveOfEvent(event));
     // Who won ends the log: told by game_finished, or read in the state of a game opened once it was over.
     if (event.game.status === "finished" && event.game.winner !== null) history.end(t("log.gameFinished", { name: name(event.game.winner) }));
     switch (event.type) {
       case "seat_taken":
+        leavingNoted.delete(event.seat); // a seat open again (before the start) may be taken and left anew
         history.note(t("log.seatTaken", { name: event.name ?? name(event.seat), n: event.seat + 1 }));
         break;
       case "seat_left":
-        history.note(t(event.seat === own ? "log.youLeft" : "log.seatLeft", { n: event.seat + 1 }));
+        noteLeaving(event.seat, event.seat === own);
         break;
       case "hand_dealt":
         state.hint = null;
@@ -303,7 +329,7 @@ export function mountTable(root, gameId) {
   /** The log's lines not yet heard, now heard. @returns {string[]} */
   function heard() {
     const first = firstDealerLine(state.game, name);
-    const moves = history.lines(name, mine());
+    const moves = history.lines(name, logSeat());
     const fresh = [...(spoken.firstDealer ? [] : first), ...moves.slice(Math.min(spoken.lines, moves.length))];
     spoken.lines = moves.length;
     spoken.firstDealer ||= first.length > 0;
@@ -311,7 +337,7 @@ export function mountTable(root, gameId) {
   }
 
   /** The log: how the first dealer was chosen (the rules say the server tells a random draw), then the moves. */
-  const lines = () => [...firstDealerLine(state.game, name), ...history.lines(name, mine())];
+  const lines = () => [...firstDealerLine(state.game, name), ...history.lines(name, logSeat())];
 
   async function verify(hand, seed) {
     if (!hand || state.checks.get(hand)?.state === "verified") return;
@@ -422,14 +448,18 @@ export function mountTable(root, gameId) {
       // From now on nothing reads as this seat: the events of the bot taking over may arrive before
       // the answer, and a read of the hand with the token just given up would be refused (401).
       credential = null;
+      const former = state.formerSeat;
+      state.formerSeat = held.seat; // the log's "you" still, for the events that may come before the answer
       let game;
       try {
         game = await api.leaveGame(gameId, held.token, held.seat);
       } catch (error) {
         credential = held;
+        state.formerSeat = former;
         throw error;
       }
       forgetSeat(gameId);
+      noteLeaving(held.seat, true); // its event may come before this answer, or be skipped by the spectator's stream
       state.hand = null;
       state.left = "left";
       state.confirmLeave = false;
@@ -504,7 +534,7 @@ export function mountTable(root, gameId) {
         "div",
         { class: "table-main" },
         noticesView(),
-        state.left && infoNotice(t(state.left === "timedOut" ? "table.timedOut" : "table.left")),
+        state.left && (state.left === "left" || movesRead) && infoNotice(t(state.left === "lost" && state.formerSeat !== null && lastMoveTimedOut(state.formerSeat) ? "table.timedOut" : "table.left")),
         seat === null && !state.left && infoNotice(t("table.spectator")),
         seededNotice(game),
         feltView(game, seat, hands),

@@ -109,6 +109,8 @@ export default {
   "log.seatTaken": "{name} took seat {n}.",
   "log.seatLeft": "Seat {n} left; a bot plays it now.",
   "log.youLeft": "You left seat {n}; a bot plays it now.",
+  "log.seatTimedOut": "Seat {n} ran out of time; a bot plays it now.",
+  "log.youTimedOut": "Your time ran out; a bot plays seat {n} now.",
   "log.handEnded": "Hand {n} is over: {points}.",
   "log.gameFinished": "{name} won the game.",
 

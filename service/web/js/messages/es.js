@@ -109,6 +109,8 @@ export default {
   "log.seatTaken": "{name} ocupó el asiento {n}.",
   "log.seatLeft": "El asiento {n} se fue; ahora juega un bot.",
   "log.youLeft": "Dejaste el asiento {n}; ahora juega un bot.",
+  "log.seatTimedOut": "Al asiento {n} se le acabó el tiempo; ahora juega un bot.",
+  "log.youTimedOut": "Se te acabó el tiempo; ahora un bot juega el asiento {n}.",
   "log.handEnded": "La mano {n} ha terminado: {points}.",
   "log.gameFinished": "{name} ganó la partida.",
 

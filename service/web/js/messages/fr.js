@@ -109,6 +109,8 @@ export default {
   "log.seatTaken": "{name} a pris la place {n}.",
   "log.seatLeft": "La place {n} est partie ; un robot la joue.",
   "log.youLeft": "Vous avez quitté la place {n} ; un robot la joue.",
+  "log.seatTimedOut": "La place {n} n’a plus de temps ; un robot la joue.",
+  "log.youTimedOut": "Votre temps est écoulé ; un robot joue la place {n}.",
   "log.handEnded": "La main {n} est terminée : {points}.",
   "log.gameFinished": "{name} a remporté la partie.",
 

@@ -109,6 +109,8 @@ export default {
   "log.seatTaken": "{name} nam plaats {n} in.",
   "log.seatLeft": "Plaats {n} is vertrokken; nu speelt een bot.",
   "log.youLeft": "Je hebt plaats {n} verlaten; nu speelt een bot.",
+  "log.seatTimedOut": "De tijd van plaats {n} is om; nu speelt een bot.",
+  "log.youTimedOut": "Je tijd is om; nu speelt een bot plaats {n}.",
   "log.handEnded": "Hand {n} is voorbij: {points}.",
   "log.gameFinished": "{name} won het spel.",
 

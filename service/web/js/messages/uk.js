@@ -109,6 +109,8 @@ export default {
   "log.seatTaken": "{name} зайняв місце {n}.",
   "log.seatLeft": "Гравець з місця {n} вийшов; тепер грає бот.",
   "log.youLeft": "Ви залишили місце {n}; тепер грає бот.",
+  "log.seatTimedOut": "Гравцю з місця {n} вичерпано час; тепер грає бот.",
+  "log.youTimedOut": "Ваш час вичерпано; тепер місце {n} грає бот.",
   "log.handEnded": "Роздачу {n} завершено: {points}.",
   "log.gameFinished": "{name} виграв гру.",
 

@@ -109,6 +109,8 @@ export default {
   "log.seatTaken": "{name} 坐上座位 {n}。",
   "log.seatLeft": "座位 {n} 的玩家離開了；現在由電腦出牌。",
   "log.youLeft": "你離開了座位 {n}；現在由電腦出牌。",
+  "log.seatTimedOut": "座位 {n} 的玩家超時；現在由電腦出牌。",
+  "log.youTimedOut": "你超時了；現在由電腦替座位 {n} 出牌。",
   "log.handEnded": "第 {n} 回合結束：{points}。",
   "log.gameFinished": "{name} 贏得遊戲。",
 

@@ -102,6 +102,13 @@ await scenario(async (browser) => {
   await signIn(dee, "Dee");
   await dee.locator("#create-as-player").waitFor();
   assert.equal(await dee.locator("#create-name").count(), 0, "no name asked of a player");
+  assert.equal(await dee.inputValue("#create-timeout"), "", "a new game's clock: none by default");
+  await dee.check("#create-rated");
+  // A rated game always has a clock: the form shows the 60 s it gets, and "No time limit" cannot be chosen.
+  assert.equal(await dee.inputValue("#create-timeout"), "60");
+  assert.equal(await dee.locator('#create-timeout option[value=""]').isDisabled(), true);
+  await dee.uncheck("#create-rated");
+  assert.equal(await dee.locator('#create-timeout option[value=""]').isDisabled(), false);
   await dee.check("#create-rated");
   await dee.selectOption("#create-seat-0", "you");
   await dee.selectOption("#create-seat-1", "bot:basic");

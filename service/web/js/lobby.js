@@ -15,6 +15,8 @@ import { listSeats, loadName, loadPlayer, loadSeat, saveName, saveSeat } from ".
 /** The turn clocks a new game offers, in seconds a turn ("": none; a rated game without one gets 60 s):
  * quick games, then a challenge's clocks, live to correspondence. */
 const GAME_CLOCKS = ["", "15", "30", ...CHALLENGE_CLOCKS.map(String)];
+/** The clock the service gives a rated game created without one (contract 1.3), as the form shows it. */
+const RATED_CLOCK = "60";
 
 const SEAT_CHOICES = ["you", "open", "bot:random", "bot:basic", "bot:expert"];
 const DEFAULT_SEATS = ["you", "bot:basic", "bot:expert"];
@@ -219,10 +221,14 @@ export function mountLobby(root) {
     else form?.render(state.formError);
   }
 
-  /** The turn clock select of the form, its options in the current language, the choice kept. */
-  function clockChoices(select) {
-    const chosen = select.value;
-    replace(select, GAME_CLOCKS.map((value) => h("option", { value, selected: value === chosen }, value ? durationText(Number(value)) : t("lobby.noClock"))));
+  /**
+   * The turn clock select of the form, its options in the current language, the choice kept. A rated game always has
+   * a clock: while Rated is ticked, "No time limit" cannot be chosen, and a form that had it shows the 60 s the
+   * service gives such a game. @param {HTMLSelectElement} select @param {boolean} rated
+   */
+  function clockChoices(select, rated) {
+    const chosen = rated && !select.value ? RATED_CLOCK : select.value;
+    replace(select, GAME_CLOCKS.map((value) => h("option", { value, selected: value === chosen, disabled: rated && !value }, value ? durationText(Number(value)) : t("lobby.noClock"))));
     select.value = chosen;
     return select;
   }
@@ -238,6 +244,7 @@ export function mountLobby(root) {
       seats: DEFAULT_SEATS.map((choice, seat) => h("select", { id: `create-seat-${seat}`, name: `seat-${seat}`, "data-choice": choice })),
     };
     const message = h("div");
+    fields.rated.addEventListener("change", () => clockChoices(fields.timeout, fields.rated.checked));
     element.addEventListener("submit", oneAtATime(async () => {
       const choices = fields.seats.map((select) => select.value);
       replace(message);
@@ -268,7 +275,7 @@ export function mountLobby(root) {
           ? [h("p", { id: "create-as-player" }, t("lobby.asPlayer", { name: player.name() ?? "…" })), h("div", { class: "check" }, fields.rated, label(fields.rated, t("quick.rated")))]
           : [h("div", {}, label(fields.name, t("lobby.name")), fields.name), h("div", {}, label(fields.age, t("lobby.age")), fields.age)],
         h("div", {}, label(fields.target, t("lobby.target")), fields.target),
-        h("div", {}, label(fields.timeout, t("lobby.timeout")), clockChoices(fields.timeout)),
+        h("div", {}, label(fields.timeout, t("lobby.timeout")), clockChoices(fields.timeout, Boolean(held) && fields.rated.checked)),
         fields.seats.map((select, seat) => {
           const chosen = select.value || select.dataset.choice || "open";
           replace(select, SEAT_CHOICES.map((choice) => h("option", { value: choice, selected: choice === chosen }, choiceLabel(choice))));

@@ -165,6 +165,9 @@ def test_leaving_hands_the_seat_to_a_bot(client, new_table):
     table.deal(0)
     wrong = client.post(f"/v1/games/{table.id}/players/2/leave", json={}, headers=table.auth(1))
     assert wrong.status_code == 403 and wrong.json["code"] == "not_your_seat"
+    for no_seat in ("3", "1" + "0" * 30, "-1", "1.5"):  # no such seat: no such resource, the number not echoed
+        missing = client.post(f"/v1/games/{table.id}/players/{no_seat}/leave", json={}, headers=table.auth(1))
+        assert missing.status_code == 404 and missing.json["code"] == "not_found", (no_seat, missing.json)
     response = client.post(f"/v1/games/{table.id}/players/1/leave", json={"bot": "expert"}, headers=table.auth(1))
     assert response.status_code == 200, response.json
     assert response.json["seats"][1]["bot"] == "expert" and response.json["turn"] == 1  # the bot's move: due

@@ -92,7 +92,7 @@ class ChallengeViews(MethodView):
         return None
 
 
-@blp.route("/<game_id>/players/<int:seat>/leave", parameters=[GAME_ID, SEAT, "IfMatch"])
+@blp.route("/<game_id>/players/<int(max=2):seat>/leave", parameters=[GAME_ID, SEAT, "IfMatch"])  # no seat 3: 404, as -1 and 1.5
 class LeaveViews(MethodView):
     @idempotent
     @blp.doc(operationId="leaveGame", summary="Leave: hand your seat to a bot", security=SEAT_SECURITY)

@@ -92,7 +92,8 @@ class ChallengeViews(MethodView):
         return None
 
 
-@blp.route("/<game_id>/players/<int(max=2):seat>/leave", parameters=[GAME_ID, SEAT, "IfMatch"])  # no seat 3: 404, as -1 and 1.5
+# Seats 0 to 2: any other number is no such resource (404), as -1 and 1.5 are.
+@blp.route("/<game_id>/players/<int(max=2):seat>/leave", parameters=[GAME_ID, SEAT, "IfMatch"])
 class LeaveViews(MethodView):
     @idempotent
     @blp.doc(operationId="leaveGame", summary="Leave: hand your seat to a bot", security=SEAT_SECURITY)

@@ -68,7 +68,7 @@ await scenario(async (browser) => {
   const rematchId = decodeURIComponent(new URL(desk.url()).hash.split("/")[2]);
   // Someone else's game in play (made by the API: this browser holds none of its seats), to watch.
   const othersId = await desk.evaluate(async () => {
-    const body = { target_score: 15, seats: [{ name: "Cy" }, { bot: "basic" }, { bot: "expert" }] };
+    const body = { target_score: 15, auto_deal: true, seats: [{ name: "Cy" }, { bot: "basic" }, { bot: "expert" }] }; // dealt: in play
     const answer = await fetch("/v1/games", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
     return (await answer.json()).id;
   });

@@ -79,6 +79,15 @@ export async function waitForMyTurn(page) {
   await page.locator(".table[data-paced=false] .your-turn .card-button").first().waitFor();
 }
 
+/** The cards and the hand's buttons the shown hint lies over (their card codes, or their keys). @param {import("playwright-core").Page} page */
+export function coveredByHint(page) {
+  return page.evaluate(() => {
+    const boxes = [document.getElementById("hint"), document.querySelector("#hint [data-key=dismiss-hint]")].map((element) => element.getBoundingClientRect());
+    const overlaps = (box) => boxes.some((hint) => hint.top < box.bottom && box.top < hint.bottom && hint.left < box.right && box.left < hint.right);
+    return [...document.querySelectorAll(".your-hand .card-button, .hand-head button")].filter((element) => overlaps(element.getBoundingClientRect())).map((element) => element.dataset.card ?? element.dataset.key);
+  });
+}
+
 /** Fail if any page logged an error (a CSP violation is one too). */
 export function assertNoConsoleErrors(...pages) {
   assert.deepEqual(pages.flatMap((page) => page.errors), []);

@@ -1,15 +1,15 @@
 // The table and the profile with the keyboard alone and a screen reader's ears: a card played with Enter leaves the
 // keyboard on the card that took its place; the leave question takes the keyboard (on Stay) and Escape closes it,
-// giving it back to Leave, as Escape does the hint (back to Hint); Deal, once gone, leaves the keyboard on the table;
-// the hidden announcer says every card played (the one that completes a trick too, not only who won it) and that it
-// is your turn when it becomes so; the focus ring stands out on the paper (3:1); the profile's key question takes the
-// keyboard and Escape answers Keep; Play now's waiting is not read out each second as its time waited counts; a refused
-// key leaves "I have a key" open with the keyboard in its field; signing in, or making a player, leaves it on the line
-// saying who is signed in.
+// giving it back to Leave, as Escape does the hint (back to Hint), which covers neither Hint nor the cards; Deal, once
+// gone, leaves the keyboard on the table; the hidden announcer says every card played (the one that completes a trick
+// too, not only who won it) and that it is your turn when it becomes so; the focus ring stands out on the paper (3:1);
+// the profile's key question takes the keyboard and Escape answers Keep; Play now's waiting is not read out each second
+// as its time waited counts; a refused key leaves "I have a key" open with the keyboard in its field; signing in, or
+// making a player, leaves it on the line saying who is signed in.
 
 import assert from "node:assert/strict";
 
-import { BASE_URL, STEP_MS, assertAccessible, assertNoConsoleErrors, openPage, scenario, screenshot } from "./browser.mjs";
+import { BASE_URL, STEP_MS, assertAccessible, assertNoConsoleErrors, coveredByHint, openPage, scenario, screenshot } from "./browser.mjs";
 
 /** Everything the table's hidden announcer says, in order (each change of its text). */
 function listenToAnnouncer() {
@@ -92,6 +92,10 @@ await scenario(async (browser) => {
       await page.locator("button[data-key=hint]").focus();
       await page.keyboard.press("Enter");
       await page.locator("#hint").waitFor();
+      // The hint lies over none of the hand's buttons (Hint keeps the keyboard: it must stay in sight) or cards.
+      assert.equal(await focusOf(page), "hint", "the hint took the keyboard from Hint");
+      assert.deepEqual(await coveredByHint(page), [], "the hint covers these on a 1280 px screen");
+      await screenshot(page, "keyboard-hint", { fullPage: false });
       await page.keyboard.press("Escape");
       await page.locator("#hint").waitFor({ state: "detached" });
       assert.equal(await focusOf(page), "hint", "Escape did not close the hint, or did not give the keyboard back to Hint");

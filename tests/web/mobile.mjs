@@ -4,16 +4,7 @@
 
 import assert from "node:assert/strict";
 
-import { assertNoConsoleErrors, createGame, dealIfAsked, openPage, scenario, screenshot, tableState, waitForChange } from "./browser.mjs";
-
-/** The cards and the hand's buttons the shown hint lies over (their card codes, or their keys). @param {import("playwright-core").Page} page */
-function coveredByHint(page) {
-  return page.evaluate(() => {
-    const boxes = [document.getElementById("hint"), document.querySelector("#hint [data-key=dismiss-hint]")].map((element) => element.getBoundingClientRect());
-    const overlaps = (box) => boxes.some((hint) => hint.top < box.bottom && box.top < hint.bottom && hint.left < box.right && box.left < hint.right);
-    return [...document.querySelectorAll(".your-hand .card-button, .hand-head button")].filter((element) => overlaps(element.getBoundingClientRect())).map((element) => element.dataset.card ?? element.dataset.key);
-  });
-}
+import { assertNoConsoleErrors, coveredByHint, createGame, dealIfAsked, openPage, scenario, screenshot, tableState, waitForChange } from "./browser.mjs";
 
 await scenario(async (browser) => {
   const page = await openPage(browser, { viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true });

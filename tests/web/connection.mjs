@@ -1,10 +1,21 @@
 // Connection honesty: with the network cut (the browser offline, which closes the event stream) the table says
 // "reconnecting", not "live"; a card played meanwhile is offered again with the same Idempotency-Key; once the
 // network is back the stream is live again, the error is gone by itself, and the card, played again, is played once.
+// The notices (reconnecting, the card offered again) never hide the status line's turn clock.
 
 import assert from "node:assert/strict";
 
 import { STEP_MS, assertNoConsoleErrors, createGame, openPage, playsOf, scenario, screenshot, waitForMyTurn } from "./browser.mjs";
+
+/** The notices over the table that lie over its turn clock (their ids), once the clock shows a count. */
+async function clockHiddenBy(page) {
+  await page.locator(".turn-clock[data-seconds]").waitFor();
+  return page.evaluate(() => {
+    const clock = document.querySelector(".turn-clock").getBoundingClientRect();
+    const over = (box) => box.top < clock.bottom && clock.top < box.bottom && box.left < clock.right && clock.left < box.right;
+    return [...document.querySelectorAll(".notices > *")].filter((notice) => over(notice.getBoundingClientRect())).map((notice) => notice.id || notice.className);
+  });
+}
 
 await scenario(async (browser) => {
   const page = await openPage(browser, { viewport: { width: 1280, height: 720 } });
@@ -13,6 +24,7 @@ await scenario(async (browser) => {
   page.on("request", (request) => {
     if (request.method() === "POST" && request.url().endsWith("/plays")) keys.push(request.headers()["idempotency-key"]);
   });
+  await page.selectOption("#create-timeout", "300"); // a turn clock to keep in sight: 5 minutes, longer than the scenario
   const gameId = await createGame(page, { name: "Ana", target: 15, seats: ["you", "bot:basic", "bot:random"] });
   const deal = page.locator("button[data-key=deal]");
   await page.waitForFunction(() => document.querySelector("button[data-key=deal], .your-turn .card-button"), null, { timeout: STEP_MS });
@@ -29,6 +41,7 @@ await scenario(async (browser) => {
   const card = await page.locator(".your-turn .card-button").first().getAttribute("data-card");
   await page.locator(`.card-button[data-card="${card}"]`).click();
   await page.locator("#play-failed").waitFor({ timeout: STEP_MS }); // every try failed: offered again
+  assert.deepEqual(await clockHiddenBy(page), [], "a notice lies over the turn clock");
   await screenshot(page, "connection-lost", { fullPage: false });
   assert.ok(keys.length >= 1, "the play was tried");
   assert.equal(new Set(keys).size, 1, `one intent, one key: ${keys.join(", ")}`);

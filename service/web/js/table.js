@@ -533,7 +533,6 @@ export function mountTable(root, gameId) {
       h(
         "div",
         { class: "table-main" },
-        noticesView(),
         state.left && (state.left === "left" || movesRead) && infoNotice(t(state.left === "lost" && state.formerSeat !== null && lastMoveTimedOut(state.formerSeat) ? "table.timedOut" : "table.left")),
         seat === null && !state.left && infoNotice(t("table.spectator")),
         seededNotice(game),
@@ -557,8 +556,8 @@ export function mountTable(root, gameId) {
   }
 
   /**
-   * What comes and goes (an error, the lost connection, a play to send again, a hint), laid over the top of the
-   * table rather than put in its flow: nothing below moves when one shows.
+   * What comes and goes (an error, the lost connection, a play to send again), laid over the table rather than put in
+   * its flow, so that nothing below moves when one shows; just under the status line, whose turn clock stays in sight.
    */
   function noticesView() {
     const failed = state.failedPlay;
@@ -589,6 +588,7 @@ export function mountTable(root, gameId) {
       "section",
       { class: "felt", "aria-labelledby": "status-line" },
       h("p", { class: "status-line", id: "status-line" }, hand + statusText(game, seat), clock.element),
+      noticesView(),
       seatsView(game, seat),
       // A cancelled game never started: no trick to show, nor room for one.
       game.status !== "cancelled" && h("h2", { class: "visually-hidden" }, t("table.trick")),

@@ -1,6 +1,7 @@
 // On a 390×844 phone screen the table fits the width and a trick is played by tapping; a hint covers neither the
 // status line nor the seats, nor the hand's buttons and cards, its × dismisses it, and a hint asked again goes when
-// the turn passes; on a 320 px phone it covers neither the hand's buttons nor its cards either.
+// the turn passes; on a 320 px phone it covers neither the hand's buttons nor its cards either. The bots' names are
+// whole on a phone in every language ("Robot au hasard A" on two lines).
 
 import assert from "node:assert/strict";
 
@@ -8,7 +9,7 @@ import { assertNoConsoleErrors, coveredByHint, createGame, dealIfAsked, openPage
 
 await scenario(async (browser) => {
   const page = await openPage(browser, { viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true });
-  await createGame(page, { name: "Bartholomew the Magnificent", target: 5, seats: ["you", "bot:basic", "bot:basic"] });
+  await createGame(page, { name: "Bartholomew the Magnificent", target: 5, seats: ["you", "bot:random", "bot:random"] });
   await dealIfAsked(page, { tap: true });
   const card = page.locator(".your-turn .card-button").first();
   await card.waitFor();
@@ -32,6 +33,18 @@ await scenario(async (browser) => {
   assert.deepEqual(cut, [], "cut off on a phone's seat line");
   assert.equal(await page.locator('.seat-card[data-seat="0"] .seat-name').getAttribute("title"), "Bartholomew the Magnificent (you)");
   await screenshot(page, "mobile-long-name", { fullPage: false });
+
+  // The bots' names, the longest of them ("Robot au hasard A", "Бот випадковий A"), are whole in every language.
+  for (const language of ["en", "es", "nl", "zh-Hant", "fr", "uk"]) {
+    await page.selectOption("#language", language);
+    await page.locator(`html[lang="${language}"]`).waitFor();
+    const names = await page.locator(".seat-card:not(:has(.seat-you)) .seat-given").evaluateAll((names) =>
+      names.filter((name) => name.scrollWidth > name.clientWidth + 1 || name.scrollHeight > name.clientHeight + 1).map((name) => name.textContent),
+    );
+    assert.deepEqual(names, [], `bots' names cut on a phone in ${language}`);
+    if (language === "fr") await screenshot(page, "mobile-names-fr", { fullPage: false });
+  }
+  await page.selectOption("#language", "en");
 
   await page.locator("button[data-key=hint]").tap();
   await page.locator("#hint").waitFor();

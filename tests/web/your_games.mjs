@@ -3,7 +3,7 @@
 // offered to watch); a game nobody has touched for a day shows its age (the browser's clock two days on);
 // the profile's lines name the opponents, the place and the scores; the leaderboard shows the rising players apart
 // from the ranked, before anyone has ten rated games; a phone's seat lines show each rating change whole; and the
-// page does not scroll by itself when a game ends. axe-core on each page.
+// page does not scroll by itself when a game ends, nor leaves a blank under the table. axe-core on each page.
 
 import assert from "node:assert/strict";
 
@@ -197,5 +197,12 @@ await scenario(async (browser) => {
   const scrolled = await phone.evaluate(() => window.scrolls);
   assert.deepEqual(scrolled, [], `the page scrolled by itself from ${before}`);
   await screenshot(phone, "game-end-phone", { fullPage: false });
+  // Nor is a blank left under the finished table: what the page kept under the reader goes as they scroll back up.
+  const blank = await phone.evaluate(async () => {
+    scrollTo(0, 0);
+    await new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
+    return Math.round(document.querySelector(".table-view").getBoundingClientRect().bottom - document.querySelector(".table").getBoundingClientRect().bottom);
+  });
+  assert.ok(blank <= 1, `${blank} px blank under the finished table`);
   assertNoConsoleErrors(phone);
 });

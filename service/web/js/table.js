@@ -469,17 +469,17 @@ export function mountTable(root, gameId) {
     });
 
   /**
-   * The table never grows shorter while it is shown (cards played, a hand's or the game's end, the settings gone at
-   * the end): a shorter page would move a reader scrolled down to the hand, as if it scrolled by itself. A new
-   * window size measures again.
+   * The table never grows shorter under the window (cards played, a hand's or the game's end, the settings gone at the
+   * end): a page ending above the window's bottom would move a reader scrolled down to the hand, as if it scrolled by
+   * itself. So before each render it keeps its height less what the page holds below the window, which may go with no
+   * blank left in its place; a blank kept under a reader at the very bottom goes as they scroll back up.
    */
-  let tallest = 0;
-  const remeasure = () => ((tallest = 0), (view.style.minHeight = ""), keepHeight());
-  addEventListener("resize", remeasure);
-  function keepHeight() {
-    tallest = Math.max(tallest, view.getBoundingClientRect().height);
-    view.style.minHeight = `${tallest}px`;
+  function holdPlace() {
+    const below = Math.max(0, document.documentElement.scrollHeight - scrollY - document.documentElement.clientHeight);
+    view.style.minHeight = `${Math.max(0, view.getBoundingClientRect().height - below)}px`;
   }
+  addEventListener("scroll", holdPlace, { passive: true });
+  addEventListener("resize", holdPlace);
 
   function render() {
     const active = document.activeElement;
@@ -489,6 +489,7 @@ export function mountTable(root, gameId) {
     const cardIndex = [...view.querySelectorAll(".card-button")].findIndex((button) => button === active);
     const logScroll = view.querySelector(".log");
     const atBottom = !logScroll || logScroll.scrollTop + logScroll.clientHeight >= logScroll.scrollHeight - 4;
+    holdPlace();
     motion.before();
     replace(view, tableView());
     motion.after();
@@ -499,7 +500,6 @@ export function mountTable(root, gameId) {
     // The focused control went with this render (Deal once dealt, Stay, a ×): the keyboard stays on the table, whose next Tab is its first control.
     if (hadFocus && !view.contains(document.activeElement)) view.focus({ preventScroll: true });
     focusOnArrival();
-    keepHeight();
     const game = state.game;
     const yourTurn = game !== null && !over(game) && game.turn === mine() && mine() !== null;
     document.title = yourTurn ? `▶ ${t("title.yourTurn")} · Coins` : "Coins";
@@ -662,7 +662,8 @@ export function mountTable(root, gameId) {
   }
 
   return () => {
-    removeEventListener("resize", remeasure);
+    removeEventListener("scroll", holdPlace);
+    removeEventListener("resize", holdPlace);
     turnSound.stop();
     stopEvents();
     stopLanguage();

@@ -1,10 +1,12 @@
 // Leaving hands the seat to a bot: the page says so, its log says you left, it turns into a spectator's, and the bots
 // play the game out. Then seeded games, which the lobby, the table and the record panel mark (and no other game). Last,
-// a seat open in two browsers: a Leave in one is told in the other as yours, not as the turn clock's.
+// a seat open in two browsers: a card played in both at once is one play, which the browser that lost the race shows as
+// what happened (no error; a real refusal is still shown), and a Leave in one is told in the other as yours, not as the
+// turn clock's.
 
 import assert from "node:assert/strict";
 
-import { assertNoConsoleErrors, createGame, openPage, scenario } from "./browser.mjs";
+import { assertNoConsoleErrors, createGame, openPage, playsOf, scenario, screenshot, waitForMyTurn } from "./browser.mjs";
 
 await scenario(async (browser) => {
   const page = await openPage(browser);
@@ -46,10 +48,10 @@ await scenario(async (browser) => {
   assert.equal(await page.locator(".game-record .message.seeded").count(), 1, "its record panel too");
   assertNoConsoleErrors(page);
 
-  // One seat open in two browsers (its token in both), in a game with a turn clock: Leave in one, and the other
-  // says you left, not that your time ran out.
+  // One seat open in two browsers (its token in both), in a game with a turn clock, dealt by the server for seat 1 to
+  // lead.
   const created = await page.evaluate(async () => {
-    const body = { target_score: 15, turn_timeout_seconds: 600, seats: [{ name: "Di" }, { bot: "basic" }, { bot: "basic" }] };
+    const body = { target_score: 15, turn_timeout_seconds: 600, auto_deal: true, first_dealer: 2, seats: [{ name: "Di" }, { bot: "basic" }, { bot: "basic" }] };
     const answer = await fetch("/v1/games", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
     return answer.json();
   });
@@ -60,6 +62,42 @@ await scenario(async (browser) => {
     await device.evaluate((id) => (location.hash = `#/game/${encodeURIComponent(id)}`), created.id);
     await device.locator(".your-hand").waitFor();
   }
+
+  // A card in each at the same moment (both sent before either is answered): one is played. The browser whose card
+  // lost shows the other's play, says so in its log, and shows no error: the player did nothing wrong.
+  for (const device of [here, there]) await waitForMyTurn(device);
+  let release = () => {};
+  const bothSent = new Promise((resolve) => (release = resolve));
+  let sent = 0;
+  for (const device of [here, there]) await device.route("**/plays", async (route) => ((sent += 1) === 2 && release(), await bothSent, route.continue()));
+  const cards = await here.locator(".card-button").evaluateAll((buttons) => buttons.slice(0, 2).map((button) => button.dataset.card));
+  await Promise.all([here.click(`.card-button[data-card="${cards[0]}"]`), there.click(`.card-button[data-card="${cards[1]}"]`)]);
+  const note = "Your seat had already played this turn";
+  const lost = await Promise.any([here, there].map((device) => device.locator(".log", { hasText: note }).waitFor().then(() => device)));
+  const [played] = await playsOf(here, created.id, 0);
+  const mine = lost === here ? cards[0] : cards[1];
+  assert.equal(played, lost === here ? cards[1] : cards[0], "the card of the browser that won the race");
+  await lost.locator(`.card-button[data-card="${played}"]`).waitFor({ state: "detached" }); // the other's play, shown here
+  assert.equal(await lost.locator(`.card-button[data-card="${mine}"]`).count(), 1, "the card that lost stays in the hand");
+  for (const device of [here, there]) assert.equal(await device.locator(".dismissable .message.error").count(), 0, "no error for a race lost");
+  await screenshot(lost, "leave-race-lost");
+  // Chromium reports the refused play's 409 in the console: that one error is expected.
+  const refused = (line) => /status of 409 .*\/plays\)$/.test(line);
+  lost.errors = lost.errors.filter((line) => !refused(line));
+  await Promise.all([here.unroute("**/plays"), there.unroute("**/plays")]);
+
+  // A refusal with nothing moved on is still shown: the same answer when the game is where the page shows it.
+  await waitForMyTurn(here);
+  await here.route("**/plays", (route) =>
+    route.fulfill({ status: 409, contentType: "application/problem+json", body: JSON.stringify({ type: "urn:coins:problem:not_your_turn", title: "Not your turn", status: 409, detail: "it is not your turn", code: "not_your_turn" }) }),
+  );
+  await here.locator(".card-button").first().click();
+  await here.locator('.dismissable [data-problem="not_your_turn"]').waitFor();
+  here.errors = here.errors.filter((line) => !refused(line));
+  await here.unroute("**/plays");
+  await here.click("button[data-key=dismiss]");
+
+  // Leave in one, and the other says you left, not that your time ran out.
   await there.click("button[data-key=leave]");
   await there.click("button[data-key=leave-yes]");
   await here.locator(".table-main .message.info", { hasText: "You left the game; a bot plays your seat" }).waitFor();

@@ -38,6 +38,8 @@ const RATINGS_POLLS = 20;
 
 /** A failure of the network itself (every try of a request), not an answer of the service. @param {unknown} error */
 const isNetworkError = (error) => error instanceof api.ApiProblem && error.code === "network_error";
+/** A play refused for the game's state (the turn, the hand, the game over): the play lost a race, if the game moved on. @param {unknown} error */
+const isRaceLost = (error) => error instanceof api.ApiProblem && ["not_your_turn", "no_hand_in_progress", "game_finished"].includes(error.code);
 
 /**
  * Show game `gameId` in `root` until the returned function is called.
@@ -375,6 +377,7 @@ export function mountTable(root, gameId) {
   /** After a play the hand stays locked until the events show the game as its answer left it (the bots' replies
    *  come later, as events of their own), so a second click cannot go into a trick not yet seen; without events, the answer after a while. @param {Game} game */
   function awaitEvents(game) {
+    if (state.game && state.game.version >= game.version) return; // the events got there first
     state.awaited = game;
     clearTimeout(awaitTimer);
     awaitTimer = setTimeout(() => {
@@ -398,6 +401,7 @@ export function mountTable(root, gameId) {
   const play = (card, key = api.idempotencyKey()) => {
     if (!canPlay() || !state.hand?.cards.includes(card)) return;
     state.failedPlay = null;
+    const seen = state.game?.version ?? 0;
     asSeat(async (held) => {
       try {
         const answer = await api.playCard(gameId, held.token, card, key);
@@ -405,10 +409,22 @@ export function mountTable(root, gameId) {
         return answer;
       } catch (error) {
         if (isNetworkError(error)) state.failedPlay = { card, key };
-        throw error;
+        const moved = isRaceLost(error) ? await movedOn(seen) : null;
+        if (!moved) throw error;
+        history.note(t("log.alreadyPlayed", { card: cardName(card) })); // not the player's mistake: no error
+        return { game: moved }; // its events show the seat's play (another device's, or a stand-in's), the hand locked till then
       }
     }, true);
   };
+  /**
+   * The game as it now stands, if it moved on past version `seen` (what the page showed when the card was played): a
+   * play refused by a move the page had not seen then (the seat's play on another device, a stand-in's at the
+   * deadline) lost a race; null otherwise. @param {number} seen
+   */
+  async function movedOn(seen) {
+    const game = await api.getGame(gameId).catch(() => null);
+    return game && game.version > seen ? game : null;
+  }
   const playAgain = () => state.failedPlay && play(state.failedPlay.card, state.failedPlay.key);
   /**
    * A card may be played: this seat's turn as shown, nothing in flight, the last play's events shown, none

@@ -466,4 +466,5 @@ export default {
   "leaderboard.risingIntro": "Players whose rating is still provisional (fewer than 10 rated games, or not yet certain enough), best first, ranked apart.",
   "leaderboard.noRising": "No rising player yet: play rated games against three different opponents to appear here.",
   "seat.ratingShort": "{after} ({delta})",
+  "log.alreadyPlayed": "Your seat had already played this turn: your {card} was not played.",
 };

@@ -466,4 +466,5 @@ export default {
   "leaderboard.risingIntro": "Jugadores cuya puntuación aún es provisional (menos de 10 partidas puntuadas, o aún poco segura), de mejor a peor, en una clasificación aparte.",
   "leaderboard.noRising": "Aún no hay jugadores en ascenso: juega partidas puntuadas contra tres rivales distintos para aparecer aquí.",
   "seat.ratingShort": "{after} ({delta})",
+  "log.alreadyPlayed": "Tu asiento ya había jugado en este turno: tu {card} no se jugó.",
 };

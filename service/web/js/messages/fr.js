@@ -466,4 +466,5 @@ export default {
   "leaderboard.risingIntro": "Joueurs dont le classement est encore provisoire (moins de 10 parties classées, ou pas encore assez sûr), du meilleur au moins bon, classés à part.",
   "leaderboard.noRising": "Aucun joueur en progression pour l’instant : jouez des parties classées contre trois adversaires différents pour apparaître ici.",
   "seat.ratingShort": "{after} ({delta})",
+  "log.alreadyPlayed": "Votre place avait déjà joué à ce tour : votre carte ({card}) n'a pas été jouée.",
 };

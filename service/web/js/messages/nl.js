@@ -466,4 +466,5 @@ export default {
   "leaderboard.risingIntro": "Spelers van wie de rating nog voorlopig is (minder dan 10 gewaardeerde spellen, of nog niet zeker genoeg), de beste eerst, apart gerangschikt.",
   "leaderboard.noRising": "Nog geen opkomende spelers: speel gewaardeerde spellen tegen drie verschillende tegenstanders om hier te verschijnen.",
   "seat.ratingShort": "{after} ({delta})",
+  "log.alreadyPlayed": "Je plaats had deze beurt al gespeeld: je {card} is niet gespeeld.",
 };

@@ -466,4 +466,5 @@ export default {
   "leaderboard.risingIntro": "積分仍為暫定的玩家（積分對局少於 10 場，或積分尚不夠確定），由高到低，另行排名。",
   "leaderboard.noRising": "還沒有新秀玩家：與三位不同的對手進行積分對局，即可出現在這裡。",
   "seat.ratingShort": "{after}（{delta}）",
+  "log.alreadyPlayed": "你的座位這次已經出過牌了：你的{card}沒有打出。",
 };

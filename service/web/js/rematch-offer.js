@@ -11,7 +11,8 @@ import { followPlayer } from "./events.js";
 import { language, t } from "./i18n.js";
 import { seatName } from "./names.js";
 import { problemNotice } from "./notice.js";
-import { loadPlayer, loadSeat, saveSeat } from "./store.js";
+import { playerSeat } from "./player.js";
+import { loadSeat, saveSeat } from "./store.js";
 
 /** @typedef {import("./types.js").Game} Game */
 
@@ -50,9 +51,9 @@ export function rematchOffer(gameId, { render, asSeat }) {
    * @param {Game} finished @param {number} seat @returns {boolean} whether the feed is followed
    */
   function followOffers(finished, seat) {
-    const held = loadPlayer();
-    if (!held || finished.seats[seat]?.player !== held.id || finished.seats[seat]?.bot !== null) return false;
-    stopFeed = followPlayer(held.key, {
+    const held = playerSeat(finished);
+    if (held?.seat !== seat) return false;
+    stopFeed = followPlayer(held.token, {
       onEvent: (event) => {
         const offered = event.type === "rematch_offered" && "rematch" in event && event.game === gameId;
         const answered = (event.type === "game_cancelled" || event.type === "game_started") && "game" in event && event.game === state.offer?.id;
@@ -136,8 +137,7 @@ export function rematchOffer(gameId, { render, asSeat }) {
     if (!offer || seat === null || offer.status === "waiting_for_players" || offer.status === "cancelled") return;
     const mine = offer.seats[seat];
     if (!hasTaken(mine) || mine.bot !== null) return;
-    const player = loadPlayer();
-    if (loadSeat(offer.id) !== null || (player !== null && mine.player === player.id)) location.hash = `#/game/${encodeURIComponent(offer.id)}`;
+    if (loadSeat(offer.id) !== null || playerSeat(offer)?.seat === seat) location.hash = `#/game/${encodeURIComponent(offer.id)}`;
   }
 
   /** @type {() => number|null} */

@@ -51,3 +51,18 @@ test("who won ends the log, even when the game was read finished before its move
   assert.equal(lines.at(-1), "Bo won the game.");
   assert.equal(lines.filter((line) => line === "Bo won the game.").length, 1);
 });
+
+test("a line read back from the feed takes its place among the moves, before later events' lines there", () => {
+  const history = new GameHistory();
+  const moves = hand(1, 0).slice(0, 4); // the deal and a trick
+  history.load(moves);
+  history.note("Cy took seat 3.", 4, 12); // live, as its event (id 12) was shown
+  history.note("Seat 2 left; a bot plays it now.", 2, 9); // read back: event 9 came after the second move
+  history.note("Bo took seat 2.", 0, 2); // read back: before the deal
+  history.note("Ana took seat 1.", 4, 11); // read back, at the same place as the live line: the earlier event first
+  const lines = history.lines((seat) => ["Ana", "Bo", "Cy"][seat], null);
+  const at = (text) => lines.indexOf(text);
+  assert.equal(at("Bo took seat 2."), 0);
+  assert.ok(at("Seat 2 left; a bot plays it now.") === 3, lines.join("\n")); // the deal, a card, then the line
+  assert.deepEqual(lines.slice(-2), ["Ana took seat 1.", "Cy took seat 3."]);
+});

@@ -1,7 +1,7 @@
 // A person who lets the turn clock run out twice in a row loses the seat to a bot (contract 1.3): the table says
 // so, shows no hand, Hint or Leave, and stays live as a spectator's; so does a browser that comes back to the
 // game later with the seat's token still kept (a reload; the server's bots may have finished the game by then), with
-// no refused request on the way.
+// no refused request on the way, and with the log's line saying why the seat went.
 
 import assert from "node:assert/strict";
 
@@ -53,10 +53,18 @@ await scenario(async (browser) => {
   // empty mark stays.
   assert.equal(await page.locator(".turn-clock.urgent").count(), 0, "the clock's urgent mark outlived its text");
 
-  // A browser that was closed meanwhile still keeps the token: coming back, the table says what happened.
+  // A browser that was closed meanwhile still keeps the token: coming back, the table says what happened, and its log
+  // has the line the live table wrote, at the same place (read back from the game's feed: the stream starts with the
+  // state, not the changes before it).
+  const lost = "Your time ran out; a bot plays seat 1 now.";
+  const untilLost = (text) => text.slice(0, text.indexOf(lost) + lost.length);
   await page.evaluate(([id, kept]) => localStorage.setItem(`coins.seat.${id}`, kept), [gameId, token]);
   await page.reload();
   await assertSeatLost(page, gameId, "after a reload");
+  await page.locator(".log", { hasText: lost }).waitFor();
+  const reloaded = await page.locator(".log").innerText();
+  assert.equal(untilLost(reloaded), untilLost(log), "the log after a reload, up to the seat lost");
+  assert.equal(reloaded.split(lost).length, 2, "the line once");
   await screenshot(page, "lapse-reload");
   assertNoConsoleErrors(page);
 });

@@ -10,8 +10,8 @@ import { trickPoints, trickReason, trickWinner } from "./trick.js";
 /** @typedef {{kind: "deal"|"play", hand_number: number, seat: number, card: CardCode|null, cause: string}} Move */
 /** @typedef {{leader: number, plays: {seat: number, card: CardCode}[], winner: number|null, points: number}} TrickRecord */
 /** @typedef {{hand_number: number, dealer: number, tricks: TrickRecord[], points: number[], tricksWon: number[], over: boolean}} HandRecord */
-/** A line of the log; `after`: how many moves had happened when it was written. */
-/** @typedef {{after: number, text: string}} Extra */
+/** A line of the log; `after`: how many moves had happened when it was written; `id`: the feed's event that told of it (none: after them all). */
+/** @typedef {{after: number, text: string, id: number}} Extra */
 
 const TRICKS_PER_HAND = 16;
 
@@ -138,9 +138,13 @@ export class GameHistory {
     this.moves.push(move);
   }
 
-  /** A log line that is not a move, at its place among them. @param {string} text */
-  note(text) {
-    this.extras.push({ after: this.moves.length, text });
+  /**
+   * A log line that is not a move, at its place among them: after the moves so far, or after the first `after` (a
+   * line read back from the game's feed), before the lines of later events there. @param {string} text
+   */
+  note(text, after = this.moves.length, id = Infinity) {
+    const at = this.extras.findIndex((extra) => extra.after > after || (extra.after === after && extra.id > id));
+    this.extras.splice(at < 0 ? this.extras.length : at, 0, { after, text, id });
   }
 
   /** The game's end (who won): the log's last line, whether an event told of it or the game was read finished. @param {string} text */

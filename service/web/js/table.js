@@ -109,8 +109,9 @@ export function mountTable(root, gameId) {
   /**
    * Whether `seat`'s last move before a bot took it was a stand-in's: a seat lost right after is lost to its clock
    * (the last lapse hands it to the bot, which then moves), else to a Leave. @param {number} seat
+   * @param {import("./history.js").Move[]} [moves] the moves up to then (by default, all so far)
    */
-  const lastMoveTimedOut = (seat) => history.moves.filter((move) => move.seat === seat && move.cause !== "bot").at(-1)?.cause === "timeout";
+  const lastMoveTimedOut = (seat, moves = history.moves) => moves.filter((move) => move.seat === seat && move.cause !== "bot").at(-1)?.cause === "timeout";
   const name = (seat) => (state.game ? seatName(state.game.seats[seat], mine()) : String(seat + 1));
 
   function follow() {
@@ -255,12 +256,62 @@ export function mountTable(root, gameId) {
   /** The seats whose leaving the log told (once each: this page's own Leave is told by its answer or its event). */
   const leavingNoted = new Set();
 
-  /** Log that `seat` went to a bot: lost to its clock (its stand-in's move came last) or left. @param {number} seat @param {boolean} you */
-  function noteLeaving(seat, you) {
+  /**
+   * Log that `seat` went to a bot: lost to its clock (its stand-in's move came last) or left; after `moves` (by
+   * default, the moves so far), as event `id` of the feed. @param {number} seat @param {boolean} you
+   * @param {import("./history.js").Move[]} [moves] @param {number} [id]
+   */
+  function noteLeaving(seat, you, moves = history.moves, id = Infinity) {
     if (leavingNoted.has(seat)) return;
     leavingNoted.add(seat);
-    const clock = lastMoveTimedOut(seat);
-    history.note(t(clock ? (you ? "log.youTimedOut" : "log.seatTimedOut") : you ? "log.youLeft" : "log.seatLeft", { n: seat + 1 }));
+    const clock = lastMoveTimedOut(seat, moves);
+    history.note(t(clock ? (you ? "log.youTimedOut" : "log.seatTimedOut") : you ? "log.youLeft" : "log.seatLeft", { n: seat + 1 }), moves.length, id);
+  }
+
+  /**
+   * The log's line for an event that is not a move (a seat taken or left, the game cancelled), after `moves`: as the
+   * event is shown, or read back from the feed. @param {FeedEvent} event @param {number|null} own the log's "you" then
+   * @param {import("./history.js").Move[]} [moves] the moves before it (by default, those so far)
+   */
+  function noteEvent(event, own, moves = history.moves) {
+    if (event.type === "seat_taken") {
+      leavingNoted.delete(event.seat); // a seat open again (before the start) may be taken and left anew
+      history.note(t("log.seatTaken", { name: event.name ?? name(event.seat), n: event.seat + 1 }), moves.length, event.id);
+    } else if (event.type === "seat_left") noteLeaving(event.seat, event.seat === own, moves, event.id);
+    else if (event.type === "game_cancelled") history.note(t(event.reason === "expired" ? "log.cancelledExpired" : "log.cancelledDeclined"), moves.length, event.id);
+  }
+
+  /** The feed's last event whose line (if it has one) is in the log: shown, or read back. */
+  let notedThrough = 0;
+
+  /**
+   * A stream starts with the game's state, not the changes that led to it: the log's lines for the events it did not
+   * show, after `from` up to its first (`to`), are read back from the game's feed, each at its place among the moves.
+   * @param {number} from @param {number} to
+   */
+  async function readNotes(from, to) {
+    /** @type {import("./history.js").Move[]} */
+    const moves = []; // the feed's moves so far: where each line goes, and whether a seat's last move was a stand-in's
+    const own = logSeat();
+    let changed = false;
+    try {
+      for (let after = 0; after < to; ) {
+        const page = await api.gameEvents(gameId, after, 0);
+        for (const item of page.items) {
+          const event = /** @type {FeedEvent} */ (item); // one of a type this client does not know has no line
+          if (event.id > to) break;
+          const move = moveOfEvent(event);
+          if (move) moves.push(move);
+          // A seat this page holds now, left by someone before (the game not started): not "you".
+          else if (event.id > from) (noteEvent(event, event.type === "seat_left" && event.seat === mine() ? null : own, moves), (changed = true));
+        }
+        if (!page.items.length) break;
+        after = page.last_id;
+      }
+    } catch {
+      return; // the log goes on without them
+    }
+    if (changed && !unmounted) render();
   }
 
   /** Show one event (the pacer calls this at a person's pace). @param {FeedEvent} event */
@@ -273,16 +324,12 @@ export function mountTable(root, gameId) {
     acceptGame(event.game);
     if (state.hint && (event.game.status !== "playing" || event.game.turn !== mine())) state.hint = null; // the turn passed: the hint goes
     if (event.type === "game" && streamsStarted++ > 0) readMovesAgain(); // a stream started afresh (a seat lost, say): what it skipped
+    if (event.type === "game" && event.id > notedThrough) readNotes(notedThrough, event.id); // and the lines of what it skipped
+    notedThrough = Math.max(notedThrough, event.id);
     // Who won ends the log: told by game_finished, or read in the state of a game opened once it was over.
     if (event.game.status === "finished" && event.game.winner !== null) history.end(t("log.gameFinished", { name: name(event.game.winner) }));
+    noteEvent(event, own);
     switch (event.type) {
-      case "seat_taken":
-        leavingNoted.delete(event.seat); // a seat open again (before the start) may be taken and left anew
-        history.note(t("log.seatTaken", { name: event.name ?? name(event.seat), n: event.seat + 1 }));
-        break;
-      case "seat_left":
-        noteLeaving(event.seat, event.seat === own);
-        break;
       case "hand_dealt":
         state.hint = null;
         state.summary = null;
@@ -299,9 +346,6 @@ export function mountTable(root, gameId) {
       case "hand_ended":
         state.summary = event.hand_number;
         verify(event.hand_number, event.seed);
-        break;
-      case "game_cancelled":
-        history.note(t(event.reason === "expired" ? "log.cancelledExpired" : "log.cancelledDeclined"));
         break;
       case "game_finished":
         forgetRatings(); // the players' ratings change with this game

@@ -1,4 +1,5 @@
-// Players in three browsers: each creates a player, presses "Play now", is matched into one game and plays it out;
+// Players in three browsers: each creates a player, presses "Play now" (a wait goes on while the player reads another
+// page), is matched into one game and plays it out;
 // a profile shows the game and the rating; a key copied to a fourth browser signs in there as the same player and
 // acts for the seat; replacing the key signs that browser out; the leaderboard lists no provisional rating.
 
@@ -67,6 +68,19 @@ await scenario(async (browser) => {
     return (await fetch(`/v1/queue/${id}`, { headers: { Authorization: `Bearer ${key}` } })).json();
   }, cancelled);
   assert.equal(ticket.status, "cancelled");
+
+  // Waiting goes on while Ana reads another page of the app (a ticket neither read nor followed for 30 s expires):
+  // back in the lobby, the same wait is shown, and she cancels it.
+  await playNow(ana);
+  await ana.locator("[data-ticket=waiting]").waitFor();
+  const kept = await ana.evaluate(() => localStorage.getItem("coins.ticket"));
+  await ana.evaluate(() => (location.hash = "#/rules"));
+  await ana.waitForTimeout(40_000);
+  await ana.evaluate(() => (location.hash = "#/"));
+  await ana.locator("[data-ticket=waiting]").waitFor();
+  assert.equal(await ana.evaluate(() => localStorage.getItem("coins.ticket")), kept, "the same ticket");
+  await ana.click("#quick-cancel");
+  await ana.locator("#play-now").waitFor();
 
   // All three press "Play now": the player feed tells each page its game, which opens.
   for (const page of people) await playNow(page);

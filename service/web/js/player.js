@@ -2,6 +2,7 @@
 
 import * as api from "./api.js";
 import { forgetNotify } from "./notify.js";
+import { endSearch } from "./quick-play.js";
 import { forgetPlayer, loadPlayer, savePlayer, saveTicket } from "./store.js";
 
 /** @typedef {import("./types.js").Player} Player */
@@ -26,6 +27,7 @@ export async function replaceKey() {
   const held = loadPlayer();
   if (!held) throw new Error("not signed in");
   const replaced = await api.replaceKey(held.key);
+  endSearch(); // it waited with the old key
   savePlayer(replaced);
   return replaced;
 }
@@ -36,6 +38,7 @@ export function signOut() {
   const held = loadPlayer();
   if (held) forgetNotify(held.key, held.id);
   forgetPlayer();
+  endSearch();
   saveTicket(null);
 }
 

@@ -1,4 +1,5 @@
-// "Play now": queue for quick play, follow the player feed until matched (reading the ticket as a fallback), then open the game.
+// "Play now": queue for quick play, follow the player feed until matched (reading the ticket as a fallback), wherever the
+// player goes in the app meanwhile, then open the game.
 
 import * as api from "./api.js";
 import { followPlayer } from "./events.js";
@@ -18,12 +19,23 @@ const CLOCKS = ["60", "86400", "259200"];
 const DAY_SECONDS = 86_400;
 
 /**
+ * The search under way (a waiting ticket): it outlives the lobby, so that it goes on wherever the player is in the app (a
+ * ticket whose player neither follows their feed nor reads it for 30 seconds expires), opens the game once matched, and
+ * is the panel the lobby shows again. @type {{key: string, panel: ReturnType<typeof quickPlay>, end: () => void}|null}
+ */
+let searching = null;
+
+/** Stop following the search under way (signed out, the key replaced): its ticket expires unread. */
+export const endSearch = () => searching?.end();
+
+/**
  * The quick-play panel for the signed-in player (their key): options, "Play now", then the
  * waiting time and "Cancel" until the game is found, which is then opened.
  * @param {string} key
  * @returns {{element: HTMLElement, render: () => void, stop: () => void}}
  */
 export function quickPlay(key) {
+  if (searching?.key === key) return searching.panel;
   const element = h("section", { class: "panel quick-play", "aria-labelledby": "quick-title" });
   const fields = {
     target: h("input", { id: "quick-target", type: "number", min: 1, max: 100, value: "15", required: true, inputmode: "numeric" }),
@@ -90,6 +102,7 @@ export function quickPlay(key) {
       state.since = Math.min(Date.now(), Date.parse(ticket.created_at) || Date.now());
       tick = setInterval(showWaited, 1000);
       if (!following) follow();
+      searching = { key, panel, end: stop };
     }
     state.ticket = ticket;
     saveTicket(ticket.id);
@@ -132,6 +145,7 @@ export function quickPlay(key) {
 
   /** No more waiting: the feed closed, the timers cleared, the ticket forgotten. */
   function stop() {
+    if (searching?.panel === panel) searching = null;
     stopFeed();
     following = false;
     clearInterval(tick);
@@ -187,8 +201,10 @@ export function quickPlay(key) {
     );
   }
 
+  // Leaving the lobby stops nothing while a ticket waits (or is being made): the search goes on (`searching`).
+  const panel = { element, render, stop: () => void (state.ticket || state.busy || (stopFeed(), clearInterval(tick), clearTimeout(reader))) };
   render();
-  return { element, render, stop: () => (stopFeed(), clearInterval(tick), clearTimeout(reader)) };
+  return panel;
 }
 
 /** Seconds as m:ss. @param {number} seconds */

@@ -49,9 +49,9 @@ await scenario(async (browser) => {
   assertNoConsoleErrors(page);
 
   // One seat open in two browsers (its token in both), in a game with a turn clock, dealt by the server for seat 1 to
-  // lead.
+  // lead; seats 2 and 3 are people who do not play, so that nothing else moves.
   const created = await page.evaluate(async () => {
-    const body = { target_score: 15, turn_timeout_seconds: 600, auto_deal: true, first_dealer: 2, seats: [{ name: "Di" }, { bot: "basic" }, { bot: "basic" }] };
+    const body = { target_score: 15, turn_timeout_seconds: 600, auto_deal: true, first_dealer: 2, seats: [{ name: "Di" }, { name: "Ed" }, { name: "Flo" }] };
     const answer = await fetch("/v1/games", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
     return answer.json();
   });
@@ -62,6 +62,19 @@ await scenario(async (browser) => {
     await device.evaluate((id) => (location.hash = `#/game/${encodeURIComponent(id)}`), created.id);
     await device.locator(".your-hand").waitFor();
   }
+  // Chromium reports a refused play's 409 in the console: those are expected.
+  const refused = (line) => /status of 409 .*\/plays\)$/.test(line);
+
+  // A refusal with nothing moved on is an error, shown as such: the game is where the page shows it.
+  await waitForMyTurn(here);
+  await here.route("**/plays", (route) =>
+    route.fulfill({ status: 409, contentType: "application/problem+json", body: JSON.stringify({ type: "urn:coins:problem:not_your_turn", title: "Not your turn", status: 409, detail: "it is not your turn", code: "not_your_turn" }) }),
+  );
+  await here.locator(".card-button").first().click();
+  await here.locator('.dismissable [data-problem="not_your_turn"]').waitFor();
+  here.errors = here.errors.filter((line) => !refused(line));
+  await here.unroute("**/plays");
+  await here.click("button[data-key=dismiss]");
 
   // A card in each at the same moment (both sent before either is answered): one is played. The browser whose card
   // lost shows the other's play, says so in its log, and shows no error: the player did nothing wrong.
@@ -81,21 +94,8 @@ await scenario(async (browser) => {
   assert.equal(await lost.locator(`.card-button[data-card="${mine}"]`).count(), 1, "the card that lost stays in the hand");
   for (const device of [here, there]) assert.equal(await device.locator(".dismissable .message.error").count(), 0, "no error for a race lost");
   await screenshot(lost, "leave-race-lost");
-  // Chromium reports the refused play's 409 in the console: that one error is expected.
-  const refused = (line) => /status of 409 .*\/plays\)$/.test(line);
   lost.errors = lost.errors.filter((line) => !refused(line));
   await Promise.all([here.unroute("**/plays"), there.unroute("**/plays")]);
-
-  // A refusal with nothing moved on is still shown: the same answer when the game is where the page shows it.
-  await waitForMyTurn(here);
-  await here.route("**/plays", (route) =>
-    route.fulfill({ status: 409, contentType: "application/problem+json", body: JSON.stringify({ type: "urn:coins:problem:not_your_turn", title: "Not your turn", status: 409, detail: "it is not your turn", code: "not_your_turn" }) }),
-  );
-  await here.locator(".card-button").first().click();
-  await here.locator('.dismissable [data-problem="not_your_turn"]').waitFor();
-  here.errors = here.errors.filter((line) => !refused(line));
-  await here.unroute("**/plays");
-  await here.click("button[data-key=dismiss]");
 
   // Leave in one, and the other says you left, not that your time ran out.
   await there.click("button[data-key=leave]");

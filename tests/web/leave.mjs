@@ -2,7 +2,7 @@
 // play the game out. Then seeded games, which the lobby, the table and the record panel mark (and no other game). Last,
 // a seat open in two browsers: a card played in both at once is one play, which the browser that lost the race shows as
 // what happened (no error; a real refusal is still shown), and a Leave in one is told in the other as yours, not as the
-// turn clock's.
+// turn clock's; a Deal in both at once deals once, and neither shows an error.
 
 import assert from "node:assert/strict";
 
@@ -103,5 +103,37 @@ await scenario(async (browser) => {
   await here.locator(".table-main .message.info", { hasText: "You left the game; a bot plays your seat" }).waitFor();
   await here.locator(".log", { hasText: "You left seat 1; a bot plays it now." }).waitFor();
   assert.doesNotMatch(await here.locator(".table-main").innerText(), /time ran out/, "a Leave elsewhere told as the clock");
+
+  // Deal in both at the same moment (both sent before either is answered): the hand is dealt once, and the browser
+  // whose Deal was refused (409 hand_in_progress) shows the hand dealt, not an error.
+  const undealt = await page.evaluate(async () => {
+    const body = { target_score: 15, first_dealer: 0, seats: [{ name: "Gus" }, { name: "Hal" }, { name: "Ivy" }] };
+    const answer = await fetch("/v1/games", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+    return answer.json();
+  });
+  const dealer = { seat: 0, token: undealt.credentials[0].token };
+  for (const device of [here, there]) {
+    await device.evaluate(([id, seat]) => localStorage.setItem(`coins.seat.${id}`, JSON.stringify(seat)), [undealt.id, dealer]);
+    await device.evaluate((id) => (location.hash = `#/game/${encodeURIComponent(id)}`), undealt.id);
+    await device.locator("button[data-key=deal]").waitFor();
+  }
+  let releaseDeals = () => {};
+  const bothDealt = new Promise((resolve) => (releaseDeals = resolve));
+  let deals = 0;
+  for (const device of [here, there]) await device.route("**/hands", async (route) => ((deals += 1) === 2 && releaseDeals(), await bothDealt, route.continue()));
+  const dealAnswer = (device) => device.waitForResponse((answer) => answer.url().endsWith("/hands") && answer.request().method() === "POST");
+  const gameRead = (device) => device.waitForResponse((answer) => answer.request().method() === "GET" && answer.url().endsWith(`/games/${undealt.id}`));
+  const answers = Promise.all([dealAnswer(here), dealAnswer(there)]);
+  const reads = [gameRead(here), gameRead(there)].map((read) => read.catch(() => null)); // the winner reads none: closed unanswered
+  await Promise.all([here.click("button[data-key=deal]"), there.click("button[data-key=deal]")]);
+  const statuses = (await answers).map((answer) => answer.status());
+  assert.equal(statuses.filter((status) => status === 409).length, 1, `one Deal dealt, the other refused: ${statuses}`);
+  const refusedHere = statuses[0] === 409;
+  const [loser, loserRead] = refusedHere ? [here, reads[0]] : [there, reads[1]];
+  await Promise.race([loserRead, loser.locator(".dismissable .message.error").waitFor()]); // the game read again, or an error shown
+  for (const device of [here, there]) await device.locator(".your-hand .card-button").first().waitFor();
+  assert.equal(await loser.locator(".dismissable .message.error").count(), 0, "no error for a Deal the other browser made first");
+  loser.errors = loser.errors.filter((line) => !/status of 409 .*\/hands\)$/.test(line));
+  await Promise.all([here.unroute("**/hands"), there.unroute("**/hands")]);
   assertNoConsoleErrors(here, there);
 });

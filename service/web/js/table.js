@@ -40,6 +40,8 @@ const RATINGS_POLLS = 20;
 const isNetworkError = (error) => error instanceof api.ApiProblem && error.code === "network_error";
 /** A play refused for the game's state (the turn, the hand, the game over): the play lost a race, if the game moved on. @param {unknown} error */
 const isRaceLost = (error) => error instanceof api.ApiProblem && ["not_your_turn", "no_hand_in_progress", "game_finished"].includes(error.code);
+/** A deal refused for the game's state (a hand dealt already, the game over): the deal lost a race, if the game moved on. @param {unknown} error */
+const isDealRaceLost = (error) => error instanceof api.ApiProblem && ["hand_in_progress", "game_finished"].includes(error.code);
 
 /**
  * Show game `gameId` in `root` until the returned function is called.
@@ -436,7 +438,19 @@ export function mountTable(root, gameId) {
     if (held && !state.busy) act(() => request(held), byEvents);
   }
 
-  const deal = () => asSeat((held) => api.dealHand(gameId, held.token));
+  /** Deal: a deal refused because the hand was dealt meanwhile (on another device of the seat) is what the player wanted, not an error. */
+  const deal = () => {
+    const seen = state.game?.version ?? 0;
+    asSeat(async (held) => {
+      try {
+        return await api.dealHand(gameId, held.token);
+      } catch (error) {
+        const moved = isDealRaceLost(error) ? await movedOn(seen) : null;
+        if (!moved) throw error;
+        return { game: moved }; // its events bring the hand
+      }
+    });
+  };
   /**
    * Play a card: one intent, one Idempotency-Key. A play the network lost (every try failed) is offered
    * again with the same key, so a try that did reach the service is answered, not applied twice.
@@ -461,9 +475,9 @@ export function mountTable(root, gameId) {
     }, true);
   };
   /**
-   * The game as it now stands, if it moved on past version `seen` (what the page showed when the card was played): a
-   * play refused by a move the page had not seen then (the seat's play on another device, a stand-in's at the
-   * deadline) lost a race; null otherwise. @param {number} seen
+   * The game as it now stands, if it moved on past version `seen` (what the page showed when the card was played, or
+   * Deal pressed): a play or a deal refused by a move the page had not seen then (the seat's on another device, a
+   * stand-in's at the deadline) lost a race; null otherwise. @param {number} seen
    */
   async function movedOn(seen) {
     const game = await api.getGame(gameId).catch(() => null);

@@ -1,5 +1,5 @@
 // Players in three browsers: each creates a player, presses "Play now" (a wait goes on while the player reads another
-// page), is matched into one game and plays it out;
+// page, and another browser of the player shows it rather than an error), is matched into one game and plays it out;
 // a profile shows the game and the rating; a key copied to a fourth browser signs in there as the same player and
 // acts for the seat; replacing the key signs that browser out; the leaderboard lists no provisional rating.
 
@@ -79,8 +79,24 @@ await scenario(async (browser) => {
   await ana.evaluate(() => (location.hash = "#/"));
   await ana.locator("[data-ticket=waiting]").waitFor();
   assert.equal(await ana.evaluate(() => localStorage.getItem("coins.ticket")), kept, "the same ticket");
-  await ana.click("#quick-cancel");
-  await ana.locator("#play-now").waitFor();
+
+  // Ana in another browser (her key copied) presses "Play now" meanwhile: one wait at a time, so that page shows the
+  // wait under way (the service's 409 already_queued names it), not an error; its Cancel ends it on both.
+  const anaElsewhere = await openPage(browser);
+  await anaElsewhere.click("details.sign-in summary");
+  await anaElsewhere.fill("#player-key", await keyOf(ana));
+  await anaElsewhere.click("#player-sign-in button[type=submit]");
+  await anaElsewhere.locator("#play-now").waitFor();
+  await playNow(anaElsewhere);
+  await anaElsewhere.locator("#quick-note", { hasText: "already waiting for a game" }).waitFor();
+  assert.equal(await anaElsewhere.evaluate(() => localStorage.getItem("coins.ticket")), kept, "the wait under way, not a new one");
+  assert.equal(await anaElsewhere.locator(".quick-play .message.error").count(), 0, "no error for a wait begun elsewhere");
+  await anaElsewhere.click("#quick-cancel");
+  await anaElsewhere.locator("#play-now").waitFor();
+  await ana.locator("#play-now").waitFor({ timeout: STEP_MS }); // the ticket read again: cancelled
+  anaElsewhere.errors = anaElsewhere.errors.filter((line) => !/status of 409 .*\/queue\)$/.test(line));
+  assertNoConsoleErrors(anaElsewhere);
+  await anaElsewhere.context().close();
 
   // All three press "Play now": the player feed tells each page its game, which opens.
   for (const page of people) await playNow(page);

@@ -8,12 +8,16 @@
 
 /** An `application/problem+json` answer: `code` is the stable ProblemCode to branch on. */
 export class ApiProblem extends Error {
-  /** @param {string} code @param {number} status @param {string} detail */
-  constructor(code, status, detail) {
+  /**
+   * @param {string} code @param {number} status @param {string} detail
+   * @param {Record<string, unknown>|null} [problem] the problem's body, with the members a code adds (`already_queued`'s `ticket`)
+   */
+  constructor(code, status, detail, problem = null) {
     super(`${status} ${code}: ${detail}`);
     this.code = code;
     this.status = status;
     this.detail = detail;
+    this.problem = problem;
   }
 }
 
@@ -70,7 +74,7 @@ async function call(method, path, { token, body, text = false, key, full = false
       await sleep(FIRST_RETRY_MS * 2 ** (attempt - 1));
       continue;
     }
-    throw new ApiProblem(data?.code ?? "internal_error", response.status, data?.detail ?? response.statusText);
+    throw new ApiProblem(data?.code ?? "internal_error", response.status, data?.detail ?? response.statusText, data && typeof data === "object" ? data : null);
   }
 }
 

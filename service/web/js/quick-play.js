@@ -45,8 +45,8 @@ export function quickPlay(key) {
   };
   const clock = h("span", { class: "waited", id: "quick-waited" });
   const botsIn = h("span", { class: "bots-in", id: "quick-bots-in" });
-  /** @type {{ticket: import("./types.js").Ticket|null, since: number, error: unknown, busy: boolean}} */
-  const state = { ticket: null, since: 0, error: null, busy: false };
+  /** @type {{ticket: import("./types.js").Ticket|null, since: number, error: unknown, busy: boolean, note: string|null}} */
+  const state = { ticket: null, since: 0, error: null, busy: false, note: null };
   let stopFeed = () => {};
   /** @type {ReturnType<typeof setInterval>|undefined} */ let tick;
   /** @type {ReturnType<typeof setTimeout>|undefined} */ let reader;
@@ -69,8 +69,15 @@ export function quickPlay(key) {
       const options = { target_score: Number(fields.target.value), rated: fields.rated.checked, bots_after: bots === "never" ? null : Number(bots) };
       take(await api.enterQueue(key, { ...options, turn_timeout_seconds: Number(fields.clock.value || CLOCKS[0]) }));
     } catch (error) {
-      state.error = error;
-      stop();
+      const waiting = waitingTicket(error);
+      if (waiting) {
+        // A wait begun elsewhere (another device or tab of the player): this page shows it, with Cancel.
+        state.note = t("quick.alreadyWaiting");
+        await api.getTicket(key, waiting).then(take, (failure) => ((state.error = failure), stop()));
+      } else {
+        state.error = error;
+        stop();
+      }
     }
     state.busy = false;
     render();
@@ -151,6 +158,7 @@ export function quickPlay(key) {
     clearInterval(tick);
     clearTimeout(reader);
     state.ticket = null;
+    state.note = null;
     saveTicket(null);
     render();
   }
@@ -179,6 +187,7 @@ export function quickPlay(key) {
         h("p", { class: "waiting", "data-ticket": "waiting" }, h("span", { role: "status" }, t("quick.waiting")), " ", clock),
         bots ? h("p", { class: "bots-line" }, botsIn) : null,
         bots ? h("p", { class: "hint-line", id: "quick-bots-which" }, t(state.ticket.rated ? "quick.botsRated" : "quick.botsCasual")) : null,
+        state.note ? h("p", { class: "hint-line", id: "quick-note" }, state.note) : null,
         state.error ? problemNotice(state.error) : null,
         h("p", { class: "actions" }, h("button", { type: "button", id: "quick-cancel", disabled: state.busy, onclick: cancel }, t("quick.cancel"))),
       );
@@ -206,6 +215,13 @@ export function quickPlay(key) {
   render();
   return panel;
 }
+
+/**
+ * The player's waiting ticket a refused "Play now" names (`409 already_queued`: one wait at a time), if that was why.
+ * @param {unknown} error @returns {string|null}
+ */
+const waitingTicket = (error) =>
+  error instanceof api.ApiProblem && error.code === "already_queued" && typeof error.problem?.ticket === "string" ? error.problem.ticket : null;
 
 /** Seconds as m:ss. @param {number} seconds */
 const minutes = (seconds) => `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")}`;

@@ -338,6 +338,7 @@ export default {
   "quick.waiting": "Looking for two more players…",
   "quick.waited": "waiting {time}",
   "quick.cancel": "Cancel",
+  "quick.alreadyWaiting": "You were already waiting for a game, on another device or tab: this is that wait.",
   "quick.clock": "Time for each turn",
   "quick.clockMinutes": {"one": "{count} minute", "other": "{count} minutes"},
   "quick.clockDays": {"one": "{count} day (correspondence)", "other": "{count} days (correspondence)"},

@@ -338,6 +338,7 @@ export default {
   "quick.waiting": "Buscando dos jugadores más…",
   "quick.waited": "esperando {time}",
   "quick.cancel": "Cancelar",
+  "quick.alreadyWaiting": "Ya estabas esperando una partida, en otro dispositivo o pestaña: esta es esa espera.",
   "quick.clock": "Tiempo por turno",
   "quick.clockMinutes": {"one": "{count} minuto", "many": "{count} minutos", "other": "{count} minutos"},
   "quick.clockDays": {"one": "{count} día (por correspondencia)", "many": "{count} días (por correspondencia)", "other": "{count} días (por correspondencia)"},

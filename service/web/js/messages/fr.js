@@ -338,6 +338,7 @@ export default {
   "quick.waiting": "Recherche de deux autres joueurs…",
   "quick.waited": "attente {time}",
   "quick.cancel": "Annuler",
+  "quick.alreadyWaiting": "Vous attendiez déjà une partie, sur un autre appareil ou onglet : voici cette attente.",
   "quick.clock": "Temps par tour",
   "quick.clockMinutes": {"one": "{count} minute", "many": "{count} minutes", "other": "{count} minutes"},
   "quick.clockDays": {"one": "{count} jour (par correspondance)", "many": "{count} jours (par correspondance)", "other": "{count} jours (par correspondance)"},

@@ -338,6 +338,7 @@ export default {
   "quick.waiting": "Op zoek naar nog twee spelers…",
   "quick.waited": "wacht {time}",
   "quick.cancel": "Annuleren",
+  "quick.alreadyWaiting": "Je wachtte al op een spel, op een ander apparaat of tabblad: dit is dat wachten.",
   "quick.clock": "Tijd per beurt",
   "quick.clockMinutes": {"one": "{count} minuut", "other": "{count} minuten"},
   "quick.clockDays": {"one": "{count} dag (per correspondentie)", "other": "{count} dagen (per correspondentie)"},

@@ -338,6 +338,7 @@ export default {
   "quick.waiting": "Шукаємо ще двох гравців…",
   "quick.waited": "чекаємо {time}",
   "quick.cancel": "Скасувати",
+  "quick.alreadyWaiting": "Ви вже чекали на гру, на іншому пристрої чи вкладці: це те саме очікування.",
   "quick.clock": "Час на хід",
   "quick.clockMinutes": {"one": "{count} хвилина", "few": "{count} хвилини", "many": "{count} хвилин", "other": "{count} хвилини"},
   "quick.clockDays": {"one": "{count} день (листування)", "few": "{count} дні (листування)", "many": "{count} днів (листування)", "other": "{count} дня (листування)"},

@@ -338,6 +338,7 @@ export default {
   "quick.waiting": "正在尋找另外兩位玩家…",
   "quick.waited": "已等待 {time}",
   "quick.cancel": "取消",
+  "quick.alreadyWaiting": "你已經在其他裝置或分頁等待對局：這就是那次等待。",
   "quick.clock": "每回合時間",
   "quick.clockMinutes": {"other": "{count} 分鐘"},
   "quick.clockDays": {"other": "{count} 天（通信對局）"},

@@ -88,6 +88,23 @@ export function coveredByHint(page) {
   });
 }
 
+/**
+ * What the table cuts off as it is drawn now: a button of the hand whose label does not fit it or that lies past the
+ * hand's head. Each as "what: its text". @param {import("playwright-core").Page} page
+ */
+export function cutOnTable(page) {
+  return page.evaluate(() => {
+    const cut = (element) => element.scrollWidth > element.clientWidth + 1 || element.scrollHeight > element.clientHeight + 1;
+    const head = document.querySelector(".hand-head")?.getBoundingClientRect();
+    const outside = (element) => {
+      const box = element.getBoundingClientRect();
+      return !head || box.left < head.left - 1 || box.right > head.right + 1 || box.top < head.top - 1 || box.bottom > head.bottom + 1;
+    };
+    const buttons = [...document.querySelectorAll(".hand-head button")].filter((button) => cut(button) || outside(button));
+    return buttons.map((element) => `${element.dataset.key ?? element.className}: ${element.textContent}`);
+  });
+}
+
 /** Fail if any page logged an error (a CSP violation is one too). */
 export function assertNoConsoleErrors(...pages) {
   assert.deepEqual(pages.flatMap((page) => page.errors), []);

@@ -1,11 +1,31 @@
 // On a 390×844 phone screen the table fits the width and a trick is played by tapping; a hint covers neither the
 // status line nor the seats, nor the hand's buttons and cards, its × dismisses it, and a hint asked again goes when
 // the turn passes; on a 320 px phone it covers neither the hand's buttons nor its cards either. The bots' names are
-// whole on a phone in every language ("Robot au hasard A" on two lines).
+// whole on a phone in every language ("Robot au hasard A" on two lines). From 320 px to 1280, in every language, the
+// hand's buttons are whole.
 
 import assert from "node:assert/strict";
 
-import { assertNoConsoleErrors, coveredByHint, createGame, dealIfAsked, openPage, scenario, screenshot, tableState, waitForChange } from "./browser.mjs";
+import { BASE_URL, assertNoConsoleErrors, coveredByHint, createGame, cutOnTable, dealIfAsked, openPage, scenario, screenshot, tableState, waitForChange } from "./browser.mjs";
+
+const LANGUAGES = ["en", "es", "nl", "zh-Hant", "fr", "uk"];
+/** From a small phone to a desktop, through a tablet in portrait and a half-screen window (two columns from 800 px). */
+const WIDTHS = [320, 360, 390, 768, 800, 900, 999, 1024, 1280];
+
+/** Fail if the table cuts anything off (cutOnTable) at any of WIDTHS in any language. @param {import("playwright-core").Page} page */
+async function assertNothingCut(page, when) {
+  const found = [];
+  for (const width of WIDTHS) {
+    await page.setViewportSize({ width, height: 900 });
+    for (const language of LANGUAGES) {
+      await page.selectOption("#language", language);
+      await page.locator(`html[lang="${language}"]`).waitFor();
+      found.push(...(await cutOnTable(page)).map((what) => `${width} px, ${language}: ${what}`));
+      if (width === 800 && language === "nl") await screenshot(page, `widths-${when}-800-nl`, { fullPage: false });
+    }
+  }
+  assert.deepEqual(found, [], `cut off on the table ${when}`);
+}
 
 await scenario(async (browser) => {
   const page = await openPage(browser, { viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true });
@@ -88,4 +108,22 @@ await scenario(async (browser) => {
   assert.deepEqual(await coveredByHint(narrow), [], "the hint covers these on a 320 px phone");
   await screenshot(narrow, "mobile-hint-320");
   assertNoConsoleErrors(narrow);
+
+  // At every width from 320 px to 1280 and in every language, no label of the hand's buttons is cut ("Leave (a bot
+  // takes my seat" at 800–999 px, "…казка" at 320), before the deal (Deal, Leave) and in play (Hint, Leave).
+  const wide = await openPage(browser);
+  const gameId = await wide.evaluate(async () => {
+    const body = { seats: [{ name: "Ana" }, { bot: "random" }, { bot: "random" }], target_score: 30, first_dealer: 0 };
+    const game = await fetch("/v1/games", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) }).then((response) => response.json());
+    localStorage.setItem(`coins.seat.${game.id}`, JSON.stringify({ seat: 0, token: game.credentials[0].token }));
+    return game.id;
+  });
+  await wide.goto(`${BASE_URL}/#/game/${encodeURIComponent(gameId)}`);
+  await wide.locator("button[data-key=deal]").waitFor();
+  await assertNothingCut(wide, "before the deal");
+  await wide.setViewportSize({ width: 1280, height: 900 });
+  await wide.locator("button[data-key=deal]").click();
+  await wide.locator(".table[data-status=playing] button[data-key=hint]").waitFor();
+  await assertNothingCut(wide, "in play");
+  assertNoConsoleErrors(wide);
 });

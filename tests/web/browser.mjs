@@ -90,7 +90,8 @@ export function coveredByHint(page) {
 
 /**
  * What the table cuts off as it is drawn now: a button of the hand whose label does not fit it or that lies past the
- * hand's head. Each as "what: its text". @param {import("playwright-core").Page} page
+ * hand's head, a seat's line (its name, rating, counts, roles) longer or taller than its box. Each as "what: its text".
+ * The seats' names must be short enough to be whole (a long name is cut by design). @param {import("playwright-core").Page} page
  */
 export function cutOnTable(page) {
   return page.evaluate(() => {
@@ -101,7 +102,8 @@ export function cutOnTable(page) {
       return !head || box.left < head.left - 1 || box.right > head.right + 1 || box.top < head.top - 1 || box.bottom > head.bottom + 1;
     };
     const buttons = [...document.querySelectorAll(".hand-head button")].filter((button) => cut(button) || outside(button));
-    return buttons.map((element) => `${element.dataset.key ?? element.className}: ${element.textContent}`);
+    const lines = [...document.querySelectorAll(".seat-card > div, .seat-given")].filter(cut);
+    return [...buttons, ...lines].map((element) => `${element.dataset.key ?? element.className}: ${element.textContent}`);
   });
 }
 

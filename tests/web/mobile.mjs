@@ -2,7 +2,7 @@
 // status line nor the seats, nor the hand's buttons and cards, its × dismisses it, and a hint asked again goes when
 // the turn passes; on a 320 px phone it covers neither the hand's buttons nor its cards either. The bots' names are
 // whole on a phone in every language ("Robot au hasard A" on two lines). From 320 px to 1280, in every language, the
-// hand's buttons are whole.
+// hand's buttons are whole, and so are the seats' lines: names, counts ("0 points · 16 cards · 0 tricks"), roles.
 
 import assert from "node:assert/strict";
 
@@ -110,7 +110,8 @@ await scenario(async (browser) => {
   assertNoConsoleErrors(narrow);
 
   // At every width from 320 px to 1280 and in every language, no label of the hand's buttons is cut ("Leave (a bot
-  // takes my seat" at 800–999 px, "…казка" at 320), before the deal (Deal, Leave) and in play (Hint, Leave).
+  // takes my seat" at 800–999 px, "…казка" at 320), before the deal (Deal, Leave) and in play (Hint, Leave), nor any
+  // seat's line ("0 points · 16 c…" at 800–1024 px, "Bot willekeurig…" at 360, "▶ aan de beurt" over "deler").
   const wide = await openPage(browser);
   const gameId = await wide.evaluate(async () => {
     const body = { seats: [{ name: "Ana" }, { bot: "random" }, { bot: "random" }], target_score: 30, first_dealer: 0 };

@@ -90,7 +90,8 @@ export function coveredByHint(page) {
 
 /**
  * What the table cuts off as it is drawn now: a button of the hand whose label does not fit it or that lies past the
- * hand's head, a seat's line (its name, rating, counts, roles) longer or taller than its box. Each as "what: its text".
+ * hand's head, a seat's line (its name, rating, counts, roles) longer or taller than its box, the status line (with its
+ * turn clock) taller than its lines. Each as "what: its text".
  * The seats' names must be short enough to be whole (a long name is cut by design). @param {import("playwright-core").Page} page
  */
 export function cutOnTable(page) {
@@ -103,7 +104,8 @@ export function cutOnTable(page) {
     };
     const buttons = [...document.querySelectorAll(".hand-head button")].filter((button) => cut(button) || outside(button));
     const lines = [...document.querySelectorAll(".seat-card > div, .seat-given")].filter(cut);
-    return [...buttons, ...lines].map((element) => `${element.dataset.key ?? element.className}: ${element.textContent}`);
+    const status = [...document.querySelectorAll(".status-line")].filter((line) => line.scrollHeight > line.clientHeight + 1); // its clock's margin may pass its end
+    return [...buttons, ...lines, ...status].map((element) => `${element.dataset.key ?? element.className}: ${element.textContent}`);
   });
 }
 

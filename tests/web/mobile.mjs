@@ -3,7 +3,8 @@
 // the turn passes; on a 320 px phone it covers neither the hand's buttons nor its cards either. The bots' names are
 // whole on a phone in every language ("Robot au hasard A" on two lines). From 320 px to 1280, in every language, the
 // hand's buttons are whole, and so are the seats' lines (names, counts: "0 points · 16 cards · 0 tricks", roles) and
-// the status line with a correspondence game's deadline ("Turn ends Dec 10, 2026, 11:48 PM").
+// the status line with a correspondence game's deadline ("Turn ends Dec 10, 2026, 11:48 PM"), and the line saying
+// why a trick was won, whatever the reason.
 
 import assert from "node:assert/strict";
 
@@ -13,7 +14,31 @@ const LANGUAGES = ["en", "es", "nl", "zh-Hant", "fr", "uk"];
 /** From a small phone to a desktop, through a tablet in portrait and a half-screen window (two columns from 800 px). */
 const WIDTHS = [320, 360, 390, 768, 800, 900, 999, 1024, 1280];
 
-/** Fail if the table cuts anything off (cutOnTable) at any of WIDTHS in any language. @param {import("playwright-core").Page} page */
+/**
+ * The lines a held trick's reason could say, in the page's language, that the trick's line cuts off: each reason there
+ * is (every three suits a trick can hold), said of seat 1 winning 12 points, put in turn in the line (which is there,
+ * empty, while no trick is held). @param {import("playwright-core").Page} page
+ */
+function reasonsCut(page) {
+  return page.evaluate(async () => {
+    const [{ t }, { trickReason }] = await Promise.all([import("/web/js/i18n.js"), import("/web/js/trick.js")]);
+    const line = document.querySelector(".trick-area > .trick-line");
+    if (!line) return ["no trick line"];
+    const shown = line.textContent;
+    const name = document.querySelector('.seat-card[data-seat="1"] .seat-given')?.textContent ?? "";
+    const suits = ["cups", "coins", "swords", "clubs"];
+    const reasons = new Set(suits.flatMap((a) => suits.flatMap((b) => suits.map((c) => trickReason([`1-${a}`, `2-${b}`, `3-${c}`])))));
+    const cut = [];
+    for (const reason of reasons) {
+      line.textContent = t("table.trickWonBy", { name, points: t("count.points", { count: 12 }), reason });
+      if (line.scrollHeight > line.clientHeight + 1) cut.push(`trick-line: ${line.textContent}`);
+    }
+    line.textContent = shown;
+    return cut;
+  });
+}
+
+/** Fail if the table cuts anything off (cutOnTable, a trick's reasons) at any of WIDTHS in any language. @param {import("playwright-core").Page} page */
 async function assertNothingCut(page, when) {
   const found = [];
   for (const width of WIDTHS) {
@@ -22,6 +47,7 @@ async function assertNothingCut(page, when) {
       await page.selectOption("#language", language);
       await page.locator(`html[lang="${language}"]`).waitFor();
       found.push(...(await cutOnTable(page)).map((what) => `${width} px, ${language}: ${what}`));
+      found.push(...(await reasonsCut(page)).map((what) => `${width} px, ${language}: ${what}`));
       if (width === 800 && language === "nl") await screenshot(page, `widths-${when}-800-nl`, { fullPage: false });
     }
   }

@@ -2,7 +2,7 @@
 // status line nor the seats, nor the hand's buttons and cards, its × dismisses it, and a hint asked again goes when
 // the turn passes; on a 320 px phone it covers neither the hand's buttons nor its cards either. The bots' names are
 // whole on a phone in every language ("Robot au hasard A" on two lines). From 320 px to 1280, in every language, the
-// hand's buttons are whole, and so are the seats' lines (names, counts: "0 points · 16 cards · 0 tricks", roles) and
+// hand's buttons are whole, and so are the seats' lines (names, rating, counts: "0 points · 16 cards · 0 tricks", roles) and
 // the status line with a correspondence game's deadline ("Turn ends Dec 10, 2026, 11:48 PM"), and the line saying
 // why a trick was won, whatever the reason.
 
@@ -138,17 +138,23 @@ await scenario(async (browser) => {
 
   // At every width from 320 px to 1280 and in every language, no label of the hand's buttons is cut ("Leave (a bot
   // takes my seat" at 800–999 px, "…казка" at 320), before the deal (Deal, Leave) and in play (Hint, Leave), nor any
-  // seat's line ("0 points · 16 c…" at 800–1024 px, "Bot willekeurig…" at 360, "▶ aan de beurt" over "deler"), nor the
+  // seat's line ("0 points · 16 c…" at 800–1024 px, "Classement 1500 (provis…" at 800–999, "Bot willekeurig…" at 360,
+  // "▶ aan de beurt" over "deler"), nor the
   // status line's turn clock (a day or more left: the deadline's date and time, on a phone its third line).
   const wide = await openPage(browser);
+  // Ana is a player (her seat shows her rating: "Rating 1500 (provisional)"), in a game with a clock of three days.
   const gameId = await wide.evaluate(async () => {
-    const body = { seats: [{ name: "Ana" }, { bot: "random" }, { bot: "random" }], target_score: 30, first_dealer: 0, turn_timeout_seconds: 3 * 24 * 3600 };
-    const game = await fetch("/v1/games", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) }).then((response) => response.json());
-    localStorage.setItem(`coins.seat.${game.id}`, JSON.stringify({ seat: 0, token: game.credentials[0].token }));
+    const json = { "Content-Type": "application/json" };
+    const player = await fetch("/v1/players", { method: "POST", headers: json, body: JSON.stringify({ name: "Ana" }) }).then((response) => response.json());
+    localStorage.setItem("coins.player", JSON.stringify({ id: player.id, key: player.key }));
+    const body = { seats: [{ player: "me" }, { bot: "random" }, { bot: "random" }], target_score: 30, first_dealer: 0, turn_timeout_seconds: 3 * 24 * 3600 };
+    const headers = { ...json, Authorization: `Bearer ${player.key}` };
+    const game = await fetch("/v1/games", { method: "POST", headers, body: JSON.stringify(body) }).then((response) => response.json());
     return game.id;
   });
   await wide.goto(`${BASE_URL}/#/game/${encodeURIComponent(gameId)}`);
   await wide.locator("button[data-key=deal]").waitFor();
+  await wide.locator('.seat-card[data-seat="0"] .seat-rating .rating-long').filter({ hasText: /\d/ }).waitFor();
   await assertNothingCut(wide, "before the deal");
   await wide.setViewportSize({ width: 1280, height: 900 });
   await wide.locator("button[data-key=deal]").click();

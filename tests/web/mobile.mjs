@@ -48,7 +48,7 @@ async function assertNothingCut(page, when) {
       await page.locator(`html[lang="${language}"]`).waitFor();
       found.push(...(await cutOnTable(page)).map((what) => `${width} px, ${language}: ${what}`));
       found.push(...(await reasonsCut(page)).map((what) => `${width} px, ${language}: ${what}`));
-      if (width === 800 && language === "nl") await screenshot(page, `widths-${when}-800-nl`, { fullPage: false });
+      if (width === 800 && language === "nl") await screenshot(page, `widths-800-nl-${when.replaceAll(" ", "-")}`, { fullPage: false });
     }
   }
   assert.deepEqual(found, [], `cut off on the table ${when}`);
